@@ -1,0 +1,66 @@
+// One shared base, two bundles: the extension (Node, CommonJS, `vscode` external) and the chat
+// webview's front end (browser). Flags: --production (minified, no source maps), --watch.
+import * as esbuild from 'esbuild';
+import { copyFile, mkdir } from 'node:fs/promises';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** @type {import('esbuild').BuildOptions} */
+const base = {
+  bundle: true,
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  sourcesContent: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  define: { 'process.env.NODE_ENV': production ? '"production"' : '"development"' },
+};
+
+/** @type {import('esbuild').BuildOptions} */
+const extension = {
+  ...base,
+  entryPoints: { extension: 'src/extension.ts' },
+  outdir: 'dist',
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: ['vscode'],
+  mainFields: ['module', 'main'],
+};
+
+/** @type {import('esbuild').BuildOptions} */
+const webview = {
+  ...base,
+  entryPoints: { webview: 'src/webview/main.ts' },
+  outdir: 'dist',
+  platform: 'browser',
+  format: 'iife',
+  target: ['chrome120'],
+  loader: { '.ttf': 'file' },
+};
+
+/** Codicons ship as a font plus a stylesheet; the webview loads both from `dist/codicons`. */
+async function copyCodicons() {
+  await mkdir('dist/codicons', { recursive: true });
+  await copyFile('node_modules/@vscode/codicons/dist/codicon.css', 'dist/codicons/codicon.css');
+  await copyFile('node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/codicons/codicon.ttf');
+}
+
+async function main() {
+  await copyCodicons();
+  if (watch) {
+    const contexts = await Promise.all([esbuild.context(extension), esbuild.context(webview)]);
+    await Promise.all(contexts.map((c) => c.watch()));
+    console.log('[esbuild] watching for changes…');
+    return;
+  }
+  const started = Date.now();
+  await Promise.all([esbuild.build(extension), esbuild.build(webview)]);
+  console.log(`[esbuild] ${production ? 'production' : 'development'} build in ${Date.now() - started} ms`);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,145 @@
+/**
+ * Public types of the gateway client. This folder never imports `vscode`: it is tested in plain
+ * Node and could ship as a library.
+ */
+
+export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string | null | unknown[];
+  name?: string;
+  tool_call_id?: string;
+  tool_calls?: ToolCall[];
+}
+
+/** The body of `POST /v1/chat/completions`. Every field that is set is sent untouched. */
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  temperature?: number;
+  max_tokens?: number;
+  stream?: boolean;
+  tools?: unknown[];
+  response_format?: unknown;
+  reasoning?: unknown;
+  provider?: unknown;
+  plugins?: unknown[];
+  [extra: string]: unknown;
+}
+
+export interface ToolCall {
+  index?: number;
+  id?: string;
+  type: 'function' | (string & {});
+  function: { name: string; arguments: string };
+}
+
+export interface Usage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  /** Cost in the gateway's credits (usually USD), when it reports one. */
+  cost?: number;
+  completion_tokens_details?: { reasoning_tokens?: number; [k: string]: unknown };
+  prompt_tokens_details?: { cached_tokens?: number; [k: string]: unknown };
+  [extra: string]: unknown;
+}
+
+export interface Annotation {
+  type: string;
+  url_citation?: { url: string; title?: string; content?: string; start_index?: number; end_index?: number };
+  [extra: string]: unknown;
+}
+
+/** One typed piece of a streamed reply. */
+export type ChatDelta =
+  | { type: 'meta'; id?: string; model?: string; provider?: string }
+  | { type: 'content'; text: string }
+  | { type: 'reasoning'; text: string }
+  | { type: 'reasoning_details'; details: unknown[] }
+  /** The tool calls so far, merged by `index` (a snapshot, not a fragment). */
+  | { type: 'tool_calls'; toolCalls: ToolCall[] }
+  | { type: 'finish'; reason: string }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'annotations'; annotations: Annotation[] };
+
+/** A whole reply, from a non-streaming call or from folding a stream. */
+export interface ChatCompletion {
+  id?: string;
+  model?: string;
+  provider?: string;
+  content: string;
+  reasoning: string;
+  reasoningDetails: unknown[];
+  toolCalls: ToolCall[];
+  finishReason?: string;
+  usage?: Usage;
+  annotations: Annotation[];
+}
+
+export type MediaStatus = 'queued' | 'processing' | 'completed' | 'failed' | (string & {});
+
+export const FINAL_MEDIA_STATUSES: readonly string[] = ['completed', 'failed'];
+
+export type MediaOutput =
+  | { kind: 'url'; url: string; mimeType?: string }
+  /** Base64 data (from `b64_json` or a data URI). */
+  | { kind: 'data'; data: string; mimeType: string }
+  | { kind: 'text'; text: string };
+
+export interface MediaRecord {
+  id: string;
+  status: MediaStatus;
+  outputs: MediaOutput[];
+  error?: string;
+}
+
+export interface MediaRequest {
+  model: string;
+  prompt: string;
+  parameters?: Record<string, unknown>;
+}
+
+export interface MediaStarted {
+  id: string;
+  status?: MediaStatus;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** One line per HTTP exchange; the client never passes the key or the Authorization header. */
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  status?: number;
+  durationMs: number;
+  /** 0 for the first try. */
+  attempt: number;
+  error?: string;
+}
+
+export interface ProxyOptions {
+  /** e.g. `http://proxy:3128`; empty: taken from HTTPS_PROXY / HTTP_PROXY. */
+  url?: string;
+  /** Hosts that bypass the proxy; empty: taken from NO_PROXY. */
+  noProxy?: string[];
+  strictSSL?: boolean;
+}
+
+export interface ClientOptions {
+  /** Ends in the service's API prefix, e.g. `https://openrouter.ai/api`; `/v1/...` is appended. */
+  baseUrl: string;
+  /** Read at every call, so a changed key applies at once. */
+  apiKey: () => string | undefined | Promise<string | undefined>;
+  /** Connect plus response headers. */
+  timeoutMs?: number;
+  /** Longest silence between two stream chunks. */
+  streamIdleTimeoutMs?: number;
+  maxRetries?: number;
+  proxy?: ProxyOptions;
+  log?: (entry: RequestLogEntry) => void;
+  userAgent?: string;
+}
