@@ -110,6 +110,17 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+export interface DownloadOptions extends CallOptions {
+  /** Larger files are refused (default 100 MB). */
+  maxBytes?: number;
+}
+
+/** A media result fetched from its URL. */
+export interface DownloadedFile {
+  bytes: Uint8Array;
+  contentType?: string;
+}
+
 /** One line per HTTP exchange; the client never passes the key or the Authorization header. */
 export interface RequestLogEntry {
   method: string;

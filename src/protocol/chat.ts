@@ -172,13 +172,15 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'openCode':
       if (!isText(m.code)) return undefined;
       if (m.language !== undefined && !isText(m.language, 100)) return undefined;
-      return { type: 'openCode', code: m.code, language: m.language as string | undefined };
+      return m.language === undefined ? { type: 'openCode', code: m.code } : { type: 'openCode', code: m.code, language: m.language as string };
     case 'openLink':
       return isText(m.href, 8192) ? { type: 'openLink', href: m.href } : undefined;
     case 'action':
       if (!ERROR_ACTIONS.includes(m.action as ErrorAction)) return undefined;
       if (m.turnId !== undefined && !isId(m.turnId)) return undefined;
-      return { type: 'action', action: m.action as ErrorAction, turnId: m.turnId as string | undefined };
+      return m.turnId === undefined
+        ? { type: 'action', action: m.action as ErrorAction }
+        : { type: 'action', action: m.action as ErrorAction, turnId: m.turnId as string };
     case 'openConversation':
     case 'deleteConversation':
       return isId(m.id) ? { type: m.type, id: m.id } : undefined;

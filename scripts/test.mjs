@@ -1,0 +1,67 @@
+// Runs every test tier in order and ends with one line, summed over all tiers:
+//   N passed, N failed
+// Tiers: unit (plain Node), webview (the chat front end in Chromium), integration (inside a real
+// VS Code extension host), end-to-end (the real workbench in Chromium, and the packaged .vsix).
+// `npm test` builds first (pretest). Pick tiers with GATEWAY_TEST_TIERS=unit,webview,...
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const resultsDir = path.join(root, '.test-work', 'results');
+const electron = process.env.GATEWAY_TEST_RUNNER === 'electron';
+
+const tiers = [
+  { name: 'unit', args: ['out/test/launch/runMochaTier.js', 'unit', 'unit'] },
+  { name: 'webview', args: ['out/test/launch/runMochaTier.js', 'webview', 'webview', '60000'] },
+  {
+    name: 'integration',
+    args: electron ? ['out/test/launch/runElectronTests.js'] : ['out/test/launch/runServerTests.js'],
+  },
+  { name: 'e2e', args: ['out/test/launch/runMochaTier.js', 'e2e', 'e2e', '180000'] },
+];
+
+const wanted = process.env.GATEWAY_TEST_TIERS?.split(',').map((t) => t.trim()).filter(Boolean);
+const selected = wanted ? tiers.filter((t) => wanted.includes(t.name)) : tiers;
+
+rmSync(resultsDir, { recursive: true, force: true });
+const summary = [];
+for (const tier of selected) {
+  if (!existsSync(path.join(root, tier.args[0]))) {
+    console.error(`\n${tier.args[0]} is missing: run "npm test" (it builds first) or "npm run compile-tests".`);
+    process.exit(1);
+  }
+  console.log(`\n=== ${tier.name} tests ===`);
+  const resultFile = path.join(resultsDir, `${tier.name}.json`);
+  const started = Date.now();
+  const run = spawnSync(process.execPath, tier.args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, GATEWAY_TIER_RESULT: resultFile },
+  });
+  let result;
+  if (existsSync(resultFile)) {
+    result = JSON.parse(readFileSync(resultFile, 'utf8'));
+  } else {
+    // The tier could not start or crashed before counting: one failure, so it cannot pass unseen.
+    result = { tier: tier.name, passed: 0, failed: 1, pending: 0, failures: [`the ${tier.name} tier did not run (exit ${run.status})`] };
+  }
+  if (run.status !== 0 && result.failed === 0) {
+    result.failed = 1;
+    result.failures = [...(result.failures ?? []), `the ${tier.name} tier exited with ${run.status}`];
+  }
+  result.durationMs = Date.now() - started;
+  summary.push(result);
+}
+
+console.log('\n=== summary ===');
+for (const r of summary) {
+  const host = r.host ? ` in ${r.host}` : '';
+  console.log(`${r.tier.padEnd(12)} ${String(r.passed).padStart(4)} passed, ${r.failed} failed, ${r.pending ?? 0} pending${host} (${(r.durationMs / 1000).toFixed(1)} s)`);
+  for (const f of r.failures ?? []) console.log(`  ✘ ${f}`);
+}
+const passed = summary.reduce((n, r) => n + r.passed, 0);
+const failed = summary.reduce((n, r) => n + r.failed, 0);
+if (passed === 0) console.log('No test ran.');
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);

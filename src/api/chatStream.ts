@@ -1,0 +1,90 @@
+/** The deltas of a streamed chat reply, and the whole reply of a non-streaming one. */
+import { ChatChunkReader } from './chatChunks';
+import { GatewayError } from './errors';
+import { foldChatDeltas } from './fold';
+import { excerpt, isObject, objectField, stringField, tryParseJson, type JsonObject } from './json';
+import { redactSecret } from './redact';
+import type { ChatCompletion, ChatDelta } from './types';
+
+/**
+ * Turns SSE data strings into deltas until `[DONE]`. An error chunk throws 'stream'; a data line
+ * that is not JSON throws 'invalid_response' (skipping it could silently lose part of the reply);
+ * an end without `[DONE]` and without a finish reason means the connection was cut: 'network'.
+ */
+export async function* chatDeltasFromSse(batches: AsyncIterable<string[]>, secret: string): AsyncGenerator<ChatDelta> {
+  const reader = new ChatChunkReader(secret);
+  const deltas: ChatDelta[] = [];
+  let done = false;
+  for await (const batch of batches) {
+    // After [DONE] the rest is read (normally nothing) so the connection can be reused.
+    if (done) continue;
+    for (const data of batch) {
+      const text = data.trim();
+      if (text === '[DONE]') {
+        done = true;
+        break;
+      }
+      if (text === '') continue;
+      const parsed = tryParseJson(text);
+      if (!parsed.ok) {
+        throw new GatewayError({
+          kind: 'invalid_response',
+          message: `The gateway sent a stream event that is not valid JSON: "${redactSecret(excerpt(text, 80), secret)}".`,
+        });
+      }
+      reader.read(parsed.value, deltas);
+      if (deltas.length > 0) {
+        for (const delta of deltas) yield delta;
+        deltas.length = 0;
+      }
+    }
+  }
+  if (!done && !reader.finished) {
+    throw new GatewayError({
+      kind: 'network',
+      message: 'The connection to the gateway closed before the reply was complete.',
+    });
+  }
+}
+
+/** Deltas of a whole JSON reply: for a gateway that answers a stream request without streaming. */
+export function chatDeltasFromJson(body: unknown, secret: string): ChatDelta[] {
+  const deltas: ChatDelta[] = [];
+  new ChatChunkReader(secret).read(body, deltas);
+  return deltas;
+}
+
+/** Parses the body of a non-streaming chat response. */
+export function parseChatCompletion(bodyText: string, secret: string): ChatCompletion {
+  return foldChatDeltas(chatDeltasFromJson(parseChatReply(bodyText, secret), secret));
+}
+
+/** Checks a whole chat reply: JSON, not an error, with `choices`; throws a GatewayError otherwise. */
+export function parseChatReply(bodyText: string, secret: string): JsonObject {
+  const parsed = tryParseJson(bodyText);
+  if (!parsed.ok || !isObject(parsed.value)) {
+    throw new GatewayError({
+      kind: 'invalid_response',
+      message: `The gateway's chat reply is not valid JSON: "${redactSecret(excerpt(bodyText, 80), secret)}".`,
+    });
+  }
+  const body = parsed.value;
+  // Some gateways answer 200 with an error body when the provider failed after routing.
+  if (body.error !== undefined && body.error !== null && !Array.isArray(body.choices)) {
+    const details = objectField(body, 'error');
+    const reason = typeof body.error === 'string' ? body.error : (stringField(details, 'message') ?? 'no reason given');
+    const provider = stringField(objectField(details, 'metadata'), 'provider_name') ?? stringField(body, 'provider');
+    const code = details?.code;
+    throw new GatewayError({
+      kind: 'http',
+      status: typeof code === 'number' && code >= 400 && code < 600 ? code : undefined,
+      message: redactSecret(`${provider ? `The provider ${provider}` : 'The gateway'} answered with an error: ${reason}`, secret),
+      provider,
+      code: typeof code === 'string' || typeof code === 'number' ? code : undefined,
+    });
+  }
+  if (!Array.isArray(body.choices)) {
+    throw new GatewayError({ kind: 'invalid_response', message: 'The gateway\'s chat reply has no "choices".' });
+  }
+  return body;
+}

@@ -1,0 +1,310 @@
+/**
+ * The gateway client: chat (whole or streamed) and asynchronous media jobs. Creating it does no
+ * I/O and loads nothing; the HTTP stack is set up by the first call.
+ */
+import { chatDeltasFromJson, chatDeltasFromSse, parseChatCompletion, parseChatReply } from './chatStream';
+import { readApiKey, resolveEndpoint } from './endpoint';
+import { GatewayError } from './errors';
+import { HttpTransport, type HttpExchange } from './http';
+import { httpError, type HttpErrorContext } from './httpErrors';
+import { tryParseJson } from './json';
+import { normaliseMediaRecord, normaliseMediaStarted } from './media';
+import { redactError } from './redact';
+import { realTiming, withRetries, type RetryRule, type RetryTiming } from './retry';
+import { readSseData } from './sse';
+import type {
+  CallOptions,
+  ChatCompletion,
+  ChatDelta,
+  ChatRequest,
+  ClientOptions,
+  DownloadedFile,
+  DownloadOptions,
+  MediaRecord,
+  MediaRequest,
+  MediaStarted,
+} from './types';
+
+export interface GatewayClient {
+  /** One whole reply (the request is sent without `stream`). */
+  chat(request: ChatRequest, options?: CallOptions): Promise<ChatCompletion>;
+  /** The reply as it is written. Never retried once the gateway has started answering. */
+  streamChat(request: ChatRequest, options?: CallOptions): AsyncIterable<ChatDelta>;
+  /** Starts a media job. Never repeated automatically: a second request could start a second billed job. */
+  startMedia(request: MediaRequest, options?: CallOptions): Promise<MediaStarted>;
+  getMedia(id: string, options?: CallOptions): Promise<MediaRecord>;
+  /** Fetches a media result by URL (the key is sent only if the URL is on the gateway's origin). */
+  download(url: string, options?: DownloadOptions): Promise<DownloadedFile>;
+  /** Closes pooled connections. */
+  close(): Promise<void>;
+}
+
+/** Seams for tests: a fake clock for the retry pauses. */
+export interface ClientInternals {
+  timing?: RetryTiming;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 180_000;
+export const DEFAULT_MAX_RETRIES = 3;
+const DEFAULT_USER_AGENT = 'gateway-ai-vscode';
+
+interface ExchangeSpec {
+  method: 'GET' | 'POST';
+  body?: unknown;
+  accept: string;
+  rule: RetryRule;
+  error: Omit<HttpErrorContext, 'secret'>;
+  /** 3xx answers are returned, not treated as errors. */
+  followRedirects?: boolean;
+}
+
+const DEFAULT_MAX_DOWNLOAD_BYTES = 100 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
+
+export function createGatewayClient(options: ClientOptions, internals: ClientInternals = {}): GatewayClient {
+  return new UndiciGatewayClient(options, internals.timing ?? realTiming);
+}
+
+class UndiciGatewayClient implements GatewayClient {
+  private transportInstance: HttpTransport | undefined;
+
+  constructor(
+    private readonly options: ClientOptions,
+    private readonly timing: RetryTiming,
+  ) {}
+
+  async chat(request: ChatRequest, callOptions: CallOptions = {}): Promise<ChatCompletion> {
+    const body: Record<string, unknown> = { ...request };
+    delete body.stream;
+    let apiKey: string | undefined;
+    try {
+      const opened = await this.open(callOptions, {
+        method: 'POST',
+        apiPath: '/v1/chat/completions',
+        body,
+        accept: 'application/json',
+        rule: 'idempotent',
+        error: { operation: 'chat', model: request.model },
+      });
+      apiKey = opened.apiKey;
+      const text = await readAll(opened.exchange);
+      return parseChatCompletion(text, apiKey);
+    } catch (error) {
+      throw asGatewayError(error, apiKey);
+    }
+  }
+
+  streamChat(request: ChatRequest, callOptions: CallOptions = {}): AsyncIterable<ChatDelta> {
+    return this.streamDeltas(request, callOptions);
+  }
+
+  private async *streamDeltas(request: ChatRequest, callOptions: CallOptions): AsyncGenerator<ChatDelta> {
+    let apiKey: string | undefined;
+    let exchange: HttpExchange | undefined;
+    let failure: GatewayError | undefined;
+    try {
+      const opened = await this.open(callOptions, {
+        method: 'POST',
+        apiPath: '/v1/chat/completions',
+        body: { ...request, stream: true },
+        accept: 'text/event-stream',
+        rule: 'idempotent',
+        error: { operation: 'chat', model: request.model },
+      });
+      apiKey = opened.apiKey;
+      exchange = opened.exchange;
+      if (/application\/json/i.test(exchange.header('content-type') ?? '')) {
+        // A gateway may ignore `stream: true` and answer with one JSON document.
+        yield* chatDeltasFromJson(parseChatReply(await exchange.text(), apiKey), apiKey);
+      } else {
+        yield* chatDeltasFromSse(readSseData(exchange.chunks()), apiKey);
+      }
+    } catch (error) {
+      failure = asGatewayError(error, apiKey);
+      throw failure;
+    } finally {
+      exchange?.finish(failure);
+    }
+  }
+
+  async startMedia(request: MediaRequest, callOptions: CallOptions = {}): Promise<MediaStarted> {
+    let apiKey: string | undefined;
+    try {
+      const opened = await this.open(callOptions, {
+        method: 'POST',
+        apiPath: '/v1/media',
+        body: { model: request.model, prompt: request.prompt, ...request.parameters },
+        accept: 'application/json',
+        rule: 'start-once',
+        error: { operation: 'media-start', model: request.model },
+      });
+      apiKey = opened.apiKey;
+      return normaliseMediaStarted(await readJson(opened.exchange, 'media job'));
+    } catch (error) {
+      throw asGatewayError(error, apiKey);
+    }
+  }
+
+  async getMedia(id: string, callOptions: CallOptions = {}): Promise<MediaRecord> {
+    let apiKey: string | undefined;
+    try {
+      if (!id) throw new GatewayError({ kind: 'config', message: 'A media job id is needed to ask for its status.' });
+      const opened = await this.open(callOptions, {
+        method: 'GET',
+        apiPath: `/v1/media/${encodeURIComponent(id)}`,
+        accept: 'application/json',
+        rule: 'idempotent',
+        error: { operation: 'media-get', mediaId: id },
+      });
+      apiKey = opened.apiKey;
+      return normaliseMediaRecord(await readJson(opened.exchange, 'media status'), id);
+    } catch (error) {
+      throw asGatewayError(error, apiKey);
+    }
+  }
+
+  async download(url: string, callOptions: DownloadOptions = {}): Promise<DownloadedFile> {
+    let apiKey: string | undefined;
+    try {
+      const gatewayOrigin = resolveEndpoint(this.options.baseUrl, '').origin;
+      let target = downloadUrl(url);
+      for (let redirects = 0; ; redirects++) {
+        // The key goes only to the gateway itself, never to a storage host it links to.
+        apiKey = target.origin === gatewayOrigin ? await readApiKey(this.options.apiKey) : undefined;
+        const exchange = await this.send(target, apiKey, callOptions.signal, {
+          method: 'GET',
+          accept: '*/*',
+          rule: 'idempotent',
+          error: { operation: 'download' },
+          followRedirects: true,
+        });
+        const location = exchange.status >= 300 && exchange.status < 400 ? exchange.header('location') : undefined;
+        if (location === undefined) return await readDownload(exchange, callOptions.maxBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES);
+        exchange.finish();
+        if (redirects >= MAX_REDIRECTS) {
+          throw new GatewayError({ kind: 'invalid_response', message: `The download of ${target.host} was redirected too many times.` });
+        }
+        target = downloadUrl(new URL(location, target).toString());
+      }
+    } catch (error) {
+      throw asGatewayError(error, apiKey);
+    }
+  }
+
+  async close(): Promise<void> {
+    const transport = this.transportInstance;
+    this.transportInstance = undefined;
+    await transport?.close();
+  }
+
+  /** Validates the settings and reads the key, then sends (see `send`). */
+  private async open(callOptions: CallOptions, spec: ExchangeSpec & { apiPath: string }): Promise<{ exchange: HttpExchange; apiKey: string }> {
+    if (callOptions.signal?.aborted) throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
+    const url = resolveEndpoint(this.options.baseUrl, spec.apiPath);
+    const apiKey = await readApiKey(this.options.apiKey);
+    try {
+      return { exchange: await this.send(url, apiKey, callOptions.signal, spec), apiKey };
+    } catch (error) {
+      throw asGatewayError(error, apiKey);
+    }
+  }
+
+  /**
+   * Sends with retries until a 2xx response (or, when following redirects, a 3xx) has headers.
+   * Error statuses are read, logged and turned into a GatewayError here.
+   */
+  private send(url: URL, apiKey: string | undefined, signal: AbortSignal | undefined, spec: ExchangeSpec): Promise<HttpExchange> {
+    return withRetries(
+      async (attempt) => {
+        const opened = await this.transport.open({ method: spec.method, url, apiKey, body: spec.body, accept: spec.accept, signal, attempt });
+        const { status } = opened;
+        if ((status >= 200 && status < 300) || (spec.followRedirects && status >= 300 && status < 400)) return opened;
+        let failure: GatewayError;
+        try {
+          const text = await opened.errorText();
+          failure = httpError(status, opened.headers, text, { ...spec.error, secret: apiKey ?? '' });
+        } catch (error) {
+          failure = asGatewayError(error, apiKey);
+        }
+        opened.finish(failure);
+        throw failure;
+      },
+      { rule: spec.rule, maxRetries: this.options.maxRetries ?? DEFAULT_MAX_RETRIES, timing: this.timing, signal },
+    );
+  }
+
+  private get transport(): HttpTransport {
+    this.transportInstance ??= new HttpTransport({
+      timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      streamIdleTimeoutMs: this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+      proxy: this.options.proxy,
+      userAgent: this.options.userAgent ?? DEFAULT_USER_AGENT,
+      log: this.options.log,
+    });
+    return this.transportInstance;
+  }
+}
+
+async function readAll(exchange: HttpExchange): Promise<string> {
+  let failure: GatewayError | undefined;
+  try {
+    return await exchange.text();
+  } catch (error) {
+    failure = asGatewayError(error, undefined);
+    throw failure;
+  } finally {
+    exchange.finish(failure);
+  }
+}
+
+async function readJson(exchange: HttpExchange, what: string): Promise<unknown> {
+  const text = await readAll(exchange);
+  const parsed = tryParseJson(text);
+  if (!parsed.ok) throw new GatewayError({ kind: 'invalid_response', message: `The gateway's ${what} answer is not valid JSON.` });
+  return parsed.value;
+}
+
+function downloadUrl(text: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new GatewayError({ kind: 'config', message: `Only http(s) URLs can be downloaded, not "${text.slice(0, 100)}".` });
+  }
+  return url;
+}
+
+async function readDownload(exchange: HttpExchange, maxBytes: number): Promise<DownloadedFile> {
+  let failure: GatewayError | undefined;
+  try {
+    const declared = Number(exchange.header('content-length'));
+    const tooLarge = (): GatewayError =>
+      new GatewayError({ kind: 'invalid_response', message: `The file is larger than the ${Math.round(maxBytes / 1048576)} MB allowed.` });
+    if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+    const parts: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of exchange.chunks()) {
+      size += chunk.length;
+      if (size > maxBytes) throw tooLarge();
+      parts.push(chunk);
+    }
+    return { bytes: new Uint8Array(Buffer.concat(parts)), contentType: exchange.header('content-type')?.split(';')[0].trim() || undefined };
+  } catch (error) {
+    failure = asGatewayError(error, undefined);
+    throw failure;
+  } finally {
+    exchange.finish(failure);
+  }
+}
+
+/** Every error leaving the client is a GatewayError with the key scrubbed from its text. */
+function asGatewayError(error: unknown, apiKey: string | undefined): GatewayError {
+  const gatewayError = GatewayError.is(error)
+    ? error
+    : new GatewayError({ kind: 'invalid_response', message: `Unexpected error: ${error instanceof Error ? error.message : String(error)}`, cause: error });
+  return redactError(gatewayError, apiKey);
+}

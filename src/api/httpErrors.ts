@@ -1,0 +1,136 @@
+/**
+ * A non-2xx answer → one GatewayError whose message says what happened and what the user can do.
+ * The gateway's own words are kept (they often name the real cause) but scrubbed of the key.
+ */
+import { GatewayError } from './errors';
+import { excerpt, isObject, objectField, stringField, tryParseJson, type JsonObject } from './json';
+import { redactSecret } from './redact';
+import { parseRetryAfter } from './retry';
+import type { ResponseHeaders } from './http';
+
+export type Operation = 'chat' | 'media-start' | 'media-get' | 'download';
+
+export interface HttpErrorContext {
+  operation: Operation;
+  model?: string;
+  mediaId?: string;
+  secret: string;
+}
+
+interface ErrorDetails {
+  gatewayMessage?: string;
+  provider?: string;
+  code?: string | number;
+  retryAfter?: number;
+}
+
+export function httpError(status: number, headers: ResponseHeaders, bodyText: string, context: HttpErrorContext): GatewayError {
+  const details = readErrorDetails(headers, bodyText, context.secret);
+  const lead = leadSentence(status, details, context);
+  const said = details.gatewayMessage ? ` Gateway message: ${details.gatewayMessage}` : '';
+  return new GatewayError({
+    kind: 'http',
+    status,
+    message: redactSecret(`${lead}${said}`, context.secret),
+    provider: details.provider,
+    code: details.code,
+    retryAfter: details.retryAfter,
+  });
+}
+
+function leadSentence(status: number, details: ErrorDetails, context: HttpErrorContext): string {
+  const { provider, retryAfter } = details;
+  const model = context.model ? ` ${context.model}` : '';
+  if (context.operation === 'download' && (status === 401 || status === 403)) {
+    return `Access to the file was denied (${status}). Its link may have expired.`;
+  }
+  switch (status) {
+    case 400:
+      return `The gateway rejected the request as invalid (400)${details.gatewayMessage ? '.' : '; it gave no reason.'}`;
+    case 401:
+      return "The gateway rejected the API key. Set a valid key with 'Gateway AI: Set API Key'.";
+    case 402:
+      return 'The gateway refused the request: the account has insufficient credits (402). Add credits or use a cheaper model.';
+    case 403:
+      return `The API key lacks the rights to use the model${model}${provider ? ` through provider ${provider}` : ' or its provider'} (403). Check the key's permissions or choose another model.`;
+    case 404:
+      if (context.operation === 'media-get') {
+        return `The gateway has no media job with id "${context.mediaId ?? ''}" (404). It may have expired.`;
+      }
+      if (context.operation === 'download') return 'The file was not found at its URL (404). It may have expired.';
+      return `The gateway found no such endpoint or model${model} (404). Check the base URL setting and the model name.`;
+    case 408:
+      return 'The gateway timed out waiting for the request (408). Try again.';
+    case 413:
+      return 'The request is too large for the gateway (413). Shorten the conversation or the prompt.';
+    case 429:
+      return `Rate limit exceeded${provider ? ` at provider ${provider}` : ''} (429). ${
+        retryAfter !== undefined ? `Try again in ${retryAfter} s.` : 'Try again in a moment.'
+      }`;
+  }
+  if (status >= 500) {
+    const who = provider ? `The upstream provider ${provider}` : status === 502 ? 'The upstream provider' : 'The gateway';
+    return `${who} failed (${status}). Try again later${provider ? ' or choose another provider' : ''}.`;
+  }
+  return `The gateway answered with HTTP ${status}.`;
+}
+
+function readErrorDetails(headers: ResponseHeaders, bodyText: string, secret: string): ErrorDetails {
+  const parsed = tryParseJson(bodyText);
+  const body: JsonObject | undefined = parsed.ok && isObject(parsed.value) ? parsed.value : undefined;
+  const error = objectField(body, 'error');
+  const metadata = objectField(error, 'metadata') ?? objectField(body, 'metadata');
+  const message =
+    stringField(error, 'message') ??
+    (typeof body?.error === 'string' ? body.error : undefined) ??
+    stringField(body, 'message', 'detail') ??
+    (body || looksLikeHtml(bodyText) ? undefined : bodyText.trim() || undefined);
+  const raw = metadata?.raw;
+  const rawText = typeof raw === 'string' ? raw : raw !== undefined && raw !== null ? JSON.stringify(raw) : undefined;
+  const combined = [message, rawText && rawText !== message ? `(${rawText})` : undefined].filter(Boolean).join(' ');
+  const code = error?.code ?? body?.code;
+  return {
+    gatewayMessage: combined ? redactSecret(excerpt(combined, 400), secret) : undefined,
+    provider:
+      stringField(metadata, 'provider_name', 'provider') ??
+      stringField(body, 'provider') ??
+      headerValue(headers, 'x-openrouter-provider') ??
+      headerValue(headers, 'x-provider'),
+    code: typeof code === 'string' || typeof code === 'number' ? code : undefined,
+    retryAfter: parseRetryAfter(headers['retry-after']) ?? retryAfterFromMetadata(metadata),
+  };
+}
+
+/** OpenRouter-style bodies may carry the limit's reset time instead of a Retry-After header. */
+function retryAfterFromMetadata(metadata: JsonObject | undefined): number | undefined {
+  if (!metadata) return undefined;
+  for (const name of ['retry_after', 'retry_after_seconds', 'retryAfter']) {
+    const value = metadata[name];
+    if (typeof value === 'number' && value >= 0) return Math.ceil(value);
+    if (typeof value === 'string') {
+      const seconds = parseRetryAfter(value);
+      if (seconds !== undefined) return seconds;
+    }
+  }
+  const upstreamHeaders = objectField(metadata, 'headers');
+  if (upstreamHeaders) {
+    const lower = Object.fromEntries(Object.entries(upstreamHeaders).map(([key, value]) => [key.toLowerCase(), value]));
+    const retryAfter = lower['retry-after'];
+    if (typeof retryAfter === 'string' || typeof retryAfter === 'number') return parseRetryAfter(String(retryAfter));
+    // X-RateLimit-Reset is an epoch time in milliseconds.
+    const reset = Number(lower['x-ratelimit-reset']);
+    if (Number.isFinite(reset) && reset > 0) return Math.max(0, Math.ceil((reset - Date.now()) / 1000));
+  }
+  return undefined;
+}
+
+function headerValue(headers: ResponseHeaders, name: string): string | undefined {
+  const value = headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text?.trim() || undefined;
+}
+
+function looksLikeHtml(text: string): boolean {
+  return /^\s*</.test(text);
+}
+

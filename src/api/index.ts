@@ -1,0 +1,19 @@
+/**
+ * The gateway client's public surface. Importing this module is cheap: undici and the SSE parser
+ * are loaded by the first request, not here.
+ */
+import { createGatewayClient as createClient, type GatewayClient } from './client';
+import type { ClientOptions } from './types';
+
+export function createGatewayClient(options: ClientOptions): GatewayClient {
+  return createClient(options);
+}
+
+export type { GatewayClient } from './client';
+export { DEFAULT_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './client';
+export { GatewayError } from './errors';
+export type { GatewayErrorInit, GatewayErrorKind } from './errors';
+export { ChatAccumulator, applyChatDelta, emptyCompletion, foldChatDeltas } from './fold';
+export { collectMediaOutputs, mediaErrorText, normaliseMediaRecord, normaliseMediaStatus } from './media';
+export { bypassesProxy } from './proxy';
+export * from './types';

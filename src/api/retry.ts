@@ -1,0 +1,99 @@
+import { GatewayError } from './errors';
+import { attemptFacts } from './http';
+
+/** Clock and dice of the retry loop; tests swap them to stay fast and deterministic. */
+export interface RetryTiming {
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  random(): number;
+}
+
+export const BACKOFF_BASE_MS = 500;
+export const BACKOFF_CAP_MS = 30_000;
+/** A server asking for a longer pause than this is not waited for: the user gets the error. */
+export const MAX_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * How a failed call may be repeated:
+ * - `idempotent`: reads, and chat requests before any of their response arrived;
+ * - `start-once`: starting a billed job, repeated only when the request provably never left.
+ */
+export type RetryRule = 'idempotent' | 'start-once';
+
+export interface RetryPolicy {
+  rule: RetryRule;
+  maxRetries: number;
+  timing: RetryTiming;
+  signal?: AbortSignal;
+}
+
+export const realTiming: RetryTiming = {
+  random: Math.random,
+  sleep(ms, signal) {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(abortedError());
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(abortedError());
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  },
+};
+
+function abortedError(): GatewayError {
+  return new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
+}
+
+/** "Full jitter": a uniformly random pause up to an exponentially growing ceiling. */
+export function backoffDelayMs(attempt: number, random: () => number): number {
+  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
+  return Math.floor(random() * ceiling);
+}
+
+/** The pause before the next try, or undefined when the error must reach the caller. */
+export function retryDelayMs(error: GatewayError, attempt: number, policy: RetryPolicy): number | undefined {
+  if (attempt >= policy.maxRetries || !mayRetry(error, policy.rule)) return undefined;
+  if (error.retryAfter !== undefined) {
+    if (error.retryAfter > MAX_RETRY_AFTER_SECONDS) return undefined;
+    return Math.max(0, error.retryAfter * 1000);
+  }
+  return backoffDelayMs(attempt, policy.timing.random);
+}
+
+function mayRetry(error: GatewayError, rule: RetryRule): boolean {
+  const facts = attemptFacts(error);
+  if (rule === 'start-once') return error.kind === 'network' && facts?.neverSent === true;
+  if (error.kind === 'network' || error.kind === 'timeout') return facts?.beforeResponse === true;
+  return error.kind === 'http' && error.status !== undefined && (error.status === 429 || error.status >= 500);
+}
+
+/** Runs `attemptOnce` (given the 0-based attempt number) until it succeeds or may not be repeated. */
+export async function withRetries<T>(attemptOnce: (attempt: number) => Promise<T>, policy: RetryPolicy): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await attemptOnce(attempt);
+    } catch (error) {
+      if (!GatewayError.is(error)) throw error;
+      const delay = retryDelayMs(error, attempt, policy);
+      if (delay === undefined) throw error;
+      await policy.timing.sleep(delay, policy.signal);
+    }
+  }
+}
+
+/**
+ * Seconds from a Retry-After header: either delta-seconds or an HTTP date. Undefined when absent
+ * or unreadable.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text) return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text));
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - now) / 1000));
+}

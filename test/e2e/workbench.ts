@@ -1,0 +1,109 @@
+/**
+ * End-to-end helper: the real VS Code workbench (VS Code server) in headless Chromium, with the
+ * extension loaded from this checkout (or installed from a .vsix), and a way into its webviews.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { launchChromium } from '../launch/chromium';
+import { repoRoot, workRoot } from '../launch/paths';
+import { startVsCodeServer, type VsCodeServer } from '../launch/vscodeServer';
+
+export interface WorkbenchOptions {
+  /** A name for the run's scratch folder. */
+  name: string;
+  settings?: Record<string, unknown>;
+  /** Load the extension from this checkout (default) or only from the extensions folder. */
+  development?: boolean;
+  /** Prepare the extensions folder before the server starts (e.g. install a .vsix). */
+  beforeStart?: (dirs: { extensionsDir: string; userDataDir: string }) => void | Promise<void>;
+  /** Files to create in the workspace folder, by relative path. */
+  files?: Record<string, string>;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Workbench {
+  page: Page;
+  server: VsCodeServer;
+  workspace: string;
+  /** Opens the Gateway AI container in the activity bar. */
+  openGatewayView(): Promise<void>;
+  /** The frame of a webview whose document has an element matching `selector`. */
+  webviewFrame(selector: string, timeoutMs?: number): Promise<Frame>;
+  /** Runs a command through the command palette, by its title as shown there. */
+  runCommand(title: string): Promise<void>;
+  screenshot(file: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openWorkbench(options: WorkbenchOptions): Promise<Workbench> {
+  const runDir = path.join(workRoot, 'e2e', options.name);
+  rmSync(runDir, { recursive: true, force: true });
+  const workspace = path.join(runDir, 'workspace');
+  mkdirSync(workspace, { recursive: true });
+  for (const [file, content] of Object.entries(options.files ?? {})) {
+    mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
+    writeFileSync(path.join(workspace, file), content);
+  }
+  const dirs = { userDataDir: path.join(runDir, 'user-data'), extensionsDir: path.join(runDir, 'extensions') };
+  mkdirSync(dirs.extensionsDir, { recursive: true });
+  await options.beforeStart?.(dirs);
+
+  const server = await startVsCodeServer({ ...dirs, settings: options.settings, env: options.env });
+  let browser: Browser | undefined;
+  try {
+    browser = await launchChromium();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const url = server.workbenchUrl({ folder: workspace, developmentPath: options.development === false ? undefined : repoRoot });
+    await page.goto(url);
+    await page.waitForSelector('.monaco-workbench .activitybar', { timeout: 60_000 });
+    const opened = browser;
+    return {
+      page,
+      server,
+      workspace,
+      async openGatewayView() {
+        const button = page.locator('.activitybar a[aria-label^="Gateway AI"], .activitybar .action-item[aria-label^="Gateway AI"]').first();
+        await button.waitFor({ timeout: 60_000 });
+        const expanded = await button.getAttribute('aria-expanded');
+        if (expanded !== 'true') await button.click();
+        await page.waitForSelector('.pane-header[aria-label^="Chat"], .pane-header >> text=Chat', { timeout: 30_000 }).catch(() => undefined);
+      },
+      async webviewFrame(selector, timeoutMs = 60_000) {
+        const deadline = Date.now() + timeoutMs;
+        while (Date.now() < deadline) {
+          for (const frame of page.frames()) {
+            try {
+              if (await frame.$(selector)) return frame;
+            } catch {
+              // Frames come and go while the workbench loads.
+            }
+          }
+          await page.waitForTimeout(250);
+        }
+        throw new Error(`No webview showed "${selector}" within ${timeoutMs} ms`);
+      },
+      async runCommand(title) {
+        await page.keyboard.press('F1');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ timeout: 15_000 });
+        await input.fill(`>${title}`);
+        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+        await row.waitFor({ timeout: 15_000 });
+        await page.keyboard.press('Enter');
+      },
+      async screenshot(file) {
+        mkdirSync(path.dirname(file), { recursive: true });
+        await page.screenshot({ path: file });
+      },
+      async close() {
+        await opened.close().catch(() => undefined);
+        await server.stop();
+      },
+    };
+  } catch (error) {
+    await browser?.close().catch(() => undefined);
+    await server.stop();
+    throw error;
+  }
+}

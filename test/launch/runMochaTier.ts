@@ -1,0 +1,42 @@
+/**
+ * Runs one Node-side mocha tier (unit, webview, e2e) and reports its counts.
+ * Usage: node out/test/launch/runMochaTier.js <tier> <dir-under-out/test>
+ */
+import { readdirSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { MissingDependencyError } from './chromium';
+import { countMochaRun, reportTier } from './results';
+
+function findTests(dir: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) found.push(...findTests(full));
+    else if (name.endsWith('.test.js')) found.push(full);
+  }
+  return found.sort();
+}
+
+async function main(): Promise<void> {
+  const [tier, dir, timeout] = process.argv.slice(2);
+  if (!tier || !dir) throw new Error('usage: runMochaTier <tier> <dir-under-out/test> [timeout-ms]');
+  const started = Date.now();
+  const { Mocha } = require('mocha') as { Mocha: typeof import('mocha') };
+  const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', timeout: Number(timeout ?? 20_000), color: process.stdout.isTTY });
+  const testDir = path.resolve(__dirname, '..', dir);
+  for (const file of findTests(testDir)) mocha.addFile(file);
+  await mocha.loadFilesAsync();
+  const { counts, failures } = await new Promise<{ counts: ReturnType<typeof countMochaRun>; failures: number }>((resolve) => {
+    const runner = mocha.run((failures: number) => resolve({ counts, failures }));
+    const counts = countMochaRun(runner);
+  });
+  reportTier({ tier, ...counts, durationMs: Date.now() - started });
+  // Servers or browsers a test forgot to close must not keep the tier alive.
+  process.exit(failures > 0 || counts.passed === 0 ? 1 : 0);
+}
+
+main().catch((error) => {
+  if (error instanceof MissingDependencyError) console.error(`\n${error.message}\n`);
+  else console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,76 @@
+/**
+ * Runs the integration suite (out/test/suite) inside a real VS Code extension host, offline: the
+ * VS Code server build of code-server, with Debian's headless Chromium as the window.
+ * On a machine with internet, runElectronTests runs the same suite through @vscode/test-electron.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { launchChromium, MissingDependencyError } from './chromium';
+import { repoRoot, workRoot } from './paths';
+import { reportTier, type TierResult } from './results';
+import { startVsCodeServer } from './vscodeServer';
+
+const SUITE_TIMEOUT_MS = 15 * 60_000;
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const extensionMain = path.join(repoRoot, 'dist', 'extension.js');
+  const suiteIndex = path.join(repoRoot, 'out', 'test', 'suite', 'index.js');
+  for (const file of [extensionMain, suiteIndex]) {
+    if (!existsSync(file)) throw new MissingDependencyError(`${path.relative(repoRoot, file)} is missing: run "npm run build && npm run compile-tests" first.`);
+  }
+
+  const runDir = path.join(workRoot, 'integration');
+  rmSync(runDir, { recursive: true, force: true });
+  const workspace = path.join(runDir, 'workspace');
+  mkdirSync(workspace, { recursive: true });
+  const resultsFile = path.join(runDir, 'suite-results.json');
+
+  const server = await startVsCodeServer({
+    userDataDir: path.join(runDir, 'user-data'),
+    extensionsDir: path.join(runDir, 'extensions'),
+    env: { GATEWAY_SUITE_RESULTS: resultsFile, GATEWAY_TEST_MODE: '1' },
+  });
+  console.log(`Integration tests inside VS Code ${server.version} (VS Code server on ${server.origin})`);
+
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const exitCode = new Promise<number>((resolve) => {
+      void page.exposeFunction('codeAutomationExit', (code: number) => resolve(code));
+    });
+    page.on('console', (message) => {
+      const text = message.text();
+      // The suite's reporter marks its lines; the workbench's own console noise stays out.
+      const marker = text.indexOf('[suite] ');
+      if (marker >= 0) console.log(text.slice(marker + '[suite] '.length));
+    });
+    page.on('pageerror', (error) => console.error(`[workbench] ${error.message}`));
+    await page.goto(server.workbenchUrl({ folder: workspace, developmentPath: repoRoot, testsPath: suiteIndex }));
+    const code = await Promise.race([
+      exitCode,
+      new Promise<number>((resolve) => setTimeout(() => resolve(124), SUITE_TIMEOUT_MS)),
+    ]);
+    if (code === 124) console.error('The integration suite did not finish in time.');
+
+    const result: TierResult = existsSync(resultsFile)
+      ? { ...(JSON.parse(readFileSync(resultsFile, 'utf8')) as TierResult), tier: 'integration', host: `VS Code ${server.version}` }
+      : { tier: 'integration', passed: 0, failed: 1, pending: 0, failures: ['the suite wrote no results'], host: `VS Code ${server.version}`, durationMs: 0 };
+    result.durationMs = Date.now() - started;
+    reportTier(result);
+    console.log(`VS Code ${server.version}: ${result.passed} passed, ${result.failed} failed`);
+    if (result.passed === 0) console.error('No integration test ran.');
+    return code === 0 && result.failed === 0 && result.passed > 0 ? 0 : 1;
+  } finally {
+    await browser.close().catch(() => undefined);
+    await server.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error instanceof MissingDependencyError ? `\n${error.message}\n` : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,273 @@
+/** POST /api/v1/chat/completions: echo replies, streamed or whole, with the scenario faults. */
+import { respondWithFailure, type RequestContext, type SimulatorCore } from './context';
+import { REASONING_PARTS, TOOL_CALLS, citationReply, echoReply, longReply, slowReply, splitText, tokens, xssReply } from './replies';
+import { isRecord, sendError, sendJson } from './respond';
+import { scenariosFromMarkers, type ScenarioSet } from './scenarios';
+import { encodeSse, writeSse, writeSseBytes, type SseItem } from './sseWriter';
+
+interface ReplyPlan {
+  id: string;
+  model: string;
+  created: number;
+  reasoning: string[];
+  content: string[];
+  toolCalls: boolean;
+  annotations?: unknown[];
+  finishReason: string;
+  usage: Record<string, unknown>;
+  delayMs: number;
+}
+
+export async function handleChat(context: RequestContext, core: SimulatorCore): Promise<void> {
+  const { body, response } = context;
+  if (!isRecord(body)) return sendError(response, 400, 'The request body must be a JSON object.');
+  const model = body.model;
+  if (typeof model !== 'string' || !/^[^/\s]+\/\S+$/.test(model)) {
+    return sendError(response, 400, `${JSON.stringify(model ?? null)} is not a valid model ID (expected vendor/model_name).`);
+  }
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    return sendError(response, 400, 'Input required: "messages" must be a non-empty array.');
+  }
+  if (context.apiKey.includes('forbidden')) {
+    return sendError(response, 403, `Key ${context.apiKey} is not allowed to use model ${model}.`, {
+      metadata: { provider_name: core.providerName },
+    });
+  }
+  const lastUserText = lastUserMessage(body.messages);
+  const scenarios = core.scenariosFor(context, scenariosFromMarkers(lastUserText));
+  context.record.scenarios = scenarios.names();
+  if (respondWithFailure(context, core, scenarios, 'chat')) return;
+
+  if (body.stream === true && isCacheableLong(scenarios)) return streamLongFromCache(context, core, scenarios, model);
+  const plan = planReply(context, core, scenarios, model, body.messages.length, lastUserText);
+  if (body.stream === true) await streamReply(context, core, scenarios, plan);
+  else await answerWhole(context, core, scenarios, plan);
+}
+
+function lastUserMessage(messages: unknown[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (!isRecord(message) || message.role !== 'user') continue;
+    if (typeof message.content === 'string') return message.content;
+    if (Array.isArray(message.content)) {
+      return message.content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('');
+    }
+  }
+  return '';
+}
+
+function planReply(
+  context: RequestContext,
+  core: SimulatorCore,
+  scenarios: ScenarioSet,
+  model: string,
+  messageCount: number,
+  lastUserText: string,
+): ReplyPlan {
+  const content = scenarios.first(['slow', 'long', 'tools', 'xss', 'citations']);
+  let text = echoReply(model, lastUserText, messageCount);
+  let pieceSize = 12;
+  let delayMs = core.chunkDelayMs;
+  let annotations: unknown[] | undefined;
+  switch (content?.name) {
+    case 'slow':
+      text = slowReply(model, lastUserText);
+      delayMs = 50;
+      break;
+    case 'long':
+      text = longReply(model, scenarios.numberArg('long', 20_000));
+      pieceSize = 64;
+      delayMs = 0;
+      break;
+    case 'tools':
+      text = '';
+      break;
+    case 'xss':
+      text = xssReply(core.origin);
+      break;
+    case 'citations': {
+      const reply = citationReply(model);
+      text = reply.text;
+      annotations = reply.annotations;
+      break;
+    }
+  }
+  const reasoning = REASONING_PARTS;
+  const completionTokens = tokens(text) + (content?.name === 'tools' ? 20 : 0);
+  const reasoningTokens = tokens(reasoning.join(''));
+  const promptTokens = tokens(JSON.stringify((context.body as Record<string, unknown>).messages));
+  return {
+    id: `gen-sim-${context.record.id}`,
+    model,
+    created: Math.floor(Date.now() / 1000),
+    reasoning,
+    content: text ? splitText(text, pieceSize) : [],
+    toolCalls: content?.name === 'tools',
+    annotations,
+    finishReason: content?.name === 'tools' ? 'tool_calls' : 'stop',
+    delayMs,
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens + reasoningTokens,
+      total_tokens: promptTokens + completionTokens + reasoningTokens,
+      // Simulated prices: $0.15 / $0.60 per million tokens.
+      cost: Number(((promptTokens * 0.15 + (completionTokens + reasoningTokens) * 0.6) / 1e6).toFixed(8)),
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: reasoningTokens },
+    },
+  };
+}
+
+function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSet): SseItem[] {
+  const base = { id: plan.id, provider: core.providerName, model: plan.model, object: 'chat.completion.chunk', created: plan.created };
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): SseItem => ({
+    kind: 'data',
+    json: { ...base, choices: [{ index: 0, delta: { role: 'assistant', ...delta }, finish_reason: finishReason, native_finish_reason: finishReason, logprobs: null }] },
+  });
+  const items: SseItem[] = [{ kind: 'comment', text: 'OPENROUTER PROCESSING' }];
+  for (const part of plan.reasoning) {
+    items.push(chunk({ content: '', reasoning: part, reasoning_details: [{ type: 'reasoning.text', text: part, format: 'unknown', index: 0 }] }));
+  }
+  items.push({ kind: 'comment', text: 'OPENROUTER PROCESSING' });
+
+  const fault = scenarios.first(['drop', 'stall', 'malformed', 'error-chunk']);
+  const faultAt = Math.max(1, Math.floor(plan.content.length / 2));
+  for (let i = 0; i < plan.content.length; i++) {
+    if (fault && i === faultAt) {
+      items.push(...faultItemsFor(fault.name, base, core));
+      if (fault.name !== 'malformed') return items;
+    }
+    const last = i === plan.content.length - 1;
+    items.push(chunk(last && plan.annotations ? { content: plan.content[i], annotations: plan.annotations } : { content: plan.content[i] }));
+  }
+  if (fault && plan.content.length <= faultAt) {
+    items.push(...faultItemsFor(fault.name, base, core));
+    if (fault.name !== 'malformed') return items;
+  }
+  if (plan.toolCalls) items.push(...toolCallItems(chunk));
+  items.push(chunk({}, plan.finishReason));
+  items.push({ kind: 'data', json: { ...base, choices: [], usage: plan.usage } });
+  items.push({ kind: 'done' });
+  return items;
+}
+
+function faultItemsFor(name: string, base: Record<string, unknown>, core: SimulatorCore): SseItem[] {
+  switch (name) {
+    case 'drop':
+      return [{ kind: 'drop' }];
+    case 'stall':
+      return [{ kind: 'stall' }];
+    case 'malformed':
+      return [{ kind: 'raw', text: `data: {"id":"${String(base.id)}","choices":[{"delta":{"content":"broken` }];
+    default:
+      return [
+        {
+          kind: 'data',
+          json: {
+            ...base,
+            error: { message: `Provider ${core.providerName} disconnected mid-stream`, code: 502, metadata: { provider_name: core.providerName } },
+            choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }],
+          },
+        },
+      ];
+  }
+}
+
+/** Two tool calls whose fragments arrive interleaved, each keyed by `index`. */
+function toolCallItems(chunk: (delta: Record<string, unknown>) => SseItem): SseItem[] {
+  const items: SseItem[] = [];
+  TOOL_CALLS.forEach((call, index) => {
+    items.push(chunk({ content: null, tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+  });
+  const pieces = TOOL_CALLS.map((call) => splitText(call.arguments, 9));
+  const longest = Math.max(...pieces.map((list) => list.length));
+  for (let p = 0; p < longest; p++) {
+    pieces.forEach((list, index) => {
+      if (p < list.length) items.push(chunk({ content: null, tool_calls: [{ index, function: { arguments: list[p] } }] }));
+    });
+  }
+  return items;
+}
+
+async function streamReply(context: RequestContext, core: SimulatorCore, scenarios: ScenarioSet, plan: ReplyPlan): Promise<void> {
+  const chunkBytes = scenarios.numberArg('chunk', 0) || undefined;
+  context.response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+  });
+  context.response.flushHeaders();
+  await writeSse(context.response, streamItems(plan, core, scenarios), {
+    delayMs: plan.delayMs,
+    chunkBytes,
+    crlf: scenarios.has('crlf'),
+    onDrop: context.markDropped,
+  });
+}
+
+/**
+ * Long fault-free streams are encoded once and replayed from memory (their id repeats), so that
+ * benchmarks measure the client rather than the simulator's JSON encoding.
+ */
+const longStreamCache = new Map<string, Buffer>();
+const LONG_CACHE_ENTRIES = 4;
+
+function isCacheableLong(scenarios: ScenarioSet): boolean {
+  return scenarios.first(['slow', 'long', 'tools', 'xss', 'citations'])?.name === 'long' && !scenarios.first(['drop', 'stall', 'malformed', 'error-chunk']);
+}
+
+async function streamLongFromCache(context: RequestContext, core: SimulatorCore, scenarios: ScenarioSet, model: string): Promise<void> {
+  const crlf = scenarios.has('crlf');
+  const key = `${model}|${scenarios.numberArg('long', 20_000)}|${crlf}|${core.providerName}`;
+  let bytes = longStreamCache.get(key);
+  if (!bytes) {
+    const plan = planReply(context, core, scenarios, model, 1, '');
+    bytes = Buffer.from(encodeSse(streamItems(plan, core, scenarios), crlf), 'utf8');
+    if (longStreamCache.size >= LONG_CACHE_ENTRIES) longStreamCache.delete(longStreamCache.keys().next().value as string);
+    longStreamCache.set(key, bytes);
+  }
+  context.response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  await writeSseBytes(context.response, bytes, scenarios.numberArg('chunk', 0) || undefined);
+}
+
+async function answerWhole(context: RequestContext, core: SimulatorCore, scenarios: ScenarioSet, plan: ReplyPlan): Promise<void> {
+  const { response } = context;
+  const fault = scenarios.first(['drop', 'stall', 'malformed', 'error-chunk']);
+  if (fault?.name === 'drop') {
+    context.markDropped();
+    response.socket?.destroy();
+    return;
+  }
+  if (fault?.name === 'stall') return; // never answers
+  if (fault?.name === 'malformed') {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(`{"id":"${plan.id}","choices":[{"message":{"content":"broken`);
+    return;
+  }
+  if (fault?.name === 'error-chunk') {
+    return sendJson(response, 200, {
+      id: plan.id,
+      error: { message: `Provider ${core.providerName} failed after routing`, code: 502, metadata: { provider_name: core.providerName } },
+    });
+  }
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: plan.toolCalls ? null : plan.content.join(''),
+    refusal: null,
+    reasoning: plan.reasoning.join(''),
+    reasoning_details: [{ type: 'reasoning.text', text: plan.reasoning.join(''), format: 'unknown', index: 0 }],
+  };
+  if (plan.toolCalls) {
+    message.tool_calls = TOOL_CALLS.map((call, index) => ({ index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+  }
+  if (plan.annotations) message.annotations = plan.annotations;
+  sendJson(response, 200, {
+    id: plan.id,
+    provider: core.providerName,
+    model: plan.model,
+    object: 'chat.completion',
+    created: plan.created,
+    choices: [{ index: 0, logprobs: null, finish_reason: plan.finishReason, native_finish_reason: plan.finishReason, message }],
+    usage: plan.usage,
+  });
+}

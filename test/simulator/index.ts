@@ -1,0 +1,260 @@
+/**
+ * A local stand-in for the AI gateway, faithful to its interface (OpenRouter-style chat with SSE,
+ * asynchronous media jobs, Bearer keys, error bodies), with scenario switches that make it fail
+ * in every way the client must survive. Plain node:http; used by unit, integration and
+ * end-to-end tests, the demo and the benchmark.
+ */
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { handleChat } from './chat';
+import type { RequestContext, SimulatorCore } from './context';
+import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
+import { gradientPng } from './png';
+import { parseJson, readBody, isRecord, sendError, sendJson } from './respond';
+import { ScenarioSet, parseScenarioList, type Scenario } from './scenarios';
+import type { ClosedConnection, MediaTimings, RecordedRequest, SimulatorOptions } from './types';
+
+export type { ClosedConnection, MediaTimings, RecordedRequest, SimulatorOptions } from './types';
+
+const API_PREFIX = '/api';
+const DEFAULT_MEDIA_TIMINGS: MediaTimings = { queuedMs: 1500, processingMs: 3000 };
+
+/**
+ * Events: 'request' (RecordedRequest), 'connection-closed' (ClosedConnection) when a client goes
+ * away before its response was complete.
+ */
+export class GatewaySimulator extends EventEmitter implements SimulatorCore {
+  /** Every request except the /__sim control calls, in arrival order. */
+  readonly requests: RecordedRequest[] = [];
+  /** Responses the client abandoned before they were complete. */
+  readonly closedConnectionLog: ClosedConnection[] = [];
+  /** Requests for /img/* (tracking images in hostile replies). */
+  imageRequests = 0;
+  /** Requests for /api/files/* (media results served by URL). */
+  fileRequests = 0;
+  readonly providerName: string;
+  readonly chunkDelayMs: number;
+  readonly mediaTimings: MediaTimings;
+  origin = '';
+  baseUrl = '';
+  port = 0;
+
+  private readonly server: Server;
+  private readonly validKeys: Set<string> | undefined;
+  private readonly jobs = new MediaJobs();
+  private readonly keyScenarios = new Map<string, Scenario[]>();
+  private globalScenarios: Scenario[] = [];
+  private readonly hits = new Map<string, number>();
+  private nextRequestId = 1;
+
+  constructor(private readonly options: SimulatorOptions = {}) {
+    super();
+    this.providerName = options.providerName ?? 'SimProvider';
+    this.chunkDelayMs = options.chunkDelayMs ?? 5;
+    this.mediaTimings = {
+      queuedMs: options.mediaTimings?.queuedMs ?? DEFAULT_MEDIA_TIMINGS.queuedMs,
+      processingMs: options.mediaTimings?.processingMs ?? DEFAULT_MEDIA_TIMINGS.processingMs,
+    };
+    this.validKeys = options.validKeys ? new Set(options.validKeys) : undefined;
+    this.server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => {
+        if (!response.headersSent) sendError(response, 500, `Simulator failure: ${error instanceof Error ? error.message : String(error)}`);
+        else response.destroy();
+      });
+    });
+  }
+
+  get closedConnections(): number {
+    return this.closedConnectionLog.length;
+  }
+
+  async listen(): Promise<this> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.options.port ?? 0, '127.0.0.1', () => resolve());
+    });
+    this.port = (this.server.address() as AddressInfo).port;
+    this.origin = `http://127.0.0.1:${this.port}`;
+    this.baseUrl = `${this.origin}${API_PREFIX}`;
+    return this;
+  }
+
+  /** `name`, `name:arg` or a comma-separated list for every request; undefined clears. */
+  setScenario(spec: string | undefined): void {
+    this.globalScenarios = parseScenarioList(spec);
+  }
+
+  setScenarioForKey(apiKey: string, spec: string | undefined): void {
+    const scenarios = parseScenarioList(spec);
+    if (scenarios.length > 0) this.keyScenarios.set(apiKey, scenarios);
+    else this.keyScenarios.delete(apiKey);
+  }
+
+  /** Forgets requests, counters, jobs and scenarios. */
+  reset(): void {
+    this.requests.length = 0;
+    this.closedConnectionLog.length = 0;
+    this.imageRequests = 0;
+    this.fileRequests = 0;
+    this.keyScenarios.clear();
+    this.globalScenarios = [];
+    this.hits.clear();
+    this.jobs.clear();
+  }
+
+  /** Resolves at the next abandoned response (optionally of one request), or rejects after `timeoutMs`. */
+  waitForClosedConnection(requestId?: number, timeoutMs = 2000): Promise<ClosedConnection> {
+    const already = this.closedConnectionLog.find((entry) => requestId === undefined || entry.requestId === requestId);
+    if (already) return Promise.resolve(already);
+    return new Promise((resolve, reject) => {
+      const onClosed = (entry: ClosedConnection): void => {
+        if (requestId !== undefined && entry.requestId !== requestId) return;
+        clearTimeout(timer);
+        this.off('connection-closed', onClosed);
+        resolve(entry);
+      };
+      const timer = setTimeout(() => {
+        this.off('connection-closed', onClosed);
+        reject(new Error(`No connection closed within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.on('connection-closed', onClosed);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  scenariosFor(context: RequestContext, markers: Scenario[]): ScenarioSet {
+    return new ScenarioSet([...context.headerScenarios, ...markers, ...(this.keyScenarios.get(context.apiKey) ?? []), ...this.globalScenarios]);
+  }
+
+  countHit(counter: string): number {
+    const before = this.hits.get(counter) ?? 0;
+    this.hits.set(counter, before + 1);
+    return before;
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', this.origin);
+    const path = url.pathname;
+    const rawBody = await readBody(request);
+    if (path.startsWith('/__sim/')) return this.handleControl(request.method ?? 'GET', path, parseJson(rawBody), response);
+
+    const record: RecordedRequest = {
+      id: this.nextRequestId++,
+      method: request.method ?? 'GET',
+      path,
+      headers: request.headers,
+      body: parseJson(rawBody),
+      time: Date.now(),
+      scenarios: [],
+    };
+    this.requests.push(record);
+    this.emit('request', record);
+    let droppedByUs = false;
+    response.on('close', () => {
+      if (response.writableFinished || droppedByUs) return;
+      const entry: ClosedConnection = { requestId: record.id, path, time: Date.now() };
+      this.closedConnectionLog.push(entry);
+      this.emit('connection-closed', entry);
+    });
+
+    if (request.method === 'GET' && path.startsWith('/img/')) {
+      this.imageRequests += 1;
+      return this.sendPng(response, gradientPng(8, 8, this.imageRequests));
+    }
+    const file = /^\/api\/files\/([^/]+)\.png$/.exec(path);
+    if (request.method === 'GET' && file) {
+      this.fileRequests += 1;
+      const job = this.jobs.get(decodeURIComponent(file[1]));
+      return job ? this.sendPng(response, mediaPng(job)) : sendError(response, 404, 'No such file.');
+    }
+
+    const route = this.apiRoute(request.method ?? 'GET', path);
+    if (!route) return sendError(response, 404, `Not found: ${request.method} ${path}`);
+    const apiKey = this.authenticate(request, response);
+    if (apiKey === undefined) return;
+    const context: RequestContext = {
+      record,
+      request,
+      response,
+      apiKey,
+      body: record.body,
+      headerScenarios: parseScenarioList(headerText(request.headers['x-sim-scenario'])),
+      markDropped: () => {
+        droppedByUs = true;
+      },
+    };
+    if (route.name === 'chat') return handleChat(context, this);
+    if (route.name === 'media-start') return handleMediaStart(context, this, this.jobs);
+    return handleMediaGet(context, this, this.jobs, route.id ?? '');
+  }
+
+  private apiRoute(method: string, path: string): { name: 'chat' | 'media-start' | 'media-get'; id?: string } | undefined {
+    if (method === 'POST' && path === `${API_PREFIX}/v1/chat/completions`) return { name: 'chat' };
+    if (method === 'POST' && path === `${API_PREFIX}/v1/media`) return { name: 'media-start' };
+    const media = new RegExp(`^${API_PREFIX}/v1/media/([^/]+)$`).exec(path);
+    if (method === 'GET' && media) return { name: 'media-get', id: decodeURIComponent(media[1]) };
+    return undefined;
+  }
+
+  /** The Bearer key, or undefined after answering 401. */
+  private authenticate(request: IncomingMessage, response: ServerResponse): string | undefined {
+    const header = request.headers.authorization;
+    if (!header) {
+      sendError(response, 401, 'No auth credentials found');
+      return undefined;
+    }
+    const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
+    if (!match) {
+      sendError(response, 401, "Malformed Authorization header: expected 'Bearer <key>'");
+      return undefined;
+    }
+    const key = match[1];
+    if (this.validKeys && !this.validKeys.has(key)) {
+      // Echoes the key, as some servers do: the client must scrub it from what it shows.
+      sendError(response, 401, `User not found for key ${key}`);
+      return undefined;
+    }
+    return key;
+  }
+
+  private handleControl(method: string, path: string, body: unknown, response: ServerResponse): void {
+    if (method === 'POST' && path === '/__sim/scenario') {
+      const spec = isRecord(body) && typeof body.name === 'string' ? body.name : undefined;
+      const key = isRecord(body) && typeof body.key === 'string' ? body.key : undefined;
+      if (key) this.setScenarioForKey(key, spec);
+      else this.setScenario(spec);
+      return sendJson(response, 200, { ok: true });
+    }
+    if (method === 'POST' && path === '/__sim/reset') {
+      this.reset();
+      return sendJson(response, 200, { ok: true });
+    }
+    if (method === 'GET' && path === '/__sim/requests') {
+      return sendJson(response, 200, {
+        requests: this.requests,
+        closedConnections: this.closedConnections,
+        imageRequests: this.imageRequests,
+        fileRequests: this.fileRequests,
+      });
+    }
+    sendError(response, 404, `Unknown control call ${method} ${path}`);
+  }
+
+  private sendPng(response: ServerResponse, png: Buffer): void {
+    response.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length, 'cache-control': 'no-store' });
+    response.end(png);
+  }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+export async function startGatewaySimulator(options: SimulatorOptions = {}): Promise<GatewaySimulator> {
+  return new GatewaySimulator(options).listen();
+}

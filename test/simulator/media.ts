@@ -1,0 +1,98 @@
+/**
+ * POST /api/v1/media and GET /api/v1/media/{id}: jobs go queued → processing → completed (or
+ * failed) on a clock measured from their creation. Prompt markers choose the result's shape.
+ */
+import { respondWithFailure, type RequestContext, type SimulatorCore } from './context';
+import { gradientPng } from './png';
+import { isRecord, sendError, sendJson } from './respond';
+import { ScenarioSet, scenariosFromMarkers } from './scenarios';
+
+export interface MediaJob {
+  id: string;
+  model: string;
+  prompt: string;
+  parameters: Record<string, unknown>;
+  createdAt: number;
+  /** Markers found in the prompt. */
+  markers: ScenarioSet;
+  seed: number;
+}
+
+export class MediaJobs {
+  private readonly jobs = new Map<string, MediaJob>();
+  private created = 0;
+
+  add(model: string, prompt: string, parameters: Record<string, unknown>): MediaJob {
+    this.created += 1;
+    const id = `media-${this.created}-${Math.random().toString(36).slice(2, 8)}`;
+    const job: MediaJob = { id, model, prompt, parameters, createdAt: Date.now(), markers: new ScenarioSet(scenariosFromMarkers(prompt)), seed: this.created };
+    this.jobs.set(id, job);
+    return job;
+  }
+
+  get(id: string): MediaJob | undefined {
+    return this.jobs.get(id);
+  }
+
+  clear(): void {
+    this.jobs.clear();
+  }
+}
+
+export function handleMediaStart(context: RequestContext, core: SimulatorCore, jobs: MediaJobs): void {
+  const { body, response } = context;
+  if (!isRecord(body)) return sendError(response, 400, 'The request body must be a JSON object.');
+  const { model, prompt, ...parameters } = body;
+  if (typeof model !== 'string' || !/^[^/\s]+\/\S+$/.test(model)) {
+    return sendError(response, 400, `${JSON.stringify(model ?? null)} is not a valid model ID (expected vendor/model_name).`);
+  }
+  if (typeof prompt !== 'string' || prompt.trim() === '') return sendError(response, 400, 'A non-empty "prompt" is required.');
+  if (context.apiKey.includes('forbidden')) {
+    return sendError(response, 403, `Key ${context.apiKey} is not allowed to use model ${model}.`, { metadata: { provider_name: core.providerName } });
+  }
+  const scenarios = core.scenariosFor(context, scenariosFromMarkers(prompt));
+  context.record.scenarios = scenarios.names();
+  if (respondWithFailure(context, core, scenarios, 'media-start')) return;
+  const job = jobs.add(model, prompt, parameters);
+  sendJson(response, 200, { id: job.id, status: 'queued' });
+}
+
+export function handleMediaGet(context: RequestContext, core: SimulatorCore, jobs: MediaJobs, id: string): void {
+  if (context.apiKey.includes('forbidden')) {
+    return sendError(context.response, 403, `Key ${context.apiKey} is not allowed to read media jobs.`, { metadata: { provider_name: core.providerName } });
+  }
+  const job = jobs.get(id);
+  const scenarios = core.scenariosFor(context, job ? job.markers.list : []);
+  context.record.scenarios = scenarios.names();
+  if (respondWithFailure(context, core, scenarios, `media-get|${id}`)) return;
+  if (!job) return sendError(context.response, 404, `Media job ${id} not found.`);
+  sendJson(context.response, 200, mediaStatus(job, core));
+}
+
+function mediaStatus(job: MediaJob, core: SimulatorCore): Record<string, unknown> {
+  const elapsed = Date.now() - job.createdAt;
+  const { queuedMs, processingMs } = core.mediaTimings;
+  if (elapsed < queuedMs) return { id: job.id, status: 'queued' };
+  if (elapsed < queuedMs + processingMs) {
+    return { id: job.id, status: 'processing', progress: Math.round(((elapsed - queuedMs) / Math.max(1, processingMs)) * 100) / 100 };
+  }
+  const { markers } = job;
+  if (markers.has('fail')) {
+    return { id: job.id, status: 'failed', error: `Provider ${core.providerName} refused the prompt: content policy (simulated).` };
+  }
+  if (markers.has('fail-object')) {
+    return { id: job.id, status: 'failed', error: { message: `Provider ${core.providerName} ran out of capacity (simulated).`, code: 'capacity' } };
+  }
+  const base64 = mediaPng(job).toString('base64');
+  let output: unknown;
+  if (markers.has('text')) output = `A text result for the prompt: ${job.prompt}`;
+  else if (markers.has('b64')) output = [{ b64_json: base64 }];
+  else if (markers.has('nested')) output = { data: [{ b64_json: base64, mime_type: 'image/png' }] };
+  else if (markers.has('url')) output = [{ url: `${core.origin}/api/files/${encodeURIComponent(job.id)}.png` }];
+  else output = [`data:image/png;base64,${base64}`];
+  return { id: job.id, status: 'completed', [markers.has('result') ? 'result' : 'output']: output };
+}
+
+export function mediaPng(job: MediaJob): Buffer {
+  return gradientPng(64, 64, job.seed);
+}

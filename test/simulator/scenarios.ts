@@ -1,0 +1,77 @@
+/**
+ * Scenario switches. A scenario is `name` or `name:arg`; it can come from the `X-Sim-Scenario`
+ * header, from `#sim:name[:arg]` markers in the last user message or media prompt (end-to-end tests
+ * can only type text), from the API key, or globally. All of them apply; for each kind of
+ * behaviour the first source in that order wins.
+ */
+
+export interface Scenario {
+  name: string;
+  arg?: string;
+}
+
+/** Failures decided before any response is written. */
+export const FAILURE_SCENARIOS = ['429', '429-then-ok', '500-then-ok', 'status'] as const;
+/** What goes wrong once a 200 stream has started. */
+export const STREAM_FAULT_SCENARIOS = ['drop', 'stall', 'malformed', 'error-chunk'] as const;
+/** What the reply says. */
+export const CONTENT_SCENARIOS = ['slow', 'long', 'tools', 'xss', 'citations'] as const;
+/** How the bytes are written. */
+export const TRANSPORT_SCENARIOS = ['chunk', 'crlf'] as const;
+/** Shape of a media job's result. */
+export const MEDIA_SCENARIOS = ['fail', 'fail-object', 'result', 'text', 'b64', 'url', 'nested'] as const;
+
+const MARKER = /#sim:([a-z0-9][a-z0-9-]*)(?::([^\s#,]+))?/gi;
+
+export function parseScenario(spec: string): Scenario | undefined {
+  const text = spec.trim();
+  if (!text) return undefined;
+  const colon = text.indexOf(':');
+  if (colon < 0) return { name: text.toLowerCase() };
+  return { name: text.slice(0, colon).toLowerCase(), arg: text.slice(colon + 1) };
+}
+
+/** `a, b:1 c` → scenarios (header values may list several). */
+export function parseScenarioList(value: string | undefined): Scenario[] {
+  if (!value) return [];
+  return value
+    .split(/[,\s]+/)
+    .map(parseScenario)
+    .filter((scenario): scenario is Scenario => scenario !== undefined);
+}
+
+export function scenariosFromMarkers(text: string | undefined): Scenario[] {
+  if (!text) return [];
+  return [...text.matchAll(MARKER)].map((match) => ({ name: match[1].toLowerCase(), arg: match[2] }));
+}
+
+export function formatScenario(scenario: Scenario): string {
+  return scenario.arg === undefined ? scenario.name : `${scenario.name}:${scenario.arg}`;
+}
+
+/** The scenarios in force for one request, in priority order. */
+export class ScenarioSet {
+  constructor(readonly list: Scenario[]) {}
+
+  find(name: string): Scenario | undefined {
+    return this.list.find((scenario) => scenario.name === name);
+  }
+
+  /** The first scenario whose name is in `names`. */
+  first(names: readonly string[]): Scenario | undefined {
+    return this.list.find((scenario) => names.includes(scenario.name));
+  }
+
+  has(name: string): boolean {
+    return this.find(name) !== undefined;
+  }
+
+  numberArg(name: string, fallback: number): number {
+    const value = Number(this.find(name)?.arg);
+    return Number.isFinite(value) && value >= 0 ? value : fallback;
+  }
+
+  names(): string[] {
+    return this.list.map(formatScenario);
+  }
+}

@@ -1,0 +1,41 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+export interface MediaTimings {
+  /** How long a new job reports `queued`. */
+  queuedMs: number;
+  /** How long it then reports `processing` before it completes (or fails). */
+  processingMs: number;
+}
+
+export interface SimulatorOptions {
+  /** 0 (default): a free port. */
+  port?: number;
+  /** Pause between two streamed chunks, so a demo visibly streams. Default 5 ms; 0: as fast as possible. */
+  chunkDelayMs?: number;
+  mediaTimings?: Partial<MediaTimings>;
+  /** Only these keys are accepted (401 otherwise). Default: any key. */
+  validKeys?: string[];
+  /** Name of the simulated upstream provider, reported in chunks and errors. */
+  providerName?: string;
+}
+
+export interface RecordedRequest {
+  /** 1, 2, ... in arrival order. */
+  id: number;
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body, the raw text if it was not JSON, undefined when empty. */
+  body: unknown;
+  /** Date.now() at arrival. */
+  time: number;
+  /** Scenario names in force for this request, e.g. ['500-then-ok:2']. */
+  scenarios: string[];
+}
+
+export interface ClosedConnection {
+  requestId: number;
+  path: string;
+  time: number;
+}

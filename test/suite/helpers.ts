@@ -1,0 +1,28 @@
+import * as vscode from 'vscode';
+import type { GatewayTestApi } from '../../src/extension';
+
+export const EXTENSION_ID = 'gateway-ai.gateway-ai';
+export const TEST_KEY = 'sk-test-integration-0123456789';
+
+/** The extension's internals (exported only to an extension under development or test). */
+export async function gatewayApi(): Promise<GatewayTestApi> {
+  const extension = vscode.extensions.getExtension<GatewayTestApi | undefined>(EXTENSION_ID);
+  if (!extension) throw new Error(`${EXTENSION_ID} is not loaded`);
+  const api = await extension.activate();
+  if (!api) throw new Error('The extension exported nothing: is it running in production mode?');
+  return api;
+}
+
+export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export async function setSetting(key: string, value: unknown): Promise<void> {
+  await vscode.workspace.getConfiguration('gateway').update(key, value, vscode.ConfigurationTarget.Global);
+}

@@ -1,0 +1,56 @@
+/**
+ * Entry of the integration suite, loaded by VS Code as `extensionTestsPath`. It runs inside the
+ * real extension host, with either launcher (VS Code server offline, or @vscode/test-electron).
+ */
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { countMochaRun } from '../launch/results';
+
+function findTests(dir: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) found.push(...findTests(full));
+    else if (name.endsWith('.test.js')) found.push(full);
+  }
+  return found.sort();
+}
+
+/**
+ * Prints each result on one line marked `[suite]`: the extension host forwards console output to
+ * the workbench, where the launcher picks out these lines.
+ */
+function markedReporter(runner: Mocha.Runner): void {
+  const say = (line: string) => console.log(`[suite] ${line}`);
+  let depth = 0;
+  runner.on('suite', (suite) => {
+    if (suite.title) say(`${'  '.repeat(depth)}${suite.title}`);
+    depth++;
+  });
+  runner.on('suite end', () => depth--);
+  runner.on('pass', (test) => say(`${'  '.repeat(depth)}✔ ${test.title} (${test.duration ?? 0} ms)`));
+  runner.on('pending', (test) => say(`${'  '.repeat(depth)}- ${test.title} (pending)`));
+  runner.on('fail', (test, error: Error) =>
+    say(`${'  '.repeat(depth)}✘ ${test.title}\n${(error?.stack ?? String(error)).split('\n').slice(0, 8).join('\n')}`),
+  );
+}
+
+export async function run(): Promise<void> {
+  const started = Date.now();
+  const { Mocha } = require('mocha') as { Mocha: typeof import('mocha') };
+  const mocha = new Mocha({ ui: 'bdd', timeout: 30_000, color: false, reporter: markedReporter as never });
+  for (const file of findTests(__dirname)) mocha.addFile(file);
+  await mocha.loadFilesAsync();
+  console.log(`[suite] Gateway AI integration suite in VS Code ${require('vscode').version}, Node ${process.version}`);
+  const { failures, counts } = await new Promise<{ failures: number; counts: ReturnType<typeof countMochaRun> }>((resolve) => {
+    const runner = mocha.run((failures: number) => resolve({ failures, counts }));
+    const counts = countMochaRun(runner);
+  });
+  const resultsFile = process.env.GATEWAY_SUITE_RESULTS;
+  if (resultsFile) {
+    writeFileSync(resultsFile, JSON.stringify({ tier: 'integration', ...counts, durationMs: Date.now() - started }));
+  }
+  console.log(`[suite] ${counts.passed} passing, ${counts.failed} failing, ${counts.pending} pending`);
+  if (failures > 0) throw new Error(`${failures} integration test(s) failed`);
+  if (counts.passed === 0) throw new Error('No integration test ran');
+}

@@ -1,0 +1,160 @@
+import * as assert from 'node:assert/strict';
+import { ChatChunkReader } from '../../../src/api/chatChunks';
+import { chatDeltasFromJson, chatDeltasFromSse, parseChatCompletion } from '../../../src/api/chatStream';
+import { GatewayError } from '../../../src/api/errors';
+import { ChatAccumulator, foldChatDeltas } from '../../../src/api/fold';
+import { readSseData } from '../../../src/api/sse';
+import type { ChatDelta } from '../../../src/api/types';
+
+async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {
+  for (let offset = 0; offset < bytes.length; offset += size) yield bytes.subarray(offset, offset + size);
+}
+
+async function dataOf(text: string, size: number): Promise<string[]> {
+  const all: string[] = [];
+  for await (const batch of readSseData(pieces(Buffer.from(text, 'utf8'), size))) all.push(...batch);
+  return all;
+}
+
+async function deltasOf(text: string, size = 1_000_000): Promise<ChatDelta[]> {
+  const deltas: ChatDelta[] = [];
+  for await (const delta of chatDeltasFromSse(readSseData(pieces(Buffer.from(text, 'utf8'), size)), 'secret-key')) deltas.push(delta);
+  return deltas;
+}
+
+const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}): string =>
+  `data: ${JSON.stringify({ id: 'g1', model: 'v/m', provider: 'P', choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
+
+describe('api: SSE parsing (pure)', () => {
+  const stream =
+    ': OPENROUTER PROCESSING\n\n' +
+    chunk({ content: 'Hé 😀 ' }) +
+    ': OPENROUTER PROCESSING\n\n' +
+    chunk({ content: '你好' }) +
+    `data: ${JSON.stringify({ id: 'g1', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n` +
+    `data: ${JSON.stringify({ id: 'g1', choices: [], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost: 0.5 } })}\n\n` +
+    'data: [DONE]\n\n';
+
+  it('gives the same events whatever the read size, splitting UTF-8 characters included', async () => {
+    const whole = await dataOf(stream, 1_000_000);
+    assert.equal(whole.length, 5);
+    for (const size of [1, 2, 3, 7]) assert.deepEqual(await dataOf(stream, size), whole, `read size ${size}`);
+    for (const size of [1, 2, 3]) assert.deepEqual(await dataOf(stream.replace(/\n/g, '\r\n'), size), whole, `CRLF, read size ${size}`);
+  });
+
+  it('folds deltas into the completion: content, usage with cost, finish; ignores comments', async () => {
+    const completion = foldChatDeltas(await deltasOf(stream, 1));
+    assert.equal(completion.content, 'Hé 😀 你好');
+    assert.equal(completion.finishReason, 'stop');
+    assert.equal(completion.usage?.cost, 0.5);
+    assert.equal(completion.provider, 'P');
+  });
+
+  it('reads the last event even without a final blank line, and stops at [DONE]', async () => {
+    assert.deepEqual(await dataOf('data: a\n\ndata: b', 1), ['a', 'b']);
+    const afterDone = await deltasOf(`${chunk({ content: 'x' })}data: [DONE]\n\n${chunk({ content: 'ignored' })}`);
+    assert.equal(foldChatDeltas(afterDone).content, 'x');
+  });
+
+  it('reads multi-line data fields as one event', async () => {
+    assert.deepEqual(await dataOf('data: {"a":\ndata: 1}\n\n', 2), ['{"a":\n1}']);
+  });
+
+  it('treats an end without [DONE] and without finish_reason as a cut connection', async () => {
+    await assert.rejects(deltasOf(chunk({ content: 'partial' })), (error: unknown) => GatewayError.is(error) && error.kind === 'network');
+    // A finish_reason is enough: some gateways omit [DONE].
+    const finished = await deltasOf(chunk({ content: 'ok' }) + `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+    assert.equal(foldChatDeltas(finished).finishReason, 'stop');
+  });
+
+  it('throws invalid_response on broken JSON, scrubbed of the key', async () => {
+    await assert.rejects(deltasOf('data: {"oops": secret-key\n\n'), (error: unknown) => {
+      assert.ok(GatewayError.is(error));
+      assert.equal(error.kind, 'invalid_response');
+      assert.ok(!error.message.includes('secret-key'));
+      return true;
+    });
+  });
+
+  it('throws a stream error on an error chunk, with code and provider', async () => {
+    const text = chunk({ content: 'so far' }) + `data: ${JSON.stringify({ error: { message: 'overloaded secret-key', code: 'E42', metadata: { provider_name: 'Prov' } } })}\n\n`;
+    const seen: ChatDelta[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const delta of chatDeltasFromSse(readSseData(pieces(Buffer.from(text), 5)), 'secret-key')) seen.push(delta);
+      })(),
+      (error: unknown) => {
+        assert.ok(GatewayError.is(error));
+        assert.equal(error.kind, 'stream');
+        assert.equal(error.code, 'E42');
+        assert.equal(error.provider, 'Prov');
+        assert.ok(!error.message.includes('secret-key'));
+        return true;
+      },
+    );
+    assert.equal(foldChatDeltas(seen).content, 'so far');
+  });
+});
+
+describe('api: chat chunk variants (pure)', () => {
+  const read = (...chunks: unknown[]): ChatDelta[] => {
+    const reader = new ChatChunkReader('k');
+    const out: ChatDelta[] = [];
+    for (const c of chunks) reader.read(c, out);
+    return out;
+  };
+
+  it('reads reasoning from reasoning or reasoning_content, and annotations from delta or message', () => {
+    const deltas = read(
+      { choices: [{ index: 0, delta: { reasoning_content: 'think' } }] },
+      { choices: [{ index: 0, delta: { reasoning: ' more', reasoning_details: [{ type: 'reasoning.text', text: ' more' }] } }] },
+      { choices: [{ index: 0, delta: { content: 'a' }, message: { annotations: [{ type: 'url_citation', url_citation: { url: 'u' } }] } }] },
+      { choices: [{ index: 0, delta: { annotations: [{ type: 'url_citation', url_citation: { url: 'u' } }] } }] },
+    );
+    const completion = foldChatDeltas(deltas);
+    assert.equal(completion.reasoning, 'think more');
+    assert.equal(completion.reasoningDetails.length, 1);
+    assert.equal(completion.annotations.length, 1, 'a repeated citation is kept once');
+  });
+
+  it('merges tool-call fragments by index, out of order', () => {
+    const completion = foldChatDeltas(
+      read(
+        { choices: [{ index: 0, delta: { tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'second', arguments: '{"y"' } }] } }] },
+        { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'first', arguments: '' } }] } }] },
+        { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"x":1}' } }, { index: 1, function: { arguments: ':2}' } }] } }] },
+      ),
+    );
+    assert.deepEqual(
+      completion.toolCalls.map((call) => [call.id, call.function.name, call.function.arguments]),
+      [
+        ['a', 'first', '{"x":1}'],
+        ['b', 'second', '{"y":2}'],
+      ],
+    );
+  });
+
+  it('takes content given as a list of parts, and a whole JSON reply as deltas', () => {
+    assert.equal(foldChatDeltas(read({ choices: [{ index: 0, delta: { content: [{ type: 'text', text: 'a' }, 'b'] } }] })).content, 'ab');
+    assert.deepEqual(chatDeltasFromJson({ id: 'x', choices: [{ index: 0, message: { content: 'hi' }, finish_reason: 'stop' }] }, 'k'), [
+      { type: 'meta', id: 'x', model: undefined, provider: undefined },
+      { type: 'content', text: 'hi' },
+      { type: 'finish', reason: 'stop' },
+    ]);
+  });
+
+  it('rejects a non-JSON or choice-less whole reply', () => {
+    assert.throws(() => parseChatCompletion('<html>', 'k'), (error: unknown) => GatewayError.is(error) && error.kind === 'invalid_response');
+    assert.throws(() => parseChatCompletion('{"id":"x"}', 'k'), (error: unknown) => GatewayError.is(error) && error.kind === 'invalid_response');
+  });
+
+  it('the accumulator keeps the text so far', () => {
+    const accumulator = new ChatAccumulator();
+    accumulator.add({ type: 'content', text: 'a' });
+    accumulator.add({ type: 'content', text: 'b' });
+    accumulator.add({ type: 'usage', usage: { prompt_tokens: 1 } });
+    accumulator.add({ type: 'usage', usage: { cost: 2 } });
+    assert.equal(accumulator.text, 'ab');
+    assert.deepEqual(accumulator.completion.usage, { prompt_tokens: 1, cost: 2 });
+  });
+});
