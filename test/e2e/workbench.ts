@@ -9,6 +9,9 @@ import { launchChromium } from '../launch/chromium';
 import { repoRoot, workRoot } from '../launch/paths';
 import { startVsCodeServer, type VsCodeServer } from '../launch/vscodeServer';
 
+/** Where end-to-end tests leave screenshots of the real UI (the README's come from here). */
+export const screenshots = path.join(workRoot, 'screenshots');
+
 export interface WorkbenchOptions {
   /** A name for the run's scratch folder. */
   name: string;

@@ -22,7 +22,14 @@ async function main(): Promise<void> {
   if (!tier || !dir) throw new Error('usage: runMochaTier <tier> <dir-under-out/test> [timeout-ms]');
   const started = Date.now();
   const { Mocha } = require('mocha') as { Mocha: typeof import('mocha') };
-  const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', timeout: Number(timeout ?? 20_000), color: process.stdout.isTTY });
+  const mocha = new Mocha({
+    ui: 'bdd',
+    reporter: 'spec',
+    timeout: Number(timeout ?? 20_000),
+    color: process.stdout.isTTY,
+    // GATEWAY_TEST_GREP narrows a run while working on one feature.
+    grep: process.env.GATEWAY_TEST_GREP || undefined,
+  });
   const testDir = path.resolve(__dirname, '..', dir);
   for (const file of findTests(testDir)) mocha.addFile(file);
   await mocha.loadFilesAsync();
