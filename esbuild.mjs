@@ -17,10 +17,25 @@ const base = {
   define: { 'process.env.NODE_ENV': production ? '"production"' : '"development"' },
 };
 
+/**
+ * The gateway client (with undici) is its own bundle, required on first use: activation then
+ * neither parses nor evaluates the network stack. The host asks for it as `require('../api')`
+ * from src/gateway/gatewayService.ts, which this plugin points at the sibling dist/api.js.
+ */
+const lazyApi = {
+  name: 'lazy-api',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/api$/ }, (args) =>
+      args.importer.replace(/\\/g, '/').endsWith('src/gateway/gatewayService.ts') ? { path: './api.js', external: true } : undefined,
+    );
+  },
+};
+
 /** @type {import('esbuild').BuildOptions} */
 const extension = {
   ...base,
-  entryPoints: { extension: 'src/extension.ts' },
+  entryPoints: { extension: 'src/extension.ts', api: 'src/api/index.ts' },
+  plugins: [lazyApi],
   outdir: 'dist',
   platform: 'node',
   format: 'cjs',
