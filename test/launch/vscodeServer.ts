@@ -93,6 +93,8 @@ export async function startVsCodeServer(options: StartOptions): Promise<VsCodeSe
     'extensions.autoUpdate': false,
     'security.workspace.trust.enabled': false,
     'chat.disableAIFeatures': true,
+    // Test and demo workspaces live inside this repository; don't offer to open it.
+    'git.openRepositoryInParentFolders': 'never',
     ...options.settings,
   };
   writeFileSync(path.join(options.userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
