@@ -1,0 +1,118 @@
+/**
+ * Markdown for model output, which is untrusted. Three layers keep it inert:
+ * 1. markdown-it with raw HTML off and links restricted to http/https/mailto (`isAllowedLink`);
+ * 2. our own renderer rules: images never load from the network (a link-like placeholder
+ *    instead; only inline `data:` pictures are shown), tables align with classes, not styles;
+ * 3. DOMPurify over the produced HTML with a short allow-list (no styles, forms, frames, scripts).
+ */
+import DOMPurify from 'dompurify';
+import MarkdownIt, { type Env, type Token } from 'markdown-it';
+import { isAllowedLink } from '../protocol/chat';
+import { decorateCodeBlocks } from './codeBlocks';
+import { escapeHtml, highlightCode } from './highlight';
+
+/** Per-text markdown-it environment; markdown-it also keeps link reference definitions in it. */
+export interface RenderEnv extends Env {
+  /** Tells whether a fence's closing marker has not arrived yet; absent: every fence is closed. */
+  isFenceOpen?: (token: Token) => boolean;
+}
+
+/** Token attributes are typed loosely (numbers too); every one this file reads is text. */
+function attribute(token: Token, name: string): string {
+  const value = token.attrGet(name);
+  return value === null ? '' : String(value);
+}
+
+const INLINE_IMAGE = /^data:image\/(?:png|gif|jpeg|webp);base64,[a-z0-9+/=\s]+$/i;
+
+const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
+// Only URLs with a scheme become links: fuzzy matching would turn file names such as `main.py`
+// (.py is a country domain) into links to websites.
+md.linkify.set({ fuzzyLink: false, fuzzyEmail: false });
+md.validateLink = (url: string) => isAllowedLink(url) || INLINE_IMAGE.test(url);
+
+const renderRules = md.renderer.rules;
+
+renderRules.link_open = (tokens, index, options, _env, renderer) => {
+  const token = tokens[index];
+  const href = attribute(token, 'href');
+  if (isAllowedLink(href)) {
+    // Webviews show no status bar, so the target is shown as a tooltip before anyone clicks.
+    if (!attribute(token, 'title')) token.attrSet('title', href);
+  } else {
+    // An inline picture's data: URI reaches here as a link target; keep the text, drop the target.
+    token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'href');
+  }
+  return renderer.renderToken(tokens, index, options);
+};
+
+renderRules.image = (tokens, index, options, env, renderer) => {
+  const token = tokens[index];
+  const src = attribute(token, 'src');
+  const alt = renderer.renderInlineAsText(token.children ?? [], options, env);
+  if (INLINE_IMAGE.test(src)) {
+    return `<img src="${escapeHtml(src)}" alt="${escapeHtml(alt)}" class="inline-image">`;
+  }
+  // Loading a remote image would tell its server that this reply was read; show where it is instead.
+  const placeholder = `[image: ${alt}] ${src}`;
+  return `<a href="${escapeHtml(src)}" title="${escapeHtml(src)}" class="image-link">${escapeHtml(placeholder)}</a>`;
+};
+
+function alignmentToClass(tokens: Token[], index: number): void {
+  const style = attribute(tokens[index], 'style');
+  const alignment = style && /^text-align:(left|right|center)$/.exec(style);
+  tokens[index].attrs = (tokens[index].attrs ?? []).filter(([name]) => name !== 'style');
+  if (alignment) tokens[index].attrJoin('class', `align-${alignment[1]}`);
+}
+renderRules.th_open = (tokens, index, options, _env, renderer) => {
+  alignmentToClass(tokens, index);
+  return renderer.renderToken(tokens, index, options);
+};
+renderRules.td_open = renderRules.th_open;
+
+/** The fence's language, reduced to characters that are safe and meaningful in a class name. */
+export function fenceLanguage(info: string): string {
+  const word = info.trim().split(/\s+/)[0] ?? '';
+  return /^[\w+#.-]{1,32}$/.test(word) ? word.toLowerCase() : '';
+}
+
+renderRules.fence = (tokens, index, _options, env?: RenderEnv) => {
+  const token = tokens[index];
+  const language = fenceLanguage(token.info);
+  const open = env?.isFenceOpen?.(token) ?? false;
+  // An open fence at the streaming tail changes every frame: highlight it once it is complete.
+  const body = open ? escapeHtml(token.content) : highlightCode(token.content, language);
+  const codeClass = `${language ? `language-${language} ` : ''}${open ? '' : 'hljs'}`.trim();
+  return `<pre${open ? ' class="code-open"' : ''}><code class="${codeClass}">${body}</code></pre>\n`;
+};
+
+const PURIFY_CONFIG = {
+  ALLOWED_TAGS: [
+    'a', 'blockquote', 'br', 'code', 'del', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img', 'li',
+    'ol', 'p', 'pre', 's', 'span', 'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul',
+  ],
+  ALLOWED_ATTR: ['href', 'title', 'class', 'alt', 'src', 'start'],
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  // `src="data:image/..."` passes through DOMPurify's own data-URI rule for <img>; nothing else may.
+  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
+  RETURN_DOM_FRAGMENT: true as const,
+};
+
+/** Block tokens (with inline children) of `source`. */
+export function parseMarkdown(source: string, env: RenderEnv): Token[] {
+  return md.parse(source, env);
+}
+
+/** Sanitized DOM for parsed tokens, with toolbars on code blocks. */
+export function renderTokens(tokens: Token[], env: RenderEnv): DocumentFragment {
+  const html = md.renderer.render(tokens, md.options, env);
+  const fragment = DOMPurify.sanitize(html, PURIFY_CONFIG);
+  decorateCodeBlocks(fragment);
+  return fragment;
+}
+
+export function renderMarkdown(source: string): DocumentFragment {
+  const env: RenderEnv = {};
+  return renderTokens(parseMarkdown(source, env), env);
+}

@@ -1,0 +1,237 @@
+/**
+ * The scrolling list of turns. It keeps every turn's data, but creates DOM lazily: a long
+ * conversation shows its newest turns at once and renders older ones, newest first, in idle
+ * time. Streamed text is rendered at most once per animation frame, for the turns that changed.
+ */
+import type { Turn } from '../protocol/chat';
+import { BottomStick } from './bottomStick';
+import { h, iconButton, whenIdle } from './dom';
+import { attachTranscriptActions } from './transcriptActions';
+import { AssistantTurnView, createTurnView, type TurnView } from './turnView';
+import { welcomeView } from './welcome';
+
+export interface TranscriptEvents {
+  editTurn(turnId: string, text: string): void;
+  streamingChanged(streaming: boolean): void;
+  turnCountChanged(count: number): void;
+}
+
+interface TurnEntry {
+  /** The turn as last received; a rendered turn's view holds the live copy. */
+  turn: Turn;
+  view?: TurnView;
+}
+
+/** Rendering the newest turns of a conversation is synchronous up to this budget... */
+const INITIAL_RENDER_BUDGET_MS = 16;
+const INITIAL_MIN_TURNS = 4;
+/** ...and the rest waits for idle time, in slices short enough not to delay input. */
+const IDLE_SLICE_MS = 10;
+
+export class Transcript {
+  readonly element: HTMLElement;
+  private readonly scroller: HTMLElement;
+  private readonly list = h('div', { className: 'turn-list' });
+  private readonly welcomeSlot = h('div', { className: 'welcome-slot' });
+  private readonly jumpToBottom = iconButton({ icon: 'arrow-down', label: 'Scroll to the latest message', className: 'jump-to-bottom' });
+
+  private readonly entries = new Map<string, TurnEntry>();
+  private order: string[] = [];
+  /** Turns not rendered yet, oldest first; the last one is rendered next. */
+  private notYetRendered: string[] = [];
+  /** Bumped by every conversation switch, so idle work for the previous one stops. */
+  private generation = 0;
+  private readonly dirtyViews = new Set<TurnView>();
+  private frameRequested = false;
+  private readonly bottom: BottomStick;
+  private readonly streamingIds = new Set<string>();
+  private lastUserTurnId?: string;
+  private hasApiKey = true;
+
+  constructor(private readonly events: TranscriptEvents) {
+    this.scroller = h(
+      'div',
+      { className: 'transcript', attrs: { role: 'log', 'aria-label': 'Conversation', tabindex: '0' } },
+      this.welcomeSlot,
+      this.list,
+    );
+    this.element = h('div', { className: 'transcript-frame' }, this.scroller, this.jumpToBottom);
+    this.bottom = new BottomStick(this.scroller, this.list, (pinned) => this.jumpToBottom.classList.toggle('is-visible', !pinned));
+    this.jumpToBottom.addEventListener('click', () => this.bottom.pin());
+    attachTranscriptActions(this.scroller, {
+      turnById: (id) => this.turnById(id),
+      editTurn: (turnId, text) => this.events.editTurn(turnId, text),
+    });
+    this.refreshWelcome();
+  }
+
+  turnById(id: string): Turn | undefined {
+    const entry = this.entries.get(id);
+    return entry?.view?.turn ?? entry?.turn;
+  }
+
+  setHasApiKey(hasApiKey: boolean): void {
+    this.hasApiKey = hasApiKey;
+    this.refreshWelcome();
+  }
+
+  showConversation(turns: Turn[]): void {
+    this.generation++;
+    this.entries.clear();
+    this.dirtyViews.clear();
+    this.streamingIds.clear();
+    this.lastUserTurnId = undefined;
+    this.list.replaceChildren();
+    for (const turn of turns) {
+      this.entries.set(turn.id, { turn });
+      if (turn.role === 'assistant' && turn.status === 'streaming') this.streamingIds.add(turn.id);
+    }
+    this.order = turns.map((turn) => turn.id);
+    this.notYetRendered = this.order.slice();
+    this.refreshLastUserTurn();
+    this.renderNewestTurns();
+    this.afterStructureChange();
+    this.bottom.pin();
+    if (this.notYetRendered.length > 0) this.renderOlderWhenIdle(this.generation);
+  }
+
+  addTurn(turn: Turn): void {
+    if (this.entries.has(turn.id)) {
+      this.updateTurn(turn);
+      return;
+    }
+    this.entries.set(turn.id, { turn });
+    this.order.push(turn.id);
+    if (turn.role === 'assistant' && turn.status === 'streaming') this.streamingIds.add(turn.id);
+    this.refreshLastUserTurn();
+    this.list.append(this.createView(turn.id).element);
+    this.afterStructureChange();
+    // A new prompt always brings the view down to it.
+    if (turn.role === 'user') this.bottom.pin();
+    else this.bottom.follow();
+  }
+
+  appendDelta(id: string, content: string | undefined, reasoning: string | undefined): void {
+    const entry = this.entries.get(id);
+    if (!entry || entry.turn.role !== 'assistant') return;
+    if (entry.view instanceof AssistantTurnView) {
+      entry.view.appendDelta(content, reasoning);
+    } else {
+      entry.turn = {
+        ...entry.turn,
+        content: entry.turn.content + (content ?? ''),
+        reasoning: entry.turn.reasoning + (reasoning ?? ''),
+      };
+    }
+  }
+
+  updateTurn(turn: Turn): void {
+    const entry = this.entries.get(turn.id);
+    if (!entry) {
+      this.addTurn(turn);
+      return;
+    }
+    entry.turn = turn;
+    entry.view?.update(turn);
+    if (turn.role === 'assistant' && turn.status === 'streaming') this.streamingIds.add(turn.id);
+    else this.streamingIds.delete(turn.id);
+    this.afterStructureChange();
+  }
+
+  removeTurns(ids: string[]): void {
+    const removed = new Set(ids);
+    for (const id of ids) {
+      this.entries.get(id)?.view?.element.remove();
+      this.entries.delete(id);
+      this.streamingIds.delete(id);
+    }
+    this.order = this.order.filter((id) => !removed.has(id));
+    this.notYetRendered = this.notYetRendered.filter((id) => !removed.has(id));
+    this.refreshLastUserTurn();
+    this.afterStructureChange();
+  }
+
+  private createView(id: string): TurnView {
+    const entry = this.entries.get(id);
+    if (!entry) throw new Error(`No turn ${id}`);
+    const view = createTurnView(entry.turn, (dirty) => this.markDirty(dirty));
+    entry.view = view;
+    view.render();
+    if (id === this.lastUserTurnId) view.element.classList.add('is-last-user');
+    return view;
+  }
+
+  private renderNewestTurns(): void {
+    const started = performance.now();
+    const views: HTMLElement[] = [];
+    while (
+      this.notYetRendered.length > 0 &&
+      (views.length < INITIAL_MIN_TURNS || performance.now() - started < INITIAL_RENDER_BUDGET_MS)
+    ) {
+      views.unshift(this.createView(this.notYetRendered.pop() as string).element);
+    }
+    this.list.prepend(...views);
+  }
+
+  private renderOlderWhenIdle(generation: number): void {
+    whenIdle((deadline) => {
+      if (generation !== this.generation) return;
+      const sliceEnd = performance.now() + Math.min(IDLE_SLICE_MS, deadline.timeRemaining());
+      const views: HTMLElement[] = [];
+      do {
+        const id = this.notYetRendered.pop();
+        if (id === undefined) break;
+        views.unshift(this.createView(id).element);
+      } while (performance.now() < sliceEnd);
+      // Scroll anchoring keeps what the user is reading in place while older turns appear above.
+      this.list.prepend(...views);
+      this.bottom.follow();
+      if (this.notYetRendered.length > 0) this.renderOlderWhenIdle(generation);
+    });
+  }
+
+  private markDirty(view: TurnView): void {
+    this.dirtyViews.add(view);
+    this.requestFrame();
+  }
+
+  private requestFrame(): void {
+    if (this.frameRequested) return;
+    this.frameRequested = true;
+    requestAnimationFrame(() => this.renderFrame());
+  }
+
+  private renderFrame(): void {
+    this.frameRequested = false;
+    for (const view of this.dirtyViews) {
+      if (this.entries.get(view.id)?.view === view) view.render();
+    }
+    this.dirtyViews.clear();
+    this.bottom.follow();
+  }
+
+  private refreshLastUserTurn(): void {
+    let lastUser: string | undefined;
+    for (let index = this.order.length - 1; index >= 0; index--) {
+      if (this.entries.get(this.order[index])?.turn.role === 'user') {
+        lastUser = this.order[index];
+        break;
+      }
+    }
+    if (lastUser === this.lastUserTurnId) return;
+    if (this.lastUserTurnId) this.entries.get(this.lastUserTurnId)?.view?.element.classList.remove('is-last-user');
+    if (lastUser) this.entries.get(lastUser)?.view?.element.classList.add('is-last-user');
+    this.lastUserTurnId = lastUser;
+  }
+
+  private refreshWelcome(): void {
+    if (this.order.length === 0) this.welcomeSlot.replaceChildren(welcomeView(this.hasApiKey));
+    else if (this.welcomeSlot.firstChild) this.welcomeSlot.replaceChildren();
+  }
+
+  private afterStructureChange(): void {
+    this.refreshWelcome();
+    this.events.streamingChanged(this.streamingIds.size > 0);
+    this.events.turnCountChanged(this.order.length);
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * One turn of the conversation on screen. User turns are plain text (never Markdown: it is what
+ * the user typed). Assistant turns stream: text arrives through `appendDelta`, is rendered by
+ * `render` on the next animation frame, and everything else is rebuilt by `update`.
+ */
+import type { AssistantTurn, Turn, UserTurn } from '../protocol/chat';
+import { codicon, h, iconButton, spinner } from './dom';
+import { StreamingMarkdown } from './streamingRenderer';
+import { citationsView, errorView, footerView, toolCallsView, TURN_ACTIONS } from './turnParts';
+
+export interface TurnView {
+  readonly id: string;
+  readonly element: HTMLElement;
+  readonly turn: Turn;
+  update(turn: Turn): void;
+  /** Renders queued text; called at most once per animation frame. */
+  render(): void;
+}
+
+export class UserTurnView implements TurnView {
+  readonly element: HTMLElement;
+  private readonly text: HTMLElement;
+
+  constructor(public turn: UserTurn) {
+    this.text = h('div', { className: 'user-text', text: turn.content });
+    const header = h(
+      'div',
+      { className: 'turn-header' },
+      codicon('account'),
+      h('span', { className: 'turn-author', text: 'You' }),
+      iconButton({ icon: 'edit', label: 'Edit and resend', action: TURN_ACTIONS.edit, className: 'edit-button' }),
+    );
+    this.element = h('article', { className: 'turn turn-user', attrs: { 'aria-label': 'You' } }, header, this.text);
+    this.element.dataset.turnId = turn.id;
+  }
+
+  get id(): string {
+    return this.turn.id;
+  }
+
+  update(turn: Turn): void {
+    if (turn.role !== 'user') return;
+    if (turn.content !== this.turn.content) this.text.textContent = turn.content;
+    this.turn = turn;
+  }
+
+  render(): void {}
+}
+
+/** The collapsible "Reasoning" block: open while only reasoning streams, then folded away. */
+class ReasoningBlock {
+  readonly element: HTMLDetailsElement;
+  readonly markdown = new StreamingMarkdown('reasoning-body');
+  private readonly summaryLabel = h('span', { className: 'reasoning-label' });
+  /** Once the user opens or closes the block, it stays the way they left it. */
+  private userToggled = false;
+
+  constructor(open: boolean) {
+    const summary = h('summary', {}, this.summaryLabel);
+    summary.addEventListener('click', () => {
+      this.userToggled = true;
+    });
+    this.element = h('details', { className: 'reasoning' }, summary, this.markdown.element);
+    this.element.open = open;
+  }
+
+  refresh(thinking: boolean, answerStarted: boolean): void {
+    this.summaryLabel.replaceChildren(
+      thinking ? spinner() : codicon('lightbulb'),
+      h('span', { text: thinking ? 'Thinking…' : 'Reasoning' }),
+    );
+    if (answerStarted && this.element.open && !this.userToggled) this.element.open = false;
+  }
+}
+
+export class AssistantTurnView implements TurnView {
+  readonly element: HTMLElement;
+  turn: AssistantTurn;
+  private readonly content = new StreamingMarkdown('reply');
+  private reasoning?: ReasoningBlock;
+  /** Tool calls, citations, error and footer: rebuilt by `update`. */
+  private readonly details = h('div', { className: 'turn-details' });
+
+  constructor(turn: AssistantTurn, private readonly requestRender: (view: TurnView) => void) {
+    this.turn = { ...turn };
+    this.element = h('article', { className: 'turn turn-assistant', attrs: { 'aria-label': 'Reply' } }, this.content.element, this.details);
+    this.element.dataset.turnId = turn.id;
+    this.appendReasoning(turn.reasoning);
+    this.content.append(turn.content);
+    this.rebuildDetails();
+  }
+
+  get id(): string {
+    return this.turn.id;
+  }
+
+  appendDelta(content: string | undefined, reasoning: string | undefined): void {
+    if (content) {
+      this.turn.content += content;
+      this.content.append(content);
+    }
+    if (reasoning) {
+      this.turn.reasoning += reasoning;
+      this.appendReasoning(reasoning);
+    }
+    this.requestRender(this);
+  }
+
+  update(turn: Turn): void {
+    if (turn.role !== 'assistant') return;
+    const previous = this.turn;
+    this.turn = { ...turn };
+    syncText(this.content, previous.content, turn.content);
+    if (this.reasoning) syncText(this.reasoning.markdown, previous.reasoning, turn.reasoning);
+    else this.appendReasoning(turn.reasoning);
+    this.rebuildDetails();
+    this.requestRender(this);
+  }
+
+  render(): void {
+    const complete = this.turn.status !== 'streaming';
+    this.content.render(complete);
+    if (this.reasoning) {
+      this.reasoning.markdown.render(complete);
+      this.reasoning.refresh(!complete && !this.content.hasText, this.content.hasText || complete);
+    }
+  }
+
+  private appendReasoning(text: string): void {
+    if (!text) return;
+    if (!this.reasoning) {
+      const onlyReasoningSoFar = this.turn.status === 'streaming' && !this.content.hasText;
+      this.reasoning = new ReasoningBlock(onlyReasoningSoFar);
+      this.element.prepend(this.reasoning.element);
+    }
+    this.reasoning.markdown.append(text);
+  }
+
+  private rebuildDetails(): void {
+    const turn = this.turn;
+    this.element.classList.toggle('is-streaming', turn.status === 'streaming');
+    // Screen readers wait for aria-busy to clear instead of reading every streamed fragment.
+    this.element.setAttribute('aria-busy', String(turn.status === 'streaming'));
+    const parts = [toolCallsView(turn.toolCalls), citationsView(turn.citations), errorView(turn.error), footerView(turn)];
+    this.details.replaceChildren(...parts.filter((part): part is HTMLElement => part !== undefined));
+  }
+}
+
+/** Brings streamed text in line with the host's copy: extend it, or start over if it diverged. */
+function syncText(markdown: StreamingMarkdown, shown: string, latest: string): void {
+  if (latest === shown) return;
+  if (latest.startsWith(shown)) markdown.append(latest.slice(shown.length));
+  else markdown.reset(latest);
+}
+
+export function createTurnView(turn: Turn, requestRender: (view: TurnView) => void): TurnView {
+  return turn.role === 'user' ? new UserTurnView(turn) : new AssistantTurnView(turn, requestRender);
+}

@@ -1,0 +1,287 @@
+import * as assert from 'assert';
+import type { Turn } from '../../src/protocol/chat';
+import { useChatPage } from './chatPageFixture';
+import { assistantTurn, initMessage, userTurn } from './harness';
+
+/** Markdown touching every construct the incremental renderer splits between. */
+const REPLY = [
+  '# Plan',
+  '',
+  'First paragraph with `inline code`, a [link](https://example.com/a) and',
+  'a second line of the same paragraph.',
+  '',
+  '1. one',
+  '2. two',
+  '',
+  '3. three (after a blank line: the list is loose)',
+  '',
+  '- bullet with a nested fence:',
+  '',
+  '  ```python',
+  '  def f(x):',
+  '',
+  '      return x * 2',
+  '  ```',
+  '',
+  '```ts',
+  'export function add(a: number, b: number): number {',
+  '',
+  '  return a + b;',
+  '}',
+  '```',
+  'Text right after the fence.',
+  '',
+  '> a quote',
+  '> over two lines',
+  '',
+  '| col | n |',
+  '|-----|--:|',
+  '| a   | 1 |',
+  '| b   | 2 |',
+  '',
+  'Setext heading',
+  '--------------',
+  '',
+  '#hashtag is not a heading',
+  '',
+  'Last line without a newline',
+].join('\n');
+
+describe('chat webview: streaming replies', function () {
+  this.timeout(30_000);
+  const fixture = useChatPage();
+
+  /** The reply's rendered blocks, whatever pages they were grouped into. */
+  async function replyHtml(turnId: string): Promise<string> {
+    const pages = await fixture.chat.page.locator(`[data-turn-id="${turnId}"] .reply .md-page`).evaluateAll((elements) =>
+      elements.map((element) => element.innerHTML),
+    );
+    return pages.join('');
+  }
+
+  it('renders a streamed reply exactly like the same reply rendered at once', async () => {
+    const { chat } = fixture;
+    const once = assistantTurn(REPLY);
+    await chat.send(initMessage([userTurn('plan?'), once]));
+
+    const streamed = assistantTurn('', { status: 'streaming' });
+    await chat.send({ type: 'turnAdded', turn: streamed });
+    // Odd-sized deltas cut through lines, fences and markers at every possible place.
+    await chat.streamText(streamed.id, REPLY, { charsPerDelta: 7, deltasPerFrame: 3 });
+    await chat.send({ type: 'turnUpdated', turn: { ...streamed, content: REPLY, status: 'complete' } });
+    await chat.nextFrames();
+
+    assert.strictEqual(await replyHtml(streamed.id), await replyHtml(once.id));
+    const reply = chat.page.locator(`[data-turn-id="${streamed.id}"] .reply`);
+    assert.strictEqual(await reply.locator('h1').textContent(), 'Plan');
+    assert.strictEqual(await reply.locator('table td').count(), 4);
+    assert.strictEqual(await reply.locator('code.hljs').count(), 2);
+    assert.strictEqual(await reply.locator('.md-live').innerHTML(), '');
+    assert.deepStrictEqual(chat.errors(), []);
+  });
+
+  it('shows the streaming state, then usage and cost when complete', async () => {
+    const { chat } = fixture;
+    await chat.send(initMessage([userTurn('hi')]));
+    const turn = assistantTurn('', { status: 'streaming' });
+    await chat.send({ type: 'turnAdded', turn });
+    const article = chat.page.locator(`[data-turn-id="${turn.id}"]`);
+    assert.strictEqual(await article.locator('.codicon-loading.codicon-modifier-spin').count(), 1);
+    assert.strictEqual(await article.getAttribute('aria-busy'), 'true');
+
+    await chat.send({ type: 'turnDelta', id: turn.id, content: 'Hello ' });
+    await chat.send({ type: 'turnDelta', id: turn.id, content: 'world' });
+    await chat.nextFrames();
+    assert.strictEqual((await article.locator('.reply').textContent())?.trim(), 'Hello world');
+
+    const usage = { promptTokens: 1200, completionTokens: 34, reasoningTokens: 5, cost: 0.00123 };
+    await chat.send({ type: 'turnUpdated', turn: { ...turn, content: 'Hello world', status: 'complete', usage } });
+    await chat.nextFrames();
+    const footer = (await article.locator('.turn-footer').textContent()) ?? '';
+    assert.match(footer, /openai\/gpt-4o-mini · 1,200 in · 34 out · 5 reasoning · \$0\.0012/);
+    assert.strictEqual(await article.locator('.codicon-loading').count(), 0);
+    await article.getByRole('button', { name: 'Copy reply' }).click();
+    assert.deepStrictEqual((await chat.posted()).at(-1), { type: 'copy', text: 'Hello world' });
+  });
+
+  it('highlights a code block only once its fence is closed; its buttons post copy, insert and open', async () => {
+    const { chat } = fixture;
+    await chat.send(initMessage([userTurn('code?')]));
+    const turn = assistantTurn('', { status: 'streaming' });
+    await chat.send({ type: 'turnAdded', turn });
+    const block = chat.page.locator(`[data-turn-id="${turn.id}"] .code-block`);
+
+    await chat.send({ type: 'turnDelta', id: turn.id, content: 'Here:\n\n```ts\nconst answer: number = 42;\n' });
+    await chat.nextFrames();
+    assert.strictEqual(await block.locator('pre.code-open code').textContent(), 'const answer: number = 42;\n');
+    assert.strictEqual(await block.locator('[class^="hljs-"]').count(), 0, 'open fence stays plain');
+
+    await chat.send({ type: 'turnDelta', id: turn.id, content: '```\n' });
+    await chat.nextFrames();
+    assert.ok((await block.locator('.hljs-keyword').count()) > 0, 'closed fence is highlighted');
+    assert.strictEqual(await block.locator('.code-language').textContent(), 'ts');
+
+    await chat.send({ type: 'turnDelta', id: turn.id, content: '\nDone.' });
+    await chat.send({ type: 'turnUpdated', turn: { ...turn, status: 'complete', content: 'Here:\n\n```ts\nconst answer: number = 42;\n```\n\nDone.' } });
+    await chat.nextFrames();
+    await chat.clearPosted();
+    await block.getByRole('button', { name: 'Copy code' }).click();
+    await block.getByRole('button', { name: 'Insert at cursor' }).click();
+    await block.getByRole('button', { name: 'Open in new editor' }).click();
+    const code = 'const answer: number = 42;';
+    assert.deepStrictEqual(await chat.posted(), [
+      { type: 'copy', text: code },
+      { type: 'insertCode', code },
+      { type: 'openCode', code, language: 'ts' },
+    ]);
+  });
+
+  it('highlights an unterminated fence when the turn completes', async () => {
+    const { chat } = fixture;
+    await chat.send(initMessage([userTurn('code?')]));
+    const turn = assistantTurn('', { status: 'streaming' });
+    await chat.send({ type: 'turnAdded', turn });
+    await chat.send({ type: 'turnDelta', id: turn.id, content: '```python\nprint("hi")\n' });
+    await chat.nextFrames();
+    const code = chat.page.locator(`[data-turn-id="${turn.id}"] pre code`);
+    assert.strictEqual(await code.locator('[class^="hljs-"]').count(), 0);
+    await chat.send({ type: 'turnUpdated', turn: { ...turn, status: 'stopped', content: '```python\nprint("hi")\n' } });
+    await chat.nextFrames();
+    assert.ok((await code.locator('[class^="hljs-"]').count()) > 0);
+  });
+
+  it('shows reasoning open while it streams alone, folded once the answer starts', async () => {
+    const { chat } = fixture;
+    await chat.send(initMessage([userTurn('think')]));
+    const turn = assistantTurn('', { status: 'streaming' });
+    await chat.send({ type: 'turnAdded', turn });
+    await chat.send({ type: 'turnDelta', id: turn.id, reasoning: 'Let me **think** about it.' });
+    await chat.nextFrames();
+    const details = chat.page.locator(`[data-turn-id="${turn.id}"] details.reasoning`);
+    assert.strictEqual(await details.getAttribute('open'), '');
+    assert.match((await details.locator('summary').textContent()) ?? '', /Thinking/);
+    assert.strictEqual(await details.locator('strong').textContent(), 'think');
+
+    await chat.send({ type: 'turnDelta', id: turn.id, content: 'The answer.' });
+    await chat.nextFrames();
+    assert.strictEqual(await details.getAttribute('open'), null);
+    assert.match((await details.locator('summary').textContent()) ?? '', /Reasoning/);
+
+    await chat.send(initMessage([userTurn('x'), assistantTurn('answer', { reasoning: 'hidden thoughts' })]));
+    assert.strictEqual(await chat.page.locator('details.reasoning').getAttribute('open'), null, 'collapsed when loaded');
+  });
+
+  it('shows tool calls with pretty JSON arguments and citations as links', async () => {
+    const { chat } = fixture;
+    const turn = assistantTurn('Checked.', {
+      toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Paris","days":2}' }],
+      citations: [{ url: 'https://example.com/source', title: 'A source' }, { url: 'javascript:alert(1)' }],
+    });
+    await chat.send(initMessage([userTurn('weather?'), turn]));
+    const call = chat.page.locator('.tool-call');
+    assert.strictEqual(await call.locator('.tool-call-name').textContent(), 'get_weather');
+    assert.strictEqual(await call.locator('pre').textContent(), '{\n  "city": "Paris",\n  "days": 2\n}');
+    const links = chat.page.locator('.citations a');
+    assert.strictEqual(await links.count(), 1, 'unsafe citation dropped');
+    await links.click();
+    assert.deepStrictEqual((await chat.posted()).at(-1), { type: 'openLink', href: 'https://example.com/source' });
+  });
+
+  it('offers the error actions, posts them with the turn id, and shows retryAfter', async () => {
+    const { chat } = fixture;
+    await chat.send(initMessage([userTurn('q')]));
+    const turn = assistantTurn('', {
+      status: 'error',
+      error: { message: 'Rate limited by the gateway', status: 429, retryAfter: 12, actions: ['setApiKey', 'retry', 'openSettings', 'selectModel'] },
+    });
+    await chat.send({ type: 'turnAdded', turn });
+    const box = chat.page.locator('.turn-error');
+    assert.match((await box.textContent()) ?? '', /Rate limited by the gateway/);
+    assert.match((await box.locator('.error-retry-after').textContent()) ?? '', /Try again in 1[12] s/);
+    await chat.clearPosted();
+    for (const name of ['Set API Key', 'Retry', 'Open Settings', 'Select Model']) await box.getByRole('button', { name }).click();
+    assert.deepStrictEqual(await chat.posted(), [
+      { type: 'action', action: 'setApiKey', turnId: turn.id },
+      { type: 'action', action: 'retry', turnId: turn.id },
+      { type: 'action', action: 'openSettings', turnId: turn.id },
+      { type: 'action', action: 'selectModel', turnId: turn.id },
+    ]);
+  });
+
+  it('offers Retry on a stopped turn', async () => {
+    const { chat } = fixture;
+    const turn = assistantTurn('Partial ans', { status: 'stopped' });
+    await chat.send(initMessage([userTurn('q'), turn]));
+    assert.match((await chat.page.locator('.turn-footer').textContent()) ?? '', /Stopped/);
+    await chat.page.getByRole('button', { name: 'Retry' }).click();
+    assert.deepStrictEqual((await chat.posted()).at(-1), { type: 'retry', turnId: turn.id });
+  });
+
+  it('removes turns and replaces diverging text on update', async () => {
+    const { chat } = fixture;
+    const first = userTurn('one');
+    const reply = assistantTurn('first version');
+    await chat.send(initMessage([first, reply]));
+    await chat.send({ type: 'turnUpdated', turn: { ...reply, content: 'second *version*' } });
+    await chat.nextFrames();
+    assert.strictEqual((await chat.page.locator('.reply').textContent())?.trim(), 'second version');
+    await chat.send({ type: 'turnsRemoved', ids: [reply.id, first.id] });
+    assert.strictEqual(await chat.page.locator('.turn').count(), 0);
+    assert.ok(await chat.page.locator('.welcome').isVisible());
+  });
+
+  it('follows a streaming reply while at the bottom, and stops once the user scrolls up', async () => {
+    const { chat } = fixture;
+    const { page } = chat;
+    await chat.send(initMessage([userTurn('long answer please')]));
+    const turn = assistantTurn('', { status: 'streaming' });
+    await chat.send({ type: 'turnAdded', turn });
+    const paragraph = (index: number): string => `Paragraph ${index} of a long answer, long enough to wrap once or twice.\n\n`;
+    const paragraphs = (from: number, count: number): string => Array.from({ length: count }, (_, index) => paragraph(from + index)).join('');
+    const distanceFromBottom = () =>
+      page.locator('.transcript').evaluate((element) => {
+        const box = element as unknown as { scrollHeight: number; scrollTop: number; clientHeight: number };
+        return box.scrollHeight - box.scrollTop - box.clientHeight;
+      });
+    const jumpButton = page.getByRole('button', { name: 'Scroll to the latest message' });
+
+    await chat.streamText(turn.id, paragraphs(0, 60));
+    await chat.nextFrames();
+    assert.ok((await distanceFromBottom()) <= 24, 'pinned to the bottom while streaming');
+
+    await page.locator('.transcript').hover();
+    await page.mouse.wheel(0, -800);
+    await chat.nextFrames(3);
+    const away = await distanceFromBottom();
+    assert.ok(away > 24, 'scrolled up');
+    await chat.streamText(turn.id, paragraphs(60, 30));
+    await chat.nextFrames();
+    assert.ok((await distanceFromBottom()) > away, 'left where the user scrolled to while the reply grows');
+    assert.ok(await jumpButton.isVisible());
+
+    await jumpButton.click();
+    await chat.streamText(turn.id, paragraphs(90, 10));
+    await chat.nextFrames();
+    assert.ok((await distanceFromBottom()) <= 24, 'following again');
+    assert.strictEqual(await jumpButton.isVisible(), false);
+  });
+
+  it('opens a 1,000-turn conversation without freezing, newest turns first', async () => {
+    const { chat } = fixture;
+    const turns: Turn[] = [];
+    for (let index = 0; index < 500; index++) {
+      turns.push(userTurn(`Question ${index}`, `u${index}`));
+      turns.push({ ...assistantTurn(`Answer **${index}**\n\n\`\`\`js\nconsole.log(${index});\n\`\`\`\n`), id: `a${index}` });
+    }
+    const started = Date.now();
+    await chat.send(initMessage(turns));
+    await chat.page.getByRole('button', { name: 'New Chat' }).click({ timeout: 5_000 });
+    await chat.waitForPosted('newChat');
+    const handledAfterMs = Date.now() - started;
+    assert.ok(handledAfterMs < 1_000, `a click was handled ${handledAfterMs} ms after init`);
+    assert.ok(await chat.page.locator('[data-turn-id="a499"]').isVisible(), 'the newest turn is on screen');
+    await chat.waitForCount('.turn', 1000);
+    const firstTwo = await chat.page.locator('.turn').evaluateAll((elements) => elements.slice(0, 2).map((element) => element.getAttribute('data-turn-id')));
+    assert.deepStrictEqual(firstTwo, ['u0', 'a0'], 'older turns end up in order above');
+  });
+});
