@@ -61,12 +61,23 @@ describe('chat webview: composer', function () {
     assert.ok(many <= viewport * 0.4 + 1, `capped at 40% of the view (${many} of ${viewport})`);
   });
 
+  /** The button follows the host's messages on the next frame; wait for it rather than race it. */
+  async function waitForLabel(label: string): Promise<void> {
+    let seen: string | null = null;
+    for (let i = 0; i < 100; i++) {
+      seen = await sendButton().getAttribute('aria-label');
+      if (seen === label) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.strictEqual(seen, label);
+  }
+
   it('turns into a Stop button while a reply streams; click and Escape post stop', async () => {
     const { chat } = fixture;
     await chat.send(initMessage([userTurn('q')]));
     const turn = assistantTurn('', { status: 'streaming' });
     await chat.send({ type: 'turnAdded', turn });
-    assert.strictEqual(await sendButton().getAttribute('aria-label'), 'Stop (Escape)');
+    await waitForLabel('Stop (Escape)');
     await input().fill('next question');
     await chat.page.keyboard.press('Enter');
     await sendButton().click();
@@ -76,7 +87,7 @@ describe('chat webview: composer', function () {
     assert.strictEqual(await input().inputValue(), 'next question');
 
     await chat.send({ type: 'turnUpdated', turn: { ...turn, status: 'stopped' } });
-    assert.strictEqual(await sendButton().getAttribute('aria-label'), 'Send (Enter)');
+    await waitForLabel('Send (Enter)');
   });
 
   it('edits the last prompt: only that turn offers Edit; sending posts editAndResend', async () => {
