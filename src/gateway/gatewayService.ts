@@ -11,6 +11,8 @@ import type { Logger } from '../log/logger';
  */
 export class GatewayService extends Disposable {
   private current: GatewayClient | undefined;
+  /** The base URL last warned about, so saving the same bad value again does not repeat the warning. */
+  private warnedBaseUrl: string | undefined;
 
   constructor(
     private readonly apiKey: ApiKeyStore,
@@ -20,9 +22,30 @@ export class GatewayService extends Disposable {
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (affectsGateway(e)) this.reset();
+        if (e.affectsConfiguration('gateway.baseUrl')) this.checkBaseUrl();
       }),
     );
     this.register({ dispose: () => this.reset() });
+  }
+
+  /**
+   * Tells the user at once when the base URL they just set cannot work. Otherwise they would only
+   * find out at the next request, possibly much later and far from the setting they changed.
+   */
+  private checkBaseUrl(): void {
+    const { baseUrl } = readSettings();
+    const problem = validateBaseUrl(baseUrl);
+    if (!problem) {
+      this.warnedBaseUrl = undefined;
+      return;
+    }
+    if (this.warnedBaseUrl === baseUrl) return;
+    this.warnedBaseUrl = baseUrl;
+    this.logger.warn(problem);
+    const openSettings = 'Open Settings';
+    void vscode.window.showWarningMessage(`Gateway AI: ${problem}`, openSettings).then((choice) => {
+      if (choice === openSettings) void vscode.commands.executeCommand('workbench.action.openSettings', 'gateway.baseUrl');
+    });
   }
 
   /** The client for the current settings. Throws a GatewayError ('config') for an invalid base URL. */

@@ -15,6 +15,7 @@ async function main(): Promise<number> {
   const workspace = path.join(runDir, 'workspace');
   mkdirSync(workspace, { recursive: true });
   const resultsFile = path.join(runDir, 'suite-results.json');
+  const userDataDir = path.join(runDir, 'user-data');
   const version = process.env.VSCODE_VERSION ?? '1.100.3';
   const started = Date.now();
   let exitCode = 0;
@@ -23,8 +24,9 @@ async function main(): Promise<number> {
       version,
       extensionDevelopmentPath: repoRoot,
       extensionTestsPath: path.join(repoRoot, 'out', 'test', 'suite', 'index.js'),
-      extensionTestsEnv: { GATEWAY_SUITE_RESULTS: resultsFile, GATEWAY_TEST_MODE: '1' },
-      launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--user-data-dir', path.join(runDir, 'user-data')],
+      // GATEWAY_TEST_USER_DATA: the suite checks the files VS Code keeps there (settings) for secrets.
+      extensionTestsEnv: { GATEWAY_SUITE_RESULTS: resultsFile, GATEWAY_TEST_MODE: '1', GATEWAY_TEST_USER_DATA: userDataDir },
+      launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--user-data-dir', userDataDir],
     });
   } catch (error) {
     console.error(`VS Code ${version} could not be downloaded or run (${(error as Error).message}).`);

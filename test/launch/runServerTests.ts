@@ -26,10 +26,12 @@ async function main(): Promise<number> {
   mkdirSync(workspace, { recursive: true });
   const resultsFile = path.join(runDir, 'suite-results.json');
 
+  const userDataDir = path.join(runDir, 'user-data');
   const server = await startVsCodeServer({
-    userDataDir: path.join(runDir, 'user-data'),
+    userDataDir,
     extensionsDir: path.join(runDir, 'extensions'),
-    env: { GATEWAY_SUITE_RESULTS: resultsFile, GATEWAY_TEST_MODE: '1' },
+    // GATEWAY_TEST_USER_DATA: the suite checks the files VS Code keeps there (settings) for secrets.
+    env: { GATEWAY_SUITE_RESULTS: resultsFile, GATEWAY_TEST_MODE: '1', GATEWAY_TEST_USER_DATA: userDataDir },
   });
   console.log(`Integration tests inside VS Code ${server.version} (VS Code server on ${server.origin})`);
 
