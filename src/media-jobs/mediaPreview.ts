@@ -137,7 +137,7 @@ h1 { font-size: 1.1em; font-weight: 600; margin: 0 0 4px; }
 .meta { color: var(--vscode-descriptionForeground); margin: 0 0 16px; }
 section { margin: 0 0 20px; }
 .media-output { max-width: 100%; max-height: 70vh; display: block; border: 1px solid var(--vscode-widget-border, transparent); }
-img.media-output { image-rendering: auto; background: repeating-conic-gradient(#8882 0% 25%, transparent 0% 50%) 50% / 16px 16px; }
+img.media-output { min-width: min(256px, 100%); image-rendering: auto; background: repeating-conic-gradient(#8882 0% 25%, transparent 0% 50%) 50% / 16px 16px; }
 pre.media-output { white-space: pre-wrap; background: var(--vscode-textCodeBlock-background); padding: 8px; }
 .actions { margin-top: 8px; display: flex; gap: 8px; }
 button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 4px 12px; cursor: pointer; font: inherit; }

@@ -1,0 +1,90 @@
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { startGatewaySimulator, type GatewaySimulator } from '../simulator';
+import { openWorkbench, screenshots, type Workbench } from './workbench';
+
+/**
+ * The README's pictures, taken from the real workbench as a person sees it: a chat with a
+ * streamed reply (reasoning, code, usage) and the media jobs view with a preview.
+ */
+describe('Screenshots of the real UI', function () {
+  this.timeout(240_000);
+  let sim: GatewaySimulator;
+  let workbench: Workbench;
+
+  before(async () => {
+    sim = await startGatewaySimulator({ chunkDelayMs: 1, mediaTimings: { queuedMs: 500, processingMs: 1500 } });
+    workbench = await openWorkbench({
+      name: 'screenshots',
+      settings: {
+        'gateway.baseUrl': sim.baseUrl,
+        'gateway.chat.model': 'anthropic/claude-sonnet-4',
+        'gateway.media.model': 'openai/gpt-image-1',
+        'workbench.colorTheme': 'Default Dark Modern',
+      },
+      env: { GATEWAY_AI_DEMO_KEY: 'sk-screenshot-0123456789' },
+      files: {
+        'debounce.ts':
+          'export function debounce<T extends (...args: never[]) => void>(fn: T, ms: number): T {\n  let timer: ReturnType<typeof setTimeout> | undefined;\n  return ((...args: Parameters<T>) => {\n    clearTimeout(timer);\n    timer = setTimeout(() => fn(...args), ms);\n  }) as T;\n}\n',
+      },
+    });
+  });
+
+  after(async () => {
+    await workbench?.close();
+    await sim?.close();
+  });
+
+  it('chat panel with a streamed reply', async () => {
+    const { page } = workbench;
+    await workbench.openGatewayView();
+    // A wider sidebar, and the media view folded, as someone chatting would have it.
+    const sash = page.locator('.monaco-sash.vertical').first();
+    const box = await sash.boundingBox();
+    if (box) {
+      await page.mouse.move(box.x + box.width / 2, box.y + 200);
+      await page.mouse.down();
+      await page.mouse.move(560, box.y + 200, { steps: 5 });
+      await page.mouse.up();
+    }
+    await page.locator('.pane-header', { hasText: 'Media Jobs' }).click();
+    const frame = await workbench.webviewFrame('.composer-input');
+    // The file being discussed, open beside the chat.
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('debounce.ts');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'debounce.ts' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    const input = frame.locator('.composer-input');
+    await input.fill('How would I write a debounce helper in TypeScript? #sim:long:1800');
+    await input.press('Enter');
+    await frame.locator('.turn-assistant .turn-footer').first().waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(1500);
+    await workbench.screenshot(path.join(screenshots, 'readme-chat.png'));
+    assert.ok(await frame.locator('.turn-assistant').count());
+  });
+
+  it('media jobs with a preview', async () => {
+    const { page } = workbench;
+    await page.locator('.pane-header', { hasText: 'Media Jobs' }).click();
+    await page.locator('.pane-header', { hasText: 'Chat' }).first().click();
+    await workbench.runCommand('Gateway AI: Generate Media…');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill('a lighthouse at dusk, watercolour');
+    await input.press('Enter');
+    await page.waitForTimeout(300);
+    await input.press('Enter');
+    await page.waitForTimeout(300);
+    await input.press('Enter');
+    const row = page.locator('.pane-body .monaco-list-row', { hasText: 'a lighthouse' }).filter({ hasText: 'completed' }).first();
+    await row.waitFor({ timeout: 30_000 });
+    let frame;
+    for (let attempt = 0; !frame && attempt < 4; attempt++) {
+      await row.click();
+      frame = await workbench.webviewFrame('img.media-output', 10_000).catch(() => undefined);
+    }
+    assert.ok(frame);
+    await page.waitForTimeout(1000);
+    await workbench.screenshot(path.join(screenshots, 'readme-media.png'));
+  });
+});
