@@ -1,20 +1,32 @@
 import { GatewayError } from './errors';
 
-const REDACTED = '[redacted]';
+export const REDACTED = '[redacted]';
+
+const BEARER = /(Bearer\s+)[^\s"',;]+/gi;
+const AUTH_HEADER = /("?authorization"?\s*[:=]\s*"?(?:Bearer\s+)?)[^"\s,}]+/gi;
+/** Shapes of common API keys (OpenRouter, OpenAI-style), redacted even when we were not told the key. */
+const KEY_SHAPES = /\bsk-(?:or-)?(?:v1-)?[A-Za-z0-9_-]{16,}\b/g;
 
 /**
- * Removes the API key from text that may reach the user or a log. Servers sometimes echo the key
- * they were sent (e.g. "invalid key sk-..."), so every gateway-provided string passes here.
+ * Removes secrets from text that may reach the user or a log: each known secret (also
+ * URL-encoded), Bearer tokens, Authorization headers and key-shaped tokens. Servers sometimes echo
+ * the key they were sent (e.g. "invalid key sk-..."), so every gateway-provided string passes here,
+ * and so does every line of the extension's log.
  */
-export function redactSecret(text: string, secret: string | undefined): string {
+export function redact(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
   let result = text;
-  if (secret && secret.length >= 4) {
+  for (const secret of secrets) {
+    // Very short "secrets" would shred ordinary words; keys are long.
+    if (!secret || secret.length < 4) continue;
     result = result.split(secret).join(REDACTED);
     const encoded = encodeURIComponent(secret);
     if (encoded !== secret) result = result.split(encoded).join(REDACTED);
   }
-  // A key we were not told about (e.g. echoed from another header) still has a recognisable shape.
-  return result.replace(/\bBearer\s+[^\s"',;]+/gi, `Bearer ${REDACTED}`);
+  return result.replace(BEARER, `$1${REDACTED}`).replace(AUTH_HEADER, `$1${REDACTED}`).replace(KEY_SHAPES, REDACTED);
+}
+
+export function redactSecret(text: string, secret: string | undefined): string {
+  return redact(text, [secret]);
 }
 
 /** The same error with the key scrubbed from every text field; the original when already clean. */

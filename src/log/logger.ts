@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { RequestLogEntry } from '../api/types';
-import { redact } from '../common/redact';
+import { redact } from '../api/redact';
 
 /**
  * The extension's one logger, over one LogOutputChannel ("Gateway AI"). Every line passes through

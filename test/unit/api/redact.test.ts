@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { redact, REDACTED } from '../../../src/common/redact';
+import { redact, REDACTED } from '../../../src/api/redact';
 
 describe('redact', () => {
   it('removes a known secret wherever it stands', () => {
@@ -14,6 +14,10 @@ describe('redact', () => {
 
   it('removes key-shaped tokens', () => {
     assert.equal(redact('used sk-or-v1-0123456789abcdef0123 here'), `used ${REDACTED} here`);
+  });
+
+  it('removes the URL-encoded form of a secret too', () => {
+    assert.equal(redact('key=a%2Bb%2Fc-secret', ['a+b/c-secret']), `key=${REDACTED}`);
   });
 
   it('leaves ordinary text and very short secrets alone', () => {
