@@ -1,4 +1,4 @@
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 /** What each test tier reports to the aggregate runner (scripts/test.mjs). */
@@ -31,4 +31,15 @@ export function countMochaRun(runner: Mocha.Runner): { passed: number; failed: n
     counts.failures.push(`${test.fullTitle()}: ${error?.message ?? error}`);
   });
   return counts;
+}
+
+/** Every `*.test.js` below `dir`, sorted, so a tier's files always run in the same order. */
+export function findTests(dir: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) found.push(...findTests(full));
+    else if (name.endsWith('.test.js')) found.push(full);
+  }
+  return found.sort();
 }

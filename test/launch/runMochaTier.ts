@@ -2,20 +2,9 @@
  * Runs one Node-side mocha tier (unit, webview, e2e) and reports its counts.
  * Usage: node out/test/launch/runMochaTier.js <tier> <dir-under-out/test>
  */
-import { readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { MissingDependencyError } from './chromium';
-import { countMochaRun, reportTier } from './results';
-
-function findTests(dir: string): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) found.push(...findTests(full));
-    else if (name.endsWith('.test.js')) found.push(full);
-  }
-  return found.sort();
-}
+import { countMochaRun, findTests, reportTier } from './results';
 
 async function main(): Promise<void> {
   const [tier, dir, timeout] = process.argv.slice(2);

@@ -2,19 +2,8 @@
  * Entry of the integration suite, loaded by VS Code as `extensionTestsPath`. It runs inside the
  * real extension host, with either launcher (VS Code server offline, or @vscode/test-electron).
  */
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { countMochaRun } from '../launch/results';
-
-function findTests(dir: string): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) found.push(...findTests(full));
-    else if (name.endsWith('.test.js')) found.push(full);
-  }
-  return found.sort();
-}
+import { writeFileSync } from 'node:fs';
+import { countMochaRun, findTests } from '../launch/results';
 
 /**
  * Prints each result on one line marked `[suite]`: the extension host forwards console output to
