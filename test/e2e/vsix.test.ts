@@ -17,7 +17,7 @@ const ALLOWED = [
   /^extension\/LICENSE(\.txt)?$/i,
   /^extension\/dist\/(extension|api|webview)\.js$/,
   /^extension\/dist\/codicons\/codicon\.(css|ttf)$/,
-  /^extension\/media\/[\w./-]+$/,
+  /^extension\/media\/(icon\.png|gateway\.svg|chat\.css|walkthrough\/\w+\.md)$/,
   /^extension\.vsixmanifest$/,
   /^\[Content_Types\]\.xml$/,
 ];
