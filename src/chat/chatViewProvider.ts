@@ -37,20 +37,23 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css')).toString(),
       codiconUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codicons', 'codicon.css')).toString(),
     });
-    const attached = this.controller.attach((message) => void webview.postMessage(message));
+    // Connected once the page says it is ready: its first message from the host is then the
+    // whole state (`init`), never a delta for text it has not seen.
+    let attached: vscode.Disposable | undefined;
     const received = webview.onDidReceiveMessage((raw: unknown) => {
       const message = parseWebviewMessage(raw);
       if (!message) {
         this.logger.warn(`Ignored a malformed message from the chat view: ${JSON.stringify(raw)?.slice(0, 120)}`);
         return;
       }
+      if (message.type === 'ready') attached ??= this.controller.attach((m) => void webview.postMessage(m));
       this.controller.handle(message).catch((error: unknown) => {
         this.logger.error(`Chat action "${message.type}" failed`, error);
         void vscode.window.showErrorMessage(`Gateway AI: ${error instanceof Error ? error.message : String(error)}`);
       });
     });
     view.onDidDispose(() => {
-      attached.dispose();
+      attached?.dispose();
       received.dispose();
       if (this.view === view) this.view = undefined;
     });
