@@ -23,6 +23,8 @@ import { DeltaBatcher } from './deltaBatcher';
 import { buildChatRequest } from './requestBuilder';
 import { isAbort, toTurnError } from './turnError';
 
+const SAVE_WHILE_STREAMING_MS = 3000;
+
 /** Where the controller's messages go: the chat view while it is open, nowhere otherwise. */
 export type Post = (message: HostMessage) => void;
 
@@ -297,7 +299,15 @@ export class ChatController extends Disposable {
         throw new GatewayError({ kind: 'config', message: "No API key is set. Set one with 'Gateway AI: Set API Key', then retry." });
       }
       const stream = this.deps.gateway.client().streamChat(buildChatRequest(settings.chat, turn.model, messages), { signal: abort.signal });
-      for await (const delta of stream) this.apply(turn, delta, batcher);
+      let savedAt = Date.now();
+      for await (const delta of stream) {
+        this.apply(turn, delta, batcher);
+        // A long reply is saved now and then, so a window closed mid-stream keeps most of it.
+        if (Date.now() - savedAt > SAVE_WHILE_STREAMING_MS) {
+          savedAt = Date.now();
+          void this.deps.store.save(conversation, false);
+        }
+      }
       turn.status = 'complete';
     } catch (error) {
       if (abort.signal.aborted || isAbort(error)) {
