@@ -61,10 +61,7 @@ describe('Chat panel in the real workbench', function () {
 
   it('after the key is set, a streamed reply appears in the panel', async () => {
     await workbench.runCommand('Gateway AI: Set API Key');
-    const input = workbench.page.locator('.quick-input-widget input');
-    await input.waitFor({ timeout: 15_000 });
-    await input.fill(KEY);
-    await input.press('Enter');
+    await workbench.answerInput('Gateway AI: Set API Key', KEY);
     const frame = await workbench.webviewFrame('.composer-input');
     await frame.locator('.welcome button', { hasText: 'Set API Key' }).waitFor({ state: 'detached', timeout: 15_000 });
 

@@ -26,15 +26,10 @@ describe('Media jobs in the real workbench', function () {
     const { page } = workbench;
     await workbench.openGatewayView();
     await workbench.runCommand('Gateway AI: Generate Media…');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ timeout: 15_000 });
-    await input.fill('a lighthouse at dusk');
-    await input.press('Enter');
+    await workbench.answerInput('Generate Media (1/3)', 'a lighthouse at dusk');
     // Model and parameters: keep the defaults.
-    await page.waitForTimeout(300);
-    await input.press('Enter');
-    await page.waitForTimeout(300);
-    await input.press('Enter');
+    await workbench.answerInput('Generate Media (2/3)');
+    await workbench.answerInput('Generate Media (3/3)');
 
     const row = page.locator('.pane-body .monaco-list-row', { hasText: 'a lighthouse at dusk' }).first();
     await row.waitFor({ timeout: 20_000 });

@@ -68,14 +68,10 @@ describe('Screenshots of the real UI', function () {
     await page.locator('.pane-header', { hasText: 'Media Jobs' }).click();
     await page.locator('.pane-header', { hasText: 'Chat' }).first().click();
     await workbench.runCommand('Gateway AI: Generate Media…');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill('a lighthouse at dusk, watercolour');
-    await input.press('Enter');
-    await page.waitForTimeout(300);
-    await input.press('Enter');
-    await page.waitForTimeout(300);
-    await input.press('Enter');
+    await workbench.answerInput('Generate Media (1/3)', 'a lighthouse at dusk, watercolour');
+    // Model and parameters: keep the defaults.
+    await workbench.answerInput('Generate Media (2/3)');
+    await workbench.answerInput('Generate Media (3/3)');
     const row = page.locator('.pane-body .monaco-list-row', { hasText: 'a lighthouse' }).filter({ hasText: 'completed' }).first();
     await row.waitFor({ timeout: 30_000 });
     let frame;

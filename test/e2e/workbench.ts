@@ -35,6 +35,8 @@ export interface Workbench {
   webviewFrame(selector: string, timeoutMs?: number): Promise<Frame>;
   /** Runs a command through the command palette, by its title as shown there. */
   runCommand(title: string): Promise<void>;
+  /** Waits for the input box whose title contains `title`, types `value` (if given) and accepts. */
+  answerInput(title: string, value?: string): Promise<void>;
   screenshot(file: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -91,9 +93,19 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
         const input = page.locator('.quick-input-widget input');
         await input.waitFor({ timeout: 15_000 });
         await input.fill(`>${title}`);
-        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+        // The list filters as it is typed into: wait until the command is the focused row, so
+        // Enter runs it rather than whatever was focused a moment earlier.
+        const row = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).first();
         await row.waitFor({ timeout: 15_000 });
         await page.keyboard.press('Enter');
+        await row.waitFor({ state: 'detached', timeout: 15_000 });
+      },
+      async answerInput(title, value) {
+        await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 15_000 });
+        const input = page.locator('.quick-input-widget input');
+        if (value !== undefined) await input.fill(value);
+        await input.press('Enter');
+        await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'hidden', timeout: 15_000 });
       },
       async screenshot(file) {
         mkdirSync(path.dirname(file), { recursive: true });

@@ -130,6 +130,8 @@ interface PageGlobals {
   __savedState(): unknown;
   postMessage(message: unknown, targetOrigin: string): void;
   requestAnimationFrame(callback: () => void): number;
+  addEventListener(type: 'message', listener: () => void): void;
+  removeEventListener(type: 'message', listener: () => void): void;
   document: { querySelectorAll(selector: string): { length: number } };
 }
 
@@ -296,7 +298,22 @@ async function openPage(browser: Browser, origin: string, options: OpenPageOptio
       );
       return (await handle.jsonValue()) as never;
     },
-    send: (message) => page.evaluate((data) => (globalThis as unknown as PageGlobals).postMessage(data, '*'), message),
+    // Resolves once the webview has handled the message and painted twice, so a test reads the
+    // DOM after the update instead of racing the next animation frame.
+    send: (message) =>
+      page.evaluate(async (data) => {
+        const globals = globalThis as unknown as PageGlobals;
+        await new Promise<void>((resolve) => {
+          // Registered after the webview's own listener, so it runs after it for this message.
+          const handled = () => {
+            globals.removeEventListener('message', handled);
+            resolve();
+          };
+          globals.addEventListener('message', handled);
+          globals.postMessage(data, '*');
+        });
+        for (let frame = 0; frame < 2; frame++) await new Promise<void>((resolve) => globals.requestAnimationFrame(() => resolve()));
+      }, message),
     streamText: (turnId, text, streamOptions = {}) =>
       page.evaluate(
         async ({ id, body, charsPerDelta, deltasPerFrame }) => {
