@@ -10,6 +10,8 @@ const KEY = 'sk-e2e-test-key-0123456789';
 async function sendAndWait(frame: Frame, prompt: string): Promise<string> {
   const before = await frame.locator('.turn-assistant').count();
   const input = frame.locator('.composer-input');
+  // Keyboard focus must be in the webview (a notification or editor may hold it), as a person's click would put it.
+  await input.click();
   await input.fill(prompt);
   await input.press('Enter');
   const reply = frame.locator('.turn-assistant').nth(before);

@@ -30,6 +30,10 @@ describe('Screenshots of the real UI', function () {
     });
   });
 
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await workbench?.screenshot(path.join(screenshots, `failed-${this.currentTest.title.replace(/\W+/g, '-')}.png`));
+  });
+
   after(async () => {
     await workbench?.close();
     await sim?.close();
@@ -54,7 +58,11 @@ describe('Screenshots of the real UI', function () {
     await page.locator('.quick-input-widget input').fill('debounce.ts');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'debounce.ts' }).first().waitFor();
     await page.keyboard.press('Enter');
+    // The editor takes the focus once it has opened; only then can the composer take it back.
+    await page.locator('.tabs-container .tab.active', { hasText: 'debounce.ts' }).waitFor();
+    await page.locator('.monaco-editor.focused').waitFor();
     const input = frame.locator('.composer-input');
+    await input.click();
     await input.fill('How would I write a debounce helper in TypeScript? #sim:long:1800');
     await input.press('Enter');
     await frame.locator('.turn-assistant .turn-footer').first().waitFor({ timeout: 30_000 });
