@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
-import { launchChromium, MissingDependencyError } from './chromium';
+import { chromiumPath, launchChromium, MissingDependencyError } from './chromium';
 import { repoRoot, workRoot } from './paths';
 import { reportTier, type TierResult } from './results';
 import { startVsCodeServer } from './vscodeServer';
@@ -20,6 +20,7 @@ async function main(): Promise<number> {
     if (!existsSync(file)) throw new MissingDependencyError(`${path.relative(repoRoot, file)} is missing: run "npm run build && npm run compile-tests" first.`);
   }
 
+  chromiumPath(); // Fails fast, with the install hint, before a server is started.
   const runDir = path.join(workRoot, 'integration');
   rmSync(runDir, { recursive: true, force: true });
   const workspace = path.join(runDir, 'workspace');
@@ -35,7 +36,10 @@ async function main(): Promise<number> {
   });
   console.log(`Integration tests inside VS Code ${server.version} (VS Code server on ${server.origin})`);
 
-  const browser = await launchChromium();
+  const browser = await launchChromium().catch(async (error: unknown) => {
+    await server.stop();
+    throw error;
+  });
   try {
     const page = await browser.newPage();
     const exitCode = new Promise<number>((resolve) => {
