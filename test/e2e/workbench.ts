@@ -89,9 +89,20 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
         throw new Error(`No webview showed "${selector}" within ${timeoutMs} ms`);
       },
       async runCommand(title) {
-        await page.keyboard.press('F1');
         const input = page.locator('.quick-input-widget input');
-        await input.waitFor({ timeout: 15_000 });
+        // F1 reaches the workbench only when the keyboard focus is in it, not inside a webview
+        // that has just taken it: click a neutral part (the status bar) first, and try again if
+        // the palette does not open.
+        for (let attempt = 1; ; attempt++) {
+          await page.locator('.part.statusbar').click({ position: { x: 600, y: 5 } });
+          await page.keyboard.press('F1');
+          const opened = await input.waitFor({ timeout: 5_000 }).then(
+            () => true,
+            () => false,
+          );
+          if (opened) break;
+          if (attempt === 3) throw new Error(`The command palette did not open to run "${title}"`);
+        }
         await input.fill(`>${title}`);
         // The list filters as it is typed into: wait until the command is the focused row, so
         // Enter runs it rather than whatever was focused a moment earlier.
