@@ -157,6 +157,14 @@ function parseDataUri(uri: string): MediaOutput | undefined {
   return { kind: 'data', data: Buffer.from(decoded, 'utf8').toString('base64'), mimeType };
 }
 
+/** The usual file extension for a MIME type (the first one listed above), or `bin`. */
+export function extensionForMime(mimeType: string | undefined): string {
+  const type = mimeType?.split(';')[0].trim().toLowerCase();
+  if (!type) return 'bin';
+  if (type === 'text/plain') return 'txt';
+  return Object.keys(MIME_BY_EXTENSION).find((extension) => MIME_BY_EXTENSION[extension] === type) ?? 'bin';
+}
+
 export function mimeFromUrl(url: string): string | undefined {
   let pathname: string;
   try {

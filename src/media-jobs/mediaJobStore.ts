@@ -1,28 +1,11 @@
 import * as vscode from 'vscode';
+import { extensionForMime } from '../api/media';
 import type { MediaOutput } from '../api/types';
 import type { Logger } from '../log/logger';
 import type { MediaJob } from './mediaJob';
 import { deserializeJobs, serializeJobs } from './mediaJobStorage';
 
 const STATE_KEY = 'gateway.mediaJobs';
-
-const EXTENSIONS: Record<string, string> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-  'image/svg+xml': 'svg',
-  'video/mp4': 'mp4',
-  'video/webm': 'webm',
-  'audio/mpeg': 'mp3',
-  'audio/wav': 'wav',
-  'audio/ogg': 'ogg',
-  'text/plain': 'txt',
-};
-
-export function extensionFor(mimeType: string | undefined): string {
-  return (mimeType && EXTENSIONS[mimeType.toLowerCase()]) ?? 'bin';
-}
 
 /**
  * Keeps media jobs in the extension's global state. Inline (base64) results are moved into files
@@ -73,7 +56,7 @@ export class MediaJobStore {
 
   fileFor(jobId: string, index: number, mimeType: string | undefined): vscode.Uri {
     const safe = jobId.replace(/[^\w.-]/g, '_').slice(0, 80);
-    return vscode.Uri.joinPath(this.folder, `${safe}-${index + 1}.${extensionFor(mimeType)}`);
+    return vscode.Uri.joinPath(this.folder, `${safe}-${index + 1}.${extensionForMime(mimeType)}`);
   }
 
   /** Deletes a removed job's files. */

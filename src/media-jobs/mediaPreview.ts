@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { mimeFromUrl } from '../api/media';
 import type { MediaOutput } from '../api/types';
 import { createNonce } from '../chat/webviewHtml';
 import type { MediaJob } from './mediaJob';
@@ -15,12 +16,12 @@ export interface PreviewItem {
   problem?: string;
 }
 
+/** How a result is shown, from its MIME type (or, failing that, its URL's file extension). */
 export function kindOf(mimeType: string | undefined, url = ''): PreviewItem['kind'] {
-  const type = mimeType?.toLowerCase() ?? '';
-  const ext = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase() ?? '';
-  if (type.startsWith('image/') || ['png', 'jpg', 'jpeg', 'gif', 'webp'].includes(ext)) return 'image';
-  if (type.startsWith('video/') || ['mp4', 'webm', 'mov'].includes(ext)) return 'video';
-  if (type.startsWith('audio/') || ['mp3', 'wav', 'ogg', 'm4a'].includes(ext)) return 'audio';
+  const type = (mimeType ?? (url ? mimeFromUrl(url) : undefined))?.split(';')[0].trim().toLowerCase() ?? '';
+  if (type.startsWith('image/')) return 'image';
+  if (type.startsWith('video/')) return 'video';
+  if (type.startsWith('audio/')) return 'audio';
   if (type.startsWith('text/')) return 'text';
   return 'file';
 }

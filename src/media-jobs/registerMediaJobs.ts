@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { mimeFromUrl } from '../api/media';
 import type { MediaOutput } from '../api/types';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import { Disposable } from '../common/lifecycle';
@@ -11,7 +12,7 @@ import { MediaJobModel } from './mediaJobModel';
 import { MediaJobPoller } from './mediaJobPoller';
 import { MediaJobStore } from './mediaJobStore';
 import { MediaJobsTreeProvider } from './mediaJobsTree';
-import { describeOutputs, MediaPreviewPanel, type PreviewItem } from './mediaPreview';
+import { describeOutputs, kindOf, MediaPreviewPanel, type PreviewItem } from './mediaPreview';
 
 export interface MediaJobsDeps {
   context: vscode.ExtensionContext;
@@ -146,7 +147,7 @@ export class MediaJobsFeature extends Disposable {
       }
       case 'url': {
         if (output.url.startsWith('file:')) return { kind, file: vscode.Uri.parse(output.url), mimeType: output.mimeType };
-        const target = this.store.fileFor(job.id, index, output.mimeType ?? guessMime(output.url));
+        const target = this.store.fileFor(job.id, index, output.mimeType ?? mimeFromUrl(output.url));
         try {
           await vscode.workspace.fs.stat(target);
           return { kind, file: target, mimeType: output.mimeType, sourceUrl: output.url };
@@ -157,7 +158,7 @@ export class MediaJobsFeature extends Disposable {
           const { bytes, contentType } = await this.deps.gateway.client().download(output.url, { maxBytes: 200 * 1024 * 1024 });
           await vscode.workspace.fs.createDirectory(this.store.folder);
           await vscode.workspace.fs.writeFile(target, bytes);
-          return { kind: kind === 'file' ? kindFromContentType(contentType) : kind, file: target, mimeType: contentType ?? output.mimeType, sourceUrl: output.url };
+          return { kind: kind === 'file' ? kindOf(contentType) : kind, file: target, mimeType: contentType ?? output.mimeType, sourceUrl: output.url };
         } catch (error) {
           return { kind: 'file', sourceUrl: output.url, problem: `The result could not be downloaded: ${(error as Error).message}` };
         }
@@ -219,21 +220,6 @@ export class MediaJobsFeature extends Disposable {
     this.saveTimer = undefined;
     await this.store.save(this.model.all());
   }
-}
-
-function guessMime(url: string): string | undefined {
-  const ext = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase();
-  const map: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', mp4: 'video/mp4', webm: 'video/webm', mp3: 'audio/mpeg', wav: 'audio/wav' };
-  return ext ? map[ext] : undefined;
-}
-
-function kindFromContentType(contentType: string | undefined): PreviewItem['kind'] {
-  const type = contentType?.split(';')[0].trim().toLowerCase() ?? '';
-  if (type.startsWith('image/')) return 'image';
-  if (type.startsWith('video/')) return 'video';
-  if (type.startsWith('audio/')) return 'audio';
-  if (type.startsWith('text/')) return 'text';
-  return 'file';
 }
 
 function jobFrom(feature: MediaJobsFeature, value: unknown): MediaJob | undefined {

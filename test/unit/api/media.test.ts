@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { collectMediaOutputs, mediaErrorText, normaliseMediaRecord, normaliseMediaStatus } from '../../../src/api/media';
+import { collectMediaOutputs, extensionForMime, mediaErrorText, mimeFromUrl, normaliseMediaRecord, normaliseMediaStatus } from '../../../src/api/media';
 import type { MediaOutput, MediaRecord } from '../../../src/api/types';
 import { expectGatewayError, makeClient, requestsTo, withSimulator } from './helpers';
 
@@ -131,5 +131,19 @@ describe('api: media normalisation (pure)', () => {
     assert.equal(mediaErrorText({ weird: 1 }), '{"weird":1}');
     assert.equal(mediaErrorText(null), undefined);
     assert.equal(normaliseMediaRecord({ id: 'a', status: 'failed', error: { message: 'bad' } }, 'a').error, 'bad');
+  });
+});
+
+describe('media types', () => {
+  it('maps URLs to MIME types and MIME types back to file extensions with one table', () => {
+    assert.equal(mimeFromUrl('https://cdn.example.com/a/b.PNG?sig=1'), 'image/png');
+    assert.equal(mimeFromUrl('https://cdn.example.com/clip.mp4'), 'video/mp4');
+    assert.equal(mimeFromUrl('https://cdn.example.com/no-extension'), undefined);
+    assert.equal(extensionForMime('image/png'), 'png');
+    assert.equal(extensionForMime('image/jpeg'), 'jpg');
+    assert.equal(extensionForMime('audio/mpeg; charset=binary'), 'mp3');
+    assert.equal(extensionForMime('text/plain'), 'txt');
+    assert.equal(extensionForMime('application/x-unknown'), 'bin');
+    assert.equal(extensionForMime(undefined), 'bin');
   });
 });
