@@ -10,7 +10,6 @@ import { isAllowedLink, type AssistantTurn, type HostMessage, type Turn, type Tu
 import {
   assistantTurn,
   newConversation,
-  summarize,
   titleFrom,
   toApiMessages,
   toMarkdown,
@@ -75,10 +74,6 @@ export class ChatController extends Disposable {
     return new vscode.Disposable(() => {
       if (this.post === post) this.post = () => undefined;
     });
-  }
-
-  get isStreaming(): boolean {
-    return this.active !== undefined;
   }
 
   /** The current conversation (loaded from storage on first use). */
@@ -365,10 +360,5 @@ export class ChatController extends Disposable {
       case 'reasoning_details':
         break;
     }
-  }
-
-  /** For tests and commands: summary of the current conversation. */
-  async summary() {
-    return summarize(await this.current());
   }
 }

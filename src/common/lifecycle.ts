@@ -1,5 +1,3 @@
-import type * as vscode from 'vscode';
-
 /** Something that holds resources and releases them with `dispose()`. */
 export interface IDisposable {
   dispose(): void;
@@ -31,8 +29,4 @@ export abstract class Disposable implements IDisposable {
       }
     }
   }
-}
-
-export function toDisposable(fn: () => void): vscode.Disposable {
-  return { dispose: fn } as vscode.Disposable;
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { GatewayClient } from '../api';
+import { GatewayError } from '../api/errors';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import { Disposable } from '../common/lifecycle';
 import { affectsGateway, readSettings, validateBaseUrl } from '../config/settings';
@@ -53,10 +54,7 @@ export class GatewayService extends Disposable {
     if (this.current) return this.current;
     const settings = readSettings();
     const problem = validateBaseUrl(settings.baseUrl);
-    if (problem) {
-      const { GatewayError } = require('../api/errors') as typeof import('../api/errors');
-      throw new GatewayError({ kind: 'config', message: problem });
-    }
+    if (problem) throw new GatewayError({ kind: 'config', message: problem });
     // Loaded here, on first use, so activation does not pay for the network stack.
     const { createGatewayClient } = require('../api') as typeof import('../api');
     this.current = createGatewayClient({
