@@ -40,18 +40,19 @@ export class MediaJobStore {
   /** Writes base64 outputs to files and returns the outputs with file URLs in their place. */
   async externalize(job: MediaJob): Promise<MediaOutput[] | undefined> {
     if (!job.outputs.some((o) => o.kind === 'data')) return undefined;
-    await vscode.workspace.fs.createDirectory(this.folder);
     const outputs: MediaOutput[] = [];
     for (const [index, output] of job.outputs.entries()) {
-      if (output.kind !== 'data') {
-        outputs.push(output);
-        continue;
-      }
-      const file = this.fileFor(job.id, index, output.mimeType);
-      await vscode.workspace.fs.writeFile(file, Buffer.from(output.data, 'base64'));
-      outputs.push({ kind: 'url', url: file.toString(), mimeType: output.mimeType });
+      outputs.push(output.kind === 'data' ? { kind: 'url', url: (await this.writeData(job.id, index, output)).toString(), mimeType: output.mimeType } : output);
     }
     return outputs;
+  }
+
+  /** Writes one base64 output as the job's file number `index + 1`. */
+  async writeData(jobId: string, index: number, output: { data: string; mimeType: string }): Promise<vscode.Uri> {
+    await vscode.workspace.fs.createDirectory(this.folder);
+    const file = this.fileFor(jobId, index, output.mimeType);
+    await vscode.workspace.fs.writeFile(file, Buffer.from(output.data, 'base64'));
+    return file;
   }
 
   fileFor(jobId: string, index: number, mimeType: string | undefined): vscode.Uri {

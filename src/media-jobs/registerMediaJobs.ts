@@ -141,10 +141,9 @@ export class MediaJobsFeature extends Disposable {
     switch (output.kind) {
       case 'text':
         return { kind: 'text', text: output.text };
-      case 'data': {
-        const [file] = (await this.store.externalize({ ...job, outputs: [output] })) ?? [];
-        return { kind, file: file && file.kind === 'url' ? vscode.Uri.parse(file.url) : undefined, mimeType: output.mimeType };
-      }
+      case 'data':
+        // Normally moved to a file when the job finished; this covers opening it before that.
+        return { kind, file: await this.store.writeData(job.id, index, output), mimeType: output.mimeType };
       case 'url': {
         if (output.url.startsWith('file:')) return { kind, file: vscode.Uri.parse(output.url), mimeType: output.mimeType };
         const target = this.store.fileFor(job.id, index, output.mimeType ?? mimeFromUrl(output.url));
