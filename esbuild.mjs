@@ -1,7 +1,8 @@
-// One shared base, two bundles: the extension (Node, CommonJS, `vscode` external) and the chat
-// webview's front end (browser). Flags: --production (minified, no source maps), --watch.
+// One shared base, two builds: the extension host's bundles (Node, CommonJS, `vscode` external:
+// the entry, the lazy client, the shared errors) and the chat webview's front end (browser). Flags: --production (minified, no source maps), --watch.
 import * as esbuild from 'esbuild';
 import { copyFile, mkdir } from 'node:fs/promises';
+import * as path from 'node:path';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -18,24 +19,42 @@ const base = {
 };
 
 /**
- * The gateway client (with undici) is its own bundle, required on first use: activation then
- * neither parses nor evaluates the network stack. The host asks for it as `require('../api')`
- * from src/gateway/gatewayService.ts, which this plugin points at the sibling dist/api.js.
+ * Modules that are bundles of their own, required at run time from the sibling file instead of
+ * being copied into every bundle that imports them:
+ * - `dist/api.js`, the gateway client with undici: required on the first request (only by
+ *   src/host/gateway/clientLoader.ts), so activation neither parses nor evaluates the network stack;
+ * - `dist/shared.js`, the errors and constants the client and the host share: one copy, so a
+ *   GatewayError thrown by the client is an `instanceof GatewayError` in the host.
  */
-const lazyApi = {
-  name: 'lazy-api',
+const SPLIT_POINTS = [
+  { bundle: 'api', sources: ['src/api/index.ts'] },
+  { bundle: 'shared', sources: ['src/api/shared.ts', 'src/api/errors.ts', 'src/api/types.ts'] },
+];
+
+const splitPoints = {
+  name: 'split-points',
   setup(build) {
-    build.onResolve({ filter: /^\.\.\/api$/ }, (args) =>
-      args.importer.replace(/\\/g, '/').endsWith('src/gateway/gatewayService.ts') ? { path: './api.js', external: true } : undefined,
-    );
+    const root = path.resolve('.');
+    const owners = new Map(SPLIT_POINTS.flatMap((p) => p.sources.map((s) => [path.join(root, s), p.bundle])));
+    build.onResolve({ filter: /^\./ }, (args) => {
+      if (!args.importer) return undefined;
+      const base = path.resolve(args.resolveDir, args.path);
+      const target = [base + '.ts', path.join(base, 'index.ts'), base].find((c) => owners.has(c));
+      if (!target) return undefined;
+      const bundle = owners.get(target);
+      // A bundle's own sources import each other directly.
+      const importerBundle = owners.get(args.importer);
+      if (importerBundle === bundle) return undefined;
+      return { path: `./${bundle}.js`, external: true };
+    });
   },
 };
 
 /** @type {import('esbuild').BuildOptions} */
 const extension = {
   ...base,
-  entryPoints: { extension: 'src/extension.ts', api: 'src/api/index.ts' },
-  plugins: [lazyApi],
+  entryPoints: { extension: 'src/extension.ts', api: 'src/api/index.ts', shared: 'src/api/shared.ts' },
+  plugins: [splitPoints],
   outdir: 'dist',
   platform: 'node',
   format: 'cjs',

@@ -5,10 +5,10 @@
  * keeps to its cap on requests in flight.
  */
 import { createGatewayClient } from '../src/api';
-import { createMediaJob } from '../src/media-jobs/mediaJob';
-import { MediaJobModel } from '../src/media-jobs/mediaJobModel';
-import { DEFAULT_MAX_CONCURRENT, MediaJobPoller } from '../src/media-jobs/mediaJobPoller';
-import { minimumRequestsFor } from '../src/media-jobs/pollSchedule';
+import { createMediaJob } from '../src/core/media/mediaJob';
+import { MediaJobModel } from '../src/core/media/mediaJobModel';
+import { DEFAULT_MAX_CONCURRENT, MediaJobPoller } from '../src/core/media/mediaJobPoller';
+import { minimumRequestsFor } from '../src/core/media/pollSchedule';
 import { startGatewaySimulator } from '../test/simulator';
 import { median, round, type SectionResult } from './report';
 

@@ -19,7 +19,7 @@ import { ReadableStream } from 'node:stream/web';
 import { Worker } from 'node:worker_threads';
 import { createGatewayClient } from '../src/api';
 import { chatDeltasFromSse } from '../src/api/chatStream';
-import { readSseData } from '../src/api/sse';
+import { readSseData } from '../src/api/transport/sse';
 import { longReply } from '../test/simulator/replies';
 import { median, round, KB, MB, type BenchRow, type SectionResult } from './report';
 

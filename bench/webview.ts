@@ -14,7 +14,7 @@
  * `performance.now()`, the time until the newest turn is in the DOM and a frame has been painted,
  * and until all 1,000 turns are rendered (the older ones in idle time).
  */
-import type { Turn } from '../src/protocol/chat';
+import type { Turn } from '../src/core/protocol/chatProtocol';
 import { assistantTurn, initMessage, launchChatHarness, userTurn, type ChatHarness } from '../test/webview/harness';
 import { median, round, type BenchRow, type SectionResult } from './report';
 

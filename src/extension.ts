@@ -1,16 +1,16 @@
 import * as vscode from 'vscode';
-import { ApiKeyStore } from './auth/apiKeyStore';
-import { ChatController } from './chat/chatController';
-import { ChatViewProvider } from './chat/chatViewProvider';
-import { ConversationStore } from './chat/conversationStore';
-import { RecentModels } from './chat/modelPicker';
-import { storageFolder } from './chat/storageFiles';
-import { registerCommands } from './commands/registerCommands';
-import { seedDemoKey } from './dev/demoKey';
-import { GatewayService } from './gateway/gatewayService';
-import { Logger } from './log/logger';
-import { registerMediaJobs, type MediaJobsFeature } from './media-jobs/registerMediaJobs';
-import { ModelStatusItem } from './statusBar';
+import { ApiKeyStore } from './host/auth/apiKeyStore';
+import { ChatController } from './host/chat/chatSession';
+import { ChatViewProvider } from './host/chat/chatViewProvider';
+import { ConversationStore } from './core/chat/conversationStore';
+import { RecentModels } from './host/chat/modelPicker';
+import { storageFolder } from './host/storage/storageFolder';
+import { registerCommands } from './host/commands';
+import { seedDemoKey } from './host/dev/demoKey';
+import { GatewayService } from './host/gateway/gatewayService';
+import { Logger } from './host/log/logger';
+import { registerMediaJobs, type MediaJobsFeature } from './host/media/mediaJobsFeature';
+import { ModelStatusItem } from './host/statusBar';
 
 /**
  * The extension's internals, handed to its own tests as `exports`. Only for an extension under

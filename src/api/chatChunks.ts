@@ -5,7 +5,7 @@
  * arriving in fragments keyed by `index`.
  */
 import { GatewayError } from './errors';
-import { isObject, objectField, stringField, type JsonObject } from './json';
+import { isRecord, objectField, stringField, type JsonObject } from './json';
 import { redactSecret } from './redact';
 import type { Annotation, ChatDelta, ToolCall, Usage } from './types';
 
@@ -19,7 +19,7 @@ export class ChatChunkReader {
 
   /** Appends the deltas carried by one chunk to `out`; throws on an error chunk. */
   read(chunk: unknown, out: ChatDelta[]): void {
-    if (!isObject(chunk)) return;
+    if (!isRecord(chunk)) return;
     if (chunk.error !== undefined && chunk.error !== null) throw this.streamError(chunk);
     if (!this.metaSent) {
       const id = stringField(chunk, 'id');
@@ -32,9 +32,9 @@ export class ChatChunkReader {
     }
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     // Only one completion is ever requested (n = 1); take choice 0 wherever it sits.
-    const choice = choices.find((c) => isObject(c) && (c.index === 0 || c.index === undefined));
-    if (isObject(choice)) this.readChoice(choice, out);
-    if (isObject(chunk.usage)) out.push({ type: 'usage', usage: chunk.usage as Usage });
+    const choice = choices.find((c) => isRecord(c) && (c.index === 0 || c.index === undefined));
+    if (isRecord(choice)) this.readChoice(choice, out);
+    if (isRecord(chunk.usage)) out.push({ type: 'usage', usage: chunk.usage as Usage });
   }
 
   private readChoice(choice: JsonObject, out: ChatDelta[]): void {
@@ -54,7 +54,7 @@ export class ChatChunkReader {
     }
     const annotations = delta?.annotations ?? objectField(choice, 'message')?.annotations;
     if (Array.isArray(annotations) && annotations.length > 0) {
-      out.push({ type: 'annotations', annotations: annotations.filter(isObject) as Annotation[] });
+      out.push({ type: 'annotations', annotations: annotations.filter(isRecord) as Annotation[] });
     }
     const finishReason = stringField(choice, 'finish_reason');
     if (finishReason) {
@@ -65,7 +65,7 @@ export class ChatChunkReader {
 
   private mergeToolCalls(fragments: unknown[]): void {
     fragments.forEach((fragment, position) => {
-      if (!isObject(fragment)) return;
+      if (!isRecord(fragment)) return;
       const index = typeof fragment.index === 'number' ? fragment.index : position;
       let call = this.toolCalls.find((existing) => existing.index === index);
       if (!call) {
@@ -83,13 +83,13 @@ export class ChatChunkReader {
       if (name && name !== call.function.name) call.function.name += name;
       const args = fn?.arguments;
       if (typeof args === 'string') call.function.arguments += args;
-      else if (isObject(args)) call.function.arguments += JSON.stringify(args);
+      else if (isRecord(args)) call.function.arguments += JSON.stringify(args);
     });
   }
 
   private streamError(chunk: JsonObject): GatewayError {
     const error = chunk.error;
-    const details = isObject(error) ? error : undefined;
+    const details = isRecord(error) ? error : undefined;
     const reason = typeof error === 'string' ? error : (stringField(details, 'message') ?? 'no reason given');
     const metadata = objectField(details, 'metadata');
     const provider = stringField(metadata, 'provider_name') ?? stringField(chunk, 'provider');
@@ -108,7 +108,7 @@ export class ChatChunkReader {
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((part) => (typeof part === 'string' ? part : (stringField(isObject(part) ? part : undefined, 'text') ?? ''))).join('');
+  return content.map((part) => (typeof part === 'string' ? part : (stringField(isRecord(part) ? part : undefined, 'text') ?? ''))).join('');
 }
 
 function copyToolCall(call: ToolCall): ToolCall {

@@ -2,7 +2,7 @@
 import { ChatChunkReader } from './chatChunks';
 import { GatewayError } from './errors';
 import { foldChatDeltas } from './fold';
-import { excerpt, isObject, objectField, stringField, tryParseJson, type JsonObject } from './json';
+import { excerpt, isRecord, objectField, stringField, tryParseJson, type JsonObject } from './json';
 import { redactSecret } from './redact';
 import type { ChatCompletion, ChatDelta } from './types';
 
@@ -62,7 +62,7 @@ export function parseChatCompletion(bodyText: string, secret: string): ChatCompl
 /** Checks a whole chat reply: JSON, not an error, with `choices`; throws a GatewayError otherwise. */
 export function parseChatReply(bodyText: string, secret: string): JsonObject {
   const parsed = tryParseJson(bodyText);
-  if (!parsed.ok || !isObject(parsed.value)) {
+  if (!parsed.ok || !isRecord(parsed.value)) {
     throw new GatewayError({
       kind: 'invalid_response',
       message: `The gateway's chat reply is not valid JSON: "${redactSecret(excerpt(bodyText, 80), secret)}".`,

@@ -5,13 +5,13 @@
 import { chatDeltasFromJson, chatDeltasFromSse, parseChatCompletion, parseChatReply } from './chatStream';
 import { readApiKey, resolveEndpoint } from './endpoint';
 import { GatewayError } from './errors';
-import { HttpTransport, type HttpExchange } from './http';
+import { HttpTransport, type HttpExchange } from './transport/http';
 import { httpError, type HttpErrorContext } from './httpErrors';
 import { tryParseJson } from './json';
 import { normaliseMediaRecord, normaliseMediaStarted } from './media';
 import { redactError } from './redact';
 import { realTiming, withRetries, type RetryRule, type RetryTiming } from './retry';
-import { readSseData } from './sse';
+import { readSseData } from './transport/sse';
 import type {
   CallOptions,
   ChatCompletion,

@@ -51,7 +51,8 @@ export class GatewayError extends Error {
     return false;
   }
 
+  /** One class at run time: the client and the host share it through dist/shared.js. */
   static is(value: unknown): value is GatewayError {
-    return value instanceof GatewayError || (value instanceof Error && value.name === 'GatewayError');
+    return value instanceof GatewayError;
   }
 }

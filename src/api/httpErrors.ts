@@ -3,10 +3,10 @@
  * The gateway's own words are kept (they often name the real cause) but scrubbed of the key.
  */
 import { GatewayError } from './errors';
-import { excerpt, isObject, objectField, stringField, tryParseJson, type JsonObject } from './json';
+import { excerpt, isRecord, objectField, stringField, tryParseJson, type JsonObject } from './json';
 import { redactSecret } from './redact';
 import { parseRetryAfter } from './retry';
-import type { ResponseHeaders } from './http';
+import type { ResponseHeaders } from './transport/http';
 
 export type Operation = 'chat' | 'media-start' | 'media-get' | 'download';
 
@@ -77,7 +77,7 @@ function leadSentence(status: number, details: ErrorDetails, context: HttpErrorC
 
 function readErrorDetails(headers: ResponseHeaders, bodyText: string, secret: string): ErrorDetails {
   const parsed = tryParseJson(bodyText);
-  const body: JsonObject | undefined = parsed.ok && isObject(parsed.value) ? parsed.value : undefined;
+  const body: JsonObject | undefined = parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
   const error = objectField(body, 'error');
   const metadata = objectField(error, 'metadata') ?? objectField(body, 'metadata');
   const message =

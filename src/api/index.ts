@@ -15,5 +15,5 @@ export { GatewayError } from './errors';
 export type { GatewayErrorInit, GatewayErrorKind } from './errors';
 export { ChatAccumulator, applyChatDelta, emptyCompletion, foldChatDeltas } from './fold';
 export { collectMediaOutputs, mediaErrorText, normaliseMediaRecord, normaliseMediaStatus } from './media';
-export { bypassesProxy } from './proxy';
+export { bypassesProxy } from './transport/proxy';
 export * from './types';

@@ -2,7 +2,7 @@
 
 export type JsonObject = Record<string, unknown>;
 
-export function isObject(value: unknown): value is JsonObject {
+export function isRecord(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -17,7 +17,7 @@ export function stringField(object: JsonObject | undefined, ...names: string[]):
 
 export function objectField(object: JsonObject | undefined, name: string): JsonObject | undefined {
   const value = object?.[name];
-  return isObject(value) ? value : undefined;
+  return isRecord(value) ? value : undefined;
 }
 
 export function tryParseJson(text: string): { ok: true; value: unknown } | { ok: false } {

@@ -4,7 +4,7 @@
  * `{data}` lists, or arrays of any of these, and never throws on an unexpected one.
  */
 import { GatewayError } from './errors';
-import { isObject, stringField, type JsonObject } from './json';
+import { isRecord, stringField, type JsonObject } from './json';
 import type { MediaOutput, MediaRecord, MediaStarted, MediaStatus } from './types';
 
 const STATUS_ALIASES: Record<string, MediaStatus> = {
@@ -53,7 +53,7 @@ export function normaliseMediaStatus(value: unknown): MediaStatus {
 }
 
 export function normaliseMediaRecord(body: unknown, requestedId: string): MediaRecord {
-  const record: JsonObject = isObject(body) ? body : {};
+  const record: JsonObject = isRecord(body) ? body : {};
   const id = record.id;
   const source = record.output !== undefined && record.output !== null ? record.output : record.result;
   const error = mediaErrorText(record.error);
@@ -66,7 +66,7 @@ export function normaliseMediaRecord(body: unknown, requestedId: string): MediaR
 }
 
 export function normaliseMediaStarted(body: unknown): MediaStarted {
-  const record = isObject(body) ? body : {};
+  const record = isRecord(body) ? body : {};
   const id = record.id;
   if ((typeof id !== 'string' || id === '') && typeof id !== 'number') {
     throw new GatewayError({ kind: 'invalid_response', message: 'The gateway accepted the media request but sent no job id.' });
@@ -80,7 +80,7 @@ export function normaliseMediaStarted(body: unknown): MediaStarted {
 export function mediaErrorText(error: unknown): string | undefined {
   if (error === undefined || error === null || error === '') return undefined;
   if (typeof error === 'string') return error;
-  if (isObject(error)) {
+  if (isRecord(error)) {
     const message = stringField(error, 'message', 'detail', 'error', 'reason');
     const code = error.code;
     const codeText = typeof code === 'string' || typeof code === 'number' ? ` (${code})` : '';
@@ -94,7 +94,7 @@ export function collectMediaOutputs(value: unknown, depth = 0): MediaOutput[] {
   if (depth > 5 || value === undefined || value === null) return [];
   if (typeof value === 'string') return outputFromString(value);
   if (Array.isArray(value)) return value.flatMap((item) => collectMediaOutputs(item, depth + 1));
-  if (!isObject(value)) return [];
+  if (!isRecord(value)) return [];
   return outputsFromObject(value, depth);
 }
 
@@ -104,7 +104,7 @@ function outputsFromObject(object: JsonObject, depth: number): MediaOutput[] {
   if (b64) return [{ kind: 'data', data: b64, mimeType: declaredMime ?? 'image/png' }];
 
   const imageUrl = object.image_url;
-  const url = stringField(object, 'url', 'uri', 'href') ?? (isObject(imageUrl) ? stringField(imageUrl, 'url') : typeof imageUrl === 'string' ? imageUrl : undefined);
+  const url = stringField(object, 'url', 'uri', 'href') ?? (isRecord(imageUrl) ? stringField(imageUrl, 'url') : typeof imageUrl === 'string' ? imageUrl : undefined);
   if (url) {
     return outputFromString(url).map((output) => (declaredMime && output.kind !== 'text' ? { ...output, mimeType: declaredMime } : output));
   }

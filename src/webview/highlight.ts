@@ -3,6 +3,7 @@
  * would triple the bundle). Unknown languages stay plain: automatic detection is slow and often
  * wrong on short snippets.
  */
+import { escapeHtml } from '../core/util/text';
 import hljs from 'highlight.js/lib/core';
 import bash from 'highlight.js/lib/languages/bash';
 import c from 'highlight.js/lib/languages/c';
@@ -40,9 +41,6 @@ hljs.registerAliases(['toml'], { languageName: 'ini' });
 hljs.registerAliases(['sh', 'zsh', 'console'], { languageName: 'bash' });
 hljs.registerAliases(['text', 'txt'], { languageName: 'plaintext' });
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
 
 /**
  * A closed code block at the streaming tail is re-rendered every frame until the next block

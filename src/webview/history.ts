@@ -1,18 +1,9 @@
 /** The list of earlier conversations: open one, or delete it. */
-import type { ConversationSummary } from '../protocol/chat';
+import type { ConversationSummary } from '../core/protocol/chatProtocol';
+import { relativeTime } from '../core/util/text';
 import { h, iconButton } from './dom';
 import { postToHost } from './vscodeApi';
 
-export function relativeTime(timestamp: number, now = Date.now()): string {
-  const minutes = Math.round((now - timestamp) / 60_000);
-  if (minutes < 1) return 'just now';
-  if (minutes < 60) return `${minutes} min ago`;
-  const hours = Math.round(minutes / 60);
-  if (hours < 24) return `${hours} h ago`;
-  const days = Math.round(hours / 24);
-  if (days < 7) return `${days} d ago`;
-  return new Date(timestamp).toLocaleDateString();
-}
 
 export class HistoryPanel {
   readonly element: HTMLElement;

@@ -2,7 +2,7 @@
  * Entry point of the chat webview: builds the view, applies what the host sends (validated with
  * `parseHostMessage`; anything else is ignored) and tells the host when it is ready.
  */
-import { parseHostMessage, type HostMessage } from '../protocol/chat';
+import { parseHostMessage, type HostMessage } from '../core/protocol/chatProtocol';
 import { Composer } from './composer';
 import { h } from './dom';
 import { Header } from './header';

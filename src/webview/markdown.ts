@@ -7,9 +7,10 @@
  */
 import DOMPurify from 'dompurify';
 import MarkdownIt, { type Env, type Token } from 'markdown-it';
-import { isAllowedLink } from '../protocol/chat';
+import { isAllowedLink } from '../core/protocol/chatProtocol';
 import { decorateCodeBlocks } from './codeBlocks';
-import { escapeHtml, highlightCode } from './highlight';
+import { escapeHtml } from '../core/util/text';
+import { highlightCode } from './highlight';
 
 /** Per-text markdown-it environment; markdown-it also keeps link reference definitions in it. */
 export interface RenderEnv extends Env {

@@ -3,7 +3,7 @@
  * conversation shows its newest turns at once and renders older ones, newest first, in idle
  * time. Streamed text is rendered at most once per animation frame, for the turns that changed.
  */
-import type { Turn } from '../protocol/chat';
+import type { Turn } from '../core/protocol/chatProtocol';
 import { BottomStick } from './bottomStick';
 import { h, iconButton, whenIdle } from './dom';
 import { attachTranscriptActions } from './transcriptActions';

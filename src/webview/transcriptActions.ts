@@ -4,7 +4,7 @@
  * link in model output ever navigates the webview: every click on an anchor is cancelled and,
  * if its scheme is allowed, handed to the host to open.
  */
-import { isAllowedLink, type ErrorAction, type Turn } from '../protocol/chat';
+import { isAllowedLink, type ErrorAction, type Turn } from '../core/protocol/chatProtocol';
 import { CODE_ACTIONS, codeBlockOf } from './codeBlocks';
 import { TURN_ACTIONS } from './turnParts';
 import { postToHost } from './vscodeApi';

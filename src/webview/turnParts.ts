@@ -2,7 +2,7 @@
  * The small, rarely changing parts of an assistant turn: tool calls, citations, the error box
  * and the footer. Each is rebuilt whole when the host updates the turn.
  */
-import { isAllowedLink, type AssistantTurn, type Citation, type ErrorAction, type ToolCallView, type TurnError, type TurnUsage } from '../protocol/chat';
+import { isAllowedLink, type AssistantTurn, type Citation, type ErrorAction, type ToolCallView, type TurnError, type TurnUsage } from '../core/protocol/chatProtocol';
 import { codicon, h, iconButton, spinner } from './dom';
 
 export const TURN_ACTIONS = {

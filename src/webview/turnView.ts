@@ -3,7 +3,7 @@
  * the user typed). Assistant turns stream: text arrives through `appendDelta`, is rendered by
  * `render` on the next animation frame, and everything else is rebuilt by `update`.
  */
-import type { AssistantTurn, Turn, UserTurn } from '../protocol/chat';
+import type { AssistantTurn, Turn, UserTurn } from '../core/protocol/chatProtocol';
 import { codicon, h, iconButton, spinner } from './dom';
 import { StreamingMarkdown } from './streamingRenderer';
 import { citationsView, errorView, footerView, toolCallsView, TURN_ACTIONS } from './turnParts';

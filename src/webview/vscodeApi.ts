@@ -2,7 +2,7 @@
  * The one bridge to the host. `acquireVsCodeApi` may be called only once per page, so it is
  * called here and nowhere else.
  */
-import type { WebviewMessage } from '../protocol/chat';
+import type { WebviewMessage } from '../core/protocol/chatProtocol';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;

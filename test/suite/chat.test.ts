@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { ConversationStore } from '../../src/chat/conversationStore';
-import { storageFolder } from '../../src/chat/storageFiles';
-import type { AssistantTurn } from '../../src/protocol/chat';
+import { ConversationStore } from '../../src/core/chat/conversationStore';
+import { storageFolder } from '../../src/host/storage/storageFolder';
+import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
 import { startGatewaySimulator, type GatewaySimulator } from '../simulator';
 import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
 

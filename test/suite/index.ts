@@ -3,6 +3,7 @@
  * real extension host, with either launcher (VS Code server offline, or @vscode/test-electron).
  */
 import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { countMochaRun, findTests } from '../launch/results';
 
 /**
@@ -28,7 +29,11 @@ export async function run(): Promise<void> {
   const started = Date.now();
   const { Mocha } = require('mocha') as { Mocha: typeof import('mocha') };
   const mocha = new Mocha({ ui: 'bdd', timeout: 30_000, color: false, reporter: markedReporter as never });
+  // The order is explicit, not a matter of file names: the observers go in before every test, and
+  // the secrets sweep runs after all of them, over everything they showed, sent and stored.
+  mocha.addFile(path.join(__dirname, 'observeRun.js'));
   for (const file of findTests(__dirname)) mocha.addFile(file);
+  mocha.addFile(path.join(__dirname, 'secretsSweep.js'));
   await mocha.loadFilesAsync();
   console.log(`[suite] Gateway AI integration suite in VS Code ${require('vscode').version}, Node ${process.version}`);
   const { failures, counts } = await new Promise<{ failures: number; counts: ReturnType<typeof countMochaRun> }>((resolve) => {

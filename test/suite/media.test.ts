@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { MediaJobStore } from '../../src/media-jobs/mediaJobStore';
-import { MediaPreviewPanel } from '../../src/media-jobs/mediaPreview';
+import { MediaJobStore } from '../../src/host/media/mediaJobStore';
+import { MediaPreviewPanel } from '../../src/host/media/mediaPreview';
 import { startGatewaySimulator, type GatewaySimulator } from '../simulator';
 import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
 
@@ -92,8 +92,8 @@ describe('Media jobs', function () {
     assert.ok(stored, 'the job was stored');
     assert.notEqual(stored.status, 'completed');
     // Polling resumes from the stored state and the job completes.
-    const { MediaJobModel } = await import('../../src/media-jobs/mediaJobModel');
-    const { MediaJobPoller } = await import('../../src/media-jobs/mediaJobPoller');
+    const { MediaJobModel } = await import('../../src/core/media/mediaJobModel');
+    const { MediaJobPoller } = await import('../../src/core/media/mediaJobPoller');
     const { createGatewayClient } = await import('../../src/api');
     const model = new MediaJobModel(store.load());
     const client = createGatewayClient({ baseUrl: sim.baseUrl, apiKey: () => TEST_KEY });
@@ -120,7 +120,7 @@ describe('Media jobs', function () {
 
   it('a 404 marks a job as unknown to the gateway, not failed', async () => {
     const api = await gatewayApi();
-    const { createMediaJob } = await import('../../src/media-jobs/mediaJob');
+    const { createMediaJob } = await import('../../src/core/media/mediaJob');
     api.media.model.add(createMediaJob({ id: 'no-such-job', prompt: 'ghost', model: 'x/y' }, Date.now()));
     await vscode.commands.executeCommand('gateway.refreshMediaJobs');
     await waitFor(() => api.media.model.get('no-such-job')?.status === 'unknown', 'the 404 to be seen', 10_000);

@@ -1,6 +1,6 @@
 /**
  * What the extension showed or sent while the integration suite ran, recorded from before the
- * first test (see 00-observe.test.ts) so that the last file (zz-secrets.test.ts) can check the
+ * first test (see observeRun.ts) so that the last file (secretsSweep.ts) can check the
  * whole run, including text that later tests cleared away (finished media jobs, closed views).
  */
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { AssistantTurn } from '../../src/protocol/chat';
+import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
 import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
 
 interface Warning {

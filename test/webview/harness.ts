@@ -9,8 +9,8 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import * as path from 'path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createNonce, renderChatHtml } from '../../src/chat/webviewHtml';
-import type { HostMessage, Turn, WebviewMessage } from '../../src/protocol/chat';
+import { createNonce, renderChatHtml } from '../../src/host/webview/webviewShell';
+import type { HostMessage, Turn, WebviewMessage } from '../../src/core/protocol/chatProtocol';
 import { chromiumPath, launchChromium, MissingDependencyError } from '../launch/chromium';
 /** From out/test/webview back to the repository. */
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');

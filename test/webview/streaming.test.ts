@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import type { Turn } from '../../src/protocol/chat';
+import type { Turn } from '../../src/core/protocol/chatProtocol';
 import { useChatPage } from './chatPageFixture';
 import { assistantTurn, initMessage, userTurn } from './harness';
 

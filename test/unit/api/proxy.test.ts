@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { bypassesProxy, proxyUrlFor } from '../../../src/api/proxy';
+import { bypassesProxy, proxyUrlFor } from '../../../src/api/transport/proxy';
 import { collect, makeClient, userRequest, withSimulator } from './helpers';
 
 /**

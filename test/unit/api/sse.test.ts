@@ -3,7 +3,7 @@ import { ChatChunkReader } from '../../../src/api/chatChunks';
 import { chatDeltasFromJson, chatDeltasFromSse, parseChatCompletion } from '../../../src/api/chatStream';
 import { GatewayError } from '../../../src/api/errors';
 import { ChatAccumulator, foldChatDeltas } from '../../../src/api/fold';
-import { readSseData } from '../../../src/api/sse';
+import { readSseData } from '../../../src/api/transport/sse';
 import type { ChatDelta } from '../../../src/api/types';
 
 async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {

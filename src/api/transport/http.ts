@@ -1,0 +1,372 @@
+/**
+ * One HTTP exchange with the gateway on undici: dispatcher per client (direct or through a proxy),
+ * a deadline for connect + response headers, an idle limit while reading the body, and the
+ * caller's AbortSignal. undici is loaded on first use so that importing the client costs nothing
+ * at extension start-up.
+ */
+import type { Dispatcher } from 'undici';
+import { GatewayError } from '../errors';
+import { proxyUrlFor } from './proxy';
+import { redactSecret } from '../redact';
+import type { ProxyOptions, RequestLogEntry } from '../types';
+
+type Undici = typeof import('undici');
+type ResponseBody = Dispatcher.ResponseData['body'];
+export type ResponseHeaders = Dispatcher.ResponseData['headers'];
+
+let undiciModule: Undici | undefined;
+function loadUndici(): Undici {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  undiciModule ??= require('undici') as Undici;
+  return undiciModule;
+}
+
+export interface TransportSettings {
+  timeoutMs: number;
+  streamIdleTimeoutMs: number;
+  proxy?: ProxyOptions;
+  userAgent: string;
+  log?: (entry: RequestLogEntry) => void;
+}
+
+export interface HttpCall {
+  method: 'GET' | 'POST';
+  url: URL;
+  /** Sent as Bearer token; omitted for hosts other than the gateway. */
+  apiKey?: string;
+  body?: unknown;
+  accept: string;
+  signal?: AbortSignal;
+  attempt: number;
+}
+
+/** What the retry logic needs to know about a failed attempt. */
+export interface AttemptFacts {
+  /** No response status had arrived. */
+  beforeResponse: boolean;
+  /** The connection was never established, so the gateway cannot have seen the request. */
+  neverSent: boolean;
+}
+
+const factsByError = new WeakMap<GatewayError, AttemptFacts>();
+
+export function attemptFacts(error: GatewayError): AttemptFacts | undefined {
+  return factsByError.get(error);
+}
+
+/** Errors raised while connecting, before a single byte of the request went out. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+type StopReason = 'caller' | 'deadline' | 'idle';
+
+const ERROR_BODY_LIMIT = 256 * 1024;
+
+export class HttpTransport {
+  private readonly dispatchers = new Map<string, Dispatcher>();
+
+  constructor(private readonly settings: TransportSettings) {}
+
+  /** Sends the request and resolves once response headers arrived (any status). */
+  async open(call: HttpCall): Promise<HttpExchange> {
+    if (call.signal?.aborted) throw cancelled();
+    const dispatcher = this.dispatcherFor(call.url);
+    const exchange = new HttpExchange(call, this.settings);
+    const headers: Record<string, string> = { accept: call.accept, 'user-agent': this.settings.userAgent };
+    if (call.apiKey) headers.authorization = `Bearer ${call.apiKey}`;
+    let body: string | undefined;
+    if (call.body !== undefined) {
+      body = JSON.stringify(call.body);
+      headers['content-type'] = 'application/json';
+    }
+    await exchange.send(loadUndici().request, dispatcher, headers, body);
+    return exchange;
+  }
+
+  /** Releases pooled connections; a later call opens new ones. */
+  async close(): Promise<void> {
+    const open = [...this.dispatchers.values()];
+    this.dispatchers.clear();
+    await Promise.all(open.map((dispatcher) => dispatcher.close().catch(() => undefined)));
+  }
+
+  private dispatcherFor(url: URL): Dispatcher {
+    const proxyUrl = proxyUrlFor(url, this.settings.proxy);
+    const key = proxyUrl ?? 'direct';
+    let dispatcher = this.dispatchers.get(key);
+    if (!dispatcher) {
+      dispatcher = proxyUrl ? this.createProxyAgent(proxyUrl) : this.createAgent();
+      this.dispatchers.set(key, dispatcher);
+    }
+    return dispatcher;
+  }
+
+  private createAgent(): Dispatcher {
+    const { Agent } = loadUndici();
+    // undici's own header/body timeouts are off: ours (below) cover connect + headers as one
+    // deadline and measure body idleness only while we are actually waiting for data.
+    return new Agent({
+      connect: { timeout: this.settings.timeoutMs, rejectUnauthorized: this.strictSSL },
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+  }
+
+  private createProxyAgent(proxyUrl: string): Dispatcher {
+    const { ProxyAgent } = loadUndici();
+    try {
+      const parsed = new URL(proxyUrl);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('unsupported protocol');
+    } catch {
+      // The URL may carry proxy credentials (user:password@): never repeat that part.
+      const shown = proxyUrl.replace(/\/\/[^/@]*@/, '//');
+      throw new GatewayError({ kind: 'config', message: `The proxy URL "${shown}" is not a valid http(s) URL.` });
+    }
+    const tls = { rejectUnauthorized: this.strictSSL };
+    return new ProxyAgent({
+      uri: proxyUrl,
+      requestTls: tls,
+      proxyTls: tls,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+  }
+
+  private get strictSSL(): boolean {
+    return this.settings.proxy?.strictSSL !== false;
+  }
+}
+
+/** A request and, once `send` resolved, its response. Logged once, when finished. */
+export class HttpExchange {
+  status = 0;
+  headers: ResponseHeaders = {};
+  private body: ResponseBody | undefined;
+  private readonly controller = new AbortController();
+  private stoppedBy: StopReason | undefined;
+  private readonly startedAt = performance.now();
+  private finished = false;
+  private readonly onCallerAbort = (): void => this.stop('caller');
+
+  constructor(
+    private readonly call: HttpCall,
+    private readonly settings: TransportSettings,
+  ) {
+    call.signal?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  async send(
+    request: Undici['request'],
+    dispatcher: Dispatcher,
+    headers: Record<string, string>,
+    body: string | undefined,
+  ): Promise<void> {
+    const deadline = setTimeout(() => this.stop('deadline'), this.settings.timeoutMs);
+    try {
+      const response = await request(this.call.url, {
+        dispatcher,
+        method: this.call.method,
+        headers,
+        body,
+        signal: this.controller.signal,
+      });
+      this.status = response.statusCode;
+      this.headers = response.headers;
+      this.body = response.body;
+    } catch (error) {
+      const failure = this.toError(error, true);
+      this.finish(failure);
+      throw failure;
+    } finally {
+      clearTimeout(deadline);
+    }
+    if (this.stoppedBy) {
+      // Aborted in the instant between headers and here.
+      const failure = this.toError(new Error('stopped'), false);
+      this.finish(failure);
+      throw failure;
+    }
+  }
+
+  header(name: string): string | undefined {
+    const value = this.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value[0] : value;
+  }
+
+  /**
+   * The body as it arrives. Waiting longer than the idle limit for the next piece ends it with a
+   * 'timeout' error; the caller's time between pieces does not count.
+   */
+  async *chunks(): AsyncGenerator<Buffer> {
+    const body = this.body;
+    if (!body) return;
+    const iterator = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    const idle = new IdleWatch(this.settings.streamIdleTimeoutMs, () => this.stop('idle'));
+    try {
+      for (;;) {
+        idle.startWaiting();
+        let step: IteratorResult<Buffer>;
+        try {
+          step = await iterator.next();
+        } catch (error) {
+          throw this.toError(error, false);
+        } finally {
+          idle.stopWaiting();
+        }
+        if (step.done) return;
+        if (this.stoppedBy) throw this.toError(new Error('stopped'), false);
+        yield step.value;
+      }
+    } finally {
+      idle.dispose();
+      this.release();
+    }
+  }
+
+  /** The whole body as text; `limit` bytes at most (the rest is dropped with the connection). */
+  async text(limit = Number.POSITIVE_INFINITY): Promise<string> {
+    const parts: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of this.chunks()) {
+      parts.push(chunk);
+      size += chunk.length;
+      if (size >= limit) break;
+    }
+    return Buffer.concat(parts).toString('utf8');
+  }
+
+  /** The body of an error response, bounded so a huge page cannot exhaust memory. */
+  errorText(): Promise<string> {
+    return this.text(ERROR_BODY_LIMIT);
+  }
+
+  /** Logs the exchange (once) and lets go of the connection if the body was not read to the end. */
+  finish(error?: GatewayError): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.release();
+    this.call.signal?.removeEventListener('abort', this.onCallerAbort);
+    this.settings.log?.({
+      method: this.call.method,
+      path: this.call.url.pathname,
+      status: this.status || undefined,
+      durationMs: Math.round(performance.now() - this.startedAt),
+      attempt: this.call.attempt,
+      error: error ? redactSecret(error.message, this.call.apiKey) : undefined,
+    });
+  }
+
+  private release(): void {
+    const body = this.body;
+    // A body not read to its end cannot leave the socket reusable: destroying it closes the socket.
+    // Its 'error' event (undici reports the abort as one) has nobody left to hear it.
+    if (body && !body.readableEnded && !body.destroyed) body.on('error', ignore).destroy();
+  }
+
+  private stop(reason: StopReason): void {
+    if (this.stoppedBy || this.finished) return;
+    this.stoppedBy = reason;
+    // undici destroys the socket of an aborted request, also while its body is being read.
+    this.controller.abort();
+  }
+
+  private toError(error: unknown, beforeResponse: boolean): GatewayError {
+    const failure = describeFailure(error, this.stoppedBy, this.call.url, this.settings);
+    factsByError.set(failure, { beforeResponse, neverSent: beforeResponse && NOT_SENT_CODES.has(errorCode(error) ?? '') });
+    return failure;
+  }
+}
+
+/** Fires `onIdle` when one wait for data lasts `limitMs`; a single timer, re-armed lazily. */
+class IdleWatch {
+  private waitingSince = -1;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly limitMs: number,
+    private readonly onIdle: () => void,
+  ) {}
+
+  startWaiting(): void {
+    this.waitingSince = performance.now();
+    if (!this.timer) this.arm(this.limitMs);
+  }
+
+  stopWaiting(): void {
+    this.waitingSince = -1;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private arm(ms: number): void {
+    this.timer = setTimeout(() => this.check(), ms);
+  }
+
+  private check(): void {
+    this.timer = undefined;
+    if (this.waitingSince < 0) return;
+    const left = this.limitMs - (performance.now() - this.waitingSince);
+    if (left <= 0) this.onIdle();
+    else this.arm(left);
+  }
+}
+
+function ignore(): void {
+  // Deliberately empty.
+}
+
+function cancelled(): GatewayError {
+  return new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
+}
+
+function errorCode(error: unknown): string | undefined {
+  const codes: string[] = [];
+  let current: unknown = error;
+  // undici wraps socket errors; the system code (ECONNRESET, ...) may sit on a cause.
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    current = current.cause;
+  }
+  return codes.find((code) => code.startsWith('E')) ?? codes[0];
+}
+
+function describeFailure(error: unknown, stoppedBy: StopReason | undefined, url: URL, settings: TransportSettings): GatewayError {
+  if (GatewayError.is(error)) return error;
+  const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+  if (stoppedBy === 'caller') return new GatewayError({ kind: 'aborted', message: 'The request was cancelled.', cause: error });
+  if (stoppedBy === 'deadline') {
+    return new GatewayError({
+      kind: 'timeout',
+      message: `The gateway at ${url.host} did not answer within ${seconds(settings.timeoutMs)}. Check your connection or raise the request timeout.`,
+      cause: error,
+    });
+  }
+  if (stoppedBy === 'idle') {
+    return new GatewayError({
+      kind: 'timeout',
+      message: `The gateway's reply stayed silent for ${seconds(settings.streamIdleTimeoutMs)}, so it was given up. The model may be overloaded; try again.`,
+      cause: error,
+    });
+  }
+  const code = errorCode(error);
+  const host = url.host;
+  let message: string;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new GatewayError({ kind: 'timeout', message: `Connecting to the gateway at ${host} timed out.`, cause: error });
+  } else if (code === 'ECONNREFUSED') {
+    message = `Could not connect to the gateway at ${host}: the connection was refused. Check the base URL and that the gateway is running.`;
+  } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    message = `Could not find the gateway host ${url.hostname}. Check the base URL and your network or proxy settings.`;
+  } else if (code && /CERT|SELF_SIGNED|TLS|SSL/.test(code)) {
+    message = `The TLS certificate of ${host} was not accepted (${code}). If a proxy on your network inspects traffic, trust its certificate or turn off strict SSL.`;
+  } else if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED') {
+    message = `The connection to the gateway at ${host} was dropped${code === 'UND_ERR_SOCKET' ? '' : ` (${code})`}.`;
+  } else {
+    const detail = error instanceof Error ? error.message : String(error);
+    message = `Network error talking to the gateway at ${host}: ${detail}${code ? ` (${code})` : ''}.`;
+  }
+  return new GatewayError({ kind: 'network', message, cause: error });
+}

@@ -1,0 +1,90 @@
+/**
+ * Conversations as they are stored and shown. Pure: no `vscode`, so it is unit-tested in Node.
+ */
+import type { ChatMessage } from '../../api/types';
+import type { AssistantTurn, ConversationSummary, ConversationView, Turn, UserTurn } from '../protocol/chatProtocol';
+
+export interface Conversation {
+  id: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  turns: Turn[];
+}
+
+let counter = 0;
+/** Unique enough for ids that live in one user's storage, and sortable by time. */
+export function newId(prefix: string, now = Date.now()): string {
+  counter = (counter + 1) % 1_000_000;
+  return `${prefix}-${now.toString(36)}-${counter.toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export function newConversation(now = Date.now()): Conversation {
+  return { id: newId('c', now), title: 'New chat', createdAt: now, updatedAt: now, turns: [] };
+}
+
+/** A title from the first prompt: its first line, shortened. */
+export function titleFrom(text: string): string {
+  const line = text.trim().split('\n').find((l) => l.trim() !== '')?.trim() ?? 'New chat';
+  const plain = line.replace(/[`*_#>]/g, '').replace(/\s+/g, ' ').trim() || 'New chat';
+  return plain.length > 60 ? `${plain.slice(0, 57)}…` : plain;
+}
+
+export function userTurn(content: string, now = Date.now()): UserTurn {
+  return { id: newId('u', now), role: 'user', content, createdAt: now };
+}
+
+export function assistantTurn(model: string, now = Date.now()): AssistantTurn {
+  return { id: newId('a', now), role: 'assistant', content: '', reasoning: '', status: 'streaming', model, createdAt: now };
+}
+
+/**
+ * The messages sent to the gateway for the conversation so far: the system prompt, then each
+ * user turn and each assistant reply that has text (failed turns without text are left out).
+ */
+export function toApiMessages(turns: readonly Turn[], systemPrompt: string): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  if (systemPrompt.trim()) messages.push({ role: 'system', content: systemPrompt });
+  for (const turn of turns) {
+    if (turn.role === 'user') messages.push({ role: 'user', content: turn.content });
+    else if (turn.content.trim() !== '') messages.push({ role: 'assistant', content: turn.content });
+  }
+  return messages;
+}
+
+export function summarize(c: Conversation): ConversationSummary {
+  return { id: c.id, title: c.title, updatedAt: c.updatedAt, turnCount: c.turns.length };
+}
+
+export function toView(c: Conversation): ConversationView {
+  return { id: c.id, title: c.title, turns: c.turns };
+}
+
+function formatUsage(turn: AssistantTurn): string {
+  const parts: string[] = [];
+  if (turn.usage?.promptTokens !== undefined) parts.push(`${turn.usage.promptTokens} tokens in`);
+  if (turn.usage?.completionTokens !== undefined) parts.push(`${turn.usage.completionTokens} out`);
+  if (turn.usage?.cost !== undefined) parts.push(`$${turn.usage.cost.toFixed(4)}`);
+  return parts.join(', ');
+}
+
+/** The conversation as a Markdown document, for export. */
+export function toMarkdown(c: Conversation): string {
+  const lines: string[] = [`# ${c.title}`, '', `_Exported from Gateway AI on ${new Date().toISOString().slice(0, 10)}_`, ''];
+  for (const turn of c.turns) {
+    if (turn.role === 'user') {
+      lines.push('## You', '', turn.content, '');
+      continue;
+    }
+    lines.push(`## ${turn.model}`, '');
+    if (turn.reasoning.trim()) {
+      lines.push('<details><summary>Reasoning</summary>', '', turn.reasoning, '', '</details>', '');
+    }
+    if (turn.content) lines.push(turn.content, '');
+    if (turn.status === 'stopped') lines.push('_(stopped)_', '');
+    if (turn.error) lines.push(`> **Error:** ${turn.error.message}`, '');
+    const usage = formatUsage(turn);
+    if (usage) lines.push(`<sub>${usage}</sub>`, '');
+  }
+  return lines.join('\n');
+}

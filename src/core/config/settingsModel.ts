@@ -1,0 +1,131 @@
+/**
+ * Every setting of the extension, typed, and the one parser that turns what the configuration
+ * holds (outside data: a hand-edited settings.json can hold anything) into these types. Pure: the
+ * host hands in a getter over `vscode.workspace.getConfiguration`, the unit tests a plain object.
+ */
+import { isRecord } from '../../api/json';
+import { Setting, VsCodeSetting, type SettingId } from '../ids';
+
+/** Every setting of the extension, typed, read through one accessor (`readSettings`). */
+export interface GatewaySettings {
+  baseUrl: string;
+  chat: {
+    model: string;
+    models: string[];
+    systemPrompt: string;
+    temperature: number | undefined;
+    maxTokens: number | undefined;
+    reasoningEffort: 'default' | 'none' | 'minimal' | 'low' | 'medium' | 'high';
+    responseFormat: 'text' | 'json_object';
+    webSearch: boolean;
+    provider: Record<string, unknown> | undefined;
+    plugins: Record<string, unknown>[];
+    tools: Record<string, unknown>[];
+  };
+  media: {
+    model: string;
+    parameters: Record<string, unknown>;
+    maxConcurrentPolls: number;
+    maxPollIntervalSeconds: number;
+  };
+  request: {
+    timeoutSeconds: number;
+    streamIdleTimeoutSeconds: number;
+    maxRetries: number;
+  };
+  proxy: {
+    url: string | undefined;
+    noProxy: string[];
+    strictSSL: boolean;
+  };
+}
+
+export const DEFAULT_BASE_URL = 'https://openrouter.ai/api';
+const MODEL_ID = /^[^/\s]+\/\S+$/;
+
+export function isModelId(value: unknown): value is string {
+  return typeof value === 'string' && MODEL_ID.test(value.trim());
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function num(value: unknown, min: number, max: number, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : fallback;
+}
+
+function optionalNum(value: unknown, min: number, max: number): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : undefined;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return isRecord(value) && Object.keys(value).length > 0 ? value : undefined;
+}
+
+function records(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.filter((v): v is Record<string, unknown> => !!record(v)) : [];
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim()) : [];
+}
+
+const EFFORTS = ['default', 'none', 'minimal', 'low', 'medium', 'high'] as const;
+
+/** Reads one setting by its full key, as `vscode.workspace.getConfiguration().get(key)` does. */
+export type SettingsSource = (key: SettingId | (typeof VsCodeSetting)[keyof typeof VsCodeSetting]) => unknown;
+
+/** Parses (and clamps) every setting; never throws: a value of the wrong type becomes its default. */
+export function parseSettings(get: SettingsSource): GatewaySettings {
+  const effort = str(get(Setting.chatReasoningEffort));
+  const proxyUrl = str(get(VsCodeSetting.proxy))?.trim();
+  return {
+    baseUrl: (str(get(Setting.baseUrl)) ?? DEFAULT_BASE_URL).trim() || DEFAULT_BASE_URL,
+    chat: {
+      model: (str(get(Setting.chatModel)) ?? '').trim(),
+      models: strings(get(Setting.chatModels)),
+      systemPrompt: str(get(Setting.chatSystemPrompt)) ?? '',
+      temperature: optionalNum(get(Setting.chatTemperature), 0, 2),
+      maxTokens: optionalNum(get(Setting.chatMaxTokens), 1, Number.MAX_SAFE_INTEGER),
+      reasoningEffort: (EFFORTS as readonly string[]).includes(effort ?? '') ? (effort as GatewaySettings['chat']['reasoningEffort']) : 'default',
+      responseFormat: str(get(Setting.chatResponseFormat)) === 'json_object' ? 'json_object' : 'text',
+      webSearch: get(Setting.chatWebSearch) === true,
+      provider: record(get(Setting.chatProvider)),
+      plugins: records(get(Setting.chatPlugins)),
+      tools: records(get(Setting.chatTools)),
+    },
+    media: {
+      model: (str(get(Setting.mediaModel)) ?? '').trim(),
+      parameters: record(get(Setting.mediaParameters)) ?? {},
+      maxConcurrentPolls: Math.round(num(get(Setting.mediaMaxConcurrentPolls), 1, 16, 4)),
+      maxPollIntervalSeconds: num(get(Setting.mediaMaxPollIntervalSeconds), 5, 300, 30),
+    },
+    request: {
+      timeoutSeconds: num(get(Setting.requestTimeoutSeconds), 1, 600, 30),
+      streamIdleTimeoutSeconds: num(get(Setting.requestStreamIdleTimeoutSeconds), 5, 3600, 180),
+      maxRetries: Math.round(num(get(Setting.requestMaxRetries), 0, 10, 3)),
+    },
+    proxy: {
+      url: proxyUrl ? proxyUrl : undefined,
+      noProxy: strings(get(VsCodeSetting.noProxy)),
+      strictSSL: get(VsCodeSetting.proxyStrictSSL) !== false,
+    },
+  };
+}
+
+/** Why the base URL cannot be used, or undefined when it is fine. */
+export function validateBaseUrl(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `The gateway base URL "${value}" is not a valid URL. Set "${Setting.baseUrl}" to something like ${DEFAULT_BASE_URL}.`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return `The gateway base URL must start with https:// (or http:// for a local gateway), not ${url.protocol}//.`;
+  }
+  if (url.search || url.hash) return 'The gateway base URL must not contain a query (?) or a fragment (#).';
+  return undefined;
+}
+

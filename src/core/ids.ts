@@ -1,0 +1,88 @@
+/**
+ * Every id the extension shares with VS Code: the commands, views, settings and context keys it
+ * contributes in package.json, and the keys of its own stored state. Code uses these constants,
+ * never string literals; a test checks them against package.json in both directions.
+ */
+
+export const Command = {
+  setApiKey: 'gateway.setApiKey',
+  clearApiKey: 'gateway.clearApiKey',
+  newChat: 'gateway.newChat',
+  ask: 'gateway.ask',
+  explainSelection: 'gateway.explainSelection',
+  selectModel: 'gateway.selectModel',
+  generateMedia: 'gateway.generateMedia',
+  refreshMediaJobs: 'gateway.refreshMediaJobs',
+  openMediaResult: 'gateway.openMediaResult',
+  removeMediaJob: 'gateway.removeMediaJob',
+  copyMediaJobId: 'gateway.copyMediaJobId',
+  clearFinishedMediaJobs: 'gateway.clearFinishedMediaJobs',
+} as const;
+export type CommandId = (typeof Command)[keyof typeof Command];
+
+export const View = {
+  container: 'gateway',
+  chat: 'gateway.chat',
+  mediaJobs: 'gateway.mediaJobs',
+} as const;
+export type ViewId = (typeof View)[keyof typeof View];
+
+/** The command VS Code creates for each view: it reveals and focuses the view. */
+export function focusCommand(view: ViewId): string {
+  return `${view}.focus`;
+}
+
+/** Our settings, by full key. */
+export const Setting = {
+  baseUrl: 'gateway.baseUrl',
+  chatModel: 'gateway.chat.model',
+  chatModels: 'gateway.chat.models',
+  chatSystemPrompt: 'gateway.chat.systemPrompt',
+  chatTemperature: 'gateway.chat.temperature',
+  chatMaxTokens: 'gateway.chat.maxTokens',
+  chatReasoningEffort: 'gateway.chat.reasoningEffort',
+  chatResponseFormat: 'gateway.chat.responseFormat',
+  chatWebSearch: 'gateway.chat.webSearch',
+  chatProvider: 'gateway.chat.provider',
+  chatPlugins: 'gateway.chat.plugins',
+  chatTools: 'gateway.chat.tools',
+  mediaModel: 'gateway.media.model',
+  mediaParameters: 'gateway.media.parameters',
+  mediaMaxConcurrentPolls: 'gateway.media.maxConcurrentPolls',
+  mediaMaxPollIntervalSeconds: 'gateway.media.maxPollIntervalSeconds',
+  requestTimeoutSeconds: 'gateway.request.timeoutSeconds',
+  requestStreamIdleTimeoutSeconds: 'gateway.request.streamIdleTimeoutSeconds',
+  requestMaxRetries: 'gateway.request.maxRetries',
+} as const;
+export type SettingId = (typeof Setting)[keyof typeof Setting];
+
+/** Prefixes for `affectsConfiguration`: a change to any setting below them. */
+export const SettingSection = {
+  all: 'gateway',
+  media: 'gateway.media',
+} as const;
+
+/** VS Code's own settings that we read (not ours to contribute). */
+export const VsCodeSetting = {
+  proxy: 'http.proxy',
+  noProxy: 'http.noProxy',
+  proxyStrictSSL: 'http.proxyStrictSSL',
+} as const;
+
+export const ContextKey = {
+  hasApiKey: 'gateway.hasApiKey',
+} as const;
+
+/** Keys in SecretStorage and globalState, and other ids that only we read. */
+export const StorageKey = {
+  apiKey: 'gateway.apiKey',
+  recentModels: 'gateway.recentModels',
+  mediaJobs: 'gateway.mediaJobs',
+} as const;
+
+/** Ids of status-bar items and webview panel types (not contributed, but unique to us). */
+export const UiId = {
+  modelStatus: 'gateway.model',
+  mediaStatus: 'gateway.mediaJobs',
+  mediaPreview: 'gateway.mediaPreview',
+} as const;

@@ -1,0 +1,31 @@
+/** Small text helpers shared by the host and the webview. Pure: no `vscode`, no DOM. */
+
+/** Escapes text for HTML element content and double- or single-quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
+}
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** "just now", "5 s ago", "3 min ago", "2 h ago", "4 d ago"; a date after a week. */
+export function relativeTime(since: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - since) / 1000));
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 7 * 86_400) return `${Math.floor(s / 86_400)} d ago`;
+  return new Date(since).toLocaleDateString();
+}
+
+/** One line of at most `max` characters, with an ellipsis where it was cut. */
+export function shorten(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

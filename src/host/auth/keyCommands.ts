@@ -1,0 +1,43 @@
+import * as vscode from 'vscode';
+import type { ApiKeyStore } from './apiKeyStore';
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `gateway.setApiKey [key]`: asks with a password box (or takes the key), trims it, stores it. */
+export async function setApiKey(store: ApiKeyStore, argument?: unknown): Promise<boolean> {
+  let key = typeof argument === 'string' ? argument : undefined;
+  if (key === undefined) {
+    key = await vscode.window.showInputBox({
+      title: 'Gateway AI: Set API Key',
+      prompt: 'Your gateway API key. It is stored only in VS Code\u2019s secret storage.',
+      placeHolder: 'sk-…',
+      password: true,
+      ignoreFocusOut: true,
+      validateInput: (value) => (value.trim() ? undefined : 'The key cannot be empty.'),
+    });
+    if (key === undefined) return false;
+  }
+  if (!key.trim()) {
+    void vscode.window.showErrorMessage('Gateway AI: the API key cannot be empty; nothing was stored.');
+    return false;
+  }
+  try {
+    await store.set(key);
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Gateway AI: the key was not stored. ${errorText(error)}`);
+    return false;
+  }
+  void vscode.window.showInformationMessage('Gateway AI: API key saved in secret storage.');
+  return true;
+}
+
+export async function clearApiKey(store: ApiKeyStore): Promise<void> {
+  try {
+    await store.clear();
+    void vscode.window.showInformationMessage('Gateway AI: API key removed.');
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Gateway AI: the key could not be removed. ${errorText(error)}`);
+  }
+}

@@ -1,0 +1,48 @@
+import * as vscode from 'vscode';
+import type { ChatController } from './chatSession';
+import type { ChatViewProvider } from './chatViewProvider';
+import { pickModel, setChatModel, type RecentModels } from './modelPicker';
+import { explainPrompt } from '../../core/chat/explainPrompt';
+
+export interface ChatCommandDeps {
+  controller: ChatController;
+  view: ChatViewProvider;
+  recentModels: RecentModels;
+}
+
+/** `gateway.ask [prompt]`: sends the argument, or what the user types, in the chat. */
+export async function ask(deps: ChatCommandDeps, prompt?: unknown): Promise<void> {
+  let text = typeof prompt === 'string' ? prompt : undefined;
+  if (text === undefined) {
+    text = await vscode.window.showInputBox({ title: 'Gateway AI: Ask', prompt: 'Ask the chat model', ignoreFocusOut: true });
+  }
+  if (!text?.trim()) return;
+  await deps.view.reveal();
+  await deps.controller.send(text);
+}
+
+/** `gateway.explainSelection`: the selection, with its language and file name, to the chat. */
+export async function explainSelection(deps: ChatCommandDeps): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  const code = editor ? editor.selections.map((s) => editor.document.getText(s)).join('\n') : '';
+  if (!editor || !code.trim()) {
+    void vscode.window.showInformationMessage('Gateway AI: select some code first, then run Explain Selection.');
+    return;
+  }
+  const fileName = vscode.workspace.asRelativePath(editor.document.uri, false);
+  await deps.view.reveal();
+  await deps.controller.send(explainPrompt({ code, languageId: editor.document.languageId, fileName }));
+}
+
+/** `gateway.selectModel [id]`: sets the chat model from the argument or a quick pick. */
+export async function selectModel(deps: ChatCommandDeps, model?: unknown): Promise<string | undefined> {
+  const chosen = typeof model === 'string' ? model : await pickModel(deps.recentModels);
+  if (!chosen) return undefined;
+  try {
+    await setChatModel(chosen, deps.recentModels);
+    return chosen.trim();
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Gateway AI: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}

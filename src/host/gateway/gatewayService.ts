@@ -1,0 +1,79 @@
+import * as vscode from 'vscode';
+import type { GatewayClient } from '../../api';
+import { createClient } from './clientLoader';
+import { GatewayError } from '../../api/errors';
+import type { ApiKeyStore } from '../auth/apiKeyStore';
+import { Disposable } from '../../core/util/lifecycle';
+import { affectsGateway, readSettings, validateBaseUrl } from '../config/settings';
+import type { Logger } from '../log/logger';
+import { Setting } from '../../core/ids';
+
+/**
+ * Hands out the one gateway client, built from the current settings on first use (the network
+ * stack loads then, not at activation) and rebuilt when a setting that shapes it changes.
+ */
+export class GatewayService extends Disposable {
+  private current: GatewayClient | undefined;
+  /** The base URL last warned about, so saving the same bad value again does not repeat the warning. */
+  private warnedBaseUrl: string | undefined;
+
+  constructor(
+    private readonly apiKey: ApiKeyStore,
+    private readonly logger: Logger,
+  ) {
+    super();
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (affectsGateway(e)) this.reset();
+        if (e.affectsConfiguration(Setting.baseUrl)) this.checkBaseUrl();
+      }),
+    );
+    this.register({ dispose: () => this.reset() });
+  }
+
+  /**
+   * Tells the user at once when the base URL they just set cannot work. Otherwise they would only
+   * find out at the next request, possibly much later and far from the setting they changed.
+   */
+  private checkBaseUrl(): void {
+    const { baseUrl } = readSettings();
+    const problem = validateBaseUrl(baseUrl);
+    if (!problem) {
+      this.warnedBaseUrl = undefined;
+      return;
+    }
+    if (this.warnedBaseUrl === baseUrl) return;
+    this.warnedBaseUrl = baseUrl;
+    this.logger.warn(problem);
+    const openSettings = 'Open Settings';
+    void vscode.window.showWarningMessage(`Gateway AI: ${problem}`, openSettings).then((choice) => {
+      if (choice === openSettings) void vscode.commands.executeCommand('workbench.action.openSettings', Setting.baseUrl);
+    });
+  }
+
+  /** The client for the current settings. Throws a GatewayError ('config') for an invalid base URL. */
+  client(): GatewayClient {
+    if (this.current) return this.current;
+    const settings = readSettings();
+    const problem = validateBaseUrl(settings.baseUrl);
+    if (problem) throw new GatewayError({ kind: 'config', message: problem });
+    this.current = createClient({
+      baseUrl: settings.baseUrl,
+      apiKey: () => this.apiKey.get(),
+      timeoutMs: settings.request.timeoutSeconds * 1000,
+      streamIdleTimeoutMs: settings.request.streamIdleTimeoutSeconds * 1000,
+      maxRetries: settings.request.maxRetries,
+      proxy: settings.proxy,
+      log: (entry) => this.logger.request(entry),
+      userAgent: `gateway-ai-vscode/${vscode.extensions.getExtension('gateway-ai.gateway-ai')?.packageJSON.version ?? 'dev'} vscode/${vscode.version}`,
+    });
+    this.logger.info(`Gateway client ready for ${settings.baseUrl}`);
+    return this.current;
+  }
+
+  private reset(): void {
+    const old = this.current;
+    this.current = undefined;
+    void old?.close?.();
+  }
+}

@@ -1,0 +1,77 @@
+import * as vscode from 'vscode';
+import { GatewayError } from '../../api/errors';
+import { isModelId, readSettings } from '../config/settings';
+import { Command } from '../../core/ids';
+
+export interface GenerateArgs {
+  prompt: string;
+  model?: string;
+  parameters?: Record<string, unknown>;
+}
+
+/** Validates `gateway.generateMedia`'s argument; throws a readable error for a bad one. */
+export function parseGenerateArgs(value: unknown): GenerateArgs {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new Error('gateway.generateMedia takes { prompt, model?, parameters? }.');
+  }
+  const v = value as Record<string, unknown>;
+  if (typeof v.prompt !== 'string' || !v.prompt.trim()) throw new Error('gateway.generateMedia needs a non-empty prompt.');
+  if (v.model !== undefined && !isModelId(v.model)) throw new Error(`"${String(v.model)}" is not a model id (<vendor>/<model_name>).`);
+  if (v.parameters !== undefined && (typeof v.parameters !== 'object' || v.parameters === null || Array.isArray(v.parameters))) {
+    throw new Error('gateway.generateMedia: parameters must be an object.');
+  }
+  return { prompt: v.prompt.trim(), model: v.model as string | undefined, parameters: v.parameters as Record<string, unknown> | undefined };
+}
+
+let lastPrompt = '';
+
+/** Asks for prompt, model and parameters in three short steps; undefined when cancelled. */
+export async function askGenerateArgs(): Promise<GenerateArgs | undefined> {
+  const settings = readSettings().media;
+  const prompt = await vscode.window.showInputBox({
+    title: 'Generate Media (1/3): prompt',
+    prompt: 'Describe the image, video or audio to generate',
+    value: lastPrompt,
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : 'Describe what to generate.'),
+  });
+  if (prompt === undefined) return undefined;
+  // Kept so a cancelled later step does not lose what was typed.
+  lastPrompt = prompt;
+  const model = await vscode.window.showInputBox({
+    title: 'Generate Media (2/3): model',
+    prompt: 'Media model, <vendor>/<model_name>',
+    value: settings.model,
+    ignoreFocusOut: true,
+    validateInput: (v) => (isModelId(v) ? undefined : 'Use the form <vendor>/<model_name>, for example openai/gpt-image-1.'),
+  });
+  if (model === undefined) return undefined;
+  const parametersText = await vscode.window.showInputBox({
+    title: 'Generate Media (3/3): parameters (optional)',
+    prompt: 'Extra parameters as a JSON object, e.g. {"size": "1024x1024"}. Leave {} for none.',
+    value: JSON.stringify(settings.parameters),
+    ignoreFocusOut: true,
+    validateInput: (v) => {
+      if (!v.trim()) return undefined;
+      try {
+        const parsed: unknown = JSON.parse(v);
+        return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? undefined : 'Parameters must be a JSON object.';
+      } catch {
+        return 'This is not valid JSON.';
+      }
+    },
+  });
+  if (parametersText === undefined) return undefined;
+  lastPrompt = '';
+  const parameters = parametersText.trim() ? (JSON.parse(parametersText) as Record<string, unknown>) : {};
+  return { prompt: prompt.trim(), model: model.trim(), parameters };
+}
+
+/** Shows a failed start with what the user can do about it. */
+export async function reportStartFailure(error: unknown): Promise<void> {
+  const message = error instanceof Error ? error.message : String(error);
+  const needsKey = GatewayError.is(error) && (error.status === 401 || (error.kind === 'config' && /key/i.test(message)));
+  const action = needsKey ? 'Set API Key' : undefined;
+  const choice = await vscode.window.showErrorMessage(`Gateway AI: the media job was not started. ${message}`, ...(action ? [action] : []));
+  if (choice === 'Set API Key') await vscode.commands.executeCommand(Command.setApiKey);
+}

@@ -1,0 +1,275 @@
+import * as vscode from 'vscode';
+import { mimeFromUrl } from '../../api/media';
+import type { MediaOutput } from '../../api/types';
+import type { ApiKeyStore } from '../auth/apiKeyStore';
+import { Disposable } from '../../core/util/lifecycle';
+import { readSettings } from '../config/settings';
+import type { GatewayService } from '../gateway/gatewayService';
+import type { Logger } from '../log/logger';
+import { askGenerateArgs, parseGenerateArgs, reportStartFailure, type GenerateArgs } from './mediaCommands';
+import { createMediaJob, type MediaJob } from '../../core/media/mediaJob';
+import { MediaJobModel } from '../../core/media/mediaJobModel';
+import { MediaJobPoller } from '../../core/media/mediaJobPoller';
+import { MediaJobStore } from './mediaJobStore';
+import { MediaJobsTreeProvider } from './mediaJobsTree';
+import { describeOutputs, kindOf, MediaPreviewPanel, type PreviewItem } from './mediaPreview';
+import { Command, SettingSection, UiId, View, focusCommand } from '../../core/ids';
+
+export interface MediaJobsDeps {
+  context: vscode.ExtensionContext;
+  gateway: GatewayService;
+  apiKey: ApiKeyStore;
+  logger: Logger;
+}
+
+/**
+ * The media-jobs feature: the model (state), the poller (timing), the tree (view), the store
+ * (persistence), commands, notifications and a status bar count. Stored jobs load and polling
+ * resumes just after activation, off its path.
+ */
+export class MediaJobsFeature extends Disposable {
+  readonly model = this.register(new MediaJobModel());
+  readonly store: MediaJobStore;
+  readonly tree: MediaJobsTreeProvider;
+  private poller: MediaJobPoller | undefined;
+  private loaded = false;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly status = this.register(vscode.window.createStatusBarItem(UiId.mediaStatus, vscode.StatusBarAlignment.Right, 99));
+
+  constructor(private readonly deps: MediaJobsDeps) {
+    super();
+    this.store = new MediaJobStore(deps.context.globalState, deps.context.globalStorageUri, deps.logger);
+    this.tree = this.register(new MediaJobsTreeProvider(this.model, () => this.load()));
+    this.status.name = 'Gateway AI Media Jobs';
+    this.status.command = focusCommand(View.mediaJobs);
+    this.register(vscode.window.registerTreeDataProvider(View.mediaJobs, this.tree));
+    this.register(this.model.onDidChange((change) => this.onChange(change.finished, change.removed)));
+    this.register(vscode.window.onDidChangeWindowState((state) => this.poller?.setFocused(state.focused)));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(SettingSection.media)) this.restartPoller();
+      }),
+    );
+    this.register(deps.apiKey.onDidChange((key) => key && this.poller?.resume()));
+    // Ages in the tree go stale; refresh them while it matters.
+    const ticker = setInterval(() => this.model.all().length && this.tree.refresh(), 30_000);
+    this.register({ dispose: () => clearInterval(ticker) });
+    this.register({
+      dispose: () => {
+        if (this.saveTimer) void this.flush();
+        this.poller?.dispose();
+      },
+    });
+    setTimeout(() => this.load(), 0);
+  }
+
+  /** Loads stored jobs once and resumes polling those still running. */
+  load(): void {
+    if (this.loaded || this.isDisposed) return;
+    this.loaded = true;
+    for (const job of this.store.load()) {
+      if (!this.model.get(job.id)) this.model.add(job);
+    }
+    this.ensurePoller().resume();
+    this.updateStatus();
+  }
+
+  private ensurePoller(): MediaJobPoller {
+    if (this.poller) return this.poller;
+    const settings = readSettings().media;
+    this.poller = new MediaJobPoller({
+      model: this.model,
+      getStatus: (id, signal) => this.deps.gateway.client().getMedia(id, { signal }),
+      maxConcurrent: settings.maxConcurrentPolls,
+      maxIntervalMs: settings.maxPollIntervalSeconds * 1000,
+      onError: (id, error) => this.deps.logger.warn(`Status check of media job ${id} failed: ${(error as Error)?.message ?? error}`),
+    });
+    this.poller.setFocused(vscode.window.state.focused);
+    return this.poller;
+  }
+
+  private restartPoller(): void {
+    if (!this.poller) return;
+    this.poller.dispose();
+    this.poller = undefined;
+    this.ensurePoller().resume();
+  }
+
+  /** Starts a generation; returns the new job's id. POST /v1/media is never retried blindly. */
+  async generate(args: GenerateArgs): Promise<string> {
+    this.load();
+    const settings = readSettings().media;
+    const model = args.model ?? settings.model;
+    const parameters = { ...settings.parameters, ...args.parameters };
+    const started = await this.deps.gateway.client().startMedia({ model, prompt: args.prompt, parameters });
+    const job = createMediaJob({ id: started.id, prompt: args.prompt, model, parameters, status: started.status }, Date.now());
+    this.model.add(job);
+    this.ensurePoller().track(job.id);
+    this.deps.logger.info(`Media job ${job.id} started with ${model}`);
+    return job.id;
+  }
+
+  refresh(): void {
+    this.load();
+    this.ensurePoller().pollNow();
+    this.tree.refresh();
+  }
+
+  remove(id: string): void {
+    if (this.model.remove(id)) void this.store.forget(id);
+  }
+
+  clearFinished(): number {
+    const removed = this.model.clearFinished();
+    for (const id of removed) void this.store.forget(id);
+    return removed.length;
+  }
+
+  /** Opens the preview of a completed job; remote results are downloaded by the host first. */
+  async open(job: MediaJob): Promise<MediaPreviewPanel | undefined> {
+    if (job.status !== 'completed') {
+      void vscode.window.showInformationMessage(`Gateway AI: this job is ${job.status}; there is no result to open yet.`);
+      return undefined;
+    }
+    const items = await vscode.window.withProgress(
+      { location: { viewId: View.mediaJobs }, title: 'Preparing the result' },
+      () => Promise.all(describeOutputs(job.outputs).map(({ output, kind }, index) => this.toPreviewItem(job, output, kind, index))),
+    );
+    return MediaPreviewPanel.show(job, items, this.store.folder);
+  }
+
+  private async toPreviewItem(job: MediaJob, output: MediaOutput, kind: PreviewItem['kind'], index: number): Promise<PreviewItem> {
+    switch (output.kind) {
+      case 'text':
+        return { kind: 'text', text: output.text };
+      case 'data':
+        // Normally moved to a file when the job finished; this covers opening it before that.
+        return { kind, file: await this.store.writeData(job.id, index, output), mimeType: output.mimeType };
+      case 'url': {
+        if (output.url.startsWith('file:')) return { kind, file: vscode.Uri.parse(output.url), mimeType: output.mimeType };
+        const target = this.store.fileFor(job.id, index, output.mimeType ?? mimeFromUrl(output.url));
+        try {
+          await vscode.workspace.fs.stat(target);
+          return { kind, file: target, mimeType: output.mimeType, sourceUrl: output.url };
+        } catch {
+          // Not downloaded yet.
+        }
+        try {
+          const { bytes, contentType } = await this.deps.gateway.client().download(output.url, { maxBytes: 200 * 1024 * 1024 });
+          await vscode.workspace.fs.createDirectory(this.store.folder);
+          await vscode.workspace.fs.writeFile(target, bytes);
+          return { kind: kind === 'file' ? kindOf(contentType) : kind, file: target, mimeType: contentType ?? output.mimeType, sourceUrl: output.url };
+        } catch (error) {
+          return { kind: 'file', sourceUrl: output.url, problem: `The result could not be downloaded: ${(error as Error).message}` };
+        }
+      }
+    }
+  }
+
+  private onChange(finished: MediaJob[], removed: string[]): void {
+    this.updateStatus();
+    this.scheduleSave();
+    for (const id of removed) MediaPreviewPanel.open.get(id)?.panel.dispose();
+    for (const job of finished) {
+      void this.moveInlineOutputs(job);
+      this.announce(job);
+    }
+  }
+
+  private async moveInlineOutputs(job: MediaJob): Promise<void> {
+    try {
+      const outputs = await this.store.externalize(job);
+      if (outputs && this.model.get(job.id)) this.model.update(job.id, { outputs });
+    } catch (error) {
+      this.deps.logger.warn(`Could not store the result of media job ${job.id}: ${(error as Error).message}`);
+    }
+  }
+
+  private announce(job: MediaJob): void {
+    const prompt = job.prompt.length > 40 ? `${job.prompt.slice(0, 39)}…` : job.prompt;
+    if (job.status === 'completed') {
+      void vscode.window.showInformationMessage(`Gateway AI: media job completed: "${prompt}"`, 'Open').then((choice) => {
+        const current = this.model.get(job.id);
+        if (choice === 'Open' && current) void this.open(current);
+      });
+    } else if (job.status === 'failed') {
+      void vscode.window.showWarningMessage(`Gateway AI: media job failed: "${prompt}". ${job.error ?? ''}`.trim(), 'Show').then((choice) => {
+        if (choice === 'Show') void vscode.commands.executeCommand(focusCommand(View.mediaJobs));
+      });
+    }
+  }
+
+  private updateStatus(): void {
+    const running = this.model.running().length;
+    if (running === 0) {
+      this.status.hide();
+      return;
+    }
+    this.status.text = `$(loading~spin) ${running} media job${running === 1 ? '' : 's'}`;
+    this.status.tooltip = 'Gateway AI media jobs running. Click to show them.';
+    this.status.show();
+  }
+
+  private scheduleSave(): void {
+    this.saveTimer ??= setTimeout(() => void this.flush(), 250);
+  }
+
+  /** Writes the jobs now (tests and shutdown). */
+  async flush(): Promise<void> {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    await this.store.save(this.model.all());
+  }
+}
+
+function jobFrom(feature: MediaJobsFeature, value: unknown): MediaJob | undefined {
+  const id = typeof value === 'string' ? value : value && typeof value === 'object' && 'id' in value ? String((value as { id: unknown }).id) : undefined;
+  return id ? feature.model.get(id) : undefined;
+}
+
+export function registerMediaJobs(deps: MediaJobsDeps): { feature: MediaJobsFeature; disposable: vscode.Disposable } {
+  const feature = new MediaJobsFeature(deps);
+  const r = vscode.commands.registerCommand;
+  const disposable = vscode.Disposable.from(
+    feature,
+    r(Command.generateMedia, async (arg?: unknown) => {
+      let args: GenerateArgs | undefined;
+      try {
+        args = arg === undefined ? await askGenerateArgs() : parseGenerateArgs(arg);
+      } catch (error) {
+        void vscode.window.showErrorMessage(`Gateway AI: ${(error as Error).message}`);
+        if (arg !== undefined) throw error;
+        return undefined;
+      }
+      if (!args) return undefined;
+      try {
+        const id = await feature.generate(args);
+        if (arg === undefined) void vscode.commands.executeCommand(focusCommand(View.mediaJobs));
+        return id;
+      } catch (error) {
+        void reportStartFailure(error);
+        if (arg !== undefined) throw error;
+        return undefined;
+      }
+    }),
+    r(Command.refreshMediaJobs, () => feature.refresh()),
+    r(Command.openMediaResult, async (arg?: unknown) => {
+      const job = jobFrom(feature, arg);
+      if (!job) {
+        void vscode.window.showInformationMessage('Gateway AI: pick a completed job in the Media Jobs view to open its result.');
+        return undefined;
+      }
+      return feature.open(job);
+    }),
+    r(Command.removeMediaJob, (arg?: unknown) => {
+      const job = jobFrom(feature, arg);
+      if (job) feature.remove(job.id);
+    }),
+    r(Command.copyMediaJobId, async (arg?: unknown) => {
+      const job = jobFrom(feature, arg);
+      if (job) await vscode.env.clipboard.writeText(job.id);
+    }),
+    r(Command.clearFinishedMediaJobs, () => feature.clearFinished()),
+  );
+  return { feature, disposable };
+}

@@ -1,0 +1,187 @@
+import * as vscode from 'vscode';
+import { mimeFromUrl } from '../../api/media';
+import type { MediaOutput } from '../../api/types';
+import { createNonce } from '../webview/webviewShell';
+import type { MediaJob } from '../../core/media/mediaJob';
+import { escapeHtml } from '../../core/util/text';
+import { UiId } from '../../core/ids';
+
+/** What the preview shows for one output, once any remote file is downloaded by the host. */
+export interface PreviewItem {
+  kind: 'image' | 'video' | 'audio' | 'text' | 'file';
+  /** A local file (in the extension's storage) for everything but text. */
+  file?: vscode.Uri;
+  text?: string;
+  mimeType?: string;
+  /** Where it came from, when remote. */
+  sourceUrl?: string;
+  problem?: string;
+}
+
+/** How a result is shown, from its MIME type (or, failing that, its URL's file extension). */
+export function kindOf(mimeType: string | undefined, url = ''): PreviewItem['kind'] {
+  const type = (mimeType ?? (url ? mimeFromUrl(url) : undefined))?.split(';')[0].trim().toLowerCase() ?? '';
+  if (type.startsWith('image/')) return 'image';
+  if (type.startsWith('video/')) return 'video';
+  if (type.startsWith('audio/')) return 'audio';
+  if (type.startsWith('text/')) return 'text';
+  return 'file';
+}
+
+
+type PreviewMessage = { type: 'save'; index: number } | { type: 'openSource'; index: number };
+
+function parsePreviewMessage(value: unknown): PreviewMessage | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const m = value as Record<string, unknown>;
+  if ((m.type === 'save' || m.type === 'openSource') && Number.isInteger(m.index) && (m.index as number) >= 0) {
+    return { type: m.type, index: m.index as number };
+  }
+  return undefined;
+}
+
+/**
+ * A webview panel that previews a completed job's outputs: images shown, video and audio playable,
+ * text shown. It loads only local files from the extension's storage (remote results are
+ * downloaded by the host first), under a strict CSP.
+ */
+export class MediaPreviewPanel {
+  private static readonly panels = new Map<string, MediaPreviewPanel>();
+  static readonly viewType = UiId.mediaPreview;
+
+  static show(job: MediaJob, items: PreviewItem[], storageFolder: vscode.Uri): MediaPreviewPanel {
+    const existing = MediaPreviewPanel.panels.get(job.id);
+    if (existing) {
+      existing.panel.reveal();
+      existing.render(job, items);
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      MediaPreviewPanel.viewType,
+      `Media: ${job.prompt.slice(0, 30)}`,
+      vscode.ViewColumn.Active,
+      { enableScripts: true, enableCommandUris: false, localResourceRoots: [storageFolder] },
+    );
+    const preview = new MediaPreviewPanel(panel, job.id);
+    preview.render(job, items);
+    return preview;
+  }
+
+  /** Open previews, for tests. */
+  static get open(): ReadonlyMap<string, MediaPreviewPanel> {
+    return MediaPreviewPanel.panels;
+  }
+
+  private items: PreviewItem[] = [];
+
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    private readonly jobId: string,
+  ) {
+    MediaPreviewPanel.panels.set(jobId, this);
+    panel.onDidDispose(() => MediaPreviewPanel.panels.delete(jobId));
+    panel.webview.onDidReceiveMessage((raw: unknown) => {
+      const message = parsePreviewMessage(raw);
+      const item = message && this.items[message.index];
+      if (!message || !item) return;
+      if (message.type === 'save') void saveToWorkspace(item, this.jobId, message.index);
+      else if (item.sourceUrl && /^https?:/i.test(item.sourceUrl)) void vscode.env.openExternal(vscode.Uri.parse(item.sourceUrl, true));
+    });
+  }
+
+  private render(job: MediaJob, items: PreviewItem[]): void {
+    this.items = items;
+    const webview = this.panel.webview;
+    const nonce = createNonce();
+    const body = items
+      .map((item, index) => {
+        const src = item.file ? escapeHtml(webview.asWebviewUri(item.file).toString()) : '';
+        let media: string;
+        switch (item.kind) {
+          case 'image':
+            media = `<img class="media-output" src="${src}" alt="Result ${index + 1}">`;
+            break;
+          case 'video':
+            media = `<video class="media-output" src="${src}" controls></video>`;
+            break;
+          case 'audio':
+            media = `<audio class="media-output" src="${src}" controls></audio>`;
+            break;
+          case 'text':
+            media = `<pre class="media-output">${escapeHtml(item.text ?? '')}</pre>`;
+            break;
+          default:
+            media = `<p>${item.problem ? escapeHtml(item.problem) : 'This result cannot be previewed; save it to open it elsewhere.'}</p>`;
+        }
+        const actions = [
+          item.file || item.kind === 'text' ? `<button data-action="save" data-index="${index}">Save to Workspace…</button>` : '',
+          item.sourceUrl && /^https?:/i.test(item.sourceUrl) ? `<button data-action="openSource" data-index="${index}" class="secondary">Open in Browser</button>` : '',
+        ].join('');
+        return `<section>${media}<div class="actions">${actions}</div></section>`;
+      })
+      .join('\n');
+    const csp = [
+      "default-src 'none'",
+      `img-src ${webview.cspSource} data:`,
+      `media-src ${webview.cspSource}`,
+      `style-src 'nonce-${nonce}'`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ');
+    webview.html = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<style nonce="${nonce}">
+body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 12px 20px; }
+h1 { font-size: 1.1em; font-weight: 600; margin: 0 0 4px; }
+.meta { color: var(--vscode-descriptionForeground); margin: 0 0 16px; }
+section { margin: 0 0 20px; }
+.media-output { max-width: 100%; max-height: 70vh; display: block; border: 1px solid var(--vscode-widget-border, transparent); }
+img.media-output { min-width: min(256px, 100%); image-rendering: auto; background: repeating-conic-gradient(#8882 0% 25%, transparent 0% 50%) 50% / 16px 16px; }
+pre.media-output { white-space: pre-wrap; background: var(--vscode-textCodeBlock-background); padding: 8px; }
+.actions { margin-top: 8px; display: flex; gap: 8px; }
+button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 4px 12px; cursor: pointer; font: inherit; }
+button:hover { background: var(--vscode-button-hoverBackground); }
+button.secondary { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
+button:focus-visible { outline: 1px solid var(--vscode-focusBorder); outline-offset: 2px; }
+</style></head>
+<body>
+<h1>${escapeHtml(job.prompt)}</h1>
+<p class="meta">${escapeHtml(job.model)} · ${escapeHtml(job.id)}</p>
+${body || '<p>This job has no output.</p>'}
+<script nonce="${nonce}">
+const vscode = acquireVsCodeApi();
+document.addEventListener('click', (event) => {
+  const button = event.target.closest('button[data-action]');
+  if (button) vscode.postMessage({ type: button.dataset.action, index: Number(button.dataset.index) });
+});
+</script>
+</body></html>`;
+  }
+}
+
+async function saveToWorkspace(item: PreviewItem, jobId: string, index: number): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const extension = item.file ? item.file.path.split('.').pop() : 'txt';
+  const name = `media-${jobId.replace(/[^\w-]/g, '').slice(0, 24)}-${index + 1}.${extension}`;
+  const target = await vscode.window.showSaveDialog({
+    defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined,
+    title: 'Save Media Result',
+  });
+  if (!target) return;
+  try {
+    if (item.file) await vscode.workspace.fs.copy(item.file, target, { overwrite: true });
+    else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(item.text ?? ''));
+    void vscode.window.showInformationMessage(`Gateway AI: saved ${vscode.workspace.asRelativePath(target)}.`);
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Gateway AI: could not save the result: ${(error as Error).message}`);
+  }
+}
+
+/** The outputs worth previewing, in order; the caller resolves remote ones to local files. */
+export function describeOutputs(outputs: readonly MediaOutput[]): Array<{ output: MediaOutput; kind: PreviewItem['kind'] }> {
+  return outputs.map((output) => ({
+    output,
+    kind: output.kind === 'text' ? 'text' : kindOf(output.mimeType, output.kind === 'url' ? output.url : ''),
+  }));
+}

@@ -1,0 +1,48 @@
+import * as vscode from 'vscode';
+import type { ApiKeyStore } from './auth/apiKeyStore';
+import { Disposable } from '../core/util/lifecycle';
+import { readSettings } from './config/settings';
+import { Command, ContextKey, Setting, UiId } from '../core/ids';
+
+/**
+ * The current chat model (click: select another), or a prompt to set the key when none is
+ * stored. The key's presence is read only when the item first shows, not at activation.
+ */
+export class ModelStatusItem extends Disposable {
+  private readonly item = this.register(vscode.window.createStatusBarItem(UiId.modelStatus, vscode.StatusBarAlignment.Right, 100));
+  private hasKey: boolean | undefined;
+
+  constructor(apiKey: ApiKeyStore) {
+    super();
+    this.item.name = 'Gateway AI Model';
+    this.register(apiKey.onDidChange((key) => this.setHasKey(!!key)));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(Setting.chatModel)) this.render();
+      }),
+    );
+    this.render();
+    // Off the activation path: SecretStorage is asked once the extension host is idle.
+    setTimeout(() => void apiKey.get().then((k) => this.setHasKey(!!k), () => this.setHasKey(false)), 0);
+  }
+
+  private setHasKey(hasKey: boolean): void {
+    this.hasKey = hasKey;
+    void vscode.commands.executeCommand('setContext', ContextKey.hasApiKey, hasKey);
+    this.render();
+  }
+
+  private render(): void {
+    if (this.hasKey === false) {
+      this.item.text = '$(key) Gateway AI: set API key';
+      this.item.tooltip = 'No gateway API key is stored. Click to set one.';
+      this.item.command = Command.setApiKey;
+    } else {
+      const model = readSettings().chat.model || 'no model';
+      this.item.text = `$(sparkle) ${model}`;
+      this.item.tooltip = `Gateway AI chat model: ${model}. Click to select another.`;
+      this.item.command = Command.selectModel;
+    }
+    this.item.show();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The ids in src/core/ids.ts are the contract with package.json: every command, view and setting
+ * the code uses is contributed, and everything contributed is known to the code. The code names
+ * ids only through these constants, so the check covers every id it executes or reads.
+ */
+import * as assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { Command, ContextKey, Setting, View } from '../../../src/core/ids';
+
+const root = path.resolve(__dirname, '../../../..');
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  contributes: {
+    commands: Array<{ command: string }>;
+    views: Record<string, Array<{ id: string }>>;
+    viewsContainers: { activitybar: Array<{ id: string }> };
+    configuration: { properties: Record<string, unknown> };
+    menus: Record<string, Array<{ command: string; when?: string }>>;
+    keybindings: Array<{ command: string }>;
+  };
+};
+
+function sorted(values: Iterable<string>): string[] {
+  return [...values].sort();
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? sourceFiles(full) : full.endsWith('.ts') ? [full] : [];
+  });
+}
+
+describe('ids and package.json', () => {
+  it('every command constant is contributed, and every contributed command has a constant', () => {
+    assert.deepEqual(sorted(Object.values(Command)), sorted(pkg.contributes.commands.map((c) => c.command)));
+  });
+
+  it('menus and keybindings name only contributed commands', () => {
+    const known = new Set<string>(Object.values(Command));
+    const named = [...Object.values(pkg.contributes.menus).flat(), ...pkg.contributes.keybindings].map((m) => m.command);
+    assert.deepEqual(
+      named.filter((c) => !known.has(c)),
+      [],
+    );
+  });
+
+  it('every view constant is contributed, and the reverse', () => {
+    const contributed = [
+      ...pkg.contributes.viewsContainers.activitybar.map((c) => c.id),
+      ...Object.values(pkg.contributes.views)
+        .flat()
+        .map((v) => v.id),
+    ];
+    assert.deepEqual(sorted(Object.values(View)), sorted(contributed));
+  });
+
+  it('every setting constant is contributed, and the reverse', () => {
+    assert.deepEqual(sorted(Object.values(Setting)), sorted(Object.keys(pkg.contributes.configuration.properties)));
+  });
+
+  it('the context keys that package.json tests are the ones the code sets', () => {
+    const text = JSON.stringify(pkg.contributes);
+    const used = new Set(text.match(/gateway\.has\w+/g) ?? []);
+    assert.deepEqual(sorted(used), sorted(Object.values(ContextKey)));
+  });
+
+  it('the code writes no gateway id as a string literal outside src/core/ids.ts', () => {
+    const offenders: string[] = [];
+    for (const file of sourceFiles(path.join(root, 'src'))) {
+      if (file.endsWith(path.join('core', 'ids.ts'))) continue;
+      const lines = readFileSync(file, 'utf8').split('\n');
+      lines.forEach((line, i) => {
+        if (/(['"`])gateway\.[A-Za-z.]+\1/.test(line) && !/^\s*(\/\/|\/?\*)/.test(line)) {
+          offenders.push(`${path.relative(root, file)}:${i + 1}: ${line.trim()}`);
+        }
+      });
+    }
+    assert.deepEqual(offenders, []);
+  });
+});
