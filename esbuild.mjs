@@ -66,7 +66,7 @@ const extension = {
 /** @type {import('esbuild').BuildOptions} */
 const webview = {
   ...base,
-  entryPoints: { webview: 'src/webview/main.ts' },
+  entryPoints: { webview: 'src/webview/main.ts', mediaPreview: 'src/webview/mediaPreview.ts' },
   outdir: 'dist',
   platform: 'browser',
   format: 'iife',

@@ -1,24 +1,24 @@
 import * as vscode from 'vscode';
 import { ApiKeyStore } from './host/auth/apiKeyStore';
-import { ChatController } from './host/chat/chatSession';
-import { ChatViewProvider } from './host/chat/chatViewProvider';
-import { ConversationStore } from './core/chat/conversationStore';
-import { RecentModels } from './host/chat/modelPicker';
-import { storageFolder } from './host/storage/storageFolder';
-import { registerCommands } from './host/commands';
+import { registerKeyCommands } from './host/auth/keyCommands';
+import { ChatFeature } from './host/chat/chatFeature';
+import type { ChatSession } from './host/chat/chatSession';
+import type { ChatViewProvider } from './host/chat/chatViewProvider';
+import type { ChatViewRouter } from './host/chat/chatViewRouter';
 import { seedDemoKey } from './host/dev/demoKey';
 import { GatewayService } from './host/gateway/gatewayService';
 import { Logger } from './host/log/logger';
-import { registerMediaJobs, type MediaJobsFeature } from './host/media/mediaJobsFeature';
-import { ModelStatusItem } from './host/statusBar';
+import { MediaJobsFeature } from './host/media/mediaJobsFeature';
+import { ModelStatusItem } from './host/modelStatusItem';
 
 /**
  * The extension's internals, handed to its own tests as `exports`. Only for an extension under
  * development or test: an installed one exports nothing, so no other extension can reach the key.
  */
 export interface GatewayTestApi {
-  chat: ChatController;
+  chat: ChatSession;
   chatView: ChatViewProvider;
+  chatRouter: ChatViewRouter;
   media: MediaJobsFeature;
   apiKey: ApiKeyStore;
   context: vscode.ExtensionContext;
@@ -29,25 +29,13 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   const apiKey = new ApiKeyStore(context.secrets);
   const logger = new Logger(() => [apiKey.peek()]);
   const gateway = new GatewayService(apiKey, logger);
-  const store = new ConversationStore(storageFolder(context.globalStorageUri, 'conversations'), (problem) => logger.warn(problem));
-  const chat = new ChatController({ gateway, store, apiKey, logger });
-  const chatView = new ChatViewProvider(context.extensionUri, chat, logger);
-  const media = registerMediaJobs({ context, gateway, apiKey, logger });
+  const chat = new ChatFeature({ context, gateway, apiKey, logger });
+  const media = new MediaJobsFeature({ context, gateway, apiKey, logger });
 
-  context.subscriptions.push(
-    logger,
-    apiKey,
-    gateway,
-    chat,
-    chatView,
-    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView),
-    ...registerCommands({ apiKey, controller: chat, view: chatView, recentModels: new RecentModels(context.globalState) }),
-    media.disposable,
-    new ModelStatusItem(apiKey),
-  );
+  context.subscriptions.push(logger, apiKey, gateway, chat, media, ...registerKeyCommands(apiKey), new ModelStatusItem(apiKey));
   seedDemoKey(context, apiKey);
   if (context.extensionMode === vscode.ExtensionMode.Production) return undefined;
-  return { chat, chatView, media: media.feature, apiKey, context };
+  return { chat: chat.session, chatView: chat.view, chatRouter: chat.router, media, apiKey, context };
 }
 
 export function deactivate(): void {

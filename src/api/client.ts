@@ -8,7 +8,7 @@ import { GatewayError } from './errors';
 import { HttpTransport, type HttpExchange } from './transport/http';
 import { httpError, type HttpErrorContext } from './httpErrors';
 import { tryParseJson } from './json';
-import { normaliseMediaRecord, normaliseMediaStarted } from './media';
+import { normalizeMediaRecord, normalizeMediaStarted } from './media';
 import { redactError } from './redact';
 import { realTiming, withRetries, type RetryRule, type RetryTiming } from './retry';
 import { readSseData } from './transport/sse';
@@ -140,7 +140,7 @@ class UndiciGatewayClient implements GatewayClient {
         error: { operation: 'media-start', model: request.model },
       });
       apiKey = opened.apiKey;
-      return normaliseMediaStarted(await readJson(opened.exchange, 'media job'));
+      return normalizeMediaStarted(await readJson(opened.exchange, 'media job'));
     } catch (error) {
       throw asGatewayError(error, apiKey);
     }
@@ -158,7 +158,7 @@ class UndiciGatewayClient implements GatewayClient {
         error: { operation: 'media-get', mediaId: id },
       });
       apiKey = opened.apiKey;
-      return normaliseMediaRecord(await readJson(opened.exchange, 'media status'), id);
+      return normalizeMediaRecord(await readJson(opened.exchange, 'media status'), id);
     } catch (error) {
       throw asGatewayError(error, apiKey);
     }

@@ -14,6 +14,6 @@ export { DEFAULT_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS
 export { GatewayError } from './errors';
 export type { GatewayErrorInit, GatewayErrorKind } from './errors';
 export { ChatAccumulator, applyChatDelta, emptyCompletion, foldChatDeltas } from './fold';
-export { collectMediaOutputs, mediaErrorText, normaliseMediaRecord, normaliseMediaStatus } from './media';
+export { collectMediaOutputs, mediaErrorText, normalizeMediaRecord, normalizeMediaStatus } from './media';
 export { bypassesProxy } from './transport/proxy';
 export * from './types';

@@ -47,32 +47,32 @@ const MIME_BY_EXTENSION: Record<string, string> = {
 const NESTED_LISTS = ['images', 'data', 'outputs', 'output', 'result', 'results', 'files', 'videos', 'audio', 'artifacts'];
 
 /** Known statuses keep their name; a few common synonyms are mapped; anything else is kept as is. */
-export function normaliseMediaStatus(value: unknown): MediaStatus {
+export function normalizeMediaStatus(value: unknown): MediaStatus {
   if (typeof value !== 'string' || value.trim() === '') return 'unknown';
   return STATUS_ALIASES[value.trim().toLowerCase()] ?? value;
 }
 
-export function normaliseMediaRecord(body: unknown, requestedId: string): MediaRecord {
+export function normalizeMediaRecord(body: unknown, requestedId: string): MediaRecord {
   const record: JsonObject = isRecord(body) ? body : {};
   const id = record.id;
   const source = record.output !== undefined && record.output !== null ? record.output : record.result;
   const error = mediaErrorText(record.error);
   return {
     id: typeof id === 'string' || typeof id === 'number' ? String(id) : requestedId,
-    status: normaliseMediaStatus(record.status),
+    status: normalizeMediaStatus(record.status),
     outputs: collectMediaOutputs(source),
     ...(error !== undefined ? { error } : {}),
   };
 }
 
-export function normaliseMediaStarted(body: unknown): MediaStarted {
+export function normalizeMediaStarted(body: unknown): MediaStarted {
   const record = isRecord(body) ? body : {};
   const id = record.id;
   if ((typeof id !== 'string' || id === '') && typeof id !== 'number') {
     throw new GatewayError({ kind: 'invalid_response', message: 'The gateway accepted the media request but sent no job id.' });
   }
   const started: MediaStarted = { id: String(id) };
-  if (record.status !== undefined) started.status = normaliseMediaStatus(record.status);
+  if (record.status !== undefined) started.status = normalizeMediaStatus(record.status);
   return started;
 }
 

@@ -4,7 +4,7 @@
  * link in model output ever navigates the webview: every click on an anchor is cancelled and,
  * if its scheme is allowed, handed to the host to open.
  */
-import { isAllowedLink, type ErrorAction, type Turn } from '../core/protocol/chatProtocol';
+import { errorActionMessage, isAllowedLink, type ErrorAction, type Turn } from '../core/protocol/chatProtocol';
 import { CODE_ACTIONS, codeBlockOf } from './codeBlocks';
 import { TURN_ACTIONS } from './turnParts';
 import { postToHost } from './vscodeApi';
@@ -42,7 +42,7 @@ function handleTurnAction(action: string, button: HTMLElement, turn: Turn, conte
       break;
     case TURN_ACTIONS.error: {
       const errorAction = button.dataset.errorAction as ErrorAction | undefined;
-      if (errorAction) postToHost({ type: 'action', action: errorAction, turnId: turn.id });
+      if (errorAction) postToHost(errorActionMessage(errorAction, turn.id));
       break;
     }
   }

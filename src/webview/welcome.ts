@@ -10,7 +10,7 @@ export function welcomeView(hasApiKey: boolean): HTMLElement {
   const title = h('h2', { className: 'welcome-title' }, codicon('sparkle'), h('span', { text: 'Gateway AI' }));
   if (!hasApiKey) {
     const setKey = iconButton({ icon: 'key', label: 'Set API Key', text: 'Set API Key', className: 'primary-button' });
-    setKey.addEventListener('click', () => postToHost({ type: 'action', action: 'setApiKey' }));
+    setKey.addEventListener('click', () => postToHost({ type: 'setApiKey' }));
     return h(
       'div',
       { className: 'welcome' },

@@ -15,9 +15,9 @@ const ALLOWED = [
   /^extension\/readme\.md$/i,
   /^extension\/changelog\.md$/i,
   /^extension\/LICENSE(\.txt)?$/i,
-  /^extension\/dist\/(extension|api|webview)\.js$/,
+  /^extension\/dist\/(extension|api|shared|webview|mediaPreview)\.js$/,
   /^extension\/dist\/codicons\/codicon\.(css|ttf)$/,
-  /^extension\/media\/(icon\.png|gateway\.svg|chat\.css|walkthrough\/\w+\.md)$/,
+  /^extension\/media\/(icon\.png|gateway\.svg|chat\.css|mediaPreview\.css|walkthrough\/\w+\.md)$/,
   /^extension\.vsixmanifest$/,
   /^\[Content_Types\]\.xml$/,
 ];
@@ -39,7 +39,7 @@ describe('The packaged .vsix (the Marketplace path)', function () {
     const listing = execFileSync('unzip', ['-Z1', vsixPath], { encoding: 'utf8' }).trim().split('\n');
     const unexpected = listing.filter((entry) => !entry.endsWith('/') && !ALLOWED.some((re) => re.test(entry)));
     assert.deepEqual(unexpected, []);
-    for (const required of ['extension/dist/extension.js', 'extension/dist/api.js', 'extension/dist/webview.js', 'extension/package.json', 'extension/media/icon.png']) {
+    for (const required of ['extension/dist/extension.js', 'extension/dist/api.js', 'extension/dist/shared.js', 'extension/dist/webview.js', 'extension/dist/mediaPreview.js', 'extension/package.json', 'extension/media/icon.png']) {
       assert.ok(listing.includes(required), `${required} is in the .vsix`);
     }
     assert.ok(!listing.some((e) => e.includes('node_modules') || e.endsWith('.map') || e.includes('/src/')));

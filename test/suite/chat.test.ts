@@ -96,7 +96,7 @@ describe('Chat', function () {
     }, 'the first streamed words');
     const request = chatRequests(sim).at(-1)!;
     const started = Date.now();
-    await api.chat.handle({ type: 'stop' });
+    await api.chatRouter.handle({ type: 'stop' });
     await sending;
     const closed = await sim.waitForClosedConnection(request.id, 2000);
     assert.ok(closed.time - started < 1000, `closed ${closed.time - started} ms after Stop`);

@@ -166,8 +166,8 @@ describe('Secrets: no key anywhere after the run', function () {
       const api = await gatewayApi();
       await setKey(UNKNOWN_KEY);
       // A blocked link is logged with its start: here, the key itself.
-      await api.chat.handle({ type: 'openLink', href: `x:${UNKNOWN_KEY}` });
-      await api.chat.handle({ type: 'openLink', href: `y:${SHAPED_KEY}` });
+      await api.chatRouter.handle({ type: 'openLink', href: `x:${UNKNOWN_KEY}` });
+      await api.chatRouter.handle({ type: 'openLink', href: `y:${SHAPED_KEY}` });
       const log = await logShows(/not allowed: y:\[redacted\]/, 'the blocked links in the log');
       assert.match(log, /not allowed: x:\[redacted\]/);
     });

@@ -50,7 +50,7 @@ describe('chat webview: page, header and welcome', function () {
     const welcome = chat.page.locator('.welcome');
     assert.match((await welcome.textContent()) ?? '', /gateway/i);
     await chat.page.getByRole('button', { name: 'Set API Key' }).click();
-    assert.deepStrictEqual((await chat.posted()).at(-1), { type: 'action', action: 'setApiKey' });
+    assert.deepStrictEqual((await chat.posted()).at(-1), { type: 'setApiKey' });
 
     await chat.send({ type: 'apiKey', hasApiKey: true });
     assert.strictEqual(await chat.page.getByRole('button', { name: 'Set API Key' }).count(), 0);

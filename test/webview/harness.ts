@@ -1,6 +1,6 @@
 /**
  * Runs the chat webview in headless Chromium, outside VS Code: a loopback HTTP server serves the
- * real page (built by `renderChatHtml`, with its CSP) and the built `dist/` and `media/` files,
+ * real page (built by the webview shell's `renderPage`, with its CSP) and the built `dist/` and `media/` files,
  * and a stand-in for `acquireVsCodeApi` records what the webview posts. Tests deliver host
  * messages as `message` events, the way VS Code does.
  */
@@ -9,7 +9,7 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import * as path from 'path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createNonce, renderChatHtml } from '../../src/host/webview/webviewShell';
+import { CHAT_PAGE, createNonce, renderPage } from '../../src/host/webview/webviewShell';
 import type { HostMessage, Turn, WebviewMessage } from '../../src/core/protocol/chatProtocol';
 import { chromiumPath, launchChromium, MissingDependencyError } from '../launch/chromium';
 /** From out/test/webview back to the repository. */
@@ -177,12 +177,10 @@ async function startPageServer(): Promise<PageServer> {
     const url = new URL(request.url ?? '/', origin);
     if (url.pathname === '/chat.html') {
       const theme: HarnessTheme = url.searchParams.get('theme') === 'light' ? 'light' : 'dark';
-      const page = renderChatHtml({
+      const page = renderPage(CHAT_PAGE, {
         cspSource: origin,
         nonce: createNonce(),
-        scriptUri: `${origin}/dist/webview.js`,
-        styleUri: `${origin}/media/chat.css`,
-        codiconUri: `${origin}/dist/codicons/codicon.css`,
+        resource: (relativePath) => `${origin}/${relativePath}`,
       })
         .replace('</head>', `<link rel="stylesheet" href="${origin}/theme/${theme}.css">\n</head>`)
         .replace('<body>', `<body class="${THEMES[theme].bodyClass}">`);

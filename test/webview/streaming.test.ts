@@ -201,10 +201,10 @@ describe('chat webview: streaming replies', function () {
     await chat.clearPosted();
     for (const name of ['Set API Key', 'Retry', 'Open Settings', 'Select Model']) await box.getByRole('button', { name }).click();
     assert.deepStrictEqual(await chat.posted(), [
-      { type: 'action', action: 'setApiKey', turnId: turn.id },
-      { type: 'action', action: 'retry', turnId: turn.id },
-      { type: 'action', action: 'openSettings', turnId: turn.id },
-      { type: 'action', action: 'selectModel', turnId: turn.id },
+      { type: 'setApiKey' },
+      { type: 'retry', turnId: turn.id },
+      { type: 'openSettings' },
+      { type: 'selectModel' },
     ]);
   });
 

@@ -121,14 +121,20 @@ export type WebviewMessage =
   | { type: 'insertCode'; code: string }
   | { type: 'openCode'; code: string; language?: string }
   | { type: 'openLink'; href: string }
-  | { type: 'action'; action: ErrorAction; turnId?: string }
+  | { type: 'setApiKey' }
   | { type: 'selectModel' }
+  | { type: 'openSettings' }
   | { type: 'newChat' }
   | { type: 'openConversation'; id: string }
   | { type: 'deleteConversation'; id: string }
   | { type: 'exportConversation' };
 
 export const ERROR_ACTIONS: readonly ErrorAction[] = ['setApiKey', 'retry', 'openSettings', 'selectModel'];
+
+/** The message a button offered beside an error sends: each action is its own intent. */
+export function errorActionMessage(action: ErrorAction, turnId: string): WebviewMessage {
+  return action === 'retry' ? { type: 'retry', turnId } : { type: action };
+}
 
 /** Longest text accepted from the webview in one message (a prompt, a code block to copy). */
 export const MAX_WEBVIEW_TEXT = 1_000_000;
@@ -153,7 +159,9 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
   switch (m.type) {
     case 'ready':
     case 'stop':
+    case 'setApiKey':
     case 'selectModel':
+    case 'openSettings':
     case 'newChat':
     case 'exportConversation':
       return { type: m.type };
@@ -173,12 +181,6 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
       return m.language === undefined ? { type: 'openCode', code: m.code } : { type: 'openCode', code: m.code, language: m.language as string };
     case 'openLink':
       return isText(m.href, 8192) ? { type: 'openLink', href: m.href } : undefined;
-    case 'action':
-      if (!ERROR_ACTIONS.includes(m.action as ErrorAction)) return undefined;
-      if (m.turnId !== undefined && !isId(m.turnId)) return undefined;
-      return m.turnId === undefined
-        ? { type: 'action', action: m.action as ErrorAction }
-        : { type: 'action', action: m.action as ErrorAction, turnId: m.turnId as string };
     case 'openConversation':
     case 'deleteConversation':
       return isId(m.id) ? { type: m.type, id: m.id } : undefined;

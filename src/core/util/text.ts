@@ -1,8 +1,8 @@
 /** Small text helpers shared by the host and the webview. Pure: no `vscode`, no DOM. */
 
-/** Escapes text for HTML element content and double- or single-quoted attribute values. */
+/** Escapes text for HTML element content and double-quoted attribute values (the only kind we write). */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
+  return text.replace(/[&<>"]/g, (c) => HTML_ESCAPES[c] ?? c);
 }
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = {
@@ -10,7 +10,6 @@ const HTML_ESCAPES: Readonly<Record<string, string>> = {
   '<': '&lt;',
   '>': '&gt;',
   '"': '&quot;',
-  "'": '&#39;',
 };
 
 /** "just now", "5 s ago", "3 min ago", "2 h ago", "4 d ago"; a date after a week. */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { Command } from '../../core/ids';
 import type { ApiKeyStore } from './apiKeyStore';
 
 function errorText(error: unknown): string {
@@ -40,4 +41,12 @@ export async function clearApiKey(store: ApiKeyStore): Promise<void> {
   } catch (error) {
     void vscode.window.showErrorMessage(`Gateway AI: the key could not be removed. ${errorText(error)}`);
   }
+}
+
+/** Set API Key and Clear API Key. */
+export function registerKeyCommands(store: ApiKeyStore): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand(Command.setApiKey, (key?: unknown) => setApiKey(store, key)),
+    vscode.commands.registerCommand(Command.clearApiKey, () => clearApiKey(store)),
+  ];
 }

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import type { ChatController } from './chatSession';
+import type { ChatSession } from './chatSession';
 import type { ChatViewProvider } from './chatViewProvider';
 import { pickModel, setChatModel, type RecentModels } from './modelPicker';
 import { explainPrompt } from '../../core/chat/explainPrompt';
 
 export interface ChatCommandDeps {
-  controller: ChatController;
+  session: ChatSession;
   view: ChatViewProvider;
   recentModels: RecentModels;
 }
@@ -18,7 +18,7 @@ export async function ask(deps: ChatCommandDeps, prompt?: unknown): Promise<void
   }
   if (!text?.trim()) return;
   await deps.view.reveal();
-  await deps.controller.send(text);
+  await deps.session.send(text);
 }
 
 /** `gateway.explainSelection`: the selection, with its language and file name, to the chat. */
@@ -31,7 +31,7 @@ export async function explainSelection(deps: ChatCommandDeps): Promise<void> {
   }
   const fileName = vscode.workspace.asRelativePath(editor.document.uri, false);
   await deps.view.reveal();
-  await deps.controller.send(explainPrompt({ code, languageId: editor.document.languageId, fileName }));
+  await deps.session.send(explainPrompt({ code, languageId: editor.document.languageId, fileName }));
 }
 
 /** `gateway.selectModel [id]`: sets the chat model from the argument or a quick pick. */

@@ -6,7 +6,7 @@ import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
-import { isAllowedLink, type AssistantTurn, type HostMessage, type Turn, type TurnUsage, type WebviewMessage } from '../../core/protocol/chatProtocol';
+import type { AssistantTurn, HostMessage, Turn, TurnUsage } from '../../core/protocol/chatProtocol';
 import {
   assistantTurn,
   newConversation,
@@ -21,7 +21,7 @@ import type { ConversationStore } from '../../core/chat/conversationStore';
 import { DeltaBatcher } from '../../core/chat/deltaBatcher';
 import { buildChatRequest } from '../../core/chat/requestBuilder';
 import { isAbort, toTurnError } from '../../core/chat/turnError';
-import { Command, Setting } from '../../core/ids';
+import { Setting } from '../../core/ids';
 
 const SAVE_WHILE_STREAMING_MS = 3000;
 
@@ -39,10 +39,11 @@ function toUsage(usage: Usage): TurnUsage {
 }
 
 /**
- * The chat's host-side logic: the current conversation, sending and streaming, stop, retry,
- * edit-and-resend, history. Knows nothing of HTML; the view only forwards validated messages.
+ * The conversation session: the current conversation, sending and streaming, stop, retry,
+ * edit-and-resend, switching and deleting chats. It knows nothing of HTML or of the view's other
+ * intents (clipboard, editors, links): ChatViewRouter hands it the conversation's messages.
  */
-export class ChatController extends Disposable {
+export class ChatSession extends Disposable {
   private conversation: Conversation | undefined;
   private loading: Promise<Conversation> | undefined;
   private active: { turnId: string; abort: AbortController; done: Promise<void> } | undefined;
@@ -89,62 +90,8 @@ export class ChatController extends Disposable {
     return this.loading;
   }
 
-  async handle(message: WebviewMessage): Promise<void> {
-    switch (message.type) {
-      case 'ready':
-        return this.sendState();
-      case 'send':
-        return this.send(message.text);
-      case 'stop':
-        return this.stop();
-      case 'retry':
-        return this.retry(message.turnId);
-      case 'editAndResend':
-        return this.editAndResend(message.turnId, message.text);
-      case 'newChat':
-        return this.newChat();
-      case 'openConversation':
-        return this.open(message.id);
-      case 'deleteConversation':
-        return this.delete(message.id);
-      case 'exportConversation':
-        await this.exportMarkdown();
-        return;
-      case 'copy':
-        await vscode.env.clipboard.writeText(message.text);
-        return;
-      case 'insertCode':
-        return this.insertCode(message.code);
-      case 'openCode': {
-        const doc = await vscode.workspace.openTextDocument({ content: message.code, language: message.language || undefined });
-        await vscode.window.showTextDocument(doc, { preview: false });
-        return;
-      }
-      case 'openLink':
-        return this.openLink(message.href);
-      case 'action':
-        switch (message.action) {
-          case 'setApiKey':
-            await vscode.commands.executeCommand(Command.setApiKey);
-            return;
-          case 'selectModel':
-            await vscode.commands.executeCommand(Command.selectModel);
-            return;
-          case 'openSettings':
-            await vscode.commands.executeCommand('workbench.action.openSettings', 'gateway.');
-            return;
-          case 'retry':
-            if (message.turnId) return this.retry(message.turnId);
-            return;
-        }
-        return;
-      case 'selectModel':
-        await vscode.commands.executeCommand(Command.selectModel);
-        return;
-    }
-  }
-
-  private async sendState(): Promise<void> {
+  /** Sends the whole state to the view: on `ready`, and when the conversation is switched. */
+  async sendState(): Promise<void> {
     const conversation = await this.current();
     this.post({
       type: 'init',
@@ -256,25 +203,6 @@ export class ChatController extends Disposable {
   private removeFrom(conversation: Conversation, index: number): void {
     const removed = conversation.turns.splice(index);
     if (removed.length) this.post({ type: 'turnsRemoved', ids: removed.map((t) => t.id) });
-  }
-
-  private async insertCode(code: string): Promise<void> {
-    const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
-    if (!editor) {
-      void vscode.window.showInformationMessage('Gateway AI: open an editor to insert the code into.');
-      return;
-    }
-    await editor.edit((edit) => {
-      for (const selection of editor.selections) edit.replace(selection, code);
-    });
-  }
-
-  private async openLink(href: string): Promise<void> {
-    if (!isAllowedLink(href)) {
-      this.deps.logger.warn(`Blocked a link with a scheme that is not allowed: ${href.slice(0, 40)}`);
-      return;
-    }
-    await vscode.env.openExternal(vscode.Uri.parse(href, true));
   }
 
   /** Streams the assistant's reply to the conversation as it stands. */

@@ -2,14 +2,15 @@ import * as vscode from 'vscode';
 import { Disposable } from '../../core/util/lifecycle';
 import type { Logger } from '../log/logger';
 import { parseWebviewMessage } from '../../core/protocol/chatProtocol';
-import type { ChatController } from './chatSession';
-import { createNonce, renderChatHtml } from '../webview/webviewShell';
+import type { ChatSession } from './chatSession';
+import type { ChatViewRouter } from './chatViewRouter';
+import { CHAT_PAGE, showPage, webviewOptions } from '../webview/webviewShell';
 import { View } from '../../core/ids';
 
 /**
  * The `gateway.chat` webview view. It builds the page (strict CSP, scripts by nonce, only the
  * extension's own files), validates every message from the webview, and hands them to the
- * controller. The webview asks for its state with `ready` whenever it (re)loads.
+ * router. The webview asks for its state with `ready` whenever it (re)loads.
  */
 export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider {
   static readonly viewId = View.chat;
@@ -19,7 +20,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly controller: ChatController,
+    private readonly session: ChatSession,
+    private readonly router: ChatViewRouter,
     private readonly logger: Logger,
   ) {
     super();
@@ -27,17 +29,9 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
-    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
-    view.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist, media] };
+    view.webview.options = webviewOptions(this.extensionUri);
     const webview = view.webview;
-    webview.html = renderChatHtml({
-      cspSource: webview.cspSource,
-      nonce: createNonce(),
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css')).toString(),
-      codiconUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codicons', 'codicon.css')).toString(),
-    });
+    showPage(webview, this.extensionUri, CHAT_PAGE);
     // Connected once the page says it is ready: its first message from the host is then the
     // whole state (`init`), never a delta for text it has not seen.
     let attached: vscode.Disposable | undefined;
@@ -47,8 +41,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         this.logger.warn(`Ignored a malformed message from the chat view: ${JSON.stringify(raw)?.slice(0, 120)}`);
         return;
       }
-      if (message.type === 'ready') attached ??= this.controller.attach((m) => void webview.postMessage(m));
-      this.controller.handle(message).catch((error: unknown) => {
+      if (message.type === 'ready') attached ??= this.session.attach((m) => void webview.postMessage(m));
+      this.router.handle(message).catch((error: unknown) => {
         this.logger.error(`Chat action "${message.type}" failed`, error);
         void vscode.window.showErrorMessage(`Gateway AI: ${error instanceof Error ? error.message : String(error)}`);
       });

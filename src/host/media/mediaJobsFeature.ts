@@ -24,7 +24,7 @@ export interface MediaJobsDeps {
 
 /**
  * The media-jobs feature: the model (state), the poller (timing), the tree (view), the store
- * (persistence), commands, notifications and a status bar count. Stored jobs load and polling
+ * (persistence), its commands, notifications and a status bar count. Stored jobs load and polling
  * resumes just after activation, off its path.
  */
 export class MediaJobsFeature extends Disposable {
@@ -60,6 +60,7 @@ export class MediaJobsFeature extends Disposable {
         this.poller?.dispose();
       },
     });
+    for (const command of registerMediaJobCommands(this)) this.register(command);
     setTimeout(() => this.load(), 0);
   }
 
@@ -135,7 +136,7 @@ export class MediaJobsFeature extends Disposable {
       { location: { viewId: View.mediaJobs }, title: 'Preparing the result' },
       () => Promise.all(describeOutputs(job.outputs).map(({ output, kind }, index) => this.toPreviewItem(job, output, kind, index))),
     );
-    return MediaPreviewPanel.show(job, items, this.store.folder);
+    return MediaPreviewPanel.show(job, items, this.store.folder, this.deps.context.extensionUri);
   }
 
   private async toPreviewItem(job: MediaJob, output: MediaOutput, kind: PreviewItem['kind'], index: number): Promise<PreviewItem> {
@@ -227,11 +228,10 @@ function jobFrom(feature: MediaJobsFeature, value: unknown): MediaJob | undefine
   return id ? feature.model.get(id) : undefined;
 }
 
-export function registerMediaJobs(deps: MediaJobsDeps): { feature: MediaJobsFeature; disposable: vscode.Disposable } {
-  const feature = new MediaJobsFeature(deps);
+/** The media commands, each acting on the feature. */
+function registerMediaJobCommands(feature: MediaJobsFeature): vscode.Disposable[] {
   const r = vscode.commands.registerCommand;
-  const disposable = vscode.Disposable.from(
-    feature,
+  return [
     r(Command.generateMedia, async (arg?: unknown) => {
       let args: GenerateArgs | undefined;
       try {
@@ -270,6 +270,5 @@ export function registerMediaJobs(deps: MediaJobsDeps): { feature: MediaJobsFeat
       if (job) await vscode.env.clipboard.writeText(job.id);
     }),
     r(Command.clearFinishedMediaJobs, () => feature.clearFinished()),
-  );
-  return { feature, disposable };
+  ];
 }

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { mimeFromUrl } from '../../api/media';
 import type { MediaOutput } from '../../api/types';
-import { createNonce } from '../webview/webviewShell';
+import { parsePreviewMessage } from '../../core/protocol/mediaPreviewProtocol';
+import { showPage, webviewOptions } from '../webview/webviewShell';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { escapeHtml } from '../../core/util/text';
 import { UiId } from '../../core/ids';
@@ -29,17 +30,6 @@ export function kindOf(mimeType: string | undefined, url = ''): PreviewItem['kin
 }
 
 
-type PreviewMessage = { type: 'save'; index: number } | { type: 'openSource'; index: number };
-
-function parsePreviewMessage(value: unknown): PreviewMessage | undefined {
-  if (!value || typeof value !== 'object') return undefined;
-  const m = value as Record<string, unknown>;
-  if ((m.type === 'save' || m.type === 'openSource') && Number.isInteger(m.index) && (m.index as number) >= 0) {
-    return { type: m.type, index: m.index as number };
-  }
-  return undefined;
-}
-
 /**
  * A webview panel that previews a completed job's outputs: images shown, video and audio playable,
  * text shown. It loads only local files from the extension's storage (remote results are
@@ -49,7 +39,7 @@ export class MediaPreviewPanel {
   private static readonly panels = new Map<string, MediaPreviewPanel>();
   static readonly viewType = UiId.mediaPreview;
 
-  static show(job: MediaJob, items: PreviewItem[], storageFolder: vscode.Uri): MediaPreviewPanel {
+  static show(job: MediaJob, items: PreviewItem[], storageFolder: vscode.Uri, extensionUri: vscode.Uri): MediaPreviewPanel {
     const existing = MediaPreviewPanel.panels.get(job.id);
     if (existing) {
       existing.panel.reveal();
@@ -60,9 +50,9 @@ export class MediaPreviewPanel {
       MediaPreviewPanel.viewType,
       `Media: ${job.prompt.slice(0, 30)}`,
       vscode.ViewColumn.Active,
-      { enableScripts: true, enableCommandUris: false, localResourceRoots: [storageFolder] },
+      webviewOptions(extensionUri, [storageFolder]),
     );
-    const preview = new MediaPreviewPanel(panel, job.id);
+    const preview = new MediaPreviewPanel(panel, job.id, extensionUri);
     preview.render(job, items);
     return preview;
   }
@@ -77,6 +67,7 @@ export class MediaPreviewPanel {
   private constructor(
     readonly panel: vscode.WebviewPanel,
     private readonly jobId: string,
+    private readonly extensionUri: vscode.Uri,
   ) {
     MediaPreviewPanel.panels.set(jobId, this);
     panel.onDidDispose(() => MediaPreviewPanel.panels.delete(jobId));
@@ -92,7 +83,6 @@ export class MediaPreviewPanel {
   private render(job: MediaJob, items: PreviewItem[]): void {
     this.items = items;
     const webview = this.panel.webview;
-    const nonce = createNonce();
     const body = items
       .map((item, index) => {
         const src = item.file ? escapeHtml(webview.asWebviewUri(item.file).toString()) : '';
@@ -120,43 +110,15 @@ export class MediaPreviewPanel {
         return `<section>${media}<div class="actions">${actions}</div></section>`;
       })
       .join('\n');
-    const csp = [
-      "default-src 'none'",
-      `img-src ${webview.cspSource} data:`,
-      `media-src ${webview.cspSource}`,
-      `style-src 'nonce-${nonce}'`,
-      `script-src 'nonce-${nonce}'`,
-    ].join('; ');
-    webview.html = `<!DOCTYPE html>
-<html lang="en"><head><meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<style nonce="${nonce}">
-body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 12px 20px; }
-h1 { font-size: 1.1em; font-weight: 600; margin: 0 0 4px; }
-.meta { color: var(--vscode-descriptionForeground); margin: 0 0 16px; }
-section { margin: 0 0 20px; }
-.media-output { max-width: 100%; max-height: 70vh; display: block; border: 1px solid var(--vscode-widget-border, transparent); }
-img.media-output { min-width: min(256px, 100%); image-rendering: auto; background: repeating-conic-gradient(#8882 0% 25%, transparent 0% 50%) 50% / 16px 16px; }
-pre.media-output { white-space: pre-wrap; background: var(--vscode-textCodeBlock-background); padding: 8px; }
-.actions { margin-top: 8px; display: flex; gap: 8px; }
-button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 4px 12px; cursor: pointer; font: inherit; }
-button:hover { background: var(--vscode-button-hoverBackground); }
-button.secondary { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
-button:focus-visible { outline: 1px solid var(--vscode-focusBorder); outline-offset: 2px; }
-</style></head>
-<body>
-<h1>${escapeHtml(job.prompt)}</h1>
+    showPage(webview, this.extensionUri, {
+      title: `Media: ${job.prompt.slice(0, 30)}`,
+      scripts: ['dist/mediaPreview.js'],
+      styles: ['media/mediaPreview.css'],
+      media: true,
+      body: `<h1>${escapeHtml(job.prompt)}</h1>
 <p class="meta">${escapeHtml(job.model)} · ${escapeHtml(job.id)}</p>
-${body || '<p>This job has no output.</p>'}
-<script nonce="${nonce}">
-const vscode = acquireVsCodeApi();
-document.addEventListener('click', (event) => {
-  const button = event.target.closest('button[data-action]');
-  if (button) vscode.postMessage({ type: button.dataset.action, index: Number(button.dataset.index) });
-});
-</script>
-</body></html>`;
+${body || '<p>This job has no output.</p>'}`,
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { collectMediaOutputs, extensionForMime, mediaErrorText, mimeFromUrl, normaliseMediaRecord, normaliseMediaStatus } from '../../../src/api/media';
+import { collectMediaOutputs, extensionForMime, mediaErrorText, mimeFromUrl, normalizeMediaRecord, normalizeMediaStatus } from '../../../src/api/media';
 import type { MediaOutput, MediaRecord } from '../../../src/api/types';
 import { expectGatewayError, makeClient, requestsTo, withSimulator } from './helpers';
 
@@ -81,17 +81,17 @@ describe('api: media jobs against the simulator', () => {
   });
 });
 
-describe('api: media normalisation (pure)', () => {
+describe('api: media normalization (pure)', () => {
   it('keeps known statuses, maps synonyms, keeps unknown ones, and never crashes', () => {
-    assert.equal(normaliseMediaStatus('processing'), 'processing');
-    assert.equal(normaliseMediaStatus('succeeded'), 'completed');
-    assert.equal(normaliseMediaStatus('in_progress'), 'processing');
-    assert.equal(normaliseMediaStatus('moderating'), 'moderating');
-    assert.equal(normaliseMediaStatus(undefined), 'unknown');
-    assert.equal(normaliseMediaStatus(42), 'unknown');
-    assert.deepEqual(normaliseMediaRecord(null, 'asked'), { id: 'asked', status: 'unknown', outputs: [] });
-    assert.deepEqual(normaliseMediaRecord('nonsense', 'asked').outputs, []);
-    assert.equal(normaliseMediaRecord({ id: 12, status: 'queued' }, 'asked').id, '12');
+    assert.equal(normalizeMediaStatus('processing'), 'processing');
+    assert.equal(normalizeMediaStatus('succeeded'), 'completed');
+    assert.equal(normalizeMediaStatus('in_progress'), 'processing');
+    assert.equal(normalizeMediaStatus('moderating'), 'moderating');
+    assert.equal(normalizeMediaStatus(undefined), 'unknown');
+    assert.equal(normalizeMediaStatus(42), 'unknown');
+    assert.deepEqual(normalizeMediaRecord(null, 'asked'), { id: 'asked', status: 'unknown', outputs: [] });
+    assert.deepEqual(normalizeMediaRecord('nonsense', 'asked').outputs, []);
+    assert.equal(normalizeMediaRecord({ id: 12, status: 'queued' }, 'asked').id, '12');
   });
 
   it('accepts every output shape', () => {
@@ -124,13 +124,13 @@ describe('api: media normalisation (pure)', () => {
   });
 
   it('reads outputs from `output` or `result` and errors from strings or objects', () => {
-    assert.equal(normaliseMediaRecord({ id: 'a', status: 'completed', result: ['https://x.example/r.png'] }, 'a').outputs.length, 1);
-    assert.equal(normaliseMediaRecord({ id: 'a', status: 'completed', output: 'text out', result: 'ignored' }, 'a').outputs[0].kind, 'text');
+    assert.equal(normalizeMediaRecord({ id: 'a', status: 'completed', result: ['https://x.example/r.png'] }, 'a').outputs.length, 1);
+    assert.equal(normalizeMediaRecord({ id: 'a', status: 'completed', output: 'text out', result: 'ignored' }, 'a').outputs[0].kind, 'text');
     assert.equal(mediaErrorText('boom'), 'boom');
     assert.equal(mediaErrorText({ message: 'no capacity', code: 503 }), 'no capacity (503)');
     assert.equal(mediaErrorText({ weird: 1 }), '{"weird":1}');
     assert.equal(mediaErrorText(null), undefined);
-    assert.equal(normaliseMediaRecord({ id: 'a', status: 'failed', error: { message: 'bad' } }, 'a').error, 'bad');
+    assert.equal(normalizeMediaRecord({ id: 'a', status: 'failed', error: { message: 'bad' } }, 'a').error, 'bad');
   });
 });
 

@@ -1,0 +1,84 @@
+import * as vscode from 'vscode';
+import { Command, SettingSection } from '../../core/ids';
+import { isAllowedLink, type WebviewMessage } from '../../core/protocol/chatProtocol';
+import type { Logger } from '../log/logger';
+import type { ChatSession } from './chatSession';
+
+/**
+ * Where each validated message from the chat view goes: the conversation's intents to the
+ * session, the rest (clipboard, editors, links, our commands) handled here. One intent, one case.
+ */
+export class ChatViewRouter {
+  constructor(
+    private readonly session: ChatSession,
+    private readonly logger: Logger,
+  ) {}
+
+  async handle(message: WebviewMessage): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        return this.session.sendState();
+      case 'send':
+        return this.session.send(message.text);
+      case 'stop':
+        return this.session.stop();
+      case 'retry':
+        return this.session.retry(message.turnId);
+      case 'editAndResend':
+        return this.session.editAndResend(message.turnId, message.text);
+      case 'newChat':
+        return this.session.newChat();
+      case 'openConversation':
+        return this.session.open(message.id);
+      case 'deleteConversation':
+        return this.session.delete(message.id);
+      case 'exportConversation':
+        await this.session.exportMarkdown();
+        return;
+      case 'copy':
+        await vscode.env.clipboard.writeText(message.text);
+        return;
+      case 'insertCode':
+        return this.insertCode(message.code);
+      case 'openCode': {
+        const doc = await vscode.workspace.openTextDocument({ content: message.code, language: message.language || undefined });
+        await vscode.window.showTextDocument(doc, { preview: false });
+        return;
+      }
+      case 'openLink':
+        return this.openLink(message.href);
+      case 'setApiKey':
+        await vscode.commands.executeCommand(Command.setApiKey);
+        return;
+      case 'selectModel':
+        await vscode.commands.executeCommand(Command.selectModel);
+        return;
+      case 'openSettings':
+        await vscode.commands.executeCommand('workbench.action.openSettings', `${SettingSection.all}.`);
+        return;
+      default: {
+        const unhandled: never = message;
+        void unhandled;
+      }
+    }
+  }
+
+  private async insertCode(code: string): Promise<void> {
+    const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+    if (!editor) {
+      void vscode.window.showInformationMessage('Gateway AI: open an editor to insert the code into.');
+      return;
+    }
+    await editor.edit((edit) => {
+      for (const selection of editor.selections) edit.replace(selection, code);
+    });
+  }
+
+  private async openLink(href: string): Promise<void> {
+    if (!isAllowedLink(href)) {
+      this.logger.warn(`Blocked a link with a scheme that is not allowed: ${href.slice(0, 40)}`);
+      return;
+    }
+    await vscode.env.openExternal(vscode.Uri.parse(href, true));
+  }
+}
