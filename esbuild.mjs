@@ -81,12 +81,44 @@ async function copyCodicons() {
   await copyFile('node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/codicons/codicon.ttf');
 }
 
+/**
+ * In watch mode, one "[watch] build started" / "[watch] build finished" pair around each rebuild
+ * of either bundle, and each error or warning as "✘ [ERROR] text" then "    file:line:column:".
+ * The "npm: watch" task's problem matcher (.vscode/tasks.json) reads exactly these lines.
+ */
+let building = 0;
+const watchLog = {
+  name: 'watch-log',
+  setup(build) {
+    build.onStart(() => {
+      if (building++ === 0) console.log('[watch] build started');
+    });
+    build.onEnd((result) => {
+      for (const [label, list] of [
+        ['✘ [ERROR]', result.errors],
+        ['▲ [WARNING]', result.warnings],
+      ]) {
+        for (const { text, location } of list) {
+          console.error(`${label} ${text}`);
+          if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
+        }
+      }
+      if (--building === 0) console.log('[watch] build finished');
+    });
+  },
+};
+
 async function main() {
   await copyCodicons();
   if (watch) {
-    const contexts = await Promise.all([esbuild.context(extension), esbuild.context(webview)]);
+    const quiet = (options) => ({
+      ...options,
+      logLevel: 'silent',
+      plugins: [...(options.plugins ?? []), watchLog],
+    });
+    const contexts = await Promise.all([esbuild.context(quiet(extension)), esbuild.context(quiet(webview))]);
     await Promise.all(contexts.map((c) => c.watch()));
-    console.log('[esbuild] watching for changes…');
+    console.log('[watch] watching for changes…');
     return;
   }
   const started = Date.now();

@@ -1,8 +1,9 @@
 // Runs every test tier in order and ends with one line, summed over all tiers:
 //   N passed, N failed
-// Tiers: unit (plain Node), webview (the chat front end in Chromium), integration (inside a real
-// VS Code extension host), end-to-end (the real workbench in Chromium, and the packaged .vsix).
-// `npm test` builds first (pretest). Pick tiers with GATEWAY_TEST_TIERS=unit,webview,...
+// Tiers: lint (ESLint and Prettier's check, one test each), unit (plain Node), webview (the chat
+// front end in Chromium), integration (inside a real VS Code extension host), end-to-end (the real
+// workbench in Chromium, and the packaged .vsix).
+// `npm test` builds first (pretest). Pick tiers with GATEWAY_TEST_TIERS=lint,unit,webview,...
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
@@ -12,6 +13,7 @@ const resultsDir = path.join(root, '.test-work', 'results');
 const electron = process.env.GATEWAY_TEST_RUNNER === 'electron';
 
 const tiers = [
+  { name: 'lint', args: ['scripts/lint-tier.mjs'] },
   { name: 'unit', args: ['out/test/launch/runMochaTier.js', 'unit', 'unit'] },
   { name: 'webview', args: ['out/test/launch/runMochaTier.js', 'webview', 'webview', '60000'] },
   {
