@@ -16,7 +16,8 @@ import { launchChromium } from '../test/launch/chromium';
 import { repoRoot, workRoot } from '../test/launch/paths';
 import { startVsCodeServer } from '../test/launch/vscodeServer';
 import type { ActivationProbeResult } from './activationProbe';
-import { median, round, type SectionResult } from './report';
+import { median, round } from './report';
+import type { SectionResult } from './report';
 import { shippedExtension } from './size';
 
 const RUNS = 5;
@@ -54,18 +55,27 @@ async function measureOnce(browser: Browser, extensionDir: string, index: number
     const exited = new Promise<number>((resolve) => {
       void page.exposeFunction('codeAutomationExit', (code: number) => resolve(code));
     });
-    await page.goto(server.workbenchUrl({ folder: workspace, developmentPath: extensionDir, testsPath: probe }));
+    await page.goto(
+      server.workbenchUrl({ folder: workspace, developmentPath: extensionDir, testsPath: probe }),
+    );
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), RUN_TIMEOUT_MS);
     });
     const outcome = await Promise.race([exited, timedOut]);
     clearTimeout(timer);
-    if (outcome === 'timeout') throw new Error(`activation run ${index + 1} did not finish within ${RUN_TIMEOUT_MS / 1000} s`);
-    if (!existsSync(resultFile)) throw new Error(`activation run ${index + 1}: the probe wrote no result (exit ${outcome})`);
+    if (outcome === 'timeout')
+      throw new Error(`activation run ${index + 1} did not finish within ${RUN_TIMEOUT_MS / 1000} s`);
+    if (!existsSync(resultFile))
+      throw new Error(`activation run ${index + 1}: the probe wrote no result (exit ${outcome})`);
     const result = JSON.parse(readFileSync(resultFile, 'utf8')) as ActivationProbeResult;
     const { bundleLoadMs, ownActivateMs, activateMs } = result;
-    if (result.error || bundleLoadMs === undefined || ownActivateMs === undefined || activateMs === undefined) {
+    if (
+      result.error ||
+      bundleLoadMs === undefined ||
+      ownActivateMs === undefined ||
+      activateMs === undefined
+    ) {
       throw new Error(`activation run ${index + 1}: ${result.error ?? 'incomplete result'}`);
     }
     return { bundleLoadMs, ownActivateMs, activateMs, vscodeVersion: result.vscodeVersion };
@@ -91,7 +101,10 @@ process.stdout.write(String(performance.now() - start));
 `;
 
 function plainNodeRequireMs(target: string): number {
-  const output = execFileSync(process.execPath, ['-e', PLAIN_NODE_LOADER, target], { cwd: repoRoot, encoding: 'utf8' });
+  const output = execFileSync(process.execPath, ['-e', PLAIN_NODE_LOADER, target], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
   const ms = Number(output);
   if (!Number.isFinite(ms)) throw new Error(`could not time require(${target}): ${output}`);
   return ms;
@@ -144,8 +157,20 @@ export async function benchActivation(): Promise<SectionResult> {
         ratio: round(total / ACTIVATE_GOAL_MS, 3),
         met: total < ACTIVATE_GOAL_MS,
       },
-      { name: 'bundle load + evaluate, extension host', value: round(hostLoad, 2), unit: 'ms', peer: undiciPeer, ratio: round(hostLoad / undici, 3) },
-      { name: 'bundle load + evaluate, fresh plain Node', value: round(plainLoad, 2), unit: 'ms', peer: undiciPeer, ratio: round(plainLoad / undici, 3) },
+      {
+        name: 'bundle load + evaluate, extension host',
+        value: round(hostLoad, 2),
+        unit: 'ms',
+        peer: undiciPeer,
+        ratio: round(hostLoad / undici, 3),
+      },
+      {
+        name: 'bundle load + evaluate, fresh plain Node',
+        value: round(plainLoad, 2),
+        unit: 'ms',
+        peer: undiciPeer,
+        ratio: round(plainLoad / undici, 3),
+      },
       { name: undiciPeer, value: round(undici, 2), unit: 'ms' },
     ],
     notes: [

@@ -41,7 +41,10 @@ async function settle(): Promise<number> {
   return performance.now() - start;
 }
 
-type ExtensionModule = { activate: (context: vscode.ExtensionContext) => unknown; deactivate?: () => unknown };
+type ExtensionModule = {
+  activate: (context: vscode.ExtensionContext) => unknown;
+  deactivate?: () => unknown;
+};
 
 async function measure(result: ActivationProbeResult): Promise<void> {
   const ext = vscode.extensions.getExtension(EXTENSION_ID);
@@ -74,12 +77,17 @@ async function measure(result: ActivationProbeResult): Promise<void> {
   const activateStart = performance.now();
   await ext.activate();
   result.activateMs = performance.now() - activateStart;
-  if (result.ownActivateMs === undefined) throw new Error('VS Code did not load the bundle through the Node module cache');
+  if (result.ownActivateMs === undefined)
+    throw new Error('VS Code did not load the bundle through the Node module cache');
 }
 
 export async function run(): Promise<void> {
   const resultFile = process.env.GATEWAY_BENCH_ACTIVATION_RESULT;
-  const result: ActivationProbeResult = { settleMs: 0, vscodeVersion: vscode.version, nodeVersion: process.version };
+  const result: ActivationProbeResult = {
+    settleMs: 0,
+    vscodeVersion: vscode.version,
+    nodeVersion: process.version,
+  };
   try {
     result.settleMs = await settle();
     await measure(result);

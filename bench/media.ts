@@ -10,7 +10,8 @@ import { MediaJobModel } from '../src/core/media/mediaJobModel';
 import { DEFAULT_MAX_CONCURRENT, MediaJobPoller } from '../src/core/media/mediaJobPoller';
 import { minimumRequestsFor } from '../src/core/media/pollSchedule';
 import { startGatewaySimulator } from '../test/simulator';
-import { median, round, type SectionResult } from './report';
+import { median, round } from './report';
+import type { SectionResult } from './report';
 
 const JOBS = 100;
 /**
@@ -51,7 +52,8 @@ export async function benchMedia(): Promise<SectionResult> {
         inFlight--;
       }
     },
-    onError: (id, error) => pollErrors.push(`${id}: ${error instanceof Error ? error.message : String(error)}`),
+    onError: (id, error) =>
+      pollErrors.push(`${id}: ${error instanceof Error ? error.message : String(error)}`),
   });
 
   let timer: NodeJS.Timeout | undefined;
@@ -59,7 +61,13 @@ export async function benchMedia(): Promise<SectionResult> {
     const wallStart = Date.now();
     const allFinal = new Promise<void>((resolve, reject) => {
       let finished = 0;
-      timer = setTimeout(() => reject(new Error(`only ${finished} of ${JOBS} media jobs finished within ${RUN_TIMEOUT_MS / 1000} s`)), RUN_TIMEOUT_MS);
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(`only ${finished} of ${JOBS} media jobs finished within ${RUN_TIMEOUT_MS / 1000} s`),
+          ),
+        RUN_TIMEOUT_MS,
+      );
       model.onDidChange((change) => {
         finished += change.finished.length;
         if (finished >= JOBS) {
@@ -74,9 +82,20 @@ export async function benchMedia(): Promise<SectionResult> {
     const started = await Promise.all(
       Array.from({ length: JOBS }, async (_, index): Promise<StartedJob> => {
         const sentAt = Date.now();
-        const reply = await client.startMedia({ model: 'openai/gpt-image-1', prompt: `bench image ${index + 1}` });
+        const reply = await client.startMedia({
+          model: 'openai/gpt-image-1',
+          prompt: `bench image ${index + 1}`,
+        });
         // As the extension does: the job's clock starts when the gateway's answer arrives.
-        const job = createMediaJob({ id: reply.id, prompt: `bench image ${index + 1}`, model: 'openai/gpt-image-1', status: reply.status }, Date.now());
+        const job = createMediaJob(
+          {
+            id: reply.id,
+            prompt: `bench image ${index + 1}`,
+            model: 'openai/gpt-image-1',
+            status: reply.status,
+          },
+          Date.now(),
+        );
         model.add(job);
         poller.track(job.id);
         return { id: job.id, sentAt, createdAt: job.createdAt };
@@ -85,12 +104,15 @@ export async function benchMedia(): Promise<SectionResult> {
     await allFinal;
     const wallMs = Date.now() - wallStart;
 
-    const statusRequests = sim.requests.filter((request) => request.method === 'GET' && request.path.startsWith('/api/v1/media/')).length;
+    const statusRequests = sim.requests.filter(
+      (request) => request.method === 'GET' && request.path.startsWith('/api/v1/media/'),
+    ).length;
     // A job completes queued+processing after the simulator created it, which happened between
     // sentAt and createdAt. Counting from sentAt gives the shortest possible duration, hence the
     // smallest minimum: the ratio can only come out too high, never flatteringly low.
     const minimum = started.reduce(
-      (sum, job) => sum + minimumRequestsFor(TIMINGS.queuedMs + TIMINGS.processingMs - (job.createdAt - job.sentAt)),
+      (sum, job) =>
+        sum + minimumRequestsFor(TIMINGS.queuedMs + TIMINGS.processingMs - (job.createdAt - job.sentAt)),
       0,
     );
     const notCompleted = model.all().filter((job) => job.status !== 'completed').length;
@@ -111,7 +133,8 @@ export async function benchMedia(): Promise<SectionResult> {
         : `media: the cap forced delays in the first-check burst: ${cap} slots at ${medianLatency.toFixed(1)} ms carry ~${Math.round(capThroughput)} req/s, the burst needs ~${Math.round(burstDemand)} req/s`,
     ];
     if (notCompleted > 0) notes.push(`media: ${notCompleted} job(s) ended other than completed`);
-    if (pollErrors.length > 0) notes.push(`media: ${pollErrors.length} failed check(s), first: ${pollErrors[0]}`);
+    if (pollErrors.length > 0)
+      notes.push(`media: ${pollErrors.length} failed check(s), first: ${pollErrors[0]}`);
 
     return {
       rows: [
@@ -140,7 +163,11 @@ export async function benchMedia(): Promise<SectionResult> {
           met: peakSeen <= cap,
         },
         { name: 'media status request latency (median)', value: round(medianLatency, 2), unit: 'ms' },
-        { name: `media wall time (${JOBS} jobs of ${(TIMINGS.queuedMs + TIMINGS.processingMs) / 1000} s)`, value: round(wallMs / 1000, 2), unit: 's' },
+        {
+          name: `media wall time (${JOBS} jobs of ${(TIMINGS.queuedMs + TIMINGS.processingMs) / 1000} s)`,
+          value: round(wallMs / 1000, 2),
+          unit: 's',
+        },
       ],
       notes,
     };

@@ -41,7 +41,7 @@ export function median(values: number[]): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /** Rounds for display and for the JSON file: measured noise is not worth more digits. */
@@ -52,7 +52,8 @@ export function round(value: number, digits = 2): number {
 
 function formatValue(row: BenchRow): string {
   // Counts stay whole; measured values get about three significant digits.
-  const digits = Number.isInteger(row.value) || Math.abs(row.value) >= 100 ? 0 : Math.abs(row.value) >= 10 ? 1 : 2;
+  const digits =
+    Number.isInteger(row.value) || Math.abs(row.value) >= 100 ? 0 : Math.abs(row.value) >= 10 ? 1 : 2;
   return `${row.value.toFixed(digits)} ${row.unit}`;
 }
 
@@ -72,10 +73,12 @@ function formatAgainst(row: BenchRow): string {
 export function formatTable(rows: BenchRow[]): string {
   const header = ['figure', 'value', 'peer / goal', 'ratio'];
   const cells = rows.map((row) => [row.name, formatValue(row), formatAgainst(row), formatRatio(row)]);
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...cells.map((line) => line[column].length)),
+  );
   const line = (values: string[]) =>
     values
-      .map((value, column) => (column === 1 ? value.padStart(widths[column]!) : value.padEnd(widths[column]!)))
+      .map((value, column) => (column === 1 ? value.padStart(widths[column]) : value.padEnd(widths[column])))
       .join('  ')
       .trimEnd();
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)].join('\n');
@@ -84,7 +87,7 @@ export function formatTable(rows: BenchRow[]): string {
 export const LEGEND = [
   'How to read: "ratio" is our value divided by the peer\'s or the goal\'s figure. For sizes and',
   'times below 1× is better (smaller, faster); for throughput (MB/s) above 1× is better. ✓/✗ says',
-  'whether the row\'s goal is met. For media polling the ratio is the status requests made divided by',
+  "whether the row's goal is met. For media polling the ratio is the status requests made divided by",
   'the fewest the poll schedule allows for the same jobs (1× = no request wasted). KB and MB are',
   '1024-based; times are medians of several runs where the notes say so. A peer figure marked',
   '"stated" is a published number, not measured here; every other peer is measured in the same run.',

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { repoRoot, workRoot } from '../test/launch/paths';
-import { KB, MB, round, type BenchRow, type SectionResult } from './report';
+import { KB, MB, round } from './report';
+import type { BenchRow, SectionResult } from './report';
 
 const VSIX_GOAL_BYTES = 400 * KB;
 /** A published figure for a widely used AI chat extension, not measured here. */
@@ -24,9 +25,15 @@ function packageVsix(): void {
   rmSync(vsixPath, { force: true });
   const vsce = path.join(repoRoot, 'node_modules', '.bin', 'vsce');
   try {
-    execFileSync(vsce, ['package', '--no-dependencies', '--out', vsixPath], { cwd: repoRoot, stdio: 'pipe', timeout: 180_000 });
+    execFileSync(vsce, ['package', '--no-dependencies', '--out', vsixPath], {
+      cwd: repoRoot,
+      stdio: 'pipe',
+      timeout: 180_000,
+    });
   } catch (error) {
-    const output = (error as { stderr?: Buffer; stdout?: Buffer }).stderr?.toString() || (error as { stdout?: Buffer }).stdout?.toString();
+    const output =
+      (error as { stderr?: Buffer; stdout?: Buffer }).stderr?.toString() ||
+      (error as { stdout?: Buffer }).stdout?.toString();
     throw new Error(`vsce package failed${output ? `:\n${output.trim()}` : ''}`);
   }
 }
@@ -64,7 +71,9 @@ export async function benchSize(): Promise<SectionResult> {
   const webview = path.join(folder, 'dist', 'webview.js');
   // vsce builds and packs in two steps; a development build in between would be packed instead.
   if (readFileSync(extension, 'utf8').includes('sourceMappingURL=')) {
-    throw new Error('the .vsix holds a development build (another build ran at the same time); run the bench again');
+    throw new Error(
+      'the .vsix holds a development build (another build ran at the same time); run the bench again',
+    );
   }
   const vsixBytes = statSync(vsixPath).size;
 

@@ -21,7 +21,8 @@ import { createGatewayClient } from '../src/api';
 import { chatDeltasFromSse } from '../src/api/chatStream';
 import { readSseData } from '../src/api/transport/sse';
 import { longReply } from '../test/simulator/replies';
-import { median, round, KB, MB, type BenchRow, type SectionResult } from './report';
+import { median, round, KB, MB } from './report';
+import type { BenchRow, SectionResult } from './report';
 
 const MODEL = 'bench/long-stream';
 const API_KEY = 'sk-bench-streaming';
@@ -72,7 +73,8 @@ function ourRunner(baseUrl: string): { run: StreamRunner; close: () => Promise<v
   return {
     run: async (marker) => {
       let text = '';
-      for await (const delta of client.streamChat(chatRequest(marker))) if (delta.type === 'content') text += delta.text;
+      for await (const delta of client.streamChat(chatRequest(marker)))
+        if (delta.type === 'content') text += delta.text;
       return Buffer.byteLength(text);
     },
     close: () => client.close(),
@@ -99,7 +101,11 @@ interface Timings {
 }
 
 /** Runs alternate so drift hits every runner alike; `warmUp` unmeasured rounds come first. */
-async function alternate(runners: Array<{ run: StreamRunner; marker: string }>, runs: number, warmUp = 1): Promise<Timings> {
+async function alternate(
+  runners: Array<{ run: StreamRunner; marker: string }>,
+  runs: number,
+  warmUp = 1,
+): Promise<Timings> {
   const seconds = runners.map(() => [] as number[]);
   const busySeconds = runners.map(() => [] as number[]);
   const bytes = runners.map(() => 0);
@@ -139,7 +145,8 @@ async function measureFragmentation(run: StreamRunner, openai: StreamRunner): Pr
     1,
     0,
   );
-  const perByte = (index: number, busy = false): number => median((busy ? timings.busySeconds : timings.seconds)[index]) / timings.bytes[index];
+  const perByte = (index: number, busy = false): number =>
+    median((busy ? timings.busySeconds : timings.seconds)[index]) / timings.bytes[index];
   const rate = (index: number): number => timings.bytes[index] / MB / median(timings.seconds[index]);
   const busyPerKb = (index: number): number => perByte(index, true) * 1024 * 1e6;
   const wallRatio = perByte(1) / perByte(0);
@@ -150,8 +157,18 @@ async function measureFragmentation(run: StreamRunner, openai: StreamRunner): Pr
   const kb = FRAGMENTED_BYTES / 1e3;
   const transport = 'sockets, transport-bound';
   return [
-    { name: `chat stream ${kb} KB, 64 KB socket writes`, value: round(rate(0)), unit: 'MB/s', peer: `openai SDK ${round(rate(4))} MB/s` },
-    { name: `chat stream ${kb} KB, 1-byte socket writes (${transport})`, value: round(rate(1), 3), unit: 'MB/s', peer: `openai SDK ${round(rate(3), 3)} MB/s` },
+    {
+      name: `chat stream ${kb} KB, 64 KB socket writes`,
+      value: round(rate(0)),
+      unit: 'MB/s',
+      peer: `openai SDK ${round(rate(4))} MB/s`,
+    },
+    {
+      name: `chat stream ${kb} KB, 1-byte socket writes (${transport})`,
+      value: round(rate(1), 3),
+      unit: 'MB/s',
+      peer: `openai SDK ${round(rate(3), 3)} MB/s`,
+    },
     {
       name: `client busy per KB, ${kb} KB at 1-byte socket writes (${transport})`,
       value: round(busyPerKb(1), 1),
@@ -191,7 +208,11 @@ async function measureFragmentation(run: StreamRunner, openai: StreamRunner): Pr
 async function captureStream(baseUrl: string, size: number): Promise<Buffer> {
   const response = await fetch(`${baseUrl}/v1/chat/completions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    headers: {
+      authorization: `Bearer ${API_KEY}`,
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+    },
     body: JSON.stringify({ ...chatRequest(`#sim:long:${size}`), stream: true }),
   });
   if (!response.ok) throw new Error(`the simulator answered ${response.status} to a long stream request`);
@@ -210,7 +231,8 @@ async function captureStreams(baseUrl: string): Promise<Map<number, CapturedStre
     const bytes = await captureStream(baseUrl, size);
     // The point is to parse a realistic stream; one without comments or the end marker is not.
     const text = bytes.toString('utf8');
-    if (!text.includes('\n: ') || !text.includes('data: [DONE]')) throw new Error(`the stream of a ${size}-byte reply lacks SSE comments or [DONE]`);
+    if (!text.includes('\n: ') || !text.includes('data: [DONE]'))
+      throw new Error(`the stream of a ${size}-byte reply lacks SSE comments or [DONE]`);
     streams.set(size, { bytes, expected: longReply(MODEL, size) });
   }
   return streams;
@@ -226,7 +248,8 @@ function sizeLabel(bytes: number): string {
 /** Cut once, outside the timed region, so the runs time parsing rather than slicing. */
 function slices(bytes: Buffer, chunkSize: number): Uint8Array[] {
   const chunks: Uint8Array[] = [];
-  for (let offset = 0; offset < bytes.length; offset += chunkSize) chunks.push(bytes.subarray(offset, offset + chunkSize));
+  for (let offset = 0; offset < bytes.length; offset += chunkSize)
+    chunks.push(bytes.subarray(offset, offset + chunkSize));
   return chunks;
 }
 
@@ -238,7 +261,7 @@ function sourceOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   let next = 0;
   return new ReadableStream<Uint8Array>({
     pull(controller) {
-      if (next < chunks.length) controller.enqueue(chunks[next++]!);
+      if (next < chunks.length) controller.enqueue(chunks[next++]);
       else controller.close();
     },
   });
@@ -256,7 +279,8 @@ const bareRead: StreamParser = async (source) => {
 /** Our streaming pipeline exactly as `streamChat` runs it on a response body, minus the socket. */
 const ourParser: StreamParser = async (source) => {
   let text = '';
-  for await (const delta of chatDeltasFromSse(readSseData(source), API_KEY)) if (delta.type === 'content') text += delta.text;
+  for await (const delta of chatDeltasFromSse(readSseData(source), API_KEY))
+    if (delta.type === 'content') text += delta.text;
   return text;
 };
 
@@ -270,9 +294,10 @@ async function openAiParser(): Promise<StreamParser> {
   const { Stream } = await import('openai/core/streaming');
   return async (source) => {
     // The Response only carries the body; the SDK reads `response.body` and nothing else here.
-    const response = new Response(source as unknown as ConstructorParameters<typeof Response>[0]);
+    const response = new Response(source);
     let text = '';
-    for await (const chunk of Stream.fromSSEResponse<SdkChatChunk>(response, new AbortController())) text += chunk.choices[0]?.delta?.content ?? '';
+    for await (const chunk of Stream.fromSSEResponse<SdkChatChunk>(response, new AbortController()))
+      text += chunk.choices[0]?.delta?.content ?? '';
     return text;
   };
 }
@@ -295,7 +320,9 @@ async function alternateParsing(cases: ParseCase[], runs: number): Promise<numbe
       const elapsed = (performance.now() - started) / 1000;
       // A parser that drops or garbles content would look fast; its figure must not count.
       if (text !== undefined && text !== parseCase.stream.expected) {
-        throw new Error(`${parseCase.label} produced ${text.length} characters that differ from the ${parseCase.stream.expected.length} expected`);
+        throw new Error(
+          `${parseCase.label} produced ${text.length} characters that differ from the ${parseCase.stream.expected.length} expected`,
+        );
       }
       if (round >= 0) seconds[index].push(elapsed);
     }
@@ -312,29 +339,60 @@ async function measureParsing(streams: Map<number, CapturedStream>): Promise<Ben
   const small = stream(LINEAR_SMALL_BYTES);
   const perByte = await alternateParsing(
     [
-      { parse: ourParser, stream: wide, chunks: slices(wide.bytes, WIDE_CHUNK), label: 'our client, 64 KiB chunks' },
-      { parse: openai, stream: wide, chunks: slices(wide.bytes, WIDE_CHUNK), label: 'openai SDK, 64 KiB chunks' },
-      { parse: ourParser, stream: narrow, chunks: slices(narrow.bytes, 1), label: 'our client, 1-byte chunks' },
+      {
+        parse: ourParser,
+        stream: wide,
+        chunks: slices(wide.bytes, WIDE_CHUNK),
+        label: 'our client, 64 KiB chunks',
+      },
+      {
+        parse: openai,
+        stream: wide,
+        chunks: slices(wide.bytes, WIDE_CHUNK),
+        label: 'openai SDK, 64 KiB chunks',
+      },
+      {
+        parse: ourParser,
+        stream: narrow,
+        chunks: slices(narrow.bytes, 1),
+        label: 'our client, 1-byte chunks',
+      },
       { parse: openai, stream: narrow, chunks: slices(narrow.bytes, 1), label: 'openai SDK, 1-byte chunks' },
-      { parse: ourParser, stream: large, chunks: slices(large.bytes, 1), label: `our client, ${sizeLabel(large.bytes.length)} stream in 1-byte chunks` },
-      { parse: ourParser, stream: small, chunks: slices(small.bytes, 1), label: `our client, ${sizeLabel(small.bytes.length)} stream in 1-byte chunks` },
-      { parse: openai, stream: large, chunks: slices(large.bytes, 1), label: `openai SDK, ${sizeLabel(large.bytes.length)} stream in 1-byte chunks` },
-      { parse: openai, stream: small, chunks: slices(small.bytes, 1), label: `openai SDK, ${sizeLabel(small.bytes.length)} stream in 1-byte chunks` },
-      { parse: bareRead, stream: narrow, chunks: slices(narrow.bytes, 1), label: 'bare stream read, 1-byte chunks' },
+      {
+        parse: ourParser,
+        stream: large,
+        chunks: slices(large.bytes, 1),
+        label: `our client, ${sizeLabel(large.bytes.length)} stream in 1-byte chunks`,
+      },
+      {
+        parse: ourParser,
+        stream: small,
+        chunks: slices(small.bytes, 1),
+        label: `our client, ${sizeLabel(small.bytes.length)} stream in 1-byte chunks`,
+      },
+      {
+        parse: openai,
+        stream: large,
+        chunks: slices(large.bytes, 1),
+        label: `openai SDK, ${sizeLabel(large.bytes.length)} stream in 1-byte chunks`,
+      },
+      {
+        parse: openai,
+        stream: small,
+        chunks: slices(small.bytes, 1),
+        label: `openai SDK, ${sizeLabel(small.bytes.length)} stream in 1-byte chunks`,
+      },
+      {
+        parse: bareRead,
+        stream: narrow,
+        chunks: slices(narrow.bytes, 1),
+        label: 'bare stream read, 1-byte chunks',
+      },
     ],
     PARSE_RUNS,
   );
-  const [oursWide, sdkWide, oursNarrow, sdkNarrow, oursLarge, oursSmall, sdkLarge, sdkSmall, readNarrow] = perByte as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [oursWide, sdkWide, oursNarrow, sdkNarrow, oursLarge, oursSmall, sdkLarge, sdkSmall, readNarrow] =
+    perByte as [number, number, number, number, number, number, number, number, number];
   const rate = (secondsPerByte: number): number => 1 / secondsPerByte / MB;
   const throughputRatio = sdkWide / oursWide;
   const fragmentation = oursNarrow / oursWide;
@@ -397,7 +455,10 @@ export async function benchStreaming(): Promise<SectionResult> {
     );
     const oursRate = versus.bytes[0] / MB / median(versus.seconds[0]);
     const openAiRate = versus.bytes[1] / MB / median(versus.seconds[1]);
-    if (versus.bytes[0] !== versus.bytes[1]) throw new Error(`the two clients read different replies (${versus.bytes[0]} vs ${versus.bytes[1]} bytes)`);
+    if (versus.bytes[0] !== versus.bytes[1])
+      throw new Error(
+        `the two clients read different replies (${versus.bytes[0]} vs ${versus.bytes[1]} bytes)`,
+      );
 
     const fragmentation = await measureFragmentation(ours.run, openai);
     const ratio = oursRate / openAiRate;

@@ -15,8 +15,10 @@
  * and until all 1,000 turns are rendered (the older ones in idle time).
  */
 import type { Turn } from '../src/core/protocol/chatProtocol';
-import { assistantTurn, initMessage, launchChatHarness, userTurn, type ChatHarness } from '../test/webview/harness';
-import { median, round, type BenchRow, type SectionResult } from './report';
+import { assistantTurn, initMessage, launchChatHarness, userTurn } from '../test/webview/harness';
+import type { ChatHarness } from '../test/webview/harness';
+import { median, round } from './report';
+import type { BenchRow, SectionResult } from './report';
 
 const RUNS = 3;
 const CHARS_PER_DELTA = 64;
@@ -27,9 +29,29 @@ const TRACE_CATEGORIES = ['disabled-by-default-devtools.timeline'];
 // ---- Realistic content ---------------------------------------------------------------------
 
 const CODE_SAMPLES = [
-  ['ts', 'export async function fetchUser(id: string): Promise<User> {', "  const response = await fetch(`/api/users/${id}`);", '  if (!response.ok) throw new Error(`HTTP ${response.status}`);', '  return (await response.json()) as User;', '}'],
-  ['python', 'def moving_average(values, window=3):', '    """Average of each window of `window` values."""', '    return [sum(values[i:i + window]) / window', '            for i in range(len(values) - window + 1)]'],
-  ['bash', 'set -euo pipefail', 'for file in src/*.ts; do', '  echo "checking $file"', '  npx tsc --noEmit "$file"', 'done'],
+  [
+    'ts',
+    'export async function fetchUser(id: string): Promise<User> {',
+    '  const response = await fetch(`/api/users/${id}`);',
+    '  if (!response.ok) throw new Error(`HTTP ${response.status}`);',
+    '  return (await response.json()) as User;',
+    '}',
+  ],
+  [
+    'python',
+    'def moving_average(values, window=3):',
+    '    """Average of each window of `window` values."""',
+    '    return [sum(values[i:i + window]) / window',
+    '            for i in range(len(values) - window + 1)]',
+  ],
+  [
+    'bash',
+    'set -euo pipefail',
+    'for file in src/*.ts; do',
+    '  echo "checking $file"',
+    '  npx tsc --noEmit "$file"',
+    'done',
+  ],
   ['json', '{', '  "name": "example",', '  "version": "1.0.0",', '  "scripts": { "build": "tsc -p ." }', '}'],
 ];
 
@@ -41,7 +63,7 @@ function section(index: number): string {
     '',
     `This step changes how **module ${index}** loads its settings. Read the [reference](https://example.com/docs/${index})`,
     'before you start, and keep a backup of the current file: the change is easy to undo, but only',
-    `if you know what was there. It takes about ${index % 7 + 2} minutes.`,
+    `if you know what was there. It takes about ${(index % 7) + 2} minutes.`,
     '',
     '- open the settings file and find the `loader` entry',
     `- replace the value with \`"lazy"\` (it was \`"eager"\` until version ${index}.0)`,
@@ -71,7 +93,9 @@ export function realisticReply(length: number): string {
 function longConversation(turnCount: number): Turn[] {
   const turns: Turn[] = [];
   for (let index = 0; index < turnCount / 2; index++) {
-    turns.push(userTurn(`How do I configure module ${index}? It fails with "loader not found".`, `u${index}`));
+    turns.push(
+      userTurn(`How do I configure module ${index}? It fails with "loader not found".`, `u${index}`),
+    );
     turns.push({ ...assistantTurn(section(index)), id: `a${index}` });
   }
   return turns;
@@ -97,9 +121,11 @@ interface TraceEvent {
  */
 function mainThreadTasks(traceJson: Buffer): { totalMs: number; longestMs: number } {
   const parsed = JSON.parse(traceJson.toString('utf8')) as { traceEvents?: TraceEvent[] } | TraceEvent[];
-  const events = Array.isArray(parsed) ? parsed : parsed.traceEvents ?? [];
+  const events = Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? []);
   const mainThreads = new Set(
-    events.filter((event) => event.name === 'thread_name' && event.args?.name === 'CrRendererMain').map((event) => `${event.pid}:${event.tid}`),
+    events
+      .filter((event) => event.name === 'thread_name' && event.args?.name === 'CrRendererMain')
+      .map((event) => `${event.pid}:${event.tid}`),
   );
   const perThread = new Map<string, { totalMs: number; longestMs: number }>();
   for (const event of events) {
@@ -131,7 +157,10 @@ async function streamOnce(harness: ChatHarness, text: string): Promise<StreamRun
     await chat.send({ type: 'turnAdded', turn });
     await chat.nextFrames();
     await harness.browser.startTracing(chat.page, { categories: TRACE_CATEGORIES });
-    await chat.streamText(turn.id, text, { charsPerDelta: CHARS_PER_DELTA, deltasPerFrame: DELTAS_PER_FRAME });
+    await chat.streamText(turn.id, text, {
+      charsPerDelta: CHARS_PER_DELTA,
+      deltasPerFrame: DELTAS_PER_FRAME,
+    });
     await chat.send({ type: 'turnUpdated', turn: { ...turn, content: text, status: 'complete' } });
     await chat.nextFrames();
     const { totalMs, longestMs } = mainThreadTasks(await harness.browser.stopTracing());
@@ -154,7 +183,10 @@ interface BenchPage {
   performance: { now(): number };
   postMessage(message: unknown, targetOrigin: string): void;
   requestAnimationFrame(callback: () => void): number;
-  document: { querySelector(selector: string): unknown; querySelectorAll(selector: string): { length: number } };
+  document: {
+    querySelector(selector: string): unknown;
+    querySelectorAll(selector: string): { length: number };
+  };
 }
 
 async function openLongChatOnce(harness: ChatHarness, turns: Turn[]): Promise<OpenRun> {
@@ -165,7 +197,8 @@ async function openLongChatOnce(harness: ChatHarness, turns: Turn[]): Promise<Op
     const timings = await chat.page.evaluate(
       async ({ message, newestId, total }) => {
         const page = globalThis as unknown as BenchPage;
-        const frame = (): Promise<void> => new Promise((resolve) => page.requestAnimationFrame(() => resolve()));
+        const frame = (): Promise<void> =>
+          new Promise((resolve) => page.requestAnimationFrame(() => resolve()));
         const started = page.performance.now();
         page.postMessage(message, '*');
         while (!page.document.querySelector(`[data-turn-id="${newestId}"]`)) await frame();

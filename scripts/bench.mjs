@@ -36,7 +36,13 @@ if (!run('production build', process.execPath, ['esbuild.mjs', '--production']))
   process.exit(1);
 }
 // tsc still emits when another part of the tree has type errors, so the bench can run on.
-if (!run('compiling bench, src and test to out/', process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.test.json'])) {
+if (
+  !run('compiling bench, src and test to out/', process.execPath, [
+    path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    'tsconfig.test.json',
+  ])
+) {
   console.error('[bench] the compile reported errors (above); measuring with what it emitted');
   failed = true;
 }
@@ -61,22 +67,34 @@ for (const section of sections) {
     console.log(`[bench] ${section.name} done in ${((Date.now() - sectionStart) / 1000).toFixed(1)} s`);
   } catch (error) {
     failed = true;
-    const message = error instanceof Error ? error.stack ?? error.message : String(error);
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
     console.error(`[bench] ${section.name} failed: ${message}`);
-    outcomes.push({ section: section.name, ok: false, error: error instanceof Error ? error.message : String(error), durationMs: Date.now() - sectionStart, notes: [] });
+    outcomes.push({
+      section: section.name,
+      ok: false,
+      error: error instanceof Error ? error.message : String(error),
+      durationMs: Date.now() - sectionStart,
+      notes: [],
+    });
   }
 }
 
 console.log(`\nGateway AI bench, ${new Date().toISOString()}, Node ${process.version}\n`);
 console.log(report.formatTable(rows));
 const remarks = outcomes.flatMap((outcome) =>
-  outcome.ok ? outcome.notes : [`${outcome.section}: ${outcome.error === 'not available' ? 'figure not available' : `FAILED: ${outcome.error}`}`],
+  outcome.ok
+    ? outcome.notes
+    : [
+        `${outcome.section}: ${outcome.error === 'not available' ? 'figure not available' : `FAILED: ${outcome.error}`}`,
+      ],
 );
 if (remarks.length > 0) console.log(`\n${remarks.map((line) => `- ${line}`).join('\n')}`);
 console.log(`\n${report.LEGEND.join('\n')}`);
 
 const resultsFile = path.join(root, 'bench', 'results.json');
 report.writeResults(resultsFile, rows, outcomes);
-console.log(`\nWrote ${path.relative(root, resultsFile)} in ${((Date.now() - started) / 1000).toFixed(0)} s total.`);
+console.log(
+  `\nWrote ${path.relative(root, resultsFile)} in ${((Date.now() - started) / 1000).toFixed(0)} s total.`,
+);
 // Handles left open by a section (keep-alive sockets, timers) must not keep the bench alive.
 process.exit(failed ? 1 : 0);

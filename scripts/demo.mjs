@@ -35,7 +35,15 @@ const workspace = path.join(root, '.test-work', 'demo', 'workspace');
 mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
 writeFileSync(
   path.join(workspace, '.vscode', 'settings.json'),
-  JSON.stringify({ 'gateway.baseUrl': sim.baseUrl, 'gateway.chat.model': 'demo/echo-1', 'gateway.media.model': 'demo/image-1' }, null, 2),
+  JSON.stringify(
+    {
+      'gateway.baseUrl': sim.baseUrl,
+      'gateway.chat.model': 'demo/echo-1',
+      'gateway.media.model': 'demo/image-1',
+    },
+    null,
+    2,
+  ),
 );
 writeFileSync(
   path.join(workspace, 'sample.ts'),
@@ -78,10 +86,14 @@ process.on('SIGTERM', stop);
 
 if (!forceBrowser && onPath('code')) {
   console.log('Opening VS Code with the extension development host…');
-  const code = spawn('code', ['--new-window', `--extensionDevelopmentPath=${root}`, workspace, path.join(workspace, 'TRY-ME.md')], {
-    stdio: 'inherit',
-    env,
-  });
+  const code = spawn(
+    'code',
+    ['--new-window', `--extensionDevelopmentPath=${root}`, workspace, path.join(workspace, 'TRY-ME.md')],
+    {
+      stdio: 'inherit',
+      env,
+    },
+  );
   children.push(code);
   console.log('Press Ctrl+C here to stop the simulator when you are done.');
 } else {
@@ -96,5 +108,7 @@ if (!forceBrowser && onPath('code')) {
   children.push({ kill: () => void server.stop() });
   const url = server.workbenchUrl({ folder: workspace, developmentPath: root });
   console.log(`\nVS Code ${server.version} is running in your browser at:\n\n  ${url}\n`);
-  console.log('(VS Code desktop was not found on PATH, so the browser workbench is used.) Press Ctrl+C to stop.');
+  console.log(
+    '(VS Code desktop was not found on PATH, so the browser workbench is used.) Press Ctrl+C to stop.',
+  );
 }

@@ -9,12 +9,17 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
 console.log('Compiling (tsc -p tsconfig.test.json)…');
-const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.test.json'], { cwd: root, stdio: 'inherit' });
+const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.test.json'], {
+  cwd: root,
+  stdio: 'inherit',
+});
 const cli = path.join(root, 'out', 'test', 'simulator', 'cli.js');
 // tsc still emits when another part of the tree has type errors; the simulator may be fine.
 if (compiled.status !== 0) {
   if (!existsSync(cli)) {
-    console.error('Compilation failed and out/test/simulator/cli.js is missing; fix the errors above, or run `npm run compile-tests`.');
+    console.error(
+      'Compilation failed and out/test/simulator/cli.js is missing; fix the errors above, or run `npm run compile-tests`.',
+    );
     process.exit(compiled.status ?? 1);
   }
   console.warn('The compile reported errors (above); starting the simulator as emitted.');

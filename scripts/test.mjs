@@ -23,14 +23,18 @@ const tiers = [
   { name: 'e2e', args: ['out/test/launch/runMochaTier.js', 'e2e', 'e2e', '180000'] },
 ];
 
-const wanted = process.env.GATEWAY_TEST_TIERS?.split(',').map((t) => t.trim()).filter(Boolean);
+const wanted = process.env.GATEWAY_TEST_TIERS?.split(',')
+  .map((t) => t.trim())
+  .filter(Boolean);
 const selected = wanted ? tiers.filter((t) => wanted.includes(t.name)) : tiers;
 
 rmSync(resultsDir, { recursive: true, force: true });
 const summary = [];
 for (const tier of selected) {
   if (!existsSync(path.join(root, tier.args[0]))) {
-    console.error(`\n${tier.args[0]} is missing: run "npm test" (it builds first) or "npm run compile-tests".`);
+    console.error(
+      `\n${tier.args[0]} is missing: run "npm test" (it builds first) or "npm run compile-tests".`,
+    );
     process.exit(1);
   }
   console.log(`\n=== ${tier.name} tests ===`);
@@ -46,7 +50,13 @@ for (const tier of selected) {
     result = JSON.parse(readFileSync(resultFile, 'utf8'));
   } else {
     // The tier could not start or crashed before counting: one failure, so it cannot pass unseen.
-    result = { tier: tier.name, passed: 0, failed: 1, pending: 0, failures: [`the ${tier.name} tier did not run (exit ${run.status})`] };
+    result = {
+      tier: tier.name,
+      passed: 0,
+      failed: 1,
+      pending: 0,
+      failures: [`the ${tier.name} tier did not run (exit ${run.status})`],
+    };
   }
   if (run.status !== 0 && result.failed === 0) {
     result.failed = 1;
@@ -59,7 +69,9 @@ for (const tier of selected) {
 console.log('\n=== summary ===');
 for (const r of summary) {
   const host = r.host ? ` in ${r.host}` : '';
-  console.log(`${r.tier.padEnd(12)} ${String(r.passed).padStart(4)} passed, ${r.failed} failed, ${r.pending ?? 0} pending${host} (${(r.durationMs / 1000).toFixed(1)} s)`);
+  console.log(
+    `${r.tier.padEnd(12)} ${String(r.passed).padStart(4)} passed, ${r.failed} failed, ${r.pending ?? 0} pending${host} (${(r.durationMs / 1000).toFixed(1)} s)`,
+  );
   for (const f of r.failures ?? []) console.log(`  ✘ ${f}`);
 }
 const passed = summary.reduce((n, r) => n + r.passed, 0);

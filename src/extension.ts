@@ -32,7 +32,15 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   const chat = new ChatFeature({ context, gateway, apiKey, logger });
   const media = new MediaJobsFeature({ context, gateway, apiKey, logger });
 
-  context.subscriptions.push(logger, apiKey, gateway, chat, media, ...registerKeyCommands(apiKey), new ModelStatusItem(apiKey));
+  context.subscriptions.push(
+    logger,
+    apiKey,
+    gateway,
+    chat,
+    media,
+    ...registerKeyCommands(apiKey),
+    new ModelStatusItem(apiKey),
+  );
   seedDemoKey(context, apiKey);
   if (context.extensionMode === vscode.ExtensionMode.Production) return undefined;
   return { chat: chat.session, chatView: chat.view, chatRouter: chat.router, media, apiKey, context };

@@ -5,9 +5,10 @@
  * arriving in fragments keyed by `index`.
  */
 import { GatewayError } from './errors';
-import { isRecord, objectField, stringField, type JsonObject } from './json';
+import { isRecord, objectField, stringField } from './json';
+import type { JsonObject } from './json';
 import { redactSecret } from './redact';
-import type { Annotation, ChatDelta, ToolCall, Usage } from './types';
+import type { Annotation, ChatDelta, ToolCall } from './types';
 
 export class ChatChunkReader {
   private metaSent = false;
@@ -34,7 +35,7 @@ export class ChatChunkReader {
     // Only one completion is ever requested (n = 1); take choice 0 wherever it sits.
     const choice = choices.find((c) => isRecord(c) && (c.index === 0 || c.index === undefined));
     if (isRecord(choice)) this.readChoice(choice, out);
-    if (isRecord(chunk.usage)) out.push({ type: 'usage', usage: chunk.usage as Usage });
+    if (isRecord(chunk.usage)) out.push({ type: 'usage', usage: chunk.usage });
   }
 
   private readChoice(choice: JsonObject, out: ChatDelta[]): void {
@@ -108,7 +109,11 @@ export class ChatChunkReader {
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((part) => (typeof part === 'string' ? part : (stringField(isRecord(part) ? part : undefined, 'text') ?? ''))).join('');
+  return content
+    .map((part) =>
+      typeof part === 'string' ? part : (stringField(isRecord(part) ? part : undefined, 'text') ?? ''),
+    )
+    .join('');
 }
 
 function copyToolCall(call: ToolCall): ToolCall {

@@ -2,7 +2,8 @@
 import { ChatChunkReader } from './chatChunks';
 import { GatewayError } from './errors';
 import { foldChatDeltas } from './fold';
-import { excerpt, isRecord, objectField, stringField, tryParseJson, type JsonObject } from './json';
+import { excerpt, isRecord, objectField, stringField, tryParseJson } from './json';
+import type { JsonObject } from './json';
 import { redactSecret } from './redact';
 import type { ChatCompletion, ChatDelta } from './types';
 
@@ -11,7 +12,10 @@ import type { ChatCompletion, ChatDelta } from './types';
  * that is not JSON throws 'invalid_response' (skipping it could silently lose part of the reply);
  * an end without `[DONE]` and without a finish reason means the connection was cut: 'network'.
  */
-export async function* chatDeltasFromSse(batches: AsyncIterable<string[]>, secret: string): AsyncGenerator<ChatDelta> {
+export async function* chatDeltasFromSse(
+  batches: AsyncIterable<string[]>,
+  secret: string,
+): AsyncGenerator<ChatDelta> {
   const reader = new ChatChunkReader(secret);
   const deltas: ChatDelta[] = [];
   let done = false;
@@ -72,19 +76,27 @@ export function parseChatReply(bodyText: string, secret: string): JsonObject {
   // Some gateways answer 200 with an error body when the provider failed after routing.
   if (body.error !== undefined && body.error !== null && !Array.isArray(body.choices)) {
     const details = objectField(body, 'error');
-    const reason = typeof body.error === 'string' ? body.error : (stringField(details, 'message') ?? 'no reason given');
-    const provider = stringField(objectField(details, 'metadata'), 'provider_name') ?? stringField(body, 'provider');
+    const reason =
+      typeof body.error === 'string' ? body.error : (stringField(details, 'message') ?? 'no reason given');
+    const provider =
+      stringField(objectField(details, 'metadata'), 'provider_name') ?? stringField(body, 'provider');
     const code = details?.code;
     throw new GatewayError({
       kind: 'http',
       status: typeof code === 'number' && code >= 400 && code < 600 ? code : undefined,
-      message: redactSecret(`${provider ? `The provider ${provider}` : 'The gateway'} answered with an error: ${reason}`, secret),
+      message: redactSecret(
+        `${provider ? `The provider ${provider}` : 'The gateway'} answered with an error: ${reason}`,
+        secret,
+      ),
       provider,
       code: typeof code === 'string' || typeof code === 'number' ? code : undefined,
     });
   }
   if (!Array.isArray(body.choices)) {
-    throw new GatewayError({ kind: 'invalid_response', message: 'The gateway\'s chat reply has no "choices".' });
+    throw new GatewayError({
+      kind: 'invalid_response',
+      message: 'The gateway\'s chat reply has no "choices".',
+    });
   }
   return body;
 }

@@ -5,12 +5,15 @@
 import { chatDeltasFromJson, chatDeltasFromSse, parseChatCompletion, parseChatReply } from './chatStream';
 import { readApiKey, resolveEndpoint } from './endpoint';
 import { GatewayError } from './errors';
-import { HttpTransport, type HttpExchange } from './transport/http';
-import { httpError, type HttpErrorContext } from './httpErrors';
+import { HttpTransport } from './transport/http';
+import type { HttpExchange } from './transport/http';
+import { httpError } from './httpErrors';
+import type { HttpErrorContext } from './httpErrors';
 import { tryParseJson } from './json';
 import { normalizeMediaRecord, normalizeMediaStarted } from './media';
 import { redactError } from './redact';
-import { realTiming, withRetries, type RetryRule, type RetryTiming } from './retry';
+import { realTiming, withRetries } from './retry';
+import type { RetryRule, RetryTiming } from './retry';
 import { readSseData } from './transport/sse';
 import type {
   CallOptions,
@@ -149,7 +152,11 @@ class UndiciGatewayClient implements GatewayClient {
   async getMedia(id: string, callOptions: CallOptions = {}): Promise<MediaRecord> {
     let apiKey: string | undefined;
     try {
-      if (!id) throw new GatewayError({ kind: 'config', message: 'A media job id is needed to ask for its status.' });
+      if (!id)
+        throw new GatewayError({
+          kind: 'config',
+          message: 'A media job id is needed to ask for its status.',
+        });
       const opened = await this.open(callOptions, {
         method: 'GET',
         apiPath: `/v1/media/${encodeURIComponent(id)}`,
@@ -179,11 +186,16 @@ class UndiciGatewayClient implements GatewayClient {
           error: { operation: 'download' },
           followRedirects: true,
         });
-        const location = exchange.status >= 300 && exchange.status < 400 ? exchange.header('location') : undefined;
-        if (location === undefined) return await readDownload(exchange, callOptions.maxBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES);
+        const location =
+          exchange.status >= 300 && exchange.status < 400 ? exchange.header('location') : undefined;
+        if (location === undefined)
+          return await readDownload(exchange, callOptions.maxBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES);
         exchange.finish();
         if (redirects >= MAX_REDIRECTS) {
-          throw new GatewayError({ kind: 'invalid_response', message: `The download of ${target.host} was redirected too many times.` });
+          throw new GatewayError({
+            kind: 'invalid_response',
+            message: `The download of ${target.host} was redirected too many times.`,
+          });
         }
         target = downloadUrl(new URL(location, target).toString());
       }
@@ -199,8 +211,12 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   /** Validates the settings and reads the key, then sends (see `send`). */
-  private async open(callOptions: CallOptions, spec: ExchangeSpec & { apiPath: string }): Promise<{ exchange: HttpExchange; apiKey: string }> {
-    if (callOptions.signal?.aborted) throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
+  private async open(
+    callOptions: CallOptions,
+    spec: ExchangeSpec & { apiPath: string },
+  ): Promise<{ exchange: HttpExchange; apiKey: string }> {
+    if (callOptions.signal?.aborted)
+      throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
     const url = resolveEndpoint(this.options.baseUrl, spec.apiPath);
     const apiKey = await readApiKey(this.options.apiKey);
     try {
@@ -214,12 +230,26 @@ class UndiciGatewayClient implements GatewayClient {
    * Sends with retries until a 2xx response (or, when following redirects, a 3xx) has headers.
    * Error statuses are read, logged and turned into a GatewayError here.
    */
-  private send(url: URL, apiKey: string | undefined, signal: AbortSignal | undefined, spec: ExchangeSpec): Promise<HttpExchange> {
+  private send(
+    url: URL,
+    apiKey: string | undefined,
+    signal: AbortSignal | undefined,
+    spec: ExchangeSpec,
+  ): Promise<HttpExchange> {
     return withRetries(
       async (attempt) => {
-        const opened = await this.transport.open({ method: spec.method, url, apiKey, body: spec.body, accept: spec.accept, signal, attempt });
+        const opened = await this.transport.open({
+          method: spec.method,
+          url,
+          apiKey,
+          body: spec.body,
+          accept: spec.accept,
+          signal,
+          attempt,
+        });
         const { status } = opened;
-        if ((status >= 200 && status < 300) || (spec.followRedirects && status >= 300 && status < 400)) return opened;
+        if ((status >= 200 && status < 300) || (spec.followRedirects && status >= 300 && status < 400))
+          return opened;
         let failure: GatewayError;
         try {
           const text = await opened.errorText();
@@ -230,7 +260,12 @@ class UndiciGatewayClient implements GatewayClient {
         opened.finish(failure);
         throw failure;
       },
-      { rule: spec.rule, maxRetries: this.options.maxRetries ?? DEFAULT_MAX_RETRIES, timing: this.timing, signal },
+      {
+        rule: spec.rule,
+        maxRetries: this.options.maxRetries ?? DEFAULT_MAX_RETRIES,
+        timing: this.timing,
+        signal,
+      },
     );
   }
 
@@ -261,7 +296,11 @@ async function readAll(exchange: HttpExchange): Promise<string> {
 async function readJson(exchange: HttpExchange, what: string): Promise<unknown> {
   const text = await readAll(exchange);
   const parsed = tryParseJson(text);
-  if (!parsed.ok) throw new GatewayError({ kind: 'invalid_response', message: `The gateway's ${what} answer is not valid JSON.` });
+  if (!parsed.ok)
+    throw new GatewayError({
+      kind: 'invalid_response',
+      message: `The gateway's ${what} answer is not valid JSON.`,
+    });
   return parsed.value;
 }
 
@@ -273,7 +312,10 @@ function downloadUrl(text: string): URL {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new GatewayError({ kind: 'config', message: `Only http(s) URLs can be downloaded, not "${text.slice(0, 100)}".` });
+    throw new GatewayError({
+      kind: 'config',
+      message: `Only http(s) URLs can be downloaded, not "${text.slice(0, 100)}".`,
+    });
   }
   return url;
 }
@@ -283,7 +325,10 @@ async function readDownload(exchange: HttpExchange, maxBytes: number): Promise<D
   try {
     const declared = Number(exchange.header('content-length'));
     const tooLarge = (): GatewayError =>
-      new GatewayError({ kind: 'invalid_response', message: `The file is larger than the ${Math.round(maxBytes / 1048576)} MB allowed.` });
+      new GatewayError({
+        kind: 'invalid_response',
+        message: `The file is larger than the ${Math.round(maxBytes / 1048576)} MB allowed.`,
+      });
     if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
     const parts: Buffer[] = [];
     let size = 0;
@@ -292,7 +337,10 @@ async function readDownload(exchange: HttpExchange, maxBytes: number): Promise<D
       if (size > maxBytes) throw tooLarge();
       parts.push(chunk);
     }
-    return { bytes: new Uint8Array(Buffer.concat(parts)), contentType: exchange.header('content-type')?.split(';')[0].trim() || undefined };
+    return {
+      bytes: new Uint8Array(Buffer.concat(parts)),
+      contentType: exchange.header('content-type')?.split(';')[0].trim() || undefined,
+    };
   } catch (error) {
     failure = asGatewayError(error, undefined);
     throw failure;
@@ -305,6 +353,10 @@ async function readDownload(exchange: HttpExchange, maxBytes: number): Promise<D
 function asGatewayError(error: unknown, apiKey: string | undefined): GatewayError {
   const gatewayError = GatewayError.is(error)
     ? error
-    : new GatewayError({ kind: 'invalid_response', message: `Unexpected error: ${error instanceof Error ? error.message : String(error)}`, cause: error });
+    : new GatewayError({
+        kind: 'invalid_response',
+        message: `Unexpected error: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
   return redactError(gatewayError, apiKey);
 }

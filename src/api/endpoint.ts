@@ -22,12 +22,18 @@ export function resolveEndpoint(baseUrl: string, apiPath: string): URL {
 }
 
 /** Reads the key through the caller's getter; nothing is sent without one. */
-export async function readApiKey(getKey: () => string | undefined | Promise<string | undefined>): Promise<string> {
+export async function readApiKey(
+  getKey: () => string | undefined | Promise<string | undefined>,
+): Promise<string> {
   let key: string | undefined;
   try {
     key = await getKey();
   } catch (error) {
-    throw new GatewayError({ kind: 'config', message: 'The API key could not be read from secret storage.', cause: error });
+    throw new GatewayError({
+      kind: 'config',
+      message: 'The API key could not be read from secret storage.',
+      cause: error,
+    });
   }
   key = key?.trim();
   if (!key) {

@@ -3,7 +3,8 @@
  * The gateway's own words are kept (they often name the real cause) but scrubbed of the key.
  */
 import { GatewayError } from './errors';
-import { excerpt, isRecord, objectField, stringField, tryParseJson, type JsonObject } from './json';
+import { excerpt, isRecord, objectField, stringField, tryParseJson } from './json';
+import type { JsonObject } from './json';
 import { redactSecret } from './redact';
 import { parseRetryAfter } from './retry';
 import type { ResponseHeaders } from './transport/http';
@@ -24,7 +25,12 @@ interface ErrorDetails {
   retryAfter?: number;
 }
 
-export function httpError(status: number, headers: ResponseHeaders, bodyText: string, context: HttpErrorContext): GatewayError {
+export function httpError(
+  status: number,
+  headers: ResponseHeaders,
+  bodyText: string,
+  context: HttpErrorContext,
+): GatewayError {
   const details = readErrorDetails(headers, bodyText, context.secret);
   const lead = leadSentence(status, details, context);
   const said = details.gatewayMessage ? ` Gateway message: ${details.gatewayMessage}` : '';
@@ -57,7 +63,8 @@ function leadSentence(status: number, details: ErrorDetails, context: HttpErrorC
       if (context.operation === 'media-get') {
         return `The gateway has no media job with id "${context.mediaId ?? ''}" (404). It may have expired.`;
       }
-      if (context.operation === 'download') return 'The file was not found at its URL (404). It may have expired.';
+      if (context.operation === 'download')
+        return 'The file was not found at its URL (404). It may have expired.';
       return `The gateway found no such endpoint or model${model} (404). Check the base URL setting and the model name.`;
     case 408:
       return 'The gateway timed out waiting for the request (408). Try again.';
@@ -69,7 +76,11 @@ function leadSentence(status: number, details: ErrorDetails, context: HttpErrorC
       }`;
   }
   if (status >= 500) {
-    const who = provider ? `The upstream provider ${provider}` : status === 502 ? 'The upstream provider' : 'The gateway';
+    const who = provider
+      ? `The upstream provider ${provider}`
+      : status === 502
+        ? 'The upstream provider'
+        : 'The gateway';
     return `${who} failed (${status}). Try again later${provider ? ' or choose another provider' : ''}.`;
   }
   return `The gateway answered with HTTP ${status}.`;
@@ -86,8 +97,11 @@ function readErrorDetails(headers: ResponseHeaders, bodyText: string, secret: st
     stringField(body, 'message', 'detail') ??
     (body || looksLikeHtml(bodyText) ? undefined : bodyText.trim() || undefined);
   const raw = metadata?.raw;
-  const rawText = typeof raw === 'string' ? raw : raw !== undefined && raw !== null ? JSON.stringify(raw) : undefined;
-  const combined = [message, rawText && rawText !== message ? `(${rawText})` : undefined].filter(Boolean).join(' ');
+  const rawText =
+    typeof raw === 'string' ? raw : raw !== undefined && raw !== null ? JSON.stringify(raw) : undefined;
+  const combined = [message, rawText && rawText !== message ? `(${rawText})` : undefined]
+    .filter(Boolean)
+    .join(' ');
   const code = error?.code ?? body?.code;
   return {
     gatewayMessage: combined ? redactSecret(excerpt(combined, 400), secret) : undefined,
@@ -114,9 +128,12 @@ function retryAfterFromMetadata(metadata: JsonObject | undefined): number | unde
   }
   const upstreamHeaders = objectField(metadata, 'headers');
   if (upstreamHeaders) {
-    const lower = Object.fromEntries(Object.entries(upstreamHeaders).map(([key, value]) => [key.toLowerCase(), value]));
+    const lower = Object.fromEntries(
+      Object.entries(upstreamHeaders).map(([key, value]) => [key.toLowerCase(), value]),
+    );
     const retryAfter = lower['retry-after'];
-    if (typeof retryAfter === 'string' || typeof retryAfter === 'number') return parseRetryAfter(String(retryAfter));
+    if (typeof retryAfter === 'string' || typeof retryAfter === 'number')
+      return parseRetryAfter(String(retryAfter));
     // X-RateLimit-Reset is an epoch time in milliseconds.
     const reset = Number(lower['x-ratelimit-reset']);
     if (Number.isFinite(reset) && reset > 0) return Math.max(0, Math.ceil((reset - Date.now()) / 1000));
@@ -133,4 +150,3 @@ function headerValue(headers: ResponseHeaders, name: string): string | undefined
 function looksLikeHtml(text: string): boolean {
   return /^\s*</.test(text);
 }
-

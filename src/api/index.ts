@@ -2,7 +2,8 @@
  * The gateway client's public surface. Importing this module is cheap: undici and the SSE parser
  * are loaded by the first request, not here.
  */
-import { createGatewayClient as createClient, type GatewayClient } from './client';
+import { createGatewayClient as createClient } from './client';
+import type { GatewayClient } from './client';
 import type { ClientOptions } from './types';
 
 export function createGatewayClient(options: ClientOptions): GatewayClient {

@@ -4,7 +4,8 @@
  * `{data}` lists, or arrays of any of these, and never throws on an unexpected one.
  */
 import { GatewayError } from './errors';
-import { isRecord, stringField, type JsonObject } from './json';
+import { isRecord, stringField } from './json';
+import type { JsonObject } from './json';
 import type { MediaOutput, MediaRecord, MediaStarted, MediaStatus } from './types';
 
 const STATUS_ALIASES: Record<string, MediaStatus> = {
@@ -44,7 +45,18 @@ const MIME_BY_EXTENSION: Record<string, string> = {
 };
 
 /** Lists that wrap outputs in the shapes seen in the wild (OpenAI images API: `data`). */
-const NESTED_LISTS = ['images', 'data', 'outputs', 'output', 'result', 'results', 'files', 'videos', 'audio', 'artifacts'];
+const NESTED_LISTS = [
+  'images',
+  'data',
+  'outputs',
+  'output',
+  'result',
+  'results',
+  'files',
+  'videos',
+  'audio',
+  'artifacts',
+];
 
 /** Known statuses keep their name; a few common synonyms are mapped; anything else is kept as is. */
 export function normalizeMediaStatus(value: unknown): MediaStatus {
@@ -69,7 +81,10 @@ export function normalizeMediaStarted(body: unknown): MediaStarted {
   const record = isRecord(body) ? body : {};
   const id = record.id;
   if ((typeof id !== 'string' || id === '') && typeof id !== 'number') {
-    throw new GatewayError({ kind: 'invalid_response', message: 'The gateway accepted the media request but sent no job id.' });
+    throw new GatewayError({
+      kind: 'invalid_response',
+      message: 'The gateway accepted the media request but sent no job id.',
+    });
   }
   const started: MediaStarted = { id: String(id) };
   if (record.status !== undefined) started.status = normalizeMediaStatus(record.status);
@@ -99,14 +114,25 @@ export function collectMediaOutputs(value: unknown, depth = 0): MediaOutput[] {
 }
 
 function outputsFromObject(object: JsonObject, depth: number): MediaOutput[] {
-  const declaredMime = stringField(object, 'mime_type', 'mimeType', 'content_type', 'contentType', 'media_type');
+  const declaredMime = stringField(
+    object,
+    'mime_type',
+    'mimeType',
+    'content_type',
+    'contentType',
+    'media_type',
+  );
   const b64 = stringField(object, 'b64_json', 'base64', 'b64');
   if (b64) return [{ kind: 'data', data: b64, mimeType: declaredMime ?? 'image/png' }];
 
   const imageUrl = object.image_url;
-  const url = stringField(object, 'url', 'uri', 'href') ?? (isRecord(imageUrl) ? stringField(imageUrl, 'url') : typeof imageUrl === 'string' ? imageUrl : undefined);
+  const url =
+    stringField(object, 'url', 'uri', 'href') ??
+    (isRecord(imageUrl) ? stringField(imageUrl, 'url') : typeof imageUrl === 'string' ? imageUrl : undefined);
   if (url) {
-    return outputFromString(url).map((output) => (declaredMime && output.kind !== 'text' ? { ...output, mimeType: declaredMime } : output));
+    return outputFromString(url).map((output) =>
+      declaredMime && output.kind !== 'text' ? { ...output, mimeType: declaredMime } : output,
+    );
   }
 
   const data = object.data;

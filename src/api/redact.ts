@@ -22,7 +22,10 @@ export function redact(text: string, secrets: ReadonlyArray<string | undefined> 
     const encoded = encodeURIComponent(secret);
     if (encoded !== secret) result = result.split(encoded).join(REDACTED);
   }
-  return result.replace(BEARER, `$1${REDACTED}`).replace(AUTH_HEADER, `$1${REDACTED}`).replace(KEY_SHAPES, REDACTED);
+  return result
+    .replace(BEARER, `$1${REDACTED}`)
+    .replace(AUTH_HEADER, `$1${REDACTED}`)
+    .replace(KEY_SHAPES, REDACTED);
 }
 
 export function redactSecret(text: string, secret: string | undefined): string {

@@ -72,7 +72,10 @@ function mayRetry(error: GatewayError, rule: RetryRule): boolean {
 }
 
 /** Runs `attemptOnce` (given the 0-based attempt number) until it succeeds or may not be repeated. */
-export async function withRetries<T>(attemptOnce: (attempt: number) => Promise<T>, policy: RetryPolicy): Promise<T> {
+export async function withRetries<T>(
+  attemptOnce: (attempt: number) => Promise<T>,
+  policy: RetryPolicy,
+): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await attemptOnce(attempt);
@@ -89,7 +92,10 @@ export async function withRetries<T>(attemptOnce: (attempt: number) => Promise<T
  * Seconds from a Retry-After header: either delta-seconds or an HTTP date. Undefined when absent
  * or unreadable.
  */
-export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  now: number = Date.now(),
+): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text));

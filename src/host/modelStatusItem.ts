@@ -9,7 +9,9 @@ import { Command, ContextKey, Setting, UiId } from '../core/ids';
  * stored. The key's presence is read only when the item first shows, not at activation.
  */
 export class ModelStatusItem extends Disposable {
-  private readonly item = this.register(vscode.window.createStatusBarItem(UiId.modelStatus, vscode.StatusBarAlignment.Right, 100));
+  private readonly item = this.register(
+    vscode.window.createStatusBarItem(UiId.modelStatus, vscode.StatusBarAlignment.Right, 100),
+  );
   private hasKey: boolean | undefined;
 
   constructor(apiKey: ApiKeyStore) {
@@ -23,7 +25,14 @@ export class ModelStatusItem extends Disposable {
     );
     this.render();
     // Off the activation path: SecretStorage is asked once the extension host is idle.
-    setTimeout(() => void apiKey.get().then((k) => this.setHasKey(!!k), () => this.setHasKey(false)), 0);
+    setTimeout(
+      () =>
+        void apiKey.get().then(
+          (k) => this.setHasKey(!!k),
+          () => this.setHasKey(false),
+        ),
+      0,
+    );
   }
 
   private setHasKey(hasKey: boolean): void {

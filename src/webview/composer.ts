@@ -50,7 +50,9 @@ export class Composer {
 
     this.textarea.addEventListener('input', () => this.onInput());
     this.textarea.addEventListener('keydown', (event) => this.onKeyDown(event));
-    this.sendButton.addEventListener('click', () => (this.streaming ? postToHost({ type: 'stop' }) : this.submit()));
+    this.sendButton.addEventListener('click', () =>
+      this.streaming ? postToHost({ type: 'stop' }) : this.submit(),
+    );
     cancelEdit.addEventListener('click', () => this.cancelEditing());
     this.refresh();
     // A restored multi-line draft needs its height once the box is laid out.
@@ -145,7 +147,11 @@ export class Composer {
 
   private refresh(): void {
     const button = this.sendButton;
-    const label = this.streaming ? 'Stop (Escape)' : this.editing ? 'Send edited message (Enter)' : 'Send (Enter)';
+    const label = this.streaming
+      ? 'Stop (Escape)'
+      : this.editing
+        ? 'Send edited message (Enter)'
+        : 'Send (Enter)';
     button.replaceChildren(codicon(this.streaming ? 'debug-stop' : 'send'));
     button.setAttribute('aria-label', label);
     button.title = label;

@@ -31,8 +31,30 @@ import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 
 const languages = {
-  bash, c, cpp, csharp, css, diff, dockerfile, go, ini, java, javascript, json, kotlin, markdown,
-  php, plaintext, python, ruby, rust, shell, sql, typescript, xml, yaml,
+  bash,
+  c,
+  cpp,
+  csharp,
+  css,
+  diff,
+  dockerfile,
+  go,
+  ini,
+  java,
+  javascript,
+  json,
+  kotlin,
+  markdown,
+  php,
+  plaintext,
+  python,
+  ruby,
+  rust,
+  shell,
+  sql,
+  typescript,
+  xml,
+  yaml,
 };
 for (const [name, definition] of Object.entries(languages)) hljs.registerLanguage(name, definition);
 // Fence labels models commonly use that the grammars above do not list as aliases.
@@ -40,7 +62,6 @@ hljs.registerAliases(['jsonc', 'json5'], { languageName: 'json' });
 hljs.registerAliases(['toml'], { languageName: 'ini' });
 hljs.registerAliases(['sh', 'zsh', 'console'], { languageName: 'bash' });
 hljs.registerAliases(['text', 'txt'], { languageName: 'plaintext' });
-
 
 /**
  * A closed code block at the streaming tail is re-rendered every frame until the next block

@@ -4,7 +4,6 @@ import { relativeTime } from '../core/util/text';
 import { h, iconButton } from './dom';
 import { postToHost } from './vscodeApi';
 
-
 export class HistoryPanel {
   readonly element: HTMLElement;
   private readonly list = h('ul', { className: 'history-list' });
@@ -16,7 +15,10 @@ export class HistoryPanel {
     close.addEventListener('click', () => this.onClose());
     this.element = h(
       'section',
-      { className: 'history-panel', attrs: { id: 'history-panel', 'aria-label': 'Earlier conversations', hidden: '' } },
+      {
+        className: 'history-panel',
+        attrs: { id: 'history-panel', 'aria-label': 'Earlier conversations', hidden: '' },
+      },
       h('div', { className: 'history-title' }, h('span', { text: 'Earlier conversations' }), close),
       this.list,
     );
@@ -42,7 +44,9 @@ export class HistoryPanel {
 
   private render(): void {
     if (this.items.length === 0) {
-      this.list.replaceChildren(h('li', { className: 'history-empty', text: 'No earlier conversations yet.' }));
+      this.list.replaceChildren(
+        h('li', { className: 'history-empty', text: 'No earlier conversations yet.' }),
+      );
       return;
     }
     this.list.replaceChildren(...this.items.map((item) => this.itemView(item)));

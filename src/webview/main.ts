@@ -2,7 +2,8 @@
  * Entry point of the chat webview: builds the view, applies what the host sends (validated with
  * `parseHostMessage`; anything else is ignored) and tells the host when it is ready.
  */
-import { parseHostMessage, type HostMessage } from '../core/protocol/chatProtocol';
+import { parseHostMessage } from '../core/protocol/chatProtocol';
+import type { HostMessage } from '../core/protocol/chatProtocol';
 import { Composer } from './composer';
 import { h } from './dom';
 import { Header } from './header';
@@ -85,5 +86,9 @@ document.addEventListener('keydown', (event) => {
 });
 
 const app = document.getElementById('app') ?? document.body.appendChild(h('div', { attrs: { id: 'app' } }));
-app.append(header.element, h('div', { className: 'chat-body' }, transcript.element, history.element), composer.element);
+app.append(
+  header.element,
+  h('div', { className: 'chat-body' }, transcript.element, history.element),
+  composer.element,
+);
 postToHost({ type: 'ready' });

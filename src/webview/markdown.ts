@@ -6,7 +6,8 @@
  * 3. DOMPurify over the produced HTML with a short allow-list (no styles, forms, frames, scripts).
  */
 import DOMPurify from 'dompurify';
-import MarkdownIt, { type Env, type Token } from 'markdown-it';
+import MarkdownIt from 'markdown-it';
+import type { Env, Token } from 'markdown-it';
 import { isAllowedLink } from '../core/protocol/chatProtocol';
 import { decorateCodeBlocks } from './codeBlocks';
 import { escapeHtml } from '../core/util/text';
@@ -89,8 +90,34 @@ renderRules.fence = (tokens, index, _options, env?: RenderEnv) => {
 
 const PURIFY_CONFIG = {
   ALLOWED_TAGS: [
-    'a', 'blockquote', 'br', 'code', 'del', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img', 'li',
-    'ol', 'p', 'pre', 's', 'span', 'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul',
+    'a',
+    'blockquote',
+    'br',
+    'code',
+    'del',
+    'em',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'hr',
+    'img',
+    'li',
+    'ol',
+    'p',
+    'pre',
+    's',
+    'span',
+    'strong',
+    'table',
+    'tbody',
+    'td',
+    'th',
+    'thead',
+    'tr',
+    'ul',
   ],
   ALLOWED_ATTR: ['href', 'title', 'class', 'alt', 'src', 'start'],
   ALLOW_DATA_ATTR: false,

@@ -9,8 +9,10 @@ declare function acquireVsCodeApi(): PreviewApi;
 const api = acquireVsCodeApi();
 
 document.addEventListener('click', (event) => {
-  const button = event.target instanceof Element ? event.target.closest<HTMLElement>('button[data-action]') : null;
+  const button =
+    event.target instanceof Element ? event.target.closest<HTMLElement>('button[data-action]') : null;
   const action = button?.dataset.action;
   const index = Number(button?.dataset.index);
-  if ((action === 'save' || action === 'openSource') && Number.isInteger(index)) api.postMessage({ type: action, index });
+  if ((action === 'save' || action === 'openSource') && Number.isInteger(index))
+    api.postMessage({ type: action, index });
 });

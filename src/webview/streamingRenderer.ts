@@ -15,7 +15,8 @@
  */
 import type { Token } from 'markdown-it';
 import { h } from './dom';
-import { parseMarkdown, renderTokens, type RenderEnv } from './markdown';
+import { parseMarkdown, renderTokens } from './markdown';
+import type { RenderEnv } from './markdown';
 
 interface TopLevelBlock {
   tokenIndex: number;

@@ -7,7 +7,8 @@ import type { Turn } from '../core/protocol/chatProtocol';
 import { BottomStick } from './bottomStick';
 import { h, iconButton, whenIdle } from './dom';
 import { attachTranscriptActions } from './transcriptActions';
-import { AssistantTurnView, createTurnView, type TurnView } from './turnView';
+import { AssistantTurnView, createTurnView } from './turnView';
+import type { TurnView } from './turnView';
 import { welcomeView } from './welcome';
 
 export interface TranscriptEvents {
@@ -33,7 +34,11 @@ export class Transcript {
   private readonly scroller: HTMLElement;
   private readonly list = h('div', { className: 'turn-list' });
   private readonly welcomeSlot = h('div', { className: 'welcome-slot' });
-  private readonly jumpToBottom = iconButton({ icon: 'arrow-down', label: 'Scroll to the latest message', className: 'jump-to-bottom' });
+  private readonly jumpToBottom = iconButton({
+    icon: 'arrow-down',
+    label: 'Scroll to the latest message',
+    className: 'jump-to-bottom',
+  });
 
   private readonly entries = new Map<string, TurnEntry>();
   private order: string[] = [];
@@ -56,7 +61,9 @@ export class Transcript {
       this.list,
     );
     this.element = h('div', { className: 'transcript-frame' }, this.scroller, this.jumpToBottom);
-    this.bottom = new BottomStick(this.scroller, this.list, (pinned) => this.jumpToBottom.classList.toggle('is-visible', !pinned));
+    this.bottom = new BottomStick(this.scroller, this.list, (pinned) =>
+      this.jumpToBottom.classList.toggle('is-visible', !pinned),
+    );
     this.jumpToBottom.addEventListener('click', () => this.bottom.pin());
     attachTranscriptActions(this.scroller, {
       turnById: (id) => this.turnById(id),
@@ -219,7 +226,8 @@ export class Transcript {
       }
     }
     if (lastUser === this.lastUserTurnId) return;
-    if (this.lastUserTurnId) this.entries.get(this.lastUserTurnId)?.view?.element.classList.remove('is-last-user');
+    if (this.lastUserTurnId)
+      this.entries.get(this.lastUserTurnId)?.view?.element.classList.remove('is-last-user');
     if (lastUser) this.entries.get(lastUser)?.view?.element.classList.add('is-last-user');
     this.lastUserTurnId = lastUser;
   }

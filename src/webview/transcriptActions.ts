@@ -4,7 +4,8 @@
  * link in model output ever navigates the webview: every click on an anchor is cancelled and,
  * if its scheme is allowed, handed to the host to open.
  */
-import { errorActionMessage, isAllowedLink, type ErrorAction, type Turn } from '../core/protocol/chatProtocol';
+import { errorActionMessage, isAllowedLink } from '../core/protocol/chatProtocol';
+import type { ErrorAction, Turn } from '../core/protocol/chatProtocol';
 import { CODE_ACTIONS, codeBlockOf } from './codeBlocks';
 import { TURN_ACTIONS } from './turnParts';
 import { postToHost } from './vscodeApi';
@@ -26,10 +27,16 @@ function handleCodeAction(action: string, button: Element): void {
   if (!block) return;
   if (action === CODE_ACTIONS.copy) postToHost({ type: 'copy', text: block.code });
   else if (action === CODE_ACTIONS.insert) postToHost({ type: 'insertCode', code: block.code });
-  else if (action === CODE_ACTIONS.open) postToHost({ type: 'openCode', code: block.code, language: block.language });
+  else if (action === CODE_ACTIONS.open)
+    postToHost({ type: 'openCode', code: block.code, language: block.language });
 }
 
-function handleTurnAction(action: string, button: HTMLElement, turn: Turn, context: TranscriptActionContext): void {
+function handleTurnAction(
+  action: string,
+  button: HTMLElement,
+  turn: Turn,
+  context: TranscriptActionContext,
+): void {
   switch (action) {
     case TURN_ACTIONS.copy:
       postToHost({ type: 'copy', text: turn.content });

@@ -2,7 +2,15 @@
  * The small, rarely changing parts of an assistant turn: tool calls, citations, the error box
  * and the footer. Each is rebuilt whole when the host updates the turn.
  */
-import { isAllowedLink, type AssistantTurn, type Citation, type ErrorAction, type ToolCallView, type TurnError, type TurnUsage } from '../core/protocol/chatProtocol';
+import { isAllowedLink } from '../core/protocol/chatProtocol';
+import type {
+  AssistantTurn,
+  Citation,
+  ErrorAction,
+  ToolCallView,
+  TurnError,
+  TurnUsage,
+} from '../core/protocol/chatProtocol';
 import { codicon, h, iconButton, spinner } from './dom';
 
 export const TURN_ACTIONS = {
@@ -54,7 +62,14 @@ export function citationsView(citations: Citation[] | undefined): HTMLElement | 
       'ol',
       {},
       ...links.map((citation) =>
-        h('li', {}, h('a', { text: citation.title || citation.url, attrs: { href: citation.url, title: citation.url } })),
+        h(
+          'li',
+          {},
+          h('a', {
+            text: citation.title || citation.url,
+            attrs: { href: citation.url, title: citation.url },
+          }),
+        ),
       ),
     ),
   );
@@ -77,7 +92,9 @@ function retryAfterNote(seconds: number): HTMLElement {
 
 export function errorView(error: TurnError | undefined): HTMLElement | undefined {
   if (!error) return undefined;
-  const details = [error.status ? `HTTP ${error.status}` : '', error.provider ?? ''].filter(Boolean).join(' · ');
+  const details = [error.status ? `HTTP ${error.status}` : '', error.provider ?? '']
+    .filter(Boolean)
+    .join(' · ');
   const box = h(
     'div',
     { className: 'turn-error', attrs: { role: 'alert' } },
@@ -90,7 +107,12 @@ export function errorView(error: TurnError | undefined): HTMLElement | undefined
     for (const action of error.actions) {
       const spec = ERROR_ACTION_BUTTONS[action];
       if (!spec) continue;
-      const button = iconButton({ icon: spec.icon, label: spec.text, text: spec.text, action: TURN_ACTIONS.error });
+      const button = iconButton({
+        icon: spec.icon,
+        label: spec.text,
+        text: spec.text,
+        action: TURN_ACTIONS.error,
+      });
       button.dataset.errorAction = action;
       actions.append(button);
     }
@@ -123,10 +145,20 @@ function statusView(turn: AssistantTurn): HTMLElement | undefined {
     case 'stopped':
       return h('span', { className: 'turn-status' }, codicon('debug-stop'), h('span', { text: 'Stopped' }));
     case 'error':
-      return h('span', { className: 'turn-status status-error' }, codicon('error'), h('span', { text: 'Failed' }));
+      return h(
+        'span',
+        { className: 'turn-status status-error' },
+        codicon('error'),
+        h('span', { text: 'Failed' }),
+      );
     case 'complete':
       return turn.finishReason === 'length'
-        ? h('span', { className: 'turn-status status-warning' }, codicon('warning'), h('span', { text: 'Cut off at the token limit' }))
+        ? h(
+            'span',
+            { className: 'turn-status status-warning' },
+            codicon('warning'),
+            h('span', { text: 'Cut off at the token limit' }),
+          )
         : undefined;
   }
 }
@@ -139,7 +171,8 @@ export function footerView(turn: AssistantTurn): HTMLElement {
   if (facts.length > 0) meta.append(h('span', { className: 'turn-facts', text: facts.join(' · ') }));
 
   const actions = h('span', { className: 'turn-actions' });
-  if (turn.status === 'stopped') actions.append(iconButton({ icon: 'refresh', label: 'Retry', action: TURN_ACTIONS.retry }));
+  if (turn.status === 'stopped')
+    actions.append(iconButton({ icon: 'refresh', label: 'Retry', action: TURN_ACTIONS.retry }));
   if (turn.content.length > 0 && turn.status !== 'streaming') {
     actions.append(iconButton({ icon: 'copy', label: 'Copy reply', action: TURN_ACTIONS.copy }));
   }

@@ -28,9 +28,19 @@ export class UserTurnView implements TurnView {
       { className: 'turn-header' },
       codicon('account'),
       h('span', { className: 'turn-author', text: 'You' }),
-      iconButton({ icon: 'edit', label: 'Edit and resend', action: TURN_ACTIONS.edit, className: 'edit-button' }),
+      iconButton({
+        icon: 'edit',
+        label: 'Edit and resend',
+        action: TURN_ACTIONS.edit,
+        className: 'edit-button',
+      }),
     );
-    this.element = h('article', { className: 'turn turn-user', attrs: { 'aria-label': 'You' } }, header, this.text);
+    this.element = h(
+      'article',
+      { className: 'turn turn-user', attrs: { 'aria-label': 'You' } },
+      header,
+      this.text,
+    );
     this.element.dataset.turnId = turn.id;
   }
 
@@ -81,9 +91,17 @@ export class AssistantTurnView implements TurnView {
   /** Tool calls, citations, error and footer: rebuilt by `update`. */
   private readonly details = h('div', { className: 'turn-details' });
 
-  constructor(turn: AssistantTurn, private readonly requestRender: (view: TurnView) => void) {
+  constructor(
+    turn: AssistantTurn,
+    private readonly requestRender: (view: TurnView) => void,
+  ) {
     this.turn = { ...turn };
-    this.element = h('article', { className: 'turn turn-assistant', attrs: { 'aria-label': 'Reply' } }, this.content.element, this.details);
+    this.element = h(
+      'article',
+      { className: 'turn turn-assistant', attrs: { 'aria-label': 'Reply' } },
+      this.content.element,
+      this.details,
+    );
     this.element.dataset.turnId = turn.id;
     this.appendReasoning(turn.reasoning);
     this.content.append(turn.content);
@@ -141,7 +159,12 @@ export class AssistantTurnView implements TurnView {
     this.element.classList.toggle('is-streaming', turn.status === 'streaming');
     // Screen readers wait for aria-busy to clear instead of reading every streamed fragment.
     this.element.setAttribute('aria-busy', String(turn.status === 'streaming'));
-    const parts = [toolCallsView(turn.toolCalls), citationsView(turn.citations), errorView(turn.error), footerView(turn)];
+    const parts = [
+      toolCallsView(turn.toolCalls),
+      citationsView(turn.citations),
+      errorView(turn.error),
+      footerView(turn),
+    ];
     this.details.replaceChildren(...parts.filter((part): part is HTMLElement => part !== undefined));
   }
 }

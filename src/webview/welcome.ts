@@ -7,9 +7,19 @@ function explainShortcut(): string {
 }
 
 export function welcomeView(hasApiKey: boolean): HTMLElement {
-  const title = h('h2', { className: 'welcome-title' }, codicon('sparkle'), h('span', { text: 'Gateway AI' }));
+  const title = h(
+    'h2',
+    { className: 'welcome-title' },
+    codicon('sparkle'),
+    h('span', { text: 'Gateway AI' }),
+  );
   if (!hasApiKey) {
-    const setKey = iconButton({ icon: 'key', label: 'Set API Key', text: 'Set API Key', className: 'primary-button' });
+    const setKey = iconButton({
+      icon: 'key',
+      label: 'Set API Key',
+      text: 'Set API Key',
+      className: 'primary-button',
+    });
     setKey.addEventListener('click', () => postToHost({ type: 'setApiKey' }));
     return h(
       'div',
@@ -31,7 +41,9 @@ export function welcomeView(hasApiKey: boolean): HTMLElement {
       'p',
       { className: 'welcome-hint' },
       codicon('lightbulb'),
-      h('span', { text: `Select code in an editor and run Explain Selection (${explainShortcut()}) to ask about it.` }),
+      h('span', {
+        text: `Select code in an editor and run Explain Selection (${explainShortcut()}) to ask about it.`,
+      }),
     ),
   );
 }

@@ -1,8 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
-import { startGatewaySimulator, type GatewaySimulator } from '../simulator';
-import { openWorkbench, screenshots, type Workbench } from './workbench';
+import { startGatewaySimulator } from '../simulator';
+import type { GatewaySimulator } from '../simulator';
+import { openWorkbench, screenshots } from './workbench';
+import type { Workbench } from './workbench';
 
 const KEY = 'sk-e2e-test-key-0123456789';
 
@@ -19,9 +21,19 @@ async function sendAndWait(frame: Frame, prompt: string): Promise<string> {
   // Runs in the webview. A function, not a string: the webview's CSP forbids eval, as it should.
   await frame.waitForFunction(
     (index: number) => {
-      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ querySelector(s: string): unknown; textContent: string | null }> } }).document;
+      const doc = (
+        globalThis as unknown as {
+          document: {
+            querySelectorAll(
+              s: string,
+            ): ArrayLike<{ querySelector(s: string): unknown; textContent: string | null }>;
+          };
+        }
+      ).document;
       const turn = doc.querySelectorAll('.turn-assistant')[index];
-      return !!turn && !turn.querySelector('.codicon-loading') && !(turn.textContent ?? '').includes('Generating…');
+      return (
+        !!turn && !turn.querySelector('.codicon-loading') && !(turn.textContent ?? '').includes('Generating…')
+      );
     },
     before,
     { timeout: 30_000 },
@@ -39,7 +51,11 @@ describe('Chat panel in the real workbench', function () {
     sim = await startGatewaySimulator({ chunkDelayMs: 2 });
     workbench = await openWorkbench({
       name: 'chat',
-      settings: { 'gateway.baseUrl': sim.baseUrl, 'gateway.chat.model': 'demo/echo-1', 'workbench.colorTheme': 'Default Dark Modern' },
+      settings: {
+        'gateway.baseUrl': sim.baseUrl,
+        'gateway.chat.model': 'demo/echo-1',
+        'workbench.colorTheme': 'Default Dark Modern',
+      },
     });
     workbench.page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
@@ -65,7 +81,9 @@ describe('Chat panel in the real workbench', function () {
     await workbench.runCommand('Gateway AI: Set API Key');
     await workbench.answerInput('Gateway AI: Set API Key', KEY);
     const frame = await workbench.webviewFrame('.composer-input');
-    await frame.locator('.welcome button', { hasText: 'Set API Key' }).waitFor({ state: 'detached', timeout: 15_000 });
+    await frame
+      .locator('.welcome button', { hasText: 'Set API Key' })
+      .waitFor({ state: 'detached', timeout: 15_000 });
 
     const text = await sendAndWait(frame, 'Hello from the end-to-end test');
     assert.match(text, /Hello from the end-to-end test/);
@@ -92,9 +110,12 @@ describe('Chat panel in the real workbench', function () {
     type Node = { tagName: string; getAttributeNames(): string[]; getAttribute(name: string): string | null };
     const dangerous = await reply.evaluate((turn) => {
       const found: string[] = [];
-      for (const el of (turn as unknown as { querySelectorAll(s: string): Iterable<Node> }).querySelectorAll('*')) {
+      for (const el of (turn as unknown as { querySelectorAll(s: string): Iterable<Node> }).querySelectorAll(
+        '*',
+      )) {
         if (['SCRIPT', 'IFRAME', 'OBJECT', 'EMBED'].includes(el.tagName)) found.push(el.tagName);
-        for (const attr of el.getAttributeNames()) if (attr.startsWith('on')) found.push(`${el.tagName}[${attr}]`);
+        for (const attr of el.getAttributeNames())
+          if (attr.startsWith('on')) found.push(`${el.tagName}[${attr}]`);
         const url = el.getAttribute('href') ?? el.getAttribute('src') ?? '';
         if (/^\s*javascript:/i.test(url)) found.push(`${el.tagName} javascript: URL`);
         if (el.tagName === 'IMG' && !/^data:/.test(el.getAttribute('src') ?? '')) found.push('remote IMG');
@@ -114,7 +135,10 @@ describe('Chat panel in the real workbench', function () {
     // The host opens it (VS Code in the browser opens a new tab for an external link).
     // The tab's navigation fails here (no internet); its request shows where it was sent.
     const context = workbench.page.context();
-    const navigated = context.waitForEvent('request', { predicate: (r) => r.url() === new URL(href!).href, timeout: 15_000 });
+    const navigated = context.waitForEvent('request', {
+      predicate: (r) => r.url() === new URL(href!).href,
+      timeout: 15_000,
+    });
     const opened = context.waitForEvent('page', { timeout: 15_000 });
     await link.click();
     await navigated;

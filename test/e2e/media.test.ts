@@ -1,7 +1,9 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { startGatewaySimulator, type GatewaySimulator } from '../simulator';
-import { openWorkbench, screenshots, type Workbench } from './workbench';
+import { startGatewaySimulator } from '../simulator';
+import type { GatewaySimulator } from '../simulator';
+import { openWorkbench, screenshots } from './workbench';
+import type { Workbench } from './workbench';
 
 describe('Media jobs in the real workbench', function () {
   this.timeout(240_000);
@@ -35,7 +37,11 @@ describe('Media jobs in the real workbench', function () {
     await row.waitFor({ timeout: 20_000 });
     const seen: string[] = [];
     for (const status of ['queued', 'processing', 'completed']) {
-      await page.locator('.pane-body .monaco-list-row', { hasText: 'a lighthouse at dusk' }).filter({ hasText: status }).first().waitFor({ timeout: 20_000 });
+      await page
+        .locator('.pane-body .monaco-list-row', { hasText: 'a lighthouse at dusk' })
+        .filter({ hasText: status })
+        .first()
+        .waitFor({ timeout: 20_000 });
       seen.push(status);
       if (status === 'processing') await workbench.screenshot(path.join(screenshots, 'media-processing.png'));
     }
@@ -55,7 +61,11 @@ describe('Media jobs in the real workbench', function () {
     await image.waitFor();
     let size: number[] = [0, 0];
     for (let i = 0; i < 40 && !(size[0] > 0); i++) {
-      size = await image.evaluate((img) => ((img as unknown as Image).complete ? [(img as unknown as Image).naturalWidth, (img as unknown as Image).naturalHeight] : [0, 0]));
+      size = await image.evaluate((img) =>
+        (img as unknown as Image).complete
+          ? [(img as unknown as Image).naturalWidth, (img as unknown as Image).naturalHeight]
+          : [0, 0],
+      );
       if (!(size[0] > 0)) await page.waitForTimeout(250);
     }
     assert.ok(size[0] > 0 && size[1] > 0, `the PNG decoded: ${size.join('x')}`);

@@ -1,7 +1,9 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { startGatewaySimulator, type GatewaySimulator } from '../simulator';
-import { openWorkbench, screenshots, type Workbench } from './workbench';
+import { startGatewaySimulator } from '../simulator';
+import type { GatewaySimulator } from '../simulator';
+import { openWorkbench, screenshots } from './workbench';
+import type { Workbench } from './workbench';
 
 /**
  * The README's pictures, taken from the real workbench as a person sees it: a chat with a
@@ -13,7 +15,10 @@ describe('Screenshots of the real UI', function () {
   let workbench: Workbench;
 
   before(async () => {
-    sim = await startGatewaySimulator({ chunkDelayMs: 1, mediaTimings: { queuedMs: 500, processingMs: 1500 } });
+    sim = await startGatewaySimulator({
+      chunkDelayMs: 1,
+      mediaTimings: { queuedMs: 500, processingMs: 1500 },
+    });
     workbench = await openWorkbench({
       name: 'screenshots',
       settings: {
@@ -31,7 +36,10 @@ describe('Screenshots of the real UI', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await workbench?.screenshot(path.join(screenshots, `failed-${this.currentTest.title.replace(/\W+/g, '-')}.png`));
+    if (this.currentTest?.state === 'failed')
+      await workbench?.screenshot(
+        path.join(screenshots, `failed-${this.currentTest.title.replace(/\W+/g, '-')}.png`),
+      );
   });
 
   after(async () => {
@@ -80,7 +88,10 @@ describe('Screenshots of the real UI', function () {
     // Model and parameters: keep the defaults.
     await workbench.answerInput('Generate Media (2/3)');
     await workbench.answerInput('Generate Media (3/3)');
-    const row = page.locator('.pane-body .monaco-list-row', { hasText: 'a lighthouse' }).filter({ hasText: 'completed' }).first();
+    const row = page
+      .locator('.pane-body .monaco-list-row', { hasText: 'a lighthouse' })
+      .filter({ hasText: 'completed' })
+      .first();
     await row.waitFor({ timeout: 30_000 });
     let frame;
     for (let attempt = 0; !frame && attempt < 4; attempt++) {

@@ -6,7 +6,11 @@ import { repoRoot, workRoot } from '../launch/paths';
 import { ensureVsCodeServer, installVsix } from '../launch/vscodeServer';
 import { openWorkbench } from './workbench';
 
-const pkg = require(path.join(repoRoot, 'package.json')) as { name: string; version: string; publisher: string };
+const pkg = require(path.join(repoRoot, 'package.json')) as {
+  name: string;
+  version: string;
+  publisher: string;
+};
 const vsce = path.join(repoRoot, 'node_modules', '.bin', 'vsce');
 
 /** Everything the .vsix may contain besides the manifest files vsce adds itself. */
@@ -37,9 +41,19 @@ describe('The packaged .vsix (the Marketplace path)', function () {
   it('contains only the bundles, media, the manifest, README, CHANGELOG and LICENSE', () => {
     assert.ok(existsSync(vsixPath));
     const listing = execFileSync('unzip', ['-Z1', vsixPath], { encoding: 'utf8' }).trim().split('\n');
-    const unexpected = listing.filter((entry) => !entry.endsWith('/') && !ALLOWED.some((re) => re.test(entry)));
+    const unexpected = listing.filter(
+      (entry) => !entry.endsWith('/') && !ALLOWED.some((re) => re.test(entry)),
+    );
     assert.deepEqual(unexpected, []);
-    for (const required of ['extension/dist/extension.js', 'extension/dist/api.js', 'extension/dist/shared.js', 'extension/dist/webview.js', 'extension/dist/mediaPreview.js', 'extension/package.json', 'extension/media/icon.png']) {
+    for (const required of [
+      'extension/dist/extension.js',
+      'extension/dist/api.js',
+      'extension/dist/shared.js',
+      'extension/dist/webview.js',
+      'extension/dist/mediaPreview.js',
+      'extension/package.json',
+      'extension/media/icon.png',
+    ]) {
       assert.ok(listing.includes(required), `${required} is in the .vsix`);
     }
     assert.ok(!listing.some((e) => e.includes('node_modules') || e.endsWith('.map') || e.includes('/src/')));
@@ -52,8 +66,13 @@ describe('The packaged .vsix (the Marketplace path)', function () {
       development: false,
       beforeStart: ({ extensionsDir, userDataDir }) => {
         installVsix(entry, vsixPath, extensionsDir, userDataDir);
-        const installed = readdirSync(extensionsDir).filter((d) => statSync(path.join(extensionsDir, d)).isDirectory());
-        assert.ok(installed.some((d) => d.startsWith(`${pkg.publisher}.${pkg.name}-${pkg.version}`)), `installed: ${installed.join(', ')}`);
+        const installed = readdirSync(extensionsDir).filter((d) =>
+          statSync(path.join(extensionsDir, d)).isDirectory(),
+        );
+        assert.ok(
+          installed.some((d) => d.startsWith(`${pkg.publisher}.${pkg.name}-${pkg.version}`)),
+          `installed: ${installed.join(', ')}`,
+        );
       },
     });
     try {

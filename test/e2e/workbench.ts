@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { launchChromium } from '../launch/chromium';
 import { repoRoot, workRoot } from '../launch/paths';
-import { startVsCodeServer, type VsCodeServer } from '../launch/vscodeServer';
+import { startVsCodeServer } from '../launch/vscodeServer';
+import type { VsCodeServer } from '../launch/vscodeServer';
 
 /** Where end-to-end tests leave screenshots of the real UI (the README's come from here). */
 export const screenshots = path.join(workRoot, 'screenshots');
@@ -50,7 +51,10 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
     mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
     writeFileSync(path.join(workspace, file), content);
   }
-  const dirs = { userDataDir: path.join(runDir, 'user-data'), extensionsDir: path.join(runDir, 'extensions') };
+  const dirs = {
+    userDataDir: path.join(runDir, 'user-data'),
+    extensionsDir: path.join(runDir, 'extensions'),
+  };
   mkdirSync(dirs.extensionsDir, { recursive: true });
   await options.beforeStart?.(dirs);
 
@@ -59,7 +63,10 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
   try {
     browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const url = server.workbenchUrl({ folder: workspace, developmentPath: options.development === false ? undefined : repoRoot });
+    const url = server.workbenchUrl({
+      folder: workspace,
+      developmentPath: options.development === false ? undefined : repoRoot,
+    });
     await page.goto(url);
     await page.waitForSelector('.monaco-workbench .activitybar', { timeout: 60_000 });
     const opened = browser;
@@ -68,11 +75,17 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
       server,
       workspace,
       async openGatewayView() {
-        const button = page.locator('.activitybar a[aria-label^="Gateway AI"], .activitybar .action-item[aria-label^="Gateway AI"]').first();
+        const button = page
+          .locator(
+            '.activitybar a[aria-label^="Gateway AI"], .activitybar .action-item[aria-label^="Gateway AI"]',
+          )
+          .first();
         await button.waitFor({ timeout: 60_000 });
         const expanded = await button.getAttribute('aria-expanded');
         if (expanded !== 'true') await button.click();
-        await page.waitForSelector('.pane-header[aria-label^="Chat"], .pane-header >> text=Chat', { timeout: 30_000 }).catch(() => undefined);
+        await page
+          .waitForSelector('.pane-header[aria-label^="Chat"], .pane-header >> text=Chat', { timeout: 30_000 })
+          .catch(() => undefined);
       },
       async webviewFrame(selector, timeoutMs = 60_000) {
         const deadline = Date.now() + timeoutMs;
@@ -112,11 +125,15 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
         await row.waitFor({ state: 'detached', timeout: 15_000 });
       },
       async answerInput(title, value) {
-        await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 15_000 });
+        await page
+          .locator('.quick-input-widget .quick-input-title', { hasText: title })
+          .waitFor({ timeout: 15_000 });
         const input = page.locator('.quick-input-widget input');
         if (value !== undefined) await input.fill(value);
         await input.press('Enter');
-        await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'hidden', timeout: 15_000 });
+        await page
+          .locator('.quick-input-widget .quick-input-title', { hasText: title })
+          .waitFor({ state: 'hidden', timeout: 15_000 });
       },
       async screenshot(file) {
         mkdirSync(path.dirname(file), { recursive: true });

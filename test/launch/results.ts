@@ -22,7 +22,12 @@ export function reportTier(result: TierResult): void {
 }
 
 /** Collects pass/fail/pending counts from a mocha runner. */
-export function countMochaRun(runner: Mocha.Runner): { passed: number; failed: number; pending: number; failures: string[] } {
+export function countMochaRun(runner: Mocha.Runner): {
+  passed: number;
+  failed: number;
+  pending: number;
+  failures: string[];
+} {
   const counts = { passed: 0, failed: 0, pending: 0, failures: [] as string[] };
   runner.on('pass', () => counts.passed++);
   runner.on('pending', () => counts.pending++);

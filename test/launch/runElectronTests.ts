@@ -6,7 +6,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot, workRoot } from './paths';
-import { reportTier, type TierResult } from './results';
+import { reportTier } from './results';
+import type { TierResult } from './results';
 
 async function main(): Promise<number> {
   const { runTests } = await import('@vscode/test-electron');
@@ -25,8 +26,18 @@ async function main(): Promise<number> {
       extensionDevelopmentPath: repoRoot,
       extensionTestsPath: path.join(repoRoot, 'out', 'test', 'suite', 'index.js'),
       // GATEWAY_TEST_USER_DATA: the suite checks the files VS Code keeps there (settings) for secrets.
-      extensionTestsEnv: { GATEWAY_SUITE_RESULTS: resultsFile, GATEWAY_TEST_MODE: '1', GATEWAY_TEST_USER_DATA: userDataDir },
-      launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--user-data-dir', userDataDir],
+      extensionTestsEnv: {
+        GATEWAY_SUITE_RESULTS: resultsFile,
+        GATEWAY_TEST_MODE: '1',
+        GATEWAY_TEST_USER_DATA: userDataDir,
+      },
+      launchArgs: [
+        workspace,
+        '--disable-extensions',
+        '--disable-workspace-trust',
+        '--user-data-dir',
+        userDataDir,
+      ],
     });
   } catch (error) {
     console.error(`VS Code ${version} could not be downloaded or run (${(error as Error).message}).`);
@@ -34,7 +45,14 @@ async function main(): Promise<number> {
   }
   const result: TierResult = existsSync(resultsFile)
     ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as TierResult)
-    : { tier: 'integration', passed: 0, failed: 1, pending: 0, failures: ['the suite wrote no results'], durationMs: 0 };
+    : {
+        tier: 'integration',
+        passed: 0,
+        failed: 1,
+        pending: 0,
+        failures: ['the suite wrote no results'],
+        durationMs: 0,
+      };
   result.host = `VS Code ${version}`;
   result.durationMs = Date.now() - started;
   reportTier(result);

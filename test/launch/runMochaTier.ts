@@ -22,7 +22,10 @@ async function main(): Promise<void> {
   const testDir = path.resolve(__dirname, '..', dir);
   for (const file of findTests(testDir)) mocha.addFile(file);
   await mocha.loadFilesAsync();
-  const { counts, failures } = await new Promise<{ counts: ReturnType<typeof countMochaRun>; failures: number }>((resolve) => {
+  const { counts, failures } = await new Promise<{
+    counts: ReturnType<typeof countMochaRun>;
+    failures: number;
+  }>((resolve) => {
     const runner = mocha.run((failures: number) => resolve({ counts, failures }));
     const counts = countMochaRun(runner);
   });

@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { chromiumPath, launchChromium, MissingDependencyError } from './chromium';
 import { repoRoot, workRoot } from './paths';
-import { reportTier, type TierResult } from './results';
+import { reportTier } from './results';
+import type { TierResult } from './results';
 import { startVsCodeServer } from './vscodeServer';
 
 const SUITE_TIMEOUT_MS = 15 * 60_000;
@@ -17,7 +18,10 @@ async function main(): Promise<number> {
   const extensionMain = path.join(repoRoot, 'dist', 'extension.js');
   const suiteIndex = path.join(repoRoot, 'out', 'test', 'suite', 'index.js');
   for (const file of [extensionMain, suiteIndex]) {
-    if (!existsSync(file)) throw new MissingDependencyError(`${path.relative(repoRoot, file)} is missing: run "npm run build && npm run compile-tests" first.`);
+    if (!existsSync(file))
+      throw new MissingDependencyError(
+        `${path.relative(repoRoot, file)} is missing: run "npm run build && npm run compile-tests" first.`,
+      );
   }
 
   chromiumPath(); // Fails fast, with the install hint, before a server is started.
@@ -52,7 +56,9 @@ async function main(): Promise<number> {
       if (marker >= 0) console.log(text.slice(marker + '[suite] '.length));
     });
     page.on('pageerror', (error) => console.error(`[workbench] ${error.message}`));
-    await page.goto(server.workbenchUrl({ folder: workspace, developmentPath: repoRoot, testsPath: suiteIndex }));
+    await page.goto(
+      server.workbenchUrl({ folder: workspace, developmentPath: repoRoot, testsPath: suiteIndex }),
+    );
     const code = await Promise.race([
       exitCode,
       new Promise<number>((resolve) => setTimeout(() => resolve(124), SUITE_TIMEOUT_MS)),
@@ -60,8 +66,20 @@ async function main(): Promise<number> {
     if (code === 124) console.error('The integration suite did not finish in time.');
 
     const result: TierResult = existsSync(resultsFile)
-      ? { ...(JSON.parse(readFileSync(resultsFile, 'utf8')) as TierResult), tier: 'integration', host: `VS Code ${server.version}` }
-      : { tier: 'integration', passed: 0, failed: 1, pending: 0, failures: ['the suite wrote no results'], host: `VS Code ${server.version}`, durationMs: 0 };
+      ? {
+          ...(JSON.parse(readFileSync(resultsFile, 'utf8')) as TierResult),
+          tier: 'integration',
+          host: `VS Code ${server.version}`,
+        }
+      : {
+          tier: 'integration',
+          passed: 0,
+          failed: 1,
+          pending: 0,
+          failures: ['the suite wrote no results'],
+          host: `VS Code ${server.version}`,
+          durationMs: 0,
+        };
     result.durationMs = Date.now() - started;
     reportTier(result);
     console.log(`VS Code ${server.version}: ${result.passed} passed, ${result.failed} failed`);

@@ -2,7 +2,8 @@
  * Starts the VS Code server build (code-server, which embeds VS Code) on loopback, offline, for
  * the integration and end-to-end tests and the browser demo.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -36,7 +37,9 @@ export interface StartOptions {
 /** Runs the setup script (cached after the first run) and returns the server's entry.js. */
 export function ensureVsCodeServer(): string {
   if (process.platform !== 'linux' && !process.env.VSCODE_SERVER_ENTRY) {
-    throw new MissingDependencyError('The offline VS Code server runner is set up for Linux only; use npm run test:electron elsewhere.');
+    throw new MissingDependencyError(
+      'The offline VS Code server runner is set up for Linux only; use npm run test:electron elsewhere.',
+    );
   }
   if (process.env.VSCODE_SERVER_ENTRY) return process.env.VSCODE_SERVER_ENTRY;
   try {
@@ -46,7 +49,9 @@ export function ensureVsCodeServer(): string {
     });
     return out.trim().split('\n').pop()!.trim();
   } catch {
-    throw new MissingDependencyError('Could not prepare the VS Code server (see the [vscode-server] lines above).');
+    throw new MissingDependencyError(
+      'Could not prepare the VS Code server (see the [vscode-server] lines above).',
+    );
   }
 }
 
@@ -69,10 +74,24 @@ export async function freePort(): Promise<number> {
 }
 
 /** Installs a .vsix into an extensions folder with the server's own CLI (the Marketplace path). */
-export function installVsix(entry: string, vsixPath: string, extensionsDir: string, userDataDir: string): string {
+export function installVsix(
+  entry: string,
+  vsixPath: string,
+  extensionsDir: string,
+  userDataDir: string,
+): string {
   return execFileSync(
     process.execPath,
-    [entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', vsixPath, '--force'],
+    [
+      entry,
+      '--extensions-dir',
+      extensionsDir,
+      '--user-data-dir',
+      userDataDir,
+      '--install-extension',
+      vsixPath,
+      '--force',
+    ],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   );
 }
@@ -155,9 +174,12 @@ export async function startVsCodeServer(options: StartOptions): Promise<VsCodeSe
     extensionsDir: options.extensionsDir,
     workbenchUrl({ folder, developmentPath, testsPath }) {
       const payload: Array<[string, string]> = [];
-      if (developmentPath) payload.push(['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${port}${developmentPath}`]);
+      if (developmentPath)
+        payload.push(['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${port}${developmentPath}`]);
       if (testsPath) payload.push(['extensionTestsPath', `vscode-remote://127.0.0.1:${port}${testsPath}`]);
-      const query = `folder=${encodeURIComponent(folder)}` + (payload.length ? `&payload=${encodeURIComponent(JSON.stringify(payload))}` : '');
+      const query =
+        `folder=${encodeURIComponent(folder)}` +
+        (payload.length ? `&payload=${encodeURIComponent(JSON.stringify(payload))}` : '');
       return `${origin}/?${query}`;
     },
     async stop() {

@@ -1,9 +1,22 @@
 /** POST /api/v1/chat/completions: echo replies, streamed or whole, with the scenario faults. */
-import { respondWithFailure, type RequestContext, type SimulatorCore } from './context';
-import { REASONING_PARTS, TOOL_CALLS, citationReply, echoReply, longReply, slowReply, splitText, tokens, xssReply } from './replies';
+import { respondWithFailure } from './context';
+import type { RequestContext, SimulatorCore } from './context';
+import {
+  REASONING_PARTS,
+  TOOL_CALLS,
+  citationReply,
+  echoReply,
+  longReply,
+  slowReply,
+  splitText,
+  tokens,
+  xssReply,
+} from './replies';
 import { isRecord, sendError, sendJson } from './respond';
-import { scenariosFromMarkers, type ScenarioSet } from './scenarios';
-import { encodeSse, writeSse, writeSseBytes, type SseItem } from './sseWriter';
+import { scenariosFromMarkers } from './scenarios';
+import type { ScenarioSet } from './scenarios';
+import { encodeSse, writeSse, writeSseBytes } from './sseWriter';
+import type { SseItem } from './sseWriter';
 
 interface ReplyPlan {
   id: string;
@@ -23,7 +36,11 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   if (!isRecord(body)) return sendError(response, 400, 'The request body must be a JSON object.');
   const model = body.model;
   if (typeof model !== 'string' || !/^[^/\s]+\/\S+$/.test(model)) {
-    return sendError(response, 400, `${JSON.stringify(model ?? null)} is not a valid model ID (expected vendor/model_name).`);
+    return sendError(
+      response,
+      400,
+      `${JSON.stringify(model ?? null)} is not a valid model ID (expected vendor/model_name).`,
+    );
   }
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     return sendError(response, 400, 'Input required: "messages" must be a non-empty array.');
@@ -38,7 +55,8 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   context.record.scenarios = scenarios.names();
   if (respondWithFailure(context, core, scenarios, 'chat')) return;
 
-  if (body.stream === true && isCacheableLong(scenarios)) return streamLongFromCache(context, core, scenarios, model);
+  if (body.stream === true && isCacheableLong(scenarios))
+    return streamLongFromCache(context, core, scenarios, model);
   const plan = planReply(context, core, scenarios, model, body.messages.length, lastUserText);
   if (body.stream === true) await streamReply(context, core, scenarios, plan);
   else await answerWhole(context, core, scenarios, plan);
@@ -50,7 +68,9 @@ function lastUserMessage(messages: unknown[]): string {
     if (!isRecord(message) || message.role !== 'user') continue;
     if (typeof message.content === 'string') return message.content;
     if (Array.isArray(message.content)) {
-      return message.content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('');
+      return message.content
+        .map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : ''))
+        .join('');
     }
   }
   return '';
@@ -119,14 +139,37 @@ function planReply(
 }
 
 function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSet): SseItem[] {
-  const base = { id: plan.id, provider: core.providerName, model: plan.model, object: 'chat.completion.chunk', created: plan.created };
+  const base = {
+    id: plan.id,
+    provider: core.providerName,
+    model: plan.model,
+    object: 'chat.completion.chunk',
+    created: plan.created,
+  };
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): SseItem => ({
     kind: 'data',
-    json: { ...base, choices: [{ index: 0, delta: { role: 'assistant', ...delta }, finish_reason: finishReason, native_finish_reason: finishReason, logprobs: null }] },
+    json: {
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: { role: 'assistant', ...delta },
+          finish_reason: finishReason,
+          native_finish_reason: finishReason,
+          logprobs: null,
+        },
+      ],
+    },
   });
   const items: SseItem[] = [{ kind: 'comment', text: 'OPENROUTER PROCESSING' }];
   for (const part of plan.reasoning) {
-    items.push(chunk({ content: '', reasoning: part, reasoning_details: [{ type: 'reasoning.text', text: part, format: 'unknown', index: 0 }] }));
+    items.push(
+      chunk({
+        content: '',
+        reasoning: part,
+        reasoning_details: [{ type: 'reasoning.text', text: part, format: 'unknown', index: 0 }],
+      }),
+    );
   }
   items.push({ kind: 'comment', text: 'OPENROUTER PROCESSING' });
 
@@ -138,7 +181,13 @@ function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSe
       if (fault.name !== 'malformed') return items;
     }
     const last = i === plan.content.length - 1;
-    items.push(chunk(last && plan.annotations ? { content: plan.content[i], annotations: plan.annotations } : { content: plan.content[i] }));
+    items.push(
+      chunk(
+        last && plan.annotations
+          ? { content: plan.content[i], annotations: plan.annotations }
+          : { content: plan.content[i] },
+      ),
+    );
   }
   if (fault && plan.content.length <= faultAt) {
     items.push(...faultItemsFor(fault.name, base, core));
@@ -158,14 +207,20 @@ function faultItemsFor(name: string, base: Record<string, unknown>, core: Simula
     case 'stall':
       return [{ kind: 'stall' }];
     case 'malformed':
-      return [{ kind: 'raw', text: `data: {"id":"${String(base.id)}","choices":[{"delta":{"content":"broken` }];
+      return [
+        { kind: 'raw', text: `data: {"id":"${String(base.id)}","choices":[{"delta":{"content":"broken` },
+      ];
     default:
       return [
         {
           kind: 'data',
           json: {
             ...base,
-            error: { message: `Provider ${core.providerName} disconnected mid-stream`, code: 502, metadata: { provider_name: core.providerName } },
+            error: {
+              message: `Provider ${core.providerName} disconnected mid-stream`,
+              code: 502,
+              metadata: { provider_name: core.providerName },
+            },
             choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }],
           },
         },
@@ -177,19 +232,30 @@ function faultItemsFor(name: string, base: Record<string, unknown>, core: Simula
 function toolCallItems(chunk: (delta: Record<string, unknown>) => SseItem): SseItem[] {
   const items: SseItem[] = [];
   TOOL_CALLS.forEach((call, index) => {
-    items.push(chunk({ content: null, tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    items.push(
+      chunk({
+        content: null,
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+      }),
+    );
   });
   const pieces = TOOL_CALLS.map((call) => splitText(call.arguments, 9));
   const longest = Math.max(...pieces.map((list) => list.length));
   for (let p = 0; p < longest; p++) {
     pieces.forEach((list, index) => {
-      if (p < list.length) items.push(chunk({ content: null, tool_calls: [{ index, function: { arguments: list[p] } }] }));
+      if (p < list.length)
+        items.push(chunk({ content: null, tool_calls: [{ index, function: { arguments: list[p] } }] }));
     });
   }
   return items;
 }
 
-async function streamReply(context: RequestContext, core: SimulatorCore, scenarios: ScenarioSet, plan: ReplyPlan): Promise<void> {
+async function streamReply(
+  context: RequestContext,
+  core: SimulatorCore,
+  scenarios: ScenarioSet,
+  plan: ReplyPlan,
+): Promise<void> {
   const chunkBytes = scenarios.numberArg('chunk', 0) || undefined;
   context.response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
@@ -213,24 +279,42 @@ const longStreamCache = new Map<string, Buffer>();
 const LONG_CACHE_ENTRIES = 4;
 
 function isCacheableLong(scenarios: ScenarioSet): boolean {
-  return scenarios.first(['slow', 'long', 'tools', 'xss', 'citations'])?.name === 'long' && !scenarios.first(['drop', 'stall', 'malformed', 'error-chunk']);
+  return (
+    scenarios.first(['slow', 'long', 'tools', 'xss', 'citations'])?.name === 'long' &&
+    !scenarios.first(['drop', 'stall', 'malformed', 'error-chunk'])
+  );
 }
 
-async function streamLongFromCache(context: RequestContext, core: SimulatorCore, scenarios: ScenarioSet, model: string): Promise<void> {
+async function streamLongFromCache(
+  context: RequestContext,
+  core: SimulatorCore,
+  scenarios: ScenarioSet,
+  model: string,
+): Promise<void> {
   const crlf = scenarios.has('crlf');
   const key = `${model}|${scenarios.numberArg('long', 20_000)}|${crlf}|${core.providerName}`;
   let bytes = longStreamCache.get(key);
   if (!bytes) {
     const plan = planReply(context, core, scenarios, model, 1, '');
     bytes = Buffer.from(encodeSse(streamItems(plan, core, scenarios), crlf), 'utf8');
-    if (longStreamCache.size >= LONG_CACHE_ENTRIES) longStreamCache.delete(longStreamCache.keys().next().value as string);
+    if (longStreamCache.size >= LONG_CACHE_ENTRIES)
+      longStreamCache.delete(longStreamCache.keys().next().value as string);
     longStreamCache.set(key, bytes);
   }
-  context.response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  context.response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+  });
   await writeSseBytes(context.response, bytes, scenarios.numberArg('chunk', 0) || undefined);
 }
 
-async function answerWhole(context: RequestContext, core: SimulatorCore, scenarios: ScenarioSet, plan: ReplyPlan): Promise<void> {
+async function answerWhole(
+  context: RequestContext,
+  core: SimulatorCore,
+  scenarios: ScenarioSet,
+  plan: ReplyPlan,
+): Promise<void> {
   const { response } = context;
   const fault = scenarios.first(['drop', 'stall', 'malformed', 'error-chunk']);
   if (fault?.name === 'drop') {
@@ -247,7 +331,11 @@ async function answerWhole(context: RequestContext, core: SimulatorCore, scenari
   if (fault?.name === 'error-chunk') {
     return sendJson(response, 200, {
       id: plan.id,
-      error: { message: `Provider ${core.providerName} failed after routing`, code: 502, metadata: { provider_name: core.providerName } },
+      error: {
+        message: `Provider ${core.providerName} failed after routing`,
+        code: 502,
+        metadata: { provider_name: core.providerName },
+      },
     });
   }
   const message: Record<string, unknown> = {
@@ -255,10 +343,17 @@ async function answerWhole(context: RequestContext, core: SimulatorCore, scenari
     content: plan.toolCalls ? null : plan.content.join(''),
     refusal: null,
     reasoning: plan.reasoning.join(''),
-    reasoning_details: [{ type: 'reasoning.text', text: plan.reasoning.join(''), format: 'unknown', index: 0 }],
+    reasoning_details: [
+      { type: 'reasoning.text', text: plan.reasoning.join(''), format: 'unknown', index: 0 },
+    ],
   };
   if (plan.toolCalls) {
-    message.tool_calls = TOOL_CALLS.map((call, index) => ({ index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+    message.tool_calls = TOOL_CALLS.map((call, index) => ({
+      index,
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
   }
   if (plan.annotations) message.annotations = plan.annotations;
   sendJson(response, 200, {
@@ -267,7 +362,15 @@ async function answerWhole(context: RequestContext, core: SimulatorCore, scenari
     model: plan.model,
     object: 'chat.completion',
     created: plan.created,
-    choices: [{ index: 0, logprobs: null, finish_reason: plan.finishReason, native_finish_reason: plan.finishReason, message }],
+    choices: [
+      {
+        index: 0,
+        logprobs: null,
+        finish_reason: plan.finishReason,
+        native_finish_reason: plan.finishReason,
+        message,
+      },
+    ],
     usage: plan.usage,
   });
 }

@@ -20,11 +20,18 @@ async function main(): Promise<void> {
   const simulator = await startGatewaySimulator({
     port: numberFlag(args, '--port') ?? 0,
     chunkDelayMs: numberFlag(args, '--delay'),
-    mediaTimings: { queuedMs: numberFlag(args, '--media-queued'), processingMs: numberFlag(args, '--media-processing') },
+    mediaTimings: {
+      queuedMs: numberFlag(args, '--media-queued'),
+      processingMs: numberFlag(args, '--media-processing'),
+    },
   });
   console.log(`Gateway simulator listening on ${simulator.baseUrl}`);
-  console.log('Any API key works (a key containing "forbidden" gets 403). Set the base URL above in the extension.');
-  console.log('Scenarios: add "#sim:<name>[:arg]" to a message, e.g. #sim:slow, #sim:429, #sim:500-then-ok, #sim:drop, #sim:long:50000.');
+  console.log(
+    'Any API key works (a key containing "forbidden" gets 403). Set the base URL above in the extension.',
+  );
+  console.log(
+    'Scenarios: add "#sim:<name>[:arg]" to a message, e.g. #sim:slow, #sim:429, #sim:500-then-ok, #sim:drop, #sim:long:50000.',
+  );
   console.log('Press Ctrl+C to stop.');
   const stop = (): void => {
     void simulator.close().then(() => process.exit(0));

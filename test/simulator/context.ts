@@ -1,7 +1,9 @@
 /** What a route handler of the simulator gets to work with. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError } from './respond';
-import { ScenarioSet, formatScenario, type Scenario } from './scenarios';
+import type { ScenarioSet } from './scenarios';
+import { formatScenario } from './scenarios';
+import type { Scenario } from './scenarios';
 import type { MediaTimings, RecordedRequest } from './types';
 
 export interface RequestContext {
@@ -32,7 +34,12 @@ export interface SimulatorCore {
  * Failures decided before anything is written: 429, 429-then-ok, 500-then-ok, status:<code>.
  * Returns true when it answered. `counter` separates the "then ok" counts of different routes/jobs.
  */
-export function respondWithFailure(context: RequestContext, core: SimulatorCore, scenarios: ScenarioSet, counter: string): boolean {
+export function respondWithFailure(
+  context: RequestContext,
+  core: SimulatorCore,
+  scenarios: ScenarioSet,
+  counter: string,
+): boolean {
   const scenario = scenarios.first(['429', '429-then-ok', '500-then-ok', 'status']);
   if (!scenario) return false;
   const provider = core.providerName;
@@ -40,16 +47,24 @@ export function respondWithFailure(context: RequestContext, core: SimulatorCore,
   switch (scenario.name) {
     case '429': {
       const seconds = scenarios.numberArg('429', 1);
-      sendError(response, 429, `Rate limit exceeded for ${provider}: too many requests. Retry after ${seconds} s.`, {
-        metadata: { provider_name: provider },
-        headers: { 'retry-after': String(seconds) },
-      });
+      sendError(
+        response,
+        429,
+        `Rate limit exceeded for ${provider}: too many requests. Retry after ${seconds} s.`,
+        {
+          metadata: { provider_name: provider },
+          headers: { 'retry-after': String(seconds) },
+        },
+      );
       return true;
     }
     case '429-then-ok': {
       const failures = scenarios.numberArg('429-then-ok', 1);
       if (core.countHit(`${counter}|${context.apiKey}|${formatScenario(scenario)}`) >= failures) return false;
-      sendError(response, 429, `Rate limit exceeded for ${provider}.`, { metadata: { provider_name: provider }, headers: { 'retry-after': '1' } });
+      sendError(response, 429, `Rate limit exceeded for ${provider}.`, {
+        metadata: { provider_name: provider },
+        headers: { 'retry-after': '1' },
+      });
       return true;
     }
     case '500-then-ok': {
@@ -78,10 +93,14 @@ export function respondWithFailure(context: RequestContext, core: SimulatorCore,
 function respondWithStatus(response: ServerResponse, status: number, provider: string): void {
   if (status === 500) return sendError(response, 500, 'Internal server error (simulated gateway failure)');
   if (status === 503) {
-    return sendError(response, 503, 'Service unavailable (simulated)', { headers: { 'x-openrouter-provider': provider } });
+    return sendError(response, 503, 'Service unavailable (simulated)', {
+      headers: { 'x-openrouter-provider': provider },
+    });
   }
   if (status >= 500) {
-    return sendError(response, status, `Provider ${provider} failed (simulated)`, { metadata: { provider_name: provider, raw: 'bad gateway' } });
+    return sendError(response, status, `Provider ${provider} failed (simulated)`, {
+      metadata: { provider_name: provider, raw: 'bad gateway' },
+    });
   }
   sendError(response, status, `Simulated error ${status}`);
 }

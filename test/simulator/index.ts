@@ -5,14 +5,16 @@
  * end-to-end tests, the demo and the benchmark.
  */
 import { EventEmitter } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleChat } from './chat';
 import type { RequestContext, SimulatorCore } from './context';
 import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
 import { gradientPng } from './png';
 import { parseJson, readBody, isRecord, sendError, sendJson } from './respond';
-import { ScenarioSet, parseScenarioList, type Scenario } from './scenarios';
+import { ScenarioSet, parseScenarioList } from './scenarios';
+import type { Scenario } from './scenarios';
 import type { ClosedConnection, MediaTimings, RecordedRequest, SimulatorOptions } from './types';
 
 export type { ClosedConnection, MediaTimings, RecordedRequest, SimulatorOptions } from './types';
@@ -59,7 +61,12 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     this.validKeys = options.validKeys ? new Set(options.validKeys) : undefined;
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
-        if (!response.headersSent) sendError(response, 500, `Simulator failure: ${error instanceof Error ? error.message : String(error)}`);
+        if (!response.headersSent)
+          sendError(
+            response,
+            500,
+            `Simulator failure: ${error instanceof Error ? error.message : String(error)}`,
+          );
         else response.destroy();
       });
     });
@@ -105,7 +112,9 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
 
   /** Resolves at the next abandoned response (optionally of one request), or rejects after `timeoutMs`. */
   waitForClosedConnection(requestId?: number, timeoutMs = 2000): Promise<ClosedConnection> {
-    const already = this.closedConnectionLog.find((entry) => requestId === undefined || entry.requestId === requestId);
+    const already = this.closedConnectionLog.find(
+      (entry) => requestId === undefined || entry.requestId === requestId,
+    );
     if (already) return Promise.resolve(already);
     return new Promise((resolve, reject) => {
       const onClosed = (entry: ClosedConnection): void => {
@@ -128,7 +137,12 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
   }
 
   scenariosFor(context: RequestContext, markers: Scenario[]): ScenarioSet {
-    return new ScenarioSet([...context.headerScenarios, ...markers, ...(this.keyScenarios.get(context.apiKey) ?? []), ...this.globalScenarios]);
+    return new ScenarioSet([
+      ...context.headerScenarios,
+      ...markers,
+      ...(this.keyScenarios.get(context.apiKey) ?? []),
+      ...this.globalScenarios,
+    ]);
   }
 
   countHit(counter: string): number {
@@ -141,7 +155,8 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     const url = new URL(request.url ?? '/', this.origin);
     const path = url.pathname;
     const rawBody = await readBody(request);
-    if (path.startsWith('/__sim/')) return this.handleControl(request.method ?? 'GET', path, parseJson(rawBody), response);
+    if (path.startsWith('/__sim/'))
+      return this.handleControl(request.method ?? 'GET', path, parseJson(rawBody), response);
 
     const record: RecordedRequest = {
       id: this.nextRequestId++,
@@ -193,7 +208,10 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     return handleMediaGet(context, this, this.jobs, route.id ?? '');
   }
 
-  private apiRoute(method: string, path: string): { name: 'chat' | 'media-start' | 'media-get'; id?: string } | undefined {
+  private apiRoute(
+    method: string,
+    path: string,
+  ): { name: 'chat' | 'media-start' | 'media-get'; id?: string } | undefined {
     if (method === 'POST' && path === `${API_PREFIX}/v1/chat/completions`) return { name: 'chat' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/media`) return { name: 'media-start' };
     const media = new RegExp(`^${API_PREFIX}/v1/media/([^/]+)$`).exec(path);
@@ -246,7 +264,11 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
   }
 
   private sendPng(response: ServerResponse, png: Buffer): void {
-    response.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length, 'cache-control': 'no-store' });
+    response.writeHead(200, {
+      'content-type': 'image/png',
+      'content-length': png.length,
+      'cache-control': 'no-store',
+    });
     response.end(png);
   }
 }

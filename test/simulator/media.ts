@@ -2,7 +2,8 @@
  * POST /api/v1/media and GET /api/v1/media/{id}: jobs go queued → processing → completed (or
  * failed) on a clock measured from their creation. Prompt markers choose the result's shape.
  */
-import { respondWithFailure, type RequestContext, type SimulatorCore } from './context';
+import { respondWithFailure } from './context';
+import type { RequestContext, SimulatorCore } from './context';
 import { gradientPng } from './png';
 import { isRecord, sendError, sendJson } from './respond';
 import { ScenarioSet, scenariosFromMarkers } from './scenarios';
@@ -25,7 +26,15 @@ export class MediaJobs {
   add(model: string, prompt: string, parameters: Record<string, unknown>): MediaJob {
     this.created += 1;
     const id = `media-${this.created}-${Math.random().toString(36).slice(2, 8)}`;
-    const job: MediaJob = { id, model, prompt, parameters, createdAt: Date.now(), markers: new ScenarioSet(scenariosFromMarkers(prompt)), seed: this.created };
+    const job: MediaJob = {
+      id,
+      model,
+      prompt,
+      parameters,
+      createdAt: Date.now(),
+      markers: new ScenarioSet(scenariosFromMarkers(prompt)),
+      seed: this.created,
+    };
     this.jobs.set(id, job);
     return job;
   }
@@ -44,11 +53,18 @@ export function handleMediaStart(context: RequestContext, core: SimulatorCore, j
   if (!isRecord(body)) return sendError(response, 400, 'The request body must be a JSON object.');
   const { model, prompt, ...parameters } = body;
   if (typeof model !== 'string' || !/^[^/\s]+\/\S+$/.test(model)) {
-    return sendError(response, 400, `${JSON.stringify(model ?? null)} is not a valid model ID (expected vendor/model_name).`);
+    return sendError(
+      response,
+      400,
+      `${JSON.stringify(model ?? null)} is not a valid model ID (expected vendor/model_name).`,
+    );
   }
-  if (typeof prompt !== 'string' || prompt.trim() === '') return sendError(response, 400, 'A non-empty "prompt" is required.');
+  if (typeof prompt !== 'string' || prompt.trim() === '')
+    return sendError(response, 400, 'A non-empty "prompt" is required.');
   if (context.apiKey.includes('forbidden')) {
-    return sendError(response, 403, `Key ${context.apiKey} is not allowed to use model ${model}.`, { metadata: { provider_name: core.providerName } });
+    return sendError(response, 403, `Key ${context.apiKey} is not allowed to use model ${model}.`, {
+      metadata: { provider_name: core.providerName },
+    });
   }
   const scenarios = core.scenariosFor(context, scenariosFromMarkers(prompt));
   context.record.scenarios = scenarios.names();
@@ -57,9 +73,16 @@ export function handleMediaStart(context: RequestContext, core: SimulatorCore, j
   sendJson(response, 200, { id: job.id, status: 'queued' });
 }
 
-export function handleMediaGet(context: RequestContext, core: SimulatorCore, jobs: MediaJobs, id: string): void {
+export function handleMediaGet(
+  context: RequestContext,
+  core: SimulatorCore,
+  jobs: MediaJobs,
+  id: string,
+): void {
   if (context.apiKey.includes('forbidden')) {
-    return sendError(context.response, 403, `Key ${context.apiKey} is not allowed to read media jobs.`, { metadata: { provider_name: core.providerName } });
+    return sendError(context.response, 403, `Key ${context.apiKey} is not allowed to read media jobs.`, {
+      metadata: { provider_name: core.providerName },
+    });
   }
   const job = jobs.get(id);
   const scenarios = core.scenariosFor(context, job ? job.markers.list : []);
@@ -74,21 +97,34 @@ function mediaStatus(job: MediaJob, core: SimulatorCore): Record<string, unknown
   const { queuedMs, processingMs } = core.mediaTimings;
   if (elapsed < queuedMs) return { id: job.id, status: 'queued' };
   if (elapsed < queuedMs + processingMs) {
-    return { id: job.id, status: 'processing', progress: Math.round(((elapsed - queuedMs) / Math.max(1, processingMs)) * 100) / 100 };
+    return {
+      id: job.id,
+      status: 'processing',
+      progress: Math.round(((elapsed - queuedMs) / Math.max(1, processingMs)) * 100) / 100,
+    };
   }
   const { markers } = job;
   if (markers.has('fail')) {
-    return { id: job.id, status: 'failed', error: `Provider ${core.providerName} refused the prompt: content policy (simulated).` };
+    return {
+      id: job.id,
+      status: 'failed',
+      error: `Provider ${core.providerName} refused the prompt: content policy (simulated).`,
+    };
   }
   if (markers.has('fail-object')) {
-    return { id: job.id, status: 'failed', error: { message: `Provider ${core.providerName} ran out of capacity (simulated).`, code: 'capacity' } };
+    return {
+      id: job.id,
+      status: 'failed',
+      error: { message: `Provider ${core.providerName} ran out of capacity (simulated).`, code: 'capacity' },
+    };
   }
   const base64 = mediaPng(job).toString('base64');
   let output: unknown;
   if (markers.has('text')) output = `A text result for the prompt: ${job.prompt}`;
   else if (markers.has('b64')) output = [{ b64_json: base64 }];
   else if (markers.has('nested')) output = { data: [{ b64_json: base64, mime_type: 'image/png' }] };
-  else if (markers.has('url')) output = [{ url: `${core.origin}/api/files/${encodeURIComponent(job.id)}.png` }];
+  else if (markers.has('url'))
+    output = [{ url: `${core.origin}/api/files/${encodeURIComponent(job.id)}.png` }];
   else output = [`data:image/png;base64,${base64}`];
   return { id: job.id, status: 'completed', [markers.has('result') ? 'result' : 'output']: output };
 }

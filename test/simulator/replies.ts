@@ -1,6 +1,10 @@
 /** What the simulated models say: recognisable echoes and the special replies of the scenarios. */
 
-export const REASONING_PARTS = ['The user wants an echo. ', 'I will quote the last message ', 'with a little markdown.'];
+export const REASONING_PARTS = [
+  'The user wants an echo. ',
+  'I will quote the last message ',
+  'with a little markdown.',
+];
 
 export function echoReply(model: string, lastUserText: string, messageCount: number): string {
   const quoted = lastUserText.replace(/\n/g, '\n> ');
@@ -17,12 +21,14 @@ export function echoReply(model: string, lastUserText: string, messageCount: num
 }
 
 const LONG_SECTIONS = [
-  (n: number): string => `## Section ${n}\n\nA paragraph of **markdown** with _emphasis_, \`code\`, a [link](https://example.com/${n}) and some 漢字 and emoji 🚀🌍.\n\n`,
+  (n: number): string =>
+    `## Section ${n}\n\nA paragraph of **markdown** with _emphasis_, \`code\`, a [link](https://example.com/${n}) and some 漢字 and emoji 🚀🌍.\n\n`,
   (n: number): string =>
     `\`\`\`ts\nexport function section${n}(input: number): number {\n  // Doubles the input, then adds the section number.\n  return input * 2 + ${n};\n}\n\`\`\`\n\n`,
   (n: number): string => `1. First point of section ${n}\n2. Second point, with ünïcödé\n3. Third point\n\n`,
   (n: number): string => `| column | value |\n| --- | --- |\n| section | ${n} |\n| bytes | many |\n\n`,
-  (n: number): string => `\`\`\`python\ndef section_${n}(values):\n    """Sums the values."""\n    return sum(values) + ${n}\n\`\`\`\n\n`,
+  (n: number): string =>
+    `\`\`\`python\ndef section_${n}(values):\n    """Sums the values."""\n    return sum(values) + ${n}\n\`\`\`\n\n`,
 ];
 
 /** Markdown of at least `bytes` UTF-8 bytes (cut at a line end once long enough). */
@@ -66,7 +72,10 @@ export function xssReply(origin: string): string {
 
 export interface CitationReply {
   text: string;
-  annotations: Array<{ type: 'url_citation'; url_citation: { url: string; title: string; content: string; start_index: number; end_index: number } }>;
+  annotations: Array<{
+    type: 'url_citation';
+    url_citation: { url: string; title: string; content: string; start_index: number; end_index: number };
+  }>;
 }
 
 export function citationReply(model: string): CitationReply {
@@ -75,11 +84,23 @@ export function citationReply(model: string): CitationReply {
   const text = `Answer from ${model} with web results. ${first}${second}`;
   const cite = (label: string, url: string, title: string): CitationReply['annotations'][number] => {
     const start = text.indexOf(`[${label}]`);
-    return { type: 'url_citation', url_citation: { url, title, content: `About ${title}`, start_index: start, end_index: start + label.length + 2 } };
+    return {
+      type: 'url_citation',
+      url_citation: {
+        url,
+        title,
+        content: `About ${title}`,
+        start_index: start,
+        end_index: start + label.length + 2,
+      },
+    };
   };
   return {
     text,
-    annotations: [cite('docs', 'https://example.com/docs', 'Simulator docs'), cite('source', 'https://example.org/source', 'Simulator source')],
+    annotations: [
+      cite('docs', 'https://example.com/docs', 'Simulator docs'),
+      cite('source', 'https://example.org/source', 'Simulator source'),
+    ],
   };
 }
 

@@ -53,14 +53,22 @@ function encodeItem(item: SseItem, eol: string): string {
 }
 
 /** Writes prepared stream bytes in large slices (or `chunkBytes` ones) and ends the response. */
-export async function writeSseBytes(response: ServerResponse, bytes: Buffer, chunkBytes: number | undefined): Promise<void> {
+export async function writeSseBytes(
+  response: ServerResponse,
+  bytes: Buffer,
+  chunkBytes: number | undefined,
+): Promise<void> {
   for (let offset = 0; offset < bytes.length && !response.destroyed; offset += BATCH_CHARS) {
     await writeBytes(response, bytes.subarray(offset, offset + BATCH_CHARS), chunkBytes);
   }
   if (!response.destroyed) response.end();
 }
 
-export async function writeSse(response: ServerResponse, items: SseItem[], options: SseWriteOptions): Promise<void> {
+export async function writeSse(
+  response: ServerResponse,
+  items: SseItem[],
+  options: SseWriteOptions,
+): Promise<void> {
   const eol = options.crlf ? '\r\n' : '\n';
   let batch = '';
   const flush = async (): Promise<void> => {
@@ -97,7 +105,11 @@ export async function writeSse(response: ServerResponse, items: SseItem[], optio
   if (!response.destroyed) response.end();
 }
 
-async function writeBytes(response: ServerResponse, bytes: Buffer, chunkBytes: number | undefined): Promise<void> {
+async function writeBytes(
+  response: ServerResponse,
+  bytes: Buffer,
+  chunkBytes: number | undefined,
+): Promise<void> {
   if (!chunkBytes) {
     if (!response.write(bytes)) await drained(response);
     return;

@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import { ConversationStore } from '../../src/core/chat/conversationStore';
 import { storageFolder } from '../../src/host/storage/storageFolder';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
-import { startGatewaySimulator, type GatewaySimulator } from '../simulator';
+import { startGatewaySimulator } from '../simulator';
+import type { GatewaySimulator } from '../simulator';
 import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
 
 function chatRequests(sim: GatewaySimulator) {
@@ -15,7 +16,7 @@ async function lastAssistant(): Promise<AssistantTurn> {
   const turns = (await api.chat.current()).turns;
   const last = turns[turns.length - 1];
   assert.equal(last?.role, 'assistant');
-  return last as AssistantTurn;
+  return last;
 }
 
 describe('Chat', function () {
@@ -55,7 +56,10 @@ describe('Chat', function () {
   });
 
   it('Explain Selection sends the selection with its language and file name', async () => {
-    const doc = await vscode.workspace.openTextDocument({ language: 'typescript', content: 'const answer = 42;\nexport function twice(n: number) { return n * 2; }\n' });
+    const doc = await vscode.workspace.openTextDocument({
+      language: 'typescript',
+      content: 'const answer = 42;\nexport function twice(n: number) { return n * 2; }\n',
+    });
     const editor = await vscode.window.showTextDocument(doc);
     editor.selection = new vscode.Selection(1, 0, 1, doc.lineAt(1).text.length);
     const before = chatRequests(sim).length;
@@ -63,7 +67,11 @@ describe('Chat', function () {
     const requests = chatRequests(sim);
     assert.equal(requests.length, before + 1);
     const request = requests[requests.length - 1];
-    const body = request.body as { model: string; stream: boolean; messages: Array<{ role: string; content: string }> };
+    const body = request.body as {
+      model: string;
+      stream: boolean;
+      messages: Array<{ role: string; content: string }>;
+    };
     assert.equal(body.model, 'testvendor/echo-model');
     assert.equal(body.stream, true);
     assert.equal(request.headers.authorization, `Bearer ${TEST_KEY}`);
@@ -78,7 +86,10 @@ describe('Chat', function () {
   });
 
   it('Explain Selection without a selection sends nothing', async () => {
-    const doc = await vscode.workspace.openTextDocument({ language: 'plaintext', content: 'nothing selected' });
+    const doc = await vscode.workspace.openTextDocument({
+      language: 'plaintext',
+      content: 'nothing selected',
+    });
     await vscode.window.showTextDocument(doc);
     const before = chatRequests(sim).length;
     await vscode.commands.executeCommand('gateway.explainSelection');
@@ -162,7 +173,10 @@ describe('Chat', function () {
     const reloaded = new ConversationStore(storageFolder(api.context.globalStorageUri, 'conversations'));
     assert.equal(await reloaded.currentId(), current.id);
     const loaded = await reloaded.load(current.id);
-    assert.deepEqual(loaded?.turns.map((t) => [t.role, t.content]), current.turns.map((t) => [t.role, t.content]));
+    assert.deepEqual(
+      loaded?.turns.map((t) => [t.role, t.content]),
+      current.turns.map((t) => [t.role, t.content]),
+    );
     assert.ok((await reloaded.list()).some((s) => s.id === current.id));
   });
 

@@ -21,7 +21,9 @@ function markedReporter(runner: Mocha.Runner): void {
   runner.on('pass', (test) => say(`${'  '.repeat(depth)}✔ ${test.title} (${test.duration ?? 0} ms)`));
   runner.on('pending', (test) => say(`${'  '.repeat(depth)}- ${test.title} (pending)`));
   runner.on('fail', (test, error: Error) =>
-    say(`${'  '.repeat(depth)}✘ ${test.title}\n${(error?.stack ?? String(error)).split('\n').slice(0, 8).join('\n')}`),
+    say(
+      `${'  '.repeat(depth)}✘ ${test.title}\n${(error?.stack ?? String(error)).split('\n').slice(0, 8).join('\n')}`,
+    ),
   );
 }
 
@@ -35,14 +37,22 @@ export async function run(): Promise<void> {
   for (const file of findTests(__dirname)) mocha.addFile(file);
   mocha.addFile(path.join(__dirname, 'secretsSweep.js'));
   await mocha.loadFilesAsync();
-  console.log(`[suite] Gateway AI integration suite in VS Code ${require('vscode').version}, Node ${process.version}`);
-  const { failures, counts } = await new Promise<{ failures: number; counts: ReturnType<typeof countMochaRun> }>((resolve) => {
+  console.log(
+    `[suite] Gateway AI integration suite in VS Code ${require('vscode').version}, Node ${process.version}`,
+  );
+  const { failures, counts } = await new Promise<{
+    failures: number;
+    counts: ReturnType<typeof countMochaRun>;
+  }>((resolve) => {
     const runner = mocha.run((failures: number) => resolve({ failures, counts }));
     const counts = countMochaRun(runner);
   });
   const resultsFile = process.env.GATEWAY_SUITE_RESULTS;
   if (resultsFile) {
-    writeFileSync(resultsFile, JSON.stringify({ tier: 'integration', ...counts, durationMs: Date.now() - started }));
+    writeFileSync(
+      resultsFile,
+      JSON.stringify({ tier: 'integration', ...counts, durationMs: Date.now() - started }),
+    );
   }
   console.log(`[suite] ${counts.passed} passing, ${counts.failed} failing, ${counts.pending} pending`);
   if (failures > 0) throw new Error(`${failures} integration test(s) failed`);

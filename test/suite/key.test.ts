@@ -46,18 +46,30 @@ describe('Settings', () => {
   it('selectModel takes a model id argument and refuses a malformed one', async () => {
     const before = vscode.workspace.getConfiguration('gateway').get<string>('chat.model');
     try {
-      assert.equal(await vscode.commands.executeCommand('gateway.selectModel', 'vendor/model-x'), 'vendor/model-x');
+      assert.equal(
+        await vscode.commands.executeCommand('gateway.selectModel', 'vendor/model-x'),
+        'vendor/model-x',
+      );
       assert.equal(vscode.workspace.getConfiguration('gateway').get('chat.model'), 'vendor/model-x');
       assert.equal(await vscode.commands.executeCommand('gateway.selectModel', 'no-slash'), undefined);
       assert.equal(vscode.workspace.getConfiguration('gateway').get('chat.model'), 'vendor/model-x');
     } finally {
-      await vscode.workspace.getConfiguration('gateway').update('chat.model', before === 'openai/gpt-4o-mini' ? undefined : before, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('gateway')
+        .update(
+          'chat.model',
+          before === 'openai/gpt-4o-mini' ? undefined : before,
+          vscode.ConfigurationTarget.Global,
+        );
     }
   });
 
   it('declares every setting with a description and a default', async () => {
     const { packageJSON } = vscode.extensions.getExtension('gateway-ai.gateway-ai')!;
-    const properties = packageJSON.contributes.configuration.properties as Record<string, { description?: string; markdownDescription?: string; default?: unknown }>;
+    const properties = packageJSON.contributes.configuration.properties as Record<
+      string,
+      { description?: string; markdownDescription?: string; default?: unknown }
+    >;
     for (const [key, schema] of Object.entries(properties)) {
       assert.ok(schema.description || schema.markdownDescription, `${key} has a description`);
       assert.ok('default' in schema, `${key} has a default`);

@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { MediaJobStore } from '../../src/host/media/mediaJobStore';
-import { MediaPreviewPanel } from '../../src/host/media/mediaPreview';
-import { startGatewaySimulator, type GatewaySimulator } from '../simulator';
+import type { MediaPreviewPanel } from '../../src/host/media/mediaPreview';
+import { startGatewaySimulator } from '../simulator';
+import type { GatewaySimulator } from '../simulator';
 import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
 
 describe('Media jobs', function () {
@@ -30,11 +31,18 @@ describe('Media jobs', function () {
       for (const job of api.media.model.all()) seen.add(`${job.id}:${job.status}`);
     });
     try {
-      const id = await vscode.commands.executeCommand<string>('gateway.generateMedia', { prompt: 'a red fox in the snow', parameters: { size: '64x64' } });
+      const id = await vscode.commands.executeCommand<string>('gateway.generateMedia', {
+        prompt: 'a red fox in the snow',
+        parameters: { size: '64x64' },
+      });
       assert.ok(typeof id === 'string' && id.length > 0, 'the command returns the new job id');
       const posted = sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/v1/media'));
       assert.equal(posted.length, 1);
-      assert.deepEqual(posted[0].body, { model: 'testvendor/image-model', prompt: 'a red fox in the snow', size: '64x64' });
+      assert.deepEqual(posted[0].body, {
+        model: 'testvendor/image-model',
+        prompt: 'a red fox in the snow',
+        size: '64x64',
+      });
       assert.equal(posted[0].headers.authorization, `Bearer ${TEST_KEY}`);
 
       const item = api.media.tree.getTreeItem(api.media.model.get(id)!);
@@ -51,9 +59,11 @@ describe('Media jobs', function () {
     }
   });
 
-  it('a failed job shows the gateway\'s error in its tooltip', async () => {
+  it("a failed job shows the gateway's error in its tooltip", async () => {
     const api = await gatewayApi();
-    const id = await vscode.commands.executeCommand<string>('gateway.generateMedia', { prompt: 'this will not work #sim:fail' });
+    const id = await vscode.commands.executeCommand<string>('gateway.generateMedia', {
+      prompt: 'this will not work #sim:fail',
+    });
     await waitFor(() => api.media.model.get(id)?.status === 'failed', 'the job to fail', 15_000);
     const job = api.media.model.get(id)!;
     assert.ok(job.error && job.error.length > 0);
@@ -67,7 +77,10 @@ describe('Media jobs', function () {
   it('the result opens in a preview with the image stored locally', async () => {
     const api = await gatewayApi();
     const completed = api.media.model.all().find((j) => j.status === 'completed')!;
-    const preview = await vscode.commands.executeCommand<MediaPreviewPanel>('gateway.openMediaResult', completed);
+    const preview = await vscode.commands.executeCommand<MediaPreviewPanel>(
+      'gateway.openMediaResult',
+      completed,
+    );
     assert.ok(preview, 'a preview opened');
     const html = preview.panel.webview.html;
     assert.match(html, /<img class="media-output" src="[^"]+\.png"/);
@@ -84,10 +97,14 @@ describe('Media jobs', function () {
 
   it('jobs survive a reload and finish afterwards', async () => {
     const api = await gatewayApi();
-    const id = await vscode.commands.executeCommand<string>('gateway.generateMedia', { prompt: 'survive the reload' });
+    const id = await vscode.commands.executeCommand<string>('gateway.generateMedia', {
+      prompt: 'survive the reload',
+    });
     await api.media.flush();
     // What a new window reads: the stored jobs, with this one still running.
-    const store = new MediaJobStore(api.context.globalState, api.context.globalStorageUri, { warn() {} } as never);
+    const store = new MediaJobStore(api.context.globalState, api.context.globalStorageUri, {
+      warn() {},
+    } as never);
     const stored = store.load().find((j) => j.id === id);
     assert.ok(stored, 'the job was stored');
     assert.notEqual(stored.status, 'completed');
@@ -97,7 +114,10 @@ describe('Media jobs', function () {
     const { createGatewayClient } = await import('../../src/api');
     const model = new MediaJobModel(store.load());
     const client = createGatewayClient({ baseUrl: sim.baseUrl, apiKey: () => TEST_KEY });
-    const poller = new MediaJobPoller({ model, getStatus: (jobId, signal) => client.getMedia(jobId, { signal }) });
+    const poller = new MediaJobPoller({
+      model,
+      getStatus: (jobId, signal) => client.getMedia(jobId, { signal }),
+    });
     try {
       poller.resume();
       await waitFor(() => model.get(id)?.status === 'completed', 'the reloaded job to complete', 15_000);
@@ -123,7 +143,11 @@ describe('Media jobs', function () {
     const { createMediaJob } = await import('../../src/core/media/mediaJob');
     api.media.model.add(createMediaJob({ id: 'no-such-job', prompt: 'ghost', model: 'x/y' }, Date.now()));
     await vscode.commands.executeCommand('gateway.refreshMediaJobs');
-    await waitFor(() => api.media.model.get('no-such-job')?.status === 'unknown', 'the 404 to be seen', 10_000);
+    await waitFor(
+      () => api.media.model.get('no-such-job')?.status === 'unknown',
+      'the 404 to be seen',
+      10_000,
+    );
     api.media.remove('no-such-job');
   });
 });

@@ -10,12 +10,17 @@
  */
 import * as vscode from 'vscode';
 import { gatewayApi } from './helpers';
-import { observed, type ShownNotification } from './observed';
+import { observed } from './observed';
+import type { ShownNotification } from './observed';
 
 const restore: Array<() => void> = [];
 
 /** Replaces `target[name]` with `wrapper(original)` until the run ends. */
-function wrap<T extends object>(target: T, name: string, wrapper: (original: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown): void {
+function wrap<T extends object>(
+  target: T,
+  name: string,
+  wrapper: (original: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown,
+): void {
   const record = target as unknown as Record<string, (...args: unknown[]) => unknown>;
   const original = record[name];
   record[name] = wrapper(original);
@@ -26,16 +31,25 @@ function wrap<T extends object>(target: T, name: string, wrapper: (original: (..
 
 /** Records each message posted to `webview`, as it is at that moment. */
 function observeWebview(webview: vscode.Webview, target: string): void {
-  wrap(webview, 'postMessage', (original) =>
-    function (this: unknown, ...args: unknown[]) {
-      observed.webviewMessages.push({ target, json: JSON.stringify(args[0]) ?? 'undefined' });
-      return original.apply(this, args);
-    },
+  wrap(
+    webview,
+    'postMessage',
+    (original) =>
+      function (this: unknown, ...args: unknown[]) {
+        observed.webviewMessages.push({ target, json: JSON.stringify(args[0]) ?? 'undefined' });
+        return original.apply(this, args);
+      },
   );
 }
 
 function itemTitles(items: unknown[]): string[] {
-  return items.flatMap((item) => (typeof item === 'string' ? [item] : item && typeof item === 'object' && 'title' in item ? [String(item.title)] : []));
+  return items.flatMap((item) =>
+    typeof item === 'string'
+      ? [item]
+      : item && typeof item === 'object' && 'title' in item
+        ? [String(item.title)]
+        : [],
+  );
 }
 
 before(async function () {
@@ -57,12 +71,15 @@ before(async function () {
 
   try {
     // Panels (the media preview) are created through the same API object as the extension uses.
-    wrap(vscode.window, 'createWebviewPanel', (original) =>
-      function (this: unknown, ...args: unknown[]) {
-        const panel = original.apply(this, args) as vscode.WebviewPanel;
-        observeWebview(panel.webview, panel.viewType);
-        return panel;
-      },
+    wrap(
+      vscode.window,
+      'createWebviewPanel',
+      (original) =>
+        function (this: unknown, ...args: unknown[]) {
+          const panel = original.apply(this, args) as vscode.WebviewPanel;
+          observeWebview(panel.webview, panel.viewType);
+          return panel;
+        },
     );
     const severities: Array<[string, ShownNotification['severity']]> = [
       ['showErrorMessage', 'error'],
@@ -70,11 +87,18 @@ before(async function () {
       ['showInformationMessage', 'information'],
     ];
     for (const [name, severity] of severities) {
-      wrap(vscode.window, name, (original) =>
-        function (this: unknown, ...args: unknown[]) {
-          observed.notifications.push({ severity, message: String(args[0]), items: itemTitles(args.slice(1)) });
-          return original.apply(this, args);
-        },
+      wrap(
+        vscode.window,
+        name,
+        (original) =>
+          function (this: unknown, ...args: unknown[]) {
+            observed.notifications.push({
+              severity,
+              message: String(args[0]),
+              items: itemTitles(args.slice(1)),
+            });
+            return original.apply(this, args);
+          },
       );
     }
     observed.windowObservable = true;

@@ -12,7 +12,8 @@ import * as vscode from 'vscode';
 import { ConversationStore } from '../../src/core/chat/conversationStore';
 import { storageFolder } from '../../src/host/storage/storageFolder';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
-import { startGatewaySimulator, type GatewaySimulator } from '../simulator';
+import { startGatewaySimulator } from '../simulator';
+import type { GatewaySimulator } from '../simulator';
 import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
 import { observed } from './observed';
 
@@ -24,7 +25,14 @@ const FORBIDDEN_KEY = 'gw-forbidden-probe-8d3e6b1a5c02';
 const SHAPED_KEY = 'sk-shaped-probe-0123456789abcdef';
 
 /** Every key used by this suite's files: the earlier tests' and this file's own. */
-const KEYS = [TEST_KEY, 'sk-forbidden-key-0123456789', 'sk-from-another-window-123456', UNKNOWN_KEY, FORBIDDEN_KEY, SHAPED_KEY];
+const KEYS = [
+  TEST_KEY,
+  'sk-forbidden-key-0123456789',
+  'sk-from-another-window-123456',
+  UNKNOWN_KEY,
+  FORBIDDEN_KEY,
+  SHAPED_KEY,
+];
 
 /** Files larger than this are not read: nothing the extension or VS Code's settings write is near it. */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -114,7 +122,7 @@ async function lastAssistant(): Promise<AssistantTurn> {
   const turns = (await (await gatewayApi()).chat.current()).turns;
   const last = turns.at(-1);
   assert.equal(last?.role, 'assistant');
-  return last as AssistantTurn;
+  return last;
 }
 
 describe('Secrets: no key anywhere after the run', function () {
@@ -129,7 +137,11 @@ describe('Secrets: no key anywhere after the run', function () {
   before(async () => {
     previousBaseUrl = vscode.workspace.getConfiguration('gateway').inspect<string>('baseUrl')?.globalValue;
     // Jobs stay queued long enough for their status checks to be refused.
-    sim = await startGatewaySimulator({ chunkDelayMs: 1, validKeys: [TEST_KEY, FORBIDDEN_KEY], mediaTimings: { queuedMs: 60_000 } });
+    sim = await startGatewaySimulator({
+      chunkDelayMs: 1,
+      validKeys: [TEST_KEY, FORBIDDEN_KEY],
+      mediaTimings: { queuedMs: 60_000 },
+    });
     await setSetting('baseUrl', sim.baseUrl);
     await setSetting('chat.model', 'testvendor/echo-model');
     await setSetting('media.model', 'testvendor/image-model');
@@ -151,7 +163,7 @@ describe('Secrets: no key anywhere after the run', function () {
       await setKey(TEST_KEY);
     });
 
-    it('a key the gateway echoes in a 401 is scrubbed from the reply\'s error and the log', async () => {
+    it("a key the gateway echoes in a 401 is scrubbed from the reply's error and the log", async () => {
       const api = await gatewayApi();
       await setKey(UNKNOWN_KEY);
       await api.chat.send('who am I?');
@@ -159,7 +171,10 @@ describe('Secrets: no key anywhere after the run', function () {
       assert.equal(reply.error?.status, 401);
       // The echo happened (so this is not vacuous) and was scrubbed.
       assert.match(reply.error?.message ?? '', /User not found for key \[redacted\]/);
-      await logShows(/Chat request failed: .*User not found for key \[redacted\]/, 'the failed request in the log');
+      await logShows(
+        /Chat request failed: .*User not found for key \[redacted\]/,
+        'the failed request in the log',
+      );
     });
 
     it('the logger scrubs a key handed to it raw: the current one by value, any other by its shape', async () => {
@@ -172,26 +187,41 @@ describe('Secrets: no key anywhere after the run', function () {
       assert.match(log, /not allowed: x:\[redacted\]/);
     });
 
-    it('a media start refused with the key echoed: the command\'s error and the notification are clean', async () => {
+    it("a media start refused with the key echoed: the command's error and the notification are clean", async () => {
       await setKey(FORBIDDEN_KEY);
-      await assert.rejects(async () => vscode.commands.executeCommand('gateway.generateMedia', { prompt: 'a fox that may not be drawn' }), (error: unknown) => {
-        assert.ok(error instanceof Error);
-        commandErrors.push(error.message);
-        assert.match(error.message, /Key \[redacted\] is not allowed to use model/);
-        return true;
-      });
-      const shown = await waitFor(() => observed.notifications.find((n) => n.message.includes('is not allowed to use model')), 'the error notification');
+      await assert.rejects(
+        async () =>
+          vscode.commands.executeCommand('gateway.generateMedia', { prompt: 'a fox that may not be drawn' }),
+        (error: unknown) => {
+          assert.ok(error instanceof Error);
+          commandErrors.push(error.message);
+          assert.match(error.message, /Key \[redacted\] is not allowed to use model/);
+          return true;
+        },
+      );
+      const shown = await waitFor(
+        () => observed.notifications.find((n) => n.message.includes('is not allowed to use model')),
+        'the error notification',
+      );
       assert.match(shown.message, /Key \[redacted\]/);
     });
 
-    it('a status check refused with the key echoed: the job\'s problem and the log are clean', async () => {
+    it("a status check refused with the key echoed: the job's problem and the log are clean", async () => {
       const api = await gatewayApi();
-      const id = await vscode.commands.executeCommand<string>('gateway.generateMedia', { prompt: 'a fox checked with the wrong key' });
+      const id = await vscode.commands.executeCommand<string>('gateway.generateMedia', {
+        prompt: 'a fox checked with the wrong key',
+      });
       try {
         await setKey(FORBIDDEN_KEY);
         await vscode.commands.executeCommand('gateway.refreshMediaJobs');
-        await waitFor(() => api.media.model.get(id)?.lastProblem?.includes('403'), 'the refused status check');
-        await logShows(/Status check of media job .* failed: .*Key \[redacted\] is not allowed to read media jobs/, 'the refused check in the log');
+        await waitFor(
+          () => api.media.model.get(id)?.lastProblem?.includes('403'),
+          'the refused status check',
+        );
+        await logShows(
+          /Status check of media job .* failed: .*Key \[redacted\] is not allowed to read media jobs/,
+          'the refused check in the log',
+        );
       } finally {
         api.media.remove(id);
       }
@@ -199,7 +229,7 @@ describe('Secrets: no key anywhere after the run', function () {
   });
 
   describe('where a key must not be', () => {
-    it('settings: the user data folder\'s User and Machine files, the workspace folder, every setting\'s value', async () => {
+    it("settings: the user data folder's User and Machine files, the workspace folder, every setting's value", async () => {
       const userData = process.env.GATEWAY_TEST_USER_DATA;
       assert.ok(userData, 'the launcher passes GATEWAY_TEST_USER_DATA');
       const files = new Search('settings files');
@@ -210,17 +240,23 @@ describe('Secrets: no key anywhere after the run', function () {
       // encrypted before they are written there, so the plain key must not appear in it either,
       // and it is searched like any other file.
       const userFiles: vscode.Uri[] = [];
-      for (const scope of ['User', 'Machine']) userFiles.push(...(await filesUnder(vscode.Uri.joinPath(vscode.Uri.file(userData), scope))));
+      for (const scope of ['User', 'Machine'])
+        userFiles.push(...(await filesUnder(vscode.Uri.joinPath(vscode.Uri.file(userData), scope))));
       const settingsJson = userFiles.find((f) => f.path.endsWith('/User/settings.json'));
       assert.ok(settingsJson, 'User/settings.json exists');
       // The tests wrote gateway settings there, so it is the file that matters.
-      assert.match(new TextDecoder().decode(await vscode.workspace.fs.readFile(settingsJson)), /"gateway\.baseUrl"/);
+      assert.match(
+        new TextDecoder().decode(await vscode.workspace.fs.readFile(settingsJson)),
+        /"gateway\.baseUrl"/,
+      );
       const tooBig = await searchFiles(files, userFiles);
 
       // Workspace settings (.vscode/settings.json) and anything else in the opened folders.
       const workspaceFiles: vscode.Uri[] = [];
-      for (const folder of vscode.workspace.workspaceFolders ?? []) workspaceFiles.push(...(await filesUnder(folder.uri)));
-      if (vscode.workspace.workspaceFile?.scheme === 'file') workspaceFiles.push(vscode.workspace.workspaceFile);
+      for (const folder of vscode.workspace.workspaceFolders ?? [])
+        workspaceFiles.push(...(await filesUnder(folder.uri)));
+      if (vscode.workspace.workspaceFile?.scheme === 'file')
+        workspaceFiles.push(vscode.workspace.workspaceFile);
       await searchFiles(files, workspaceFiles);
 
       // Every value in effect, as VS Code resolved it, and each of the extension's settings in every scope.
@@ -232,7 +268,9 @@ describe('Secrets: no key anywhere after the run', function () {
         settings.text(`setting ${key}`, JSON.stringify(configuration.inspect(key)));
       }
 
-      looked.push(`${userFiles.length} User and Machine files (${tooBig} too big), ${workspaceFiles.length} workspace files, ${settings.looked} setting values`);
+      looked.push(
+        `${userFiles.length} User and Machine files (${tooBig} too big), ${workspaceFiles.length} workspace files, ${settings.looked} setting values`,
+      );
       files.assertClean();
       settings.assertClean();
     });
@@ -255,12 +293,15 @@ describe('Secrets: no key anywhere after the run', function () {
       state.assertClean();
     });
 
-    it('the extension\'s storage: every file under globalStorage and workspace storage', async () => {
+    it("the extension's storage: every file under globalStorage and workspace storage", async () => {
       const api = await gatewayApi();
       const storage = new Search('extension storage');
       const files = await filesUnder(api.context.globalStorageUri);
       if (api.context.storageUri) files.push(...(await filesUnder(api.context.storageUri)));
-      assert.ok(files.some((f) => f.path.includes('/conversations/')), 'the stored conversations are among them');
+      assert.ok(
+        files.some((f) => f.path.includes('/conversations/')),
+        'the stored conversations are among them',
+      );
       const tooBig = await searchFiles(storage, files);
       looked.push(`${files.length} storage files (${tooBig} too big)`);
       storage.assertClean();
@@ -284,54 +325,79 @@ describe('Secrets: no key anywhere after the run', function () {
       assert.ok(stored > 0, 'the stored conversations include failed replies');
       assert.ok(observed.turnErrors.length > 0, 'failed replies were seen during the run');
       for (const message of observed.turnErrors) errors.text('a reply that ended in an error', message);
-      for (const job of api.media.model.all()) errors.text(`media job ${job.id}`, JSON.stringify([job.error, job.lastProblem]));
+      for (const job of api.media.model.all())
+        errors.text(`media job ${job.id}`, JSON.stringify([job.error, job.lastProblem]));
       // Jobs that were cleared or removed during the run: their texts were recorded as they changed.
       assert.ok(observed.mediaJobTexts.size > 0, 'media job errors or problems were seen during the run');
       for (const text of observed.mediaJobTexts) errors.text('a media job error or problem', text);
       assert.ok(commandErrors.length > 0);
       for (const message of commandErrors) errors.text('a command error', message);
-      looked.push(`${stored} stored reply errors, ${observed.turnErrors.length} reply errors seen, ${observed.mediaJobTexts.size} media job texts, ${commandErrors.length} command errors`);
+      looked.push(
+        `${stored} stored reply errors, ${observed.turnErrors.length} reply errors seen, ${observed.mediaJobTexts.size} media job texts, ${commandErrors.length} command errors`,
+      );
       errors.assertClean();
     });
 
-    it('every message posted to a webview since the suite started, and the chat view\'s page', () => {
+    it("every message posted to a webview since the suite started, and the chat view's page", () => {
       assert.ok(observed.started, 'observation started before the first test');
-      assert.equal(observed.chatViewResolvedEarly, false, 'the chat view was resolved before observation began, so its first messages went unseen');
+      assert.equal(
+        observed.chatViewResolvedEarly,
+        false,
+        'the chat view was resolved before observation began, so its first messages went unseen',
+      );
       assert.ok(observed.windowObservable, 'webview panels could be observed');
       const messages = new Search('webview messages');
-      for (const message of observed.webviewMessages) messages.text(`a message to the ${message.target}`, message.json);
+      for (const message of observed.webviewMessages)
+        messages.text(`a message to the ${message.target}`, message.json);
       for (const page of observed.webviewPages) messages.text('the chat view page', page);
-      const types = new Set(observed.webviewMessages.map((m) => (JSON.parse(m.json) as { type?: string }).type));
+      const types = new Set(
+        observed.webviewMessages.map((m) => (JSON.parse(m.json) as { type?: string }).type),
+      );
       // The chat tests' traffic went through here: the state, streamed replies, failed replies.
-      for (const type of ['init', 'turnAdded', 'turnDelta', 'turnUpdated']) assert.ok(types.has(type), `a "${type}" message was seen (seen: ${[...types].join(', ')})`);
-      assert.ok(observed.webviewMessages.some((m) => m.json.includes('"status":"error"')), 'failed replies were posted');
-      looked.push(`${observed.webviewMessages.length} webview messages, ${observed.webviewPages.length} chat view pages`);
+      for (const type of ['init', 'turnAdded', 'turnDelta', 'turnUpdated'])
+        assert.ok(types.has(type), `a "${type}" message was seen (seen: ${[...types].join(', ')})`);
+      assert.ok(
+        observed.webviewMessages.some((m) => m.json.includes('"status":"error"')),
+        'failed replies were posted',
+      );
+      looked.push(
+        `${observed.webviewMessages.length} webview messages, ${observed.webviewPages.length} chat view pages`,
+      );
       messages.assertClean();
     });
 
     it('every notification shown since the suite started', () => {
       assert.ok(observed.windowObservable, 'notifications could be observed');
       const notifications = new Search('notifications');
-      for (const n of observed.notifications) notifications.text(`a notification (${n.severity})`, `${n.message} ${n.items.join(' ')}`);
-      assert.ok(observed.notifications.some((n) => n.severity === 'error'), 'error notifications were seen');
+      for (const n of observed.notifications)
+        notifications.text(`a notification (${n.severity})`, `${n.message} ${n.items.join(' ')}`);
+      assert.ok(
+        observed.notifications.some((n) => n.severity === 'error'),
+        'error notifications were seen',
+      );
       looked.push(`${observed.notifications.length} notifications`);
       notifications.assertClean();
     });
 
-    it('the log files: the extension\'s and the rest of this session\'s, with the requests in them', async () => {
+    it("the log files: the extension's and the rest of this session's, with the requests in them", async () => {
       const api = await gatewayApi();
       const logs = new Search('log files');
       // logUri is <session logs>/<host>/<extension id>; the channel's file is in it, and VS Code's
       // own logs of this session are next to it, two levels up.
       const sessionLogs = vscode.Uri.joinPath(api.context.logUri, '..', '..');
       const files = await filesUnder(sessionLogs);
-      assert.ok(files.some((f) => f.path.endsWith('/Gateway AI.log')), `the channel's log file is under ${sessionLogs.fsPath}`);
+      assert.ok(
+        files.some((f) => f.path.endsWith('/Gateway AI.log')),
+        `the channel's log file is under ${sessionLogs.fsPath}`,
+      );
       // The requests of the chat and media tests were logged: the log was written to, not just created.
       const log = await extensionLog();
       assert.match(log, /POST \S*\/v1\/chat\/completions → 200/);
       assert.match(log, /POST \S*\/v1\/media → 200/);
       const tooBig = await searchFiles(logs, files);
-      looked.push(`${files.length} log files (${tooBig} too big; the extension's has ${log.split('\n').length} lines)`);
+      looked.push(
+        `${files.length} log files (${tooBig} too big; the extension's has ${log.split('\n').length} lines)`,
+      );
       logs.assertClean();
     });
   });

@@ -50,7 +50,10 @@ describe('Invalid base URL', function () {
     const warnings = interceptWarnings('Open Settings');
     try {
       await setSetting('baseUrl', 'not a url');
-      const notAUrl = await waitFor(() => warnings.shown.find((w) => w.message.includes('"not a url"')), 'a warning about the base URL');
+      const notAUrl = await waitFor(
+        () => warnings.shown.find((w) => w.message.includes('"not a url"')),
+        'a warning about the base URL',
+      );
       assert.match(notAUrl.message, /^Gateway AI: The gateway base URL "not a url" is not a valid URL\./);
       assert.deepEqual(notAUrl.items, ['Open Settings']);
       const tab = await waitFor(settingsTab, 'the Settings editor to open');
@@ -58,7 +61,10 @@ describe('Invalid base URL', function () {
 
       // Not an http(s) URL at all: another warning, saying what the URL must start with.
       await setSetting('baseUrl', 'ftp://gateway.example/api');
-      const ftp = await waitFor(() => warnings.shown.find((w) => w.message.includes('ftp://')), 'a warning about the ftp URL');
+      const ftp = await waitFor(
+        () => warnings.shown.find((w) => w.message.includes('ftp://')),
+        'a warning about the ftp URL',
+      );
       assert.match(ftp.message, /must start with https:\/\//);
       assert.deepEqual(ftp.items, ['Open Settings']);
       const again = await waitFor(settingsTab, 'the Settings editor to open again');

@@ -19,15 +19,25 @@ describe('chat webview: page, header and welcome', function () {
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:\/\/(?!127\.0\.0\.1)/);
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
     assert.ok(nonce, 'script nonce in the CSP');
-    const scripts = await page.locator('script').evaluateAll((elements) =>
-      elements.map((element) => ({ nonce: (element as unknown as { nonce: string }).nonce, src: element.getAttribute('src') })),
-    );
+    const scripts = await page
+      .locator('script')
+      .evaluateAll((elements) =>
+        elements.map((element) => ({
+          nonce: (element as unknown as { nonce: string }).nonce,
+          src: element.getAttribute('src'),
+        })),
+      );
     assert.deepStrictEqual(scripts, [{ nonce, src: `${fixture.chat.origin}/dist/webview.js` }]);
   });
 
   it('renders the turns of init: user text verbatim, assistant Markdown', async () => {
     const { chat } = fixture;
-    await chat.send(initMessage([userTurn('Hi <b>there</b>\n  *not markdown*'), assistantTurn('## Answer\n\nSome **bold** words.')]));
+    await chat.send(
+      initMessage([
+        userTurn('Hi <b>there</b>\n  *not markdown*'),
+        assistantTurn('## Answer\n\nSome **bold** words.'),
+      ]),
+    );
     const user = chat.page.locator('.turn-user .user-text');
     assert.strictEqual(await user.textContent(), 'Hi <b>there</b>\n  *not markdown*');
     assert.strictEqual(await chat.page.locator('.turn-user b').count(), 0);
@@ -38,7 +48,8 @@ describe('chat webview: page, header and welcome', function () {
 
   it('ignores malformed and unknown messages', async () => {
     const { chat } = fixture;
-    for (const junk of [null, 42, 'init', { type: 'explode' }, { nothing: true }, [1, 2]]) await chat.send(junk);
+    for (const junk of [null, 42, 'init', { type: 'explode' }, { nothing: true }, [1, 2]])
+      await chat.send(junk);
     await chat.send(initMessage([userTurn('still alive')]));
     assert.strictEqual(await chat.page.locator('.user-text').textContent(), 'still alive');
     assert.deepStrictEqual(chat.errors(), []);
@@ -87,18 +98,28 @@ describe('chat webview: page, header and welcome', function () {
     assert.strictEqual(await toggle.getAttribute('aria-expanded'), 'true');
     const titles = await chat.page.locator('.history-item-title').allTextContents();
     assert.deepStrictEqual(titles, ['This chat', 'Regex help', 'Older chat']);
-    assert.strictEqual(await chat.page.locator('.history-item.is-current .history-item-title').textContent(), 'This chat');
+    assert.strictEqual(
+      await chat.page.locator('.history-item.is-current .history-item-title').textContent(),
+      'This chat',
+    );
 
     // The trash button appears on hover or focus, as in VS Code's lists.
     await chat.page.locator('.history-item', { hasText: 'Regex help' }).hover();
     await chat.page.getByRole('button', { name: 'Delete "Regex help"' }).click();
     assert.deepStrictEqual((await chat.posted()).at(-1), { type: 'deleteConversation', id: 'mid' });
-    await chat.send({ type: 'history', items: [{ id: 'old', title: 'Older chat', updatedAt: now, turnCount: 4 }] });
+    await chat.send({
+      type: 'history',
+      items: [{ id: 'old', title: 'Older chat', updatedAt: now, turnCount: 4 }],
+    });
     assert.deepStrictEqual(await chat.page.locator('.history-item-title').allTextContents(), ['Older chat']);
 
     await chat.page.locator('.history-open').first().click();
     assert.deepStrictEqual((await chat.posted()).at(-1), { type: 'openConversation', id: 'old' });
-    assert.strictEqual(await chat.page.locator('.history-panel').isVisible(), false, 'closed after opening one');
+    assert.strictEqual(
+      await chat.page.locator('.history-panel').isVisible(),
+      false,
+      'closed after opening one',
+    );
 
     await toggle.click();
     await chat.page.keyboard.press('Escape');

@@ -2,7 +2,8 @@
  * Mocha wiring shared by the webview test files: one browser per file, a fresh page per test
  * (already past its `ready` message).
  */
-import { launchChatHarness, type ChatHarness, type ChatPage, type OpenPageOptions } from './harness';
+import { launchChatHarness } from './harness';
+import type { ChatHarness, ChatPage, OpenPageOptions } from './harness';
 
 export interface ChatPageFixture {
   /** The current test's page. */

@@ -21,7 +21,11 @@ describe('chat webview: composer', function () {
 
     await chat.page.keyboard.press('Enter');
     assert.deepStrictEqual((await chat.posted()).at(-1), { type: 'send', text: 'first line\nsecond line' });
-    assert.strictEqual(await input().inputValue(), 'first line\nsecond line', 'kept until the host accepts it');
+    assert.strictEqual(
+      await input().inputValue(),
+      'first line\nsecond line',
+      'kept until the host accepts it',
+    );
 
     await chat.send({ type: 'turnAdded', turn: userTurn('first line\nsecond line') });
     assert.strictEqual(await input().inputValue(), '');
@@ -44,7 +48,12 @@ describe('chat webview: composer', function () {
     const { chat } = fixture;
     await chat.send(initMessage([]));
     await input().fill('日本');
-    await input().dispatchEvent('keydown', { key: 'Enter', isComposing: true, bubbles: true, cancelable: true });
+    await input().dispatchEvent('keydown', {
+      key: 'Enter',
+      isComposing: true,
+      bubbles: true,
+      cancelable: true,
+    });
     assert.deepStrictEqual(await chat.posted(), [{ type: 'ready' }]);
   });
 
@@ -98,7 +107,10 @@ describe('chat webview: composer', function () {
     await input().fill('my unfinished draft');
 
     const edit = chat.page.locator(`[data-turn-id="${last.id}"] .edit-button`);
-    assert.strictEqual(await chat.page.locator(`[data-turn-id="${first.id}"] .edit-button`).isVisible(), false);
+    assert.strictEqual(
+      await chat.page.locator(`[data-turn-id="${first.id}"] .edit-button`).isVisible(),
+      false,
+    );
     await chat.page.locator(`[data-turn-id="${last.id}"]`).hover();
     await edit.click();
     assert.strictEqual(await input().inputValue(), 'last prompt');
@@ -113,12 +125,24 @@ describe('chat webview: composer', function () {
     await input().press('End');
     await chat.page.keyboard.type(', reworded');
     await chat.page.keyboard.press('Enter');
-    assert.deepStrictEqual((await chat.posted()).at(-1), { type: 'editAndResend', turnId: last.id, text: 'last prompt, reworded' });
-    assert.deepStrictEqual(await chat.savedState(), { draft: 'my unfinished draft' }, 'the edited prompt is never saved');
+    assert.deepStrictEqual((await chat.posted()).at(-1), {
+      type: 'editAndResend',
+      turnId: last.id,
+      text: 'last prompt, reworded',
+    });
+    assert.deepStrictEqual(
+      await chat.savedState(),
+      { draft: 'my unfinished draft' },
+      'the edited prompt is never saved',
+    );
 
     await chat.send({ type: 'turnsRemoved', ids: [last.id] });
     await chat.send({ type: 'turnAdded', turn: userTurn('last prompt, reworded') });
-    assert.strictEqual(await input().inputValue(), 'my unfinished draft', 'the draft comes back after the edit');
+    assert.strictEqual(
+      await input().inputValue(),
+      'my unfinished draft',
+      'the draft comes back after the edit',
+    );
   });
 
   it('keeps only the draft in webview state and restores it when the view comes back', async () => {
@@ -128,7 +152,10 @@ describe('chat webview: composer', function () {
     assert.deepStrictEqual(await chat.savedState(), { draft: 'half-typed prompt' });
 
     const reopened = await fixture.openAnother({ savedState: await chat.savedState() });
-    assert.strictEqual(await reopened.page.locator('textarea.composer-input').inputValue(), 'half-typed prompt');
+    assert.strictEqual(
+      await reopened.page.locator('textarea.composer-input').inputValue(),
+      'half-typed prompt',
+    );
   });
 
   it('puts host text in the composer on setComposer and focuses it', async () => {

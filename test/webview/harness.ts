@@ -140,7 +140,9 @@ export function assertChromiumInstalled(): void {
     chromiumPath();
   } catch (error) {
     if (!(error instanceof MissingDependencyError)) throw error;
-    const missing = new MissingDependencyError('Chromium is needed for the webview tests: apt-get install -y chromium');
+    const missing = new MissingDependencyError(
+      'Chromium is needed for the webview tests: apt-get install -y chromium',
+    );
     // Reporters print the stack: a missing package needs the one line, not a trace.
     missing.stack = missing.message;
     throw missing;
@@ -166,7 +168,9 @@ function closeServer(server: http.Server): Promise<void> {
 function listen(server: http.Server): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    );
   });
 }
 
@@ -193,11 +197,15 @@ async function startPageServer(): Promise<PageServer> {
     }
     const themeMatch = /^\/theme\/(dark|light)\.css$/.exec(url.pathname);
     if (themeMatch) {
-      response.writeHead(200, { 'content-type': CONTENT_TYPES['.css'] }).end(themeStylesheet(themeMatch[1] as HarnessTheme));
+      response
+        .writeHead(200, { 'content-type': CONTENT_TYPES['.css'] })
+        .end(themeStylesheet(themeMatch[1] as HarnessTheme));
       return;
     }
     const file = path.normalize(path.join(REPO_ROOT, decodeURIComponent(url.pathname)));
-    const inServedFolder = SERVED_FOLDERS.some((folder) => file.startsWith(path.join(REPO_ROOT, folder) + path.sep));
+    const inServedFolder = SERVED_FOLDERS.some((folder) =>
+      file.startsWith(path.join(REPO_ROOT, folder) + path.sep),
+    );
     if (!inServedFolder || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
       response.writeHead(404).end();
       return;
@@ -248,7 +256,10 @@ export interface ChatPage {
   posted(): Promise<WebviewMessage[]>;
   clearPosted(): Promise<void>;
   /** Waits until the webview has posted a message of `type`, and returns the first such. */
-  waitForPosted<T extends WebviewMessage['type']>(type: T, timeoutMs?: number): Promise<Extract<WebviewMessage, { type: T }>>;
+  waitForPosted<T extends WebviewMessage['type']>(
+    type: T,
+    timeoutMs?: number,
+  ): Promise<Extract<WebviewMessage, { type: T }>>;
   /** Delivers a host message (or anything, to test validation) as a `message` event. */
   send(message: HostMessage | unknown): Promise<void>;
   /** Posts `text` as many `turnDelta`s, paced by animation frames, entirely inside the page. */
@@ -271,7 +282,9 @@ export interface ChatHarness {
 }
 
 async function openPage(browser: Browser, origin: string, options: OpenPageOptions): Promise<ChatPage> {
-  const context: BrowserContext = await browser.newContext({ viewport: options.viewport ?? { width: 420, height: 720 } });
+  const context: BrowserContext = await browser.newContext({
+    viewport: options.viewport ?? { width: 420, height: 720 },
+  });
   // Fail fast: a missing element should not cost the whole mocha timeout.
   context.setDefaultTimeout(5_000);
   const page = await context.newPage();
@@ -290,7 +303,8 @@ async function openPage(browser: Browser, origin: string, options: OpenPageOptio
     clearPosted: () => page.evaluate(() => void (globalThis as unknown as PageGlobals).__posted.splice(0)),
     async waitForPosted(type, timeoutMs = 5000) {
       const handle = await page.waitForFunction(
-        (wanted) => (globalThis as unknown as PageGlobals).__posted.find((message) => message.type === wanted),
+        (wanted) =>
+          (globalThis as unknown as PageGlobals).__posted.find((message) => message.type === wanted),
         type,
         { timeout: timeoutMs },
       );
@@ -310,7 +324,8 @@ async function openPage(browser: Browser, origin: string, options: OpenPageOptio
           globals.addEventListener('message', handled);
           globals.postMessage(data, '*');
         });
-        for (let frame = 0; frame < 2; frame++) await new Promise<void>((resolve) => globals.requestAnimationFrame(() => resolve()));
+        for (let frame = 0; frame < 2; frame++)
+          await new Promise<void>((resolve) => globals.requestAnimationFrame(() => resolve()));
       }, message),
     streamText: (turnId, text, streamOptions = {}) =>
       page.evaluate(
@@ -318,18 +333,27 @@ async function openPage(browser: Browser, origin: string, options: OpenPageOptio
           const globals = globalThis as unknown as PageGlobals;
           let sentInFrame = 0;
           for (let offset = 0; offset < body.length; offset += charsPerDelta) {
-            globals.postMessage({ type: 'turnDelta', id, content: body.slice(offset, offset + charsPerDelta) }, '*');
+            globals.postMessage(
+              { type: 'turnDelta', id, content: body.slice(offset, offset + charsPerDelta) },
+              '*',
+            );
             if (++sentInFrame >= deltasPerFrame) {
               sentInFrame = 0;
               await new Promise<void>((resolve) => globals.requestAnimationFrame(() => resolve()));
             }
           }
         },
-        { id: turnId, body: text, charsPerDelta: streamOptions.charsPerDelta ?? 64, deltasPerFrame: streamOptions.deltasPerFrame ?? 16 },
+        {
+          id: turnId,
+          body: text,
+          charsPerDelta: streamOptions.charsPerDelta ?? 64,
+          deltasPerFrame: streamOptions.deltasPerFrame ?? 16,
+        },
       ),
     async waitForCount(selector, count, timeoutMs = 10_000) {
       await page.waitForFunction(
-        ({ css, wanted }) => (globalThis as unknown as PageGlobals).document.querySelectorAll(css).length === wanted,
+        ({ css, wanted }) =>
+          (globalThis as unknown as PageGlobals).document.querySelectorAll(css).length === wanted,
         { css: selector, wanted: count },
         { timeout: timeoutMs },
       );
@@ -337,7 +361,9 @@ async function openPage(browser: Browser, origin: string, options: OpenPageOptio
     nextFrames: (count = 2) =>
       page.evaluate(async (frames) => {
         for (let index = 0; index < frames; index++) {
-          await new Promise<void>((resolve) => (globalThis as unknown as PageGlobals).requestAnimationFrame(() => resolve()));
+          await new Promise<void>((resolve) =>
+            (globalThis as unknown as PageGlobals).requestAnimationFrame(() => resolve()),
+          );
         }
       }, count),
     savedState: () => page.evaluate(() => (globalThis as unknown as PageGlobals).__savedState()),
@@ -388,7 +414,10 @@ export function userTurn(content: string, id = uniqueId('user')): Turn {
   return { id, role: 'user', content, createdAt: Date.now() };
 }
 
-export function assistantTurn(content: string, fields: Partial<Extract<Turn, { role: 'assistant' }>> = {}): Extract<Turn, { role: 'assistant' }> {
+export function assistantTurn(
+  content: string,
+  fields: Partial<Extract<Turn, { role: 'assistant' }>> = {},
+): Extract<Turn, { role: 'assistant' }> {
   return {
     id: uniqueId('assistant'),
     role: 'assistant',
@@ -401,7 +430,10 @@ export function assistantTurn(content: string, fields: Partial<Extract<Turn, { r
   };
 }
 
-export function initMessage(turns: Turn[], fields: Partial<Extract<HostMessage, { type: 'init' }>> = {}): HostMessage {
+export function initMessage(
+  turns: Turn[],
+  fields: Partial<Extract<HostMessage, { type: 'init' }>> = {},
+): HostMessage {
   return {
     type: 'init',
     conversation: { id: 'conversation-1', title: 'Test conversation', turns },

@@ -1,6 +1,7 @@
 import * as assert from 'assert';
 import { useChatPage } from './chatPageFixture';
-import { assistantTurn, initMessage, startCountingServer, userTurn, type CountingServer } from './harness';
+import { assistantTurn, initMessage, startCountingServer, userTurn } from './harness';
+import type { CountingServer } from './harness';
 
 /** Every payload, if it ran, would set `window.__pwned` or open a dialog. */
 function hostilePayload(trackerOrigin: string): string {
@@ -86,7 +87,10 @@ describe('chat webview: untrusted model output', function () {
     for (let index = 0; index < (await anchors.count()); index++) await anchors.nth(index).click();
     await page.waitForTimeout(300);
 
-    assert.strictEqual(await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned), undefined);
+    assert.strictEqual(
+      await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned),
+      undefined,
+    );
     assert.deepStrictEqual(dialogs, []);
     assert.deepStrictEqual(trackerRequests, []);
     assert.deepStrictEqual(tracker.requests(), []);
@@ -95,16 +99,22 @@ describe('chat webview: untrusted model output', function () {
       const app = root as unknown as PageElement;
       const found: string[] = [];
       for (const element of Array.from(app.querySelectorAll('*'))) {
-        if (/^(SCRIPT|IFRAME|STYLE|FORM|INPUT|SVG|OBJECT|EMBED)$/i.test(element.tagName) && !element.closest('.composer')) {
+        if (
+          /^(SCRIPT|IFRAME|STYLE|FORM|INPUT|SVG|OBJECT|EMBED)$/i.test(element.tagName) &&
+          !element.closest('.composer')
+        ) {
           found.push(element.tagName);
         }
         for (const attribute of Array.from(element.attributes)) {
-          if (/^on/i.test(attribute.name) || (attribute.name === 'style' && !element.matches('textarea'))) found.push(`${element.tagName}[${attribute.name}]`);
+          if (/^on/i.test(attribute.name) || (attribute.name === 'style' && !element.matches('textarea')))
+            found.push(`${element.tagName}[${attribute.name}]`);
         }
       }
-      for (const image of Array.from(app.querySelectorAll('img'))) found.push(`img ${image.getAttribute('src')}`);
+      for (const image of Array.from(app.querySelectorAll('img')))
+        found.push(`img ${image.getAttribute('src')}`);
       for (const link of Array.from(app.querySelectorAll('a[href]'))) {
-        if (!/^(https?|mailto):/i.test(link.getAttribute('href') ?? '')) found.push(`a ${link.getAttribute('href')}`);
+        if (!/^(https?|mailto):/i.test(link.getAttribute('href') ?? ''))
+          found.push(`a ${link.getAttribute('href')}`);
       }
       return found;
     });
@@ -112,19 +122,24 @@ describe('chat webview: untrusted model output', function () {
 
     const text = (await page.locator('.reply').first().textContent()) ?? '';
     assert.ok(text.includes('<script>window.__pwned = "script"</script>'), 'raw HTML is shown as text');
-    assert.ok(text.includes(`[image: t] ${tracker.origin}/img/track.png`), 'remote image shown as a placeholder');
+    assert.ok(
+      text.includes(`[image: t] ${tracker.origin}/img/track.png`),
+      'remote image shown as a placeholder',
+    );
 
     // Only http(s) links reached the host, for it to check again and open outside the webview.
     const opened = (await chat.posted()).filter((message) => message.type === 'openLink');
     assert.ok(opened.length > 0);
-    for (const message of opened) assert.match(message.type === 'openLink' ? message.href : '', /^https?:\/\//);
+    for (const message of opened)
+      assert.match(message.type === 'openLink' ? message.href : '', /^https?:\/\//);
     // A CSP report here would mean the page tried to load or run something; there must be none.
     assert.deepStrictEqual(chat.errors(), []);
   });
 
   it('shows inline data: images, which load nothing remote', async () => {
     const { chat } = fixture;
-    const pixel = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+    const pixel =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
     await chat.send(initMessage([userTurn('draw'), assistantTurn(`![dot](${pixel})`)]));
     assert.strictEqual(await chat.page.locator('.reply img').getAttribute('src'), pixel);
   });
@@ -138,7 +153,9 @@ describe('chat webview: untrusted model output', function () {
     await chat.send(
       initMessage([
         userTurn('links'),
-        assistantTurn('See [the docs](https://example.com/docs?q=1), https://example.org/auto and [mail](mailto:someone@example.com).'),
+        assistantTurn(
+          'See [the docs](https://example.com/docs?q=1), https://example.org/auto and [mail](mailto:someone@example.com).',
+        ),
       ]),
     );
     await page.getByRole('link', { name: 'the docs' }).click();

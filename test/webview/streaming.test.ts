@@ -53,9 +53,9 @@ describe('chat webview: streaming replies', function () {
 
   /** The reply's rendered blocks, whatever pages they were grouped into. */
   async function replyHtml(turnId: string): Promise<string> {
-    const pages = await fixture.chat.page.locator(`[data-turn-id="${turnId}"] .reply .md-page`).evaluateAll((elements) =>
-      elements.map((element) => element.innerHTML),
-    );
+    const pages = await fixture.chat.page
+      .locator(`[data-turn-id="${turnId}"] .reply .md-page`)
+      .evaluateAll((elements) => elements.map((element) => element.innerHTML));
     return pages.join('');
   }
 
@@ -95,7 +95,10 @@ describe('chat webview: streaming replies', function () {
     assert.strictEqual((await article.locator('.reply').textContent())?.trim(), 'Hello world');
 
     const usage = { promptTokens: 1200, completionTokens: 34, reasoningTokens: 5, cost: 0.00123 };
-    await chat.send({ type: 'turnUpdated', turn: { ...turn, content: 'Hello world', status: 'complete', usage } });
+    await chat.send({
+      type: 'turnUpdated',
+      turn: { ...turn, content: 'Hello world', status: 'complete', usage },
+    });
     await chat.nextFrames();
     const footer = (await article.locator('.turn-footer').textContent()) ?? '';
     assert.match(footer, /openai\/gpt-4o-mini · 1,200 in · 34 out · 5 reasoning · \$0\.0012/);
@@ -111,9 +114,16 @@ describe('chat webview: streaming replies', function () {
     await chat.send({ type: 'turnAdded', turn });
     const block = chat.page.locator(`[data-turn-id="${turn.id}"] .code-block`);
 
-    await chat.send({ type: 'turnDelta', id: turn.id, content: 'Here:\n\n```ts\nconst answer: number = 42;\n' });
+    await chat.send({
+      type: 'turnDelta',
+      id: turn.id,
+      content: 'Here:\n\n```ts\nconst answer: number = 42;\n',
+    });
     await chat.nextFrames();
-    assert.strictEqual(await block.locator('pre.code-open code').textContent(), 'const answer: number = 42;\n');
+    assert.strictEqual(
+      await block.locator('pre.code-open code').textContent(),
+      'const answer: number = 42;\n',
+    );
     assert.strictEqual(await block.locator('[class^="hljs-"]').count(), 0, 'open fence stays plain');
 
     await chat.send({ type: 'turnDelta', id: turn.id, content: '```\n' });
@@ -122,7 +132,14 @@ describe('chat webview: streaming replies', function () {
     assert.strictEqual(await block.locator('.code-language').textContent(), 'ts');
 
     await chat.send({ type: 'turnDelta', id: turn.id, content: '\nDone.' });
-    await chat.send({ type: 'turnUpdated', turn: { ...turn, status: 'complete', content: 'Here:\n\n```ts\nconst answer: number = 42;\n```\n\nDone.' } });
+    await chat.send({
+      type: 'turnUpdated',
+      turn: {
+        ...turn,
+        status: 'complete',
+        content: 'Here:\n\n```ts\nconst answer: number = 42;\n```\n\nDone.',
+      },
+    });
     await chat.nextFrames();
     await chat.clearPosted();
     await block.getByRole('button', { name: 'Copy code' }).click();
@@ -145,7 +162,10 @@ describe('chat webview: streaming replies', function () {
     await chat.nextFrames();
     const code = chat.page.locator(`[data-turn-id="${turn.id}"] pre code`);
     assert.strictEqual(await code.locator('[class^="hljs-"]').count(), 0);
-    await chat.send({ type: 'turnUpdated', turn: { ...turn, status: 'stopped', content: '```python\nprint("hi")\n' } });
+    await chat.send({
+      type: 'turnUpdated',
+      turn: { ...turn, status: 'stopped', content: '```python\nprint("hi")\n' },
+    });
     await chat.nextFrames();
     assert.ok((await code.locator('[class^="hljs-"]').count()) > 0);
   });
@@ -168,7 +188,11 @@ describe('chat webview: streaming replies', function () {
     assert.match((await details.locator('summary').textContent()) ?? '', /Reasoning/);
 
     await chat.send(initMessage([userTurn('x'), assistantTurn('answer', { reasoning: 'hidden thoughts' })]));
-    assert.strictEqual(await chat.page.locator('details.reasoning').getAttribute('open'), null, 'collapsed when loaded');
+    assert.strictEqual(
+      await chat.page.locator('details.reasoning').getAttribute('open'),
+      null,
+      'collapsed when loaded',
+    );
   });
 
   it('shows tool calls with pretty JSON arguments and citations as links', async () => {
@@ -184,7 +208,10 @@ describe('chat webview: streaming replies', function () {
     const links = chat.page.locator('.citations a');
     assert.strictEqual(await links.count(), 1, 'unsafe citation dropped');
     await links.click();
-    assert.deepStrictEqual((await chat.posted()).at(-1), { type: 'openLink', href: 'https://example.com/source' });
+    assert.deepStrictEqual((await chat.posted()).at(-1), {
+      type: 'openLink',
+      href: 'https://example.com/source',
+    });
   });
 
   it('offers the error actions, posts them with the turn id, and shows retryAfter', async () => {
@@ -192,14 +219,20 @@ describe('chat webview: streaming replies', function () {
     await chat.send(initMessage([userTurn('q')]));
     const turn = assistantTurn('', {
       status: 'error',
-      error: { message: 'Rate limited by the gateway', status: 429, retryAfter: 12, actions: ['setApiKey', 'retry', 'openSettings', 'selectModel'] },
+      error: {
+        message: 'Rate limited by the gateway',
+        status: 429,
+        retryAfter: 12,
+        actions: ['setApiKey', 'retry', 'openSettings', 'selectModel'],
+      },
     });
     await chat.send({ type: 'turnAdded', turn });
     const box = chat.page.locator('.turn-error');
     assert.match((await box.textContent()) ?? '', /Rate limited by the gateway/);
     assert.match((await box.locator('.error-retry-after').textContent()) ?? '', /Try again in 1[12] s/);
     await chat.clearPosted();
-    for (const name of ['Set API Key', 'Retry', 'Open Settings', 'Select Model']) await box.getByRole('button', { name }).click();
+    for (const name of ['Set API Key', 'Retry', 'Open Settings', 'Select Model'])
+      await box.getByRole('button', { name }).click();
     assert.deepStrictEqual(await chat.posted(), [
       { type: 'setApiKey' },
       { type: 'retry', turnId: turn.id },
@@ -236,8 +269,10 @@ describe('chat webview: streaming replies', function () {
     await chat.send(initMessage([userTurn('long answer please')]));
     const turn = assistantTurn('', { status: 'streaming' });
     await chat.send({ type: 'turnAdded', turn });
-    const paragraph = (index: number): string => `Paragraph ${index} of a long answer, long enough to wrap once or twice.\n\n`;
-    const paragraphs = (from: number, count: number): string => Array.from({ length: count }, (_, index) => paragraph(from + index)).join('');
+    const paragraph = (index: number): string =>
+      `Paragraph ${index} of a long answer, long enough to wrap once or twice.\n\n`;
+    const paragraphs = (from: number, count: number): string =>
+      Array.from({ length: count }, (_, index) => paragraph(from + index)).join('');
     const distanceFromBottom = () =>
       page.locator('.transcript').evaluate((element) => {
         const box = element as unknown as { scrollHeight: number; scrollTop: number; clientHeight: number };
@@ -271,7 +306,10 @@ describe('chat webview: streaming replies', function () {
     const turns: Turn[] = [];
     for (let index = 0; index < 500; index++) {
       turns.push(userTurn(`Question ${index}`, `u${index}`));
-      turns.push({ ...assistantTurn(`Answer **${index}**\n\n\`\`\`js\nconsole.log(${index});\n\`\`\`\n`), id: `a${index}` });
+      turns.push({
+        ...assistantTurn(`Answer **${index}**\n\n\`\`\`js\nconsole.log(${index});\n\`\`\`\n`),
+        id: `a${index}`,
+      });
     }
     const started = Date.now();
     await chat.send(initMessage(turns));
@@ -281,7 +319,9 @@ describe('chat webview: streaming replies', function () {
     assert.ok(handledAfterMs < 1_000, `a click was handled ${handledAfterMs} ms after init`);
     assert.ok(await chat.page.locator('[data-turn-id="a499"]').isVisible(), 'the newest turn is on screen');
     await chat.waitForCount('.turn', 1000);
-    const firstTwo = await chat.page.locator('.turn').evaluateAll((elements) => elements.slice(0, 2).map((element) => element.getAttribute('data-turn-id')));
+    const firstTwo = await chat.page
+      .locator('.turn')
+      .evaluateAll((elements) => elements.slice(0, 2).map((element) => element.getAttribute('data-turn-id')));
     assert.deepStrictEqual(firstTwo, ['u0', 'a0'], 'older turns end up in order above');
   });
 });

@@ -55,7 +55,14 @@ export function attemptFacts(error: GatewayError): AttemptFacts | undefined {
 }
 
 /** Errors raised while connecting, before a single byte of the request went out. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 type StopReason = 'caller' | 'deadline' | 'idle';
 
@@ -115,11 +122,15 @@ export class HttpTransport {
     const { ProxyAgent } = loadUndici();
     try {
       const parsed = new URL(proxyUrl);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('unsupported protocol');
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        throw new Error('unsupported protocol');
     } catch {
       // The URL may carry proxy credentials (user:password@): never repeat that part.
       const shown = proxyUrl.replace(/\/\/[^/@]*@/, '//');
-      throw new GatewayError({ kind: 'config', message: `The proxy URL "${shown}" is not a valid http(s) URL.` });
+      throw new GatewayError({
+        kind: 'config',
+        message: `The proxy URL "${shown}" is not a valid http(s) URL.`,
+      });
     }
     const tls = { rejectUnauthorized: this.strictSSL };
     return new ProxyAgent({
@@ -271,7 +282,10 @@ export class HttpExchange {
 
   private toError(error: unknown, beforeResponse: boolean): GatewayError {
     const failure = describeFailure(error, this.stoppedBy, this.call.url, this.settings);
-    factsByError.set(failure, { beforeResponse, neverSent: beforeResponse && NOT_SENT_CODES.has(errorCode(error) ?? '') });
+    factsByError.set(failure, {
+      beforeResponse,
+      neverSent: beforeResponse && NOT_SENT_CODES.has(errorCode(error) ?? ''),
+    });
     return failure;
   }
 }
@@ -333,10 +347,16 @@ function errorCode(error: unknown): string | undefined {
   return codes.find((code) => code.startsWith('E')) ?? codes[0];
 }
 
-function describeFailure(error: unknown, stoppedBy: StopReason | undefined, url: URL, settings: TransportSettings): GatewayError {
+function describeFailure(
+  error: unknown,
+  stoppedBy: StopReason | undefined,
+  url: URL,
+  settings: TransportSettings,
+): GatewayError {
   if (GatewayError.is(error)) return error;
   const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
-  if (stoppedBy === 'caller') return new GatewayError({ kind: 'aborted', message: 'The request was cancelled.', cause: error });
+  if (stoppedBy === 'caller')
+    return new GatewayError({ kind: 'aborted', message: 'The request was cancelled.', cause: error });
   if (stoppedBy === 'deadline') {
     return new GatewayError({
       kind: 'timeout',
@@ -355,14 +375,23 @@ function describeFailure(error: unknown, stoppedBy: StopReason | undefined, url:
   const host = url.host;
   let message: string;
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new GatewayError({ kind: 'timeout', message: `Connecting to the gateway at ${host} timed out.`, cause: error });
+    return new GatewayError({
+      kind: 'timeout',
+      message: `Connecting to the gateway at ${host} timed out.`,
+      cause: error,
+    });
   } else if (code === 'ECONNREFUSED') {
     message = `Could not connect to the gateway at ${host}: the connection was refused. Check the base URL and that the gateway is running.`;
   } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     message = `Could not find the gateway host ${url.hostname}. Check the base URL and your network or proxy settings.`;
   } else if (code && /CERT|SELF_SIGNED|TLS|SSL/.test(code)) {
     message = `The TLS certificate of ${host} was not accepted (${code}). If a proxy on your network inspects traffic, trust its certificate or turn off strict SSL.`;
-  } else if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED') {
+  } else if (
+    code === 'UND_ERR_SOCKET' ||
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    code === 'UND_ERR_CLOSED'
+  ) {
     message = `The connection to the gateway at ${host} was dropped${code === 'UND_ERR_SOCKET' ? '' : ` (${code})`}.`;
   } else {
     const detail = error instanceof Error ? error.message : String(error);

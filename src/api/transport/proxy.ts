@@ -16,11 +16,18 @@ const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
  * The proxy to use for `target`, or undefined to connect directly. An explicit `proxy.url` wins;
  * otherwise the usual environment variables apply, as they do for curl and most CLIs.
  */
-export function proxyUrlFor(target: URL, options: ProxyOptions | undefined, env: Env = process.env): string | undefined {
+export function proxyUrlFor(
+  target: URL,
+  options: ProxyOptions | undefined,
+  env: Env = process.env,
+): string | undefined {
   const explicit = options?.url?.trim();
   const proxyUrl = explicit || proxyFromEnv(target, env);
   if (!proxyUrl) return undefined;
-  const noProxy = options?.noProxy && options.noProxy.length > 0 ? options.noProxy : splitList(env.NO_PROXY ?? env.no_proxy);
+  const noProxy =
+    options?.noProxy && options.noProxy.length > 0
+      ? options.noProxy
+      : splitList(env.NO_PROXY ?? env.no_proxy);
   return bypassesProxy(target, noProxy) ? undefined : proxyUrl;
 }
 

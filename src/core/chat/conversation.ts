@@ -2,7 +2,13 @@
  * Conversations as they are stored and shown. Pure: no `vscode`, so it is unit-tested in Node.
  */
 import type { ChatMessage } from '../../api/types';
-import type { AssistantTurn, ConversationSummary, ConversationView, Turn, UserTurn } from '../protocol/chatProtocol';
+import type {
+  AssistantTurn,
+  ConversationSummary,
+  ConversationView,
+  Turn,
+  UserTurn,
+} from '../protocol/chatProtocol';
 
 export interface Conversation {
   id: string;
@@ -25,8 +31,17 @@ export function newConversation(now = Date.now()): Conversation {
 
 /** A title from the first prompt: its first line, shortened. */
 export function titleFrom(text: string): string {
-  const line = text.trim().split('\n').find((l) => l.trim() !== '')?.trim() ?? 'New chat';
-  const plain = line.replace(/[`*_#>]/g, '').replace(/\s+/g, ' ').trim() || 'New chat';
+  const line =
+    text
+      .trim()
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? 'New chat';
+  const plain =
+    line
+      .replace(/[`*_#>]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim() || 'New chat';
   return plain.length > 60 ? `${plain.slice(0, 57)}…` : plain;
 }
 
@@ -35,7 +50,15 @@ export function userTurn(content: string, now = Date.now()): UserTurn {
 }
 
 export function assistantTurn(model: string, now = Date.now()): AssistantTurn {
-  return { id: newId('a', now), role: 'assistant', content: '', reasoning: '', status: 'streaming', model, createdAt: now };
+  return {
+    id: newId('a', now),
+    role: 'assistant',
+    content: '',
+    reasoning: '',
+    status: 'streaming',
+    model,
+    createdAt: now,
+  };
 }
 
 /**
@@ -70,7 +93,12 @@ function formatUsage(turn: AssistantTurn): string {
 
 /** The conversation as a Markdown document, for export. */
 export function toMarkdown(c: Conversation): string {
-  const lines: string[] = [`# ${c.title}`, '', `_Exported from Gateway AI on ${new Date().toISOString().slice(0, 10)}_`, ''];
+  const lines: string[] = [
+    `# ${c.title}`,
+    '',
+    `_Exported from Gateway AI on ${new Date().toISOString().slice(0, 10)}_`,
+    '',
+  ];
   for (const turn of c.turns) {
     if (turn.role === 'user') {
       lines.push('## You', '', turn.content, '');

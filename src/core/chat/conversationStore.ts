@@ -5,7 +5,8 @@
  * extension, a temporary folder in unit tests).
  */
 import type { ConversationSummary, Turn } from '../protocol/chatProtocol';
-import { summarize, type Conversation } from './conversation';
+import { summarize } from './conversation';
+import type { Conversation } from './conversation';
 
 export interface ConversationFiles {
   read(name: string): Promise<string | undefined>;
@@ -25,7 +26,8 @@ const MAX_CONVERSATIONS = 200;
 function isTurn(value: unknown): value is Turn {
   if (!value || typeof value !== 'object') return false;
   const t = value as Record<string, unknown>;
-  if (typeof t.id !== 'string' || typeof t.content !== 'string' || typeof t.createdAt !== 'number') return false;
+  if (typeof t.id !== 'string' || typeof t.content !== 'string' || typeof t.createdAt !== 'number')
+    return false;
   if (t.role === 'user') return true;
   return t.role === 'assistant' && typeof t.status === 'string' && typeof t.model === 'string';
 }
@@ -35,7 +37,9 @@ function parseConversation(text: string): Conversation | undefined {
   if (!value || typeof value.id !== 'string' || !Array.isArray(value.turns)) return undefined;
   const turns = value.turns.filter(isTurn).map((t) =>
     // A reply that was streaming when the window closed did not finish: say so.
-    t.role === 'assistant' && t.status === 'streaming' ? { ...t, reasoning: t.reasoning ?? '', status: 'stopped' as const } : t,
+    t.role === 'assistant' && t.status === 'streaming'
+      ? { ...t, reasoning: t.reasoning ?? '', status: 'stopped' as const }
+      : t,
   );
   return {
     id: value.id,
@@ -69,9 +73,15 @@ export class ConversationStore {
       if (text) {
         const parsed = JSON.parse(text) as Partial<Index>;
         const items = Array.isArray(parsed.items)
-          ? parsed.items.filter((i): i is ConversationSummary => !!i && typeof i.id === 'string' && typeof i.title === 'string')
+          ? parsed.items.filter(
+              (i): i is ConversationSummary => !!i && typeof i.id === 'string' && typeof i.title === 'string',
+            )
           : [];
-        index = { version: 1, currentId: typeof parsed.currentId === 'string' ? parsed.currentId : undefined, items };
+        index = {
+          version: 1,
+          currentId: typeof parsed.currentId === 'string' ? parsed.currentId : undefined,
+          items,
+        };
       }
     } catch (error) {
       this.onProblem(`The chat history index could not be read and was reset (${(error as Error).message}).`);

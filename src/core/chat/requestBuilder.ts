@@ -2,7 +2,11 @@
 import type { ChatMessage, ChatRequest } from '../../api/types';
 import type { GatewaySettings } from '../config/settingsModel';
 
-export function buildChatRequest(chat: GatewaySettings['chat'], model: string, messages: ChatMessage[]): ChatRequest {
+export function buildChatRequest(
+  chat: GatewaySettings['chat'],
+  model: string,
+  messages: ChatMessage[],
+): ChatRequest {
   const request: ChatRequest = { model, messages, stream: true };
   if (chat.temperature !== undefined) request.temperature = chat.temperature;
   if (chat.maxTokens !== undefined) request.max_tokens = chat.maxTokens;

@@ -4,7 +4,10 @@ import type { ErrorAction, TurnError } from '../protocol/chatProtocol';
 
 export function toTurnError(error: unknown): TurnError {
   if (!GatewayError.is(error)) {
-    return { message: `Something went wrong: ${error instanceof Error ? error.message : String(error)}`, actions: ['retry'] };
+    return {
+      message: `Something went wrong: ${error instanceof Error ? error.message : String(error)}`,
+      actions: ['retry'],
+    };
   }
   const actions: ErrorAction[] = [];
   switch (error.kind) {
@@ -31,5 +34,8 @@ export function toTurnError(error: unknown): TurnError {
 }
 
 export function isAbort(error: unknown): boolean {
-  return (GatewayError.is(error) && error.kind === 'aborted') || (error instanceof Error && error.name === 'AbortError');
+  return (
+    (GatewayError.is(error) && error.kind === 'aborted') ||
+    (error instanceof Error && error.name === 'AbortError')
+  );
 }

@@ -4,7 +4,8 @@
  * host hands in a getter over `vscode.workspace.getConfiguration`, the unit tests a plain object.
  */
 import { isRecord } from '../../api/json';
-import { Setting, VsCodeSetting, type SettingId } from '../ids';
+import { Setting, VsCodeSetting } from '../ids';
+import type { SettingId } from '../ids';
 
 /** Every setting of the extension, typed, read through one accessor (`readSettings`). */
 export interface GatewaySettings {
@@ -56,7 +57,9 @@ function num(value: unknown, min: number, max: number, fallback: number): number
 }
 
 function optionalNum(value: unknown, min: number, max: number): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : undefined;
+  return typeof value === 'number' && Number.isFinite(value)
+    ? Math.min(max, Math.max(min, value))
+    : undefined;
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
@@ -68,7 +71,9 @@ function records(value: unknown): Record<string, unknown>[] {
 }
 
 function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim()) : [];
+  return Array.isArray(value)
+    ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim())
+    : [];
 }
 
 const EFFORTS = ['default', 'none', 'minimal', 'low', 'medium', 'high'] as const;
@@ -88,7 +93,9 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       systemPrompt: str(get(Setting.chatSystemPrompt)) ?? '',
       temperature: optionalNum(get(Setting.chatTemperature), 0, 2),
       maxTokens: optionalNum(get(Setting.chatMaxTokens), 1, Number.MAX_SAFE_INTEGER),
-      reasoningEffort: (EFFORTS as readonly string[]).includes(effort ?? '') ? (effort as GatewaySettings['chat']['reasoningEffort']) : 'default',
+      reasoningEffort: (EFFORTS as readonly string[]).includes(effort ?? '')
+        ? (effort as GatewaySettings['chat']['reasoningEffort'])
+        : 'default',
       responseFormat: str(get(Setting.chatResponseFormat)) === 'json_object' ? 'json_object' : 'text',
       webSearch: get(Setting.chatWebSearch) === true,
       provider: record(get(Setting.chatProvider)),
@@ -128,4 +135,3 @@ export function validateBaseUrl(value: string): string | undefined {
   if (url.search || url.hash) return 'The gateway base URL must not contain a query (?) or a fragment (#).';
   return undefined;
 }
-

@@ -134,12 +134,18 @@ function readJob(entry: unknown): MediaJob | string {
     if (!isRecord(parameters)) return 'bad parameters';
     job.parameters = parameters;
   }
-  for (const [name, value] of [['finishedAt', finishedAt], ['lastCheckedAt', lastCheckedAt]] as const) {
+  for (const [name, value] of [
+    ['finishedAt', finishedAt],
+    ['lastCheckedAt', lastCheckedAt],
+  ] as const) {
     if (value == null) continue;
     if (!isTime(value)) return `bad ${name}`;
     job[name] = value;
   }
-  for (const [name, value] of [['error', error], ['lastProblem', lastProblem]] as const) {
+  for (const [name, value] of [
+    ['error', error],
+    ['lastProblem', lastProblem],
+  ] as const) {
     if (value == null) continue;
     if (typeof value !== 'string') return `bad ${name}`;
     job[name] = value;
@@ -169,7 +175,6 @@ function readOutput(value: unknown): MediaOutput | undefined {
       return undefined;
   }
 }
-
 
 function isTime(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;

@@ -31,7 +31,10 @@ export class MediaJobModel {
   readonly onDidChange: Event<MediaJobsChange> = this.changes.event;
 
   /** `now` stamps updatedAt, finishedAt and lastCheckedAt. */
-  constructor(initialJobs: Iterable<MediaJob> = [], private readonly now: () => number = Date.now) {
+  constructor(
+    initialJobs: Iterable<MediaJob> = [],
+    private readonly now: () => number = Date.now,
+  ) {
     for (const job of initialJobs) this.jobs.set(job.id, job);
   }
 

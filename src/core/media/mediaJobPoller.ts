@@ -188,7 +188,12 @@ export class MediaJobPoller implements IDisposable {
     const delay = pollDelayMs(job.pollCount, this.schedule);
     const since = job.lastCheckedAt ?? job.createdAt;
     // min(): a clock that went backwards since the last check must not push the next one far out.
-    this.states.set(id, { dueAt: Math.min(since + delay, now + delay), failures: 0, held: false, manual: false });
+    this.states.set(id, {
+      dueAt: Math.min(since + delay, now + delay),
+      failures: 0,
+      held: false,
+      manual: false,
+    });
     return true;
   }
 
@@ -239,10 +244,13 @@ export class MediaJobPoller implements IDisposable {
     if (this.wake) this.clock.clearTimeout(this.wake.timer);
     this.wake = undefined;
     if (at === undefined) return;
-    const timer = this.clock.setTimeout(() => {
-      this.wake = undefined;
-      this.pump();
-    }, Math.max(0, at - now));
+    const timer = this.clock.setTimeout(
+      () => {
+        this.wake = undefined;
+        this.pump();
+      },
+      Math.max(0, at - now),
+    );
     this.wake = { at, timer };
   }
 
@@ -307,12 +315,22 @@ export class MediaJobPoller implements IDisposable {
       case 'rateLimited': {
         state.failures++;
         if (failure.retryAfterSeconds === undefined) {
-          this.retryLater(id, state, failure.label, failureDelayMs(state.failures, checkIndex, this.schedule));
+          this.retryLater(
+            id,
+            state,
+            failure.label,
+            failureDelayMs(state.failures, checkIndex, this.schedule),
+          );
           return;
         }
         const asked = retryAfterDelayMs(failure.retryAfterSeconds, () => 0);
         this.rateLimitedUntil = Math.max(this.rateLimitedUntil, this.clock.now() + asked);
-        this.retryLater(id, state, failure.label, retryAfterDelayMs(failure.retryAfterSeconds, this.schedule.random));
+        this.retryLater(
+          id,
+          state,
+          failure.label,
+          retryAfterDelayMs(failure.retryAfterSeconds, this.schedule.random),
+        );
         return;
       }
       case 'transient':

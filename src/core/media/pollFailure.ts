@@ -25,8 +25,10 @@ export function classifyPollFailure(error: unknown): PollFailure {
   switch (error.kind) {
     case 'http':
       if (status === 404) return { kind: 'notFound' };
-      if (status === 401) return { kind: 'needsUser', problem: `The gateway rejected the API key (401); ${PAUSED}` };
-      if (status === 403) return { kind: 'needsUser', problem: `The API key may not read this job (403); ${PAUSED}` };
+      if (status === 401)
+        return { kind: 'needsUser', problem: `The gateway rejected the API key (401); ${PAUSED}` };
+      if (status === 403)
+        return { kind: 'needsUser', problem: `The API key may not read this job (403); ${PAUSED}` };
       if (status === 429) {
         const failure: PollFailure = { kind: 'rateLimited', label: 'Gateway busy (429)' };
         if (error.retryAfter !== undefined && Number.isFinite(error.retryAfter)) {

@@ -40,7 +40,7 @@ export function baseDelayMs(checkIndex: number, maxIntervalMs?: number): number 
   const index = Math.max(0, Math.floor(checkIndex));
   const lastRampIndex = RAMP_MS.length - 1;
   const delay =
-    index <= lastRampIndex ? RAMP_MS[index]! : RAMP_MS[lastRampIndex]! * GROWTH ** (index - lastRampIndex);
+    index <= lastRampIndex ? RAMP_MS[index] : RAMP_MS[lastRampIndex] * GROWTH ** (index - lastRampIndex);
   return Math.min(max, delay);
 }
 
@@ -53,7 +53,11 @@ export function pollDelayMs(checkIndex: number, options: PollScheduleOptions = {
  * Wait after `failures` consecutive failed checks (gateway errors, network down): doubling from
  * 2 s up to the maximum interval, and never shorter than the job's regular schedule.
  */
-export function failureDelayMs(failures: number, checkIndex: number, options: PollScheduleOptions = {}): number {
+export function failureDelayMs(
+  failures: number,
+  checkIndex: number,
+  options: PollScheduleOptions = {},
+): number {
   const max = normalizeMaxInterval(options.maxIntervalMs);
   const doubling = FIRST_FAILURE_BACKOFF_MS * 2 ** Math.max(0, failures - 1);
   const delay = Math.min(max, Math.max(baseDelayMs(checkIndex, max), doubling));

@@ -170,7 +170,9 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'retry':
       return isId(m.turnId) ? { type: 'retry', turnId: m.turnId } : undefined;
     case 'editAndResend':
-      return isId(m.turnId) && isText(m.text) ? { type: 'editAndResend', turnId: m.turnId, text: m.text } : undefined;
+      return isId(m.turnId) && isText(m.text)
+        ? { type: 'editAndResend', turnId: m.turnId, text: m.text }
+        : undefined;
     case 'copy':
       return isText(m.text) ? { type: 'copy', text: m.text } : undefined;
     case 'insertCode':
@@ -178,7 +180,9 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'openCode':
       if (!isText(m.code)) return undefined;
       if (m.language !== undefined && !isText(m.language, 100)) return undefined;
-      return m.language === undefined ? { type: 'openCode', code: m.code } : { type: 'openCode', code: m.code, language: m.language as string };
+      return m.language === undefined
+        ? { type: 'openCode', code: m.code }
+        : { type: 'openCode', code: m.code, language: m.language };
     case 'openLink':
       return isText(m.href, 8192) ? { type: 'openLink', href: m.href } : undefined;
     case 'openConversation':

@@ -9,7 +9,12 @@ export type PreviewMessage = { type: 'save'; index: number } | { type: 'openSour
 export function parsePreviewMessage(value: unknown): PreviewMessage | undefined {
   if (!isRecord(value)) return undefined;
   const { type, index } = value;
-  if ((type === 'save' || type === 'openSource') && typeof index === 'number' && Number.isInteger(index) && index >= 0) {
+  if (
+    (type === 'save' || type === 'openSource') &&
+    typeof index === 'number' &&
+    Number.isInteger(index) &&
+    index >= 0
+  ) {
     return { type, index };
   }
   return undefined;

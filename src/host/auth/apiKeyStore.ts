@@ -41,7 +41,10 @@ export class ApiKeyStore extends Disposable {
       secrets.onDidChange((e) => {
         if (e.key !== SECRET_KEY) return;
         this.loaded = undefined;
-        void this.get().then((key) => this.announce(key), () => undefined);
+        void this.get().then(
+          (key) => this.announce(key),
+          () => undefined,
+        );
       }),
     );
   }

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import type { ChatSession } from './chatSession';
 import type { ChatViewProvider } from './chatViewProvider';
-import { pickModel, setChatModel, type RecentModels } from './modelPicker';
+import { pickModel, setChatModel } from './modelPicker';
+import type { RecentModels } from './modelPicker';
 import { explainPrompt } from '../../core/chat/explainPrompt';
 
 export interface ChatCommandDeps {
@@ -14,7 +15,11 @@ export interface ChatCommandDeps {
 export async function ask(deps: ChatCommandDeps, prompt?: unknown): Promise<void> {
   let text = typeof prompt === 'string' ? prompt : undefined;
   if (text === undefined) {
-    text = await vscode.window.showInputBox({ title: 'Gateway AI: Ask', prompt: 'Ask the chat model', ignoreFocusOut: true });
+    text = await vscode.window.showInputBox({
+      title: 'Gateway AI: Ask',
+      prompt: 'Ask the chat model',
+      ignoreFocusOut: true,
+    });
   }
   if (!text?.trim()) return;
   await deps.view.reveal();
@@ -26,7 +31,9 @@ export async function explainSelection(deps: ChatCommandDeps): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   const code = editor ? editor.selections.map((s) => editor.document.getText(s)).join('\n') : '';
   if (!editor || !code.trim()) {
-    void vscode.window.showInformationMessage('Gateway AI: select some code first, then run Explain Selection.');
+    void vscode.window.showInformationMessage(
+      'Gateway AI: select some code first, then run Explain Selection.',
+    );
     return;
   }
   const fileName = vscode.workspace.asRelativePath(editor.document.uri, false);
@@ -42,7 +49,9 @@ export async function selectModel(deps: ChatCommandDeps, model?: unknown): Promi
     await setChatModel(chosen, deps.recentModels);
     return chosen.trim();
   } catch (error) {
-    void vscode.window.showErrorMessage(`Gateway AI: ${error instanceof Error ? error.message : String(error)}`);
+    void vscode.window.showErrorMessage(
+      `Gateway AI: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return undefined;
   }
 }

@@ -31,13 +31,19 @@ export class ChatFeature extends Disposable {
   constructor(deps: ChatFeatureDeps) {
     super();
     const { context, gateway, apiKey, logger } = deps;
-    const store = new ConversationStore(storageFolder(context.globalStorageUri, 'conversations'), (problem) => logger.warn(problem));
+    const store = new ConversationStore(storageFolder(context.globalStorageUri, 'conversations'), (problem) =>
+      logger.warn(problem),
+    );
     this.session = this.register(new ChatSession({ gateway, store, apiKey, logger }));
     this.router = new ChatViewRouter(this.session, logger);
     this.view = this.register(new ChatViewProvider(context.extensionUri, this.session, this.router, logger));
     this.register(vscode.window.registerWebviewViewProvider(View.chat, this.view));
 
-    const commandDeps = { session: this.session, view: this.view, recentModels: new RecentModels(context.globalState) };
+    const commandDeps = {
+      session: this.session,
+      view: this.view,
+      recentModels: new RecentModels(context.globalState),
+    };
     const r = vscode.commands.registerCommand;
     this.register(
       r(Command.newChat, async () => {

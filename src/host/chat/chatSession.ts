@@ -15,8 +15,8 @@ import {
   toMarkdown,
   toView,
   userTurn,
-  type Conversation,
 } from '../../core/chat/conversation';
+import type { Conversation } from '../../core/chat/conversation';
 import type { ConversationStore } from '../../core/chat/conversationStore';
 import { DeltaBatcher } from '../../core/chat/deltaBatcher';
 import { buildChatRequest } from '../../core/chat/requestBuilder';
@@ -64,7 +64,8 @@ export class ChatSession extends Disposable {
     this.register(deps.apiKey.onDidChange((key) => this.post({ type: 'apiKey', hasApiKey: !!key })));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(Setting.chatModel)) this.post({ type: 'model', model: readSettings().chat.model });
+        if (e.affectsConfiguration(Setting.chatModel))
+          this.post({ type: 'model', model: readSettings().chat.model });
       }),
     );
     this.register({ dispose: () => this.active?.abort.abort() });
@@ -157,7 +158,9 @@ export class ChatSession extends Disposable {
     if (this.conversation?.id === id) return;
     const loaded = await this.deps.store.load(id);
     if (!loaded) {
-      void vscode.window.showWarningMessage('Gateway AI: that chat could not be opened; it may have been deleted.');
+      void vscode.window.showWarningMessage(
+        'Gateway AI: that chat could not be opened; it may have been deleted.',
+      );
       await this.deps.store.delete(id);
       await this.postHistory();
       return;
@@ -180,10 +183,15 @@ export class ChatSession extends Disposable {
   async exportMarkdown(): Promise<vscode.TextDocument | undefined> {
     const conversation = await this.current();
     if (conversation.turns.length === 0) {
-      void vscode.window.showInformationMessage('Gateway AI: this chat is empty; there is nothing to export yet.');
+      void vscode.window.showInformationMessage(
+        'Gateway AI: this chat is empty; there is nothing to export yet.',
+      );
       return undefined;
     }
-    const doc = await vscode.workspace.openTextDocument({ content: toMarkdown(conversation), language: 'markdown' });
+    const doc = await vscode.workspace.openTextDocument({
+      content: toMarkdown(conversation),
+      language: 'markdown',
+    });
     await vscode.window.showTextDocument(doc, { preview: false });
     return doc;
   }
@@ -220,9 +228,14 @@ export class ChatSession extends Disposable {
     const batcher = new DeltaBatcher(turn.id, (m) => this.post(m));
     try {
       if (!(await this.deps.apiKey.get())) {
-        throw new GatewayError({ kind: 'config', message: "No API key is set. Set one with 'Gateway AI: Set API Key', then retry." });
+        throw new GatewayError({
+          kind: 'config',
+          message: "No API key is set. Set one with 'Gateway AI: Set API Key', then retry.",
+        });
       }
-      const stream = this.deps.gateway.client().streamChat(buildChatRequest(settings.chat, turn.model, messages), { signal: abort.signal });
+      const stream = this.deps.gateway
+        .client()
+        .streamChat(buildChatRequest(settings.chat, turn.model, messages), { signal: abort.signal });
       let savedAt = Date.now();
       for await (const delta of stream) {
         this.apply(turn, delta, batcher);
@@ -268,7 +281,11 @@ export class ChatSession extends Disposable {
         if (delta.model) turn.model = delta.model;
         break;
       case 'tool_calls':
-        turn.toolCalls = delta.toolCalls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+        turn.toolCalls = delta.toolCalls.map((c) => ({
+          id: c.id,
+          name: c.function.name,
+          arguments: c.function.arguments,
+        }));
         batcher.flush();
         this.post({ type: 'turnUpdated', turn });
         break;
@@ -283,7 +300,9 @@ export class ChatSession extends Disposable {
           .map((a) => a.url_citation)
           .filter((c): c is NonNullable<typeof c> => !!c && typeof c.url === 'string')
           .map((c) => ({ url: c.url, title: c.title }));
-        turn.citations = [...(turn.citations ?? []), ...citations].filter((c, i, all) => all.findIndex((o) => o.url === c.url) === i);
+        turn.citations = [...(turn.citations ?? []), ...citations].filter(
+          (c, i, all) => all.findIndex((o) => o.url === c.url) === i,
+        );
         break;
       }
       case 'reasoning_details':

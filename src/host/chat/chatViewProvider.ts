@@ -38,13 +38,17 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     const received = webview.onDidReceiveMessage((raw: unknown) => {
       const message = parseWebviewMessage(raw);
       if (!message) {
-        this.logger.warn(`Ignored a malformed message from the chat view: ${JSON.stringify(raw)?.slice(0, 120)}`);
+        this.logger.warn(
+          `Ignored a malformed message from the chat view: ${JSON.stringify(raw)?.slice(0, 120)}`,
+        );
         return;
       }
       if (message.type === 'ready') attached ??= this.session.attach((m) => void webview.postMessage(m));
       this.router.handle(message).catch((error: unknown) => {
         this.logger.error(`Chat action "${message.type}" failed`, error);
-        void vscode.window.showErrorMessage(`Gateway AI: ${error instanceof Error ? error.message : String(error)}`);
+        void vscode.window.showErrorMessage(
+          `Gateway AI: ${error instanceof Error ? error.message : String(error)}`,
+        );
       });
     });
     view.onDidDispose(() => {

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { Command, SettingSection } from '../../core/ids';
-import { isAllowedLink, type WebviewMessage } from '../../core/protocol/chatProtocol';
+import { isAllowedLink } from '../../core/protocol/chatProtocol';
+import type { WebviewMessage } from '../../core/protocol/chatProtocol';
 import type { Logger } from '../log/logger';
 import type { ChatSession } from './chatSession';
 
@@ -41,7 +42,10 @@ export class ChatViewRouter {
       case 'insertCode':
         return this.insertCode(message.code);
       case 'openCode': {
-        const doc = await vscode.workspace.openTextDocument({ content: message.code, language: message.language || undefined });
+        const doc = await vscode.workspace.openTextDocument({
+          content: message.code,
+          language: message.language || undefined,
+        });
         await vscode.window.showTextDocument(doc, { preview: false });
         return;
       }

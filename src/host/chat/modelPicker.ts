@@ -15,7 +15,10 @@ export class RecentModels {
   }
 
   async add(model: string): Promise<void> {
-    await this.state.update(RECENT_KEY, [model, ...this.list().filter((m) => m !== model)].slice(0, MAX_RECENT));
+    await this.state.update(
+      RECENT_KEY,
+      [model, ...this.list().filter((m) => m !== model)].slice(0, MAX_RECENT),
+    );
   }
 }
 
@@ -23,9 +26,13 @@ export class RecentModels {
 export async function setChatModel(model: string, recent: RecentModels): Promise<void> {
   const id = model.trim();
   if (!isModelId(id)) {
-    throw new Error(`"${model}" is not a model id. Use the form <vendor>/<model_name>, for example openai/gpt-4o-mini.`);
+    throw new Error(
+      `"${model}" is not a model id. Use the form <vendor>/<model_name>, for example openai/gpt-4o-mini.`,
+    );
   }
-  await vscode.workspace.getConfiguration('gateway').update('chat.model', id, vscode.ConfigurationTarget.Global);
+  await vscode.workspace
+    .getConfiguration('gateway')
+    .update('chat.model', id, vscode.ConfigurationTarget.Global);
   await recent.add(id);
 }
 
@@ -49,8 +56,10 @@ export async function pickModel(recent: RecentModels): Promise<string | undefine
     iconPath: new vscode.ThemeIcon(model === current ? 'check' : 'sparkle'),
   });
   const base: ModelItem[] = [];
-  if (recents.length) base.push({ label: 'Recently used', kind: vscode.QuickPickItemKind.Separator }, ...recents.map(itemFor));
-  if (configured.length) base.push({ label: 'Configured', kind: vscode.QuickPickItemKind.Separator }, ...configured.map(itemFor));
+  if (recents.length)
+    base.push({ label: 'Recently used', kind: vscode.QuickPickItemKind.Separator }, ...recents.map(itemFor));
+  if (configured.length)
+    base.push({ label: 'Configured', kind: vscode.QuickPickItemKind.Separator }, ...configured.map(itemFor));
   if (!recents.includes(current) && !configured.includes(current) && current) base.unshift(itemFor(current));
 
   const pick = vscode.window.createQuickPick<ModelItem>();
@@ -71,7 +80,13 @@ export async function pickModel(recent: RecentModels): Promise<string | undefine
       const known = base.some((i) => i.model === typed);
       if (typed && !known) {
         const custom: ModelItem = isModelId(typed)
-          ? { label: typed, model: typed, description: 'use this model', alwaysShow: true, iconPath: new vscode.ThemeIcon('edit') }
+          ? {
+              label: typed,
+              model: typed,
+              description: 'use this model',
+              alwaysShow: true,
+              iconPath: new vscode.ThemeIcon('edit'),
+            }
           : { label: typed, description: 'model ids look like vendor/model_name', alwaysShow: true };
         pick.items = [custom, ...base];
       } else {

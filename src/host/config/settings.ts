@@ -1,8 +1,14 @@
 import * as vscode from 'vscode';
 import { SettingSection, VsCodeSetting } from '../../core/ids';
-import { parseSettings, type GatewaySettings } from '../../core/config/settingsModel';
+import { parseSettings } from '../../core/config/settingsModel';
+import type { GatewaySettings } from '../../core/config/settingsModel';
 
-export { DEFAULT_BASE_URL, isModelId, validateBaseUrl, type GatewaySettings } from '../../core/config/settingsModel';
+export {
+  DEFAULT_BASE_URL,
+  isModelId,
+  validateBaseUrl,
+  type GatewaySettings,
+} from '../../core/config/settingsModel';
 
 /** Reads (and clamps) every setting. Cheap: call it at each use so a change applies at once. */
 export function readSettings(): GatewaySettings {

@@ -47,7 +47,8 @@ export class GatewayService extends Disposable {
     this.logger.warn(problem);
     const openSettings = 'Open Settings';
     void vscode.window.showWarningMessage(`Gateway AI: ${problem}`, openSettings).then((choice) => {
-      if (choice === openSettings) void vscode.commands.executeCommand('workbench.action.openSettings', Setting.baseUrl);
+      if (choice === openSettings)
+        void vscode.commands.executeCommand('workbench.action.openSettings', Setting.baseUrl);
     });
   }
 

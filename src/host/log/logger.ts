@@ -37,7 +37,8 @@ export class Logger implements vscode.Disposable {
     this.channel.warn(this.clean(message));
   }
   error(message: string, error?: unknown): void {
-    const detail = error instanceof Error ? `: ${error.message}` : error !== undefined ? `: ${String(error)}` : '';
+    const detail =
+      error instanceof Error ? `: ${error.message}` : error !== undefined ? `: ${String(error)}` : '';
     this.channel.error(this.clean(message + detail));
   }
 

@@ -15,12 +15,21 @@ export function parseGenerateArgs(value: unknown): GenerateArgs {
     throw new Error('gateway.generateMedia takes { prompt, model?, parameters? }.');
   }
   const v = value as Record<string, unknown>;
-  if (typeof v.prompt !== 'string' || !v.prompt.trim()) throw new Error('gateway.generateMedia needs a non-empty prompt.');
-  if (v.model !== undefined && !isModelId(v.model)) throw new Error(`"${String(v.model)}" is not a model id (<vendor>/<model_name>).`);
-  if (v.parameters !== undefined && (typeof v.parameters !== 'object' || v.parameters === null || Array.isArray(v.parameters))) {
+  if (typeof v.prompt !== 'string' || !v.prompt.trim())
+    throw new Error('gateway.generateMedia needs a non-empty prompt.');
+  if (v.model !== undefined && !isModelId(v.model))
+    throw new Error(`"${String(v.model)}" is not a model id (<vendor>/<model_name>).`);
+  if (
+    v.parameters !== undefined &&
+    (typeof v.parameters !== 'object' || v.parameters === null || Array.isArray(v.parameters))
+  ) {
     throw new Error('gateway.generateMedia: parameters must be an object.');
   }
-  return { prompt: v.prompt.trim(), model: v.model as string | undefined, parameters: v.parameters as Record<string, unknown> | undefined };
+  return {
+    prompt: v.prompt.trim(),
+    model: v.model,
+    parameters: v.parameters as Record<string, unknown> | undefined,
+  };
 }
 
 let lastPrompt = '';
@@ -43,7 +52,8 @@ export async function askGenerateArgs(): Promise<GenerateArgs | undefined> {
     prompt: 'Media model, <vendor>/<model_name>',
     value: settings.model,
     ignoreFocusOut: true,
-    validateInput: (v) => (isModelId(v) ? undefined : 'Use the form <vendor>/<model_name>, for example openai/gpt-image-1.'),
+    validateInput: (v) =>
+      isModelId(v) ? undefined : 'Use the form <vendor>/<model_name>, for example openai/gpt-image-1.',
   });
   if (model === undefined) return undefined;
   const parametersText = await vscode.window.showInputBox({
@@ -55,7 +65,9 @@ export async function askGenerateArgs(): Promise<GenerateArgs | undefined> {
       if (!v.trim()) return undefined;
       try {
         const parsed: unknown = JSON.parse(v);
-        return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? undefined : 'Parameters must be a JSON object.';
+        return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+          ? undefined
+          : 'Parameters must be a JSON object.';
       } catch {
         return 'This is not valid JSON.';
       }
@@ -70,8 +82,12 @@ export async function askGenerateArgs(): Promise<GenerateArgs | undefined> {
 /** Shows a failed start with what the user can do about it. */
 export async function reportStartFailure(error: unknown): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
-  const needsKey = GatewayError.is(error) && (error.status === 401 || (error.kind === 'config' && /key/i.test(message)));
+  const needsKey =
+    GatewayError.is(error) && (error.status === 401 || (error.kind === 'config' && /key/i.test(message)));
   const action = needsKey ? 'Set API Key' : undefined;
-  const choice = await vscode.window.showErrorMessage(`Gateway AI: the media job was not started. ${message}`, ...(action ? [action] : []));
+  const choice = await vscode.window.showErrorMessage(
+    `Gateway AI: the media job was not started. ${message}`,
+    ...(action ? [action] : []),
+  );
   if (choice === 'Set API Key') await vscode.commands.executeCommand(Command.setApiKey);
 }

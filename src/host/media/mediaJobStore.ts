@@ -28,7 +28,9 @@ export class MediaJobStore {
     const { jobs, skipped, problems } = deserializeJobs(this.state.get(STATE_KEY));
     if (skipped > 0) {
       this.logger.warn(`Skipped ${skipped} unreadable stored media job(s): ${problems.join('; ')}`);
-      void vscode.window.showWarningMessage(`Gateway AI: ${skipped} stored media job(s) could not be read and were skipped.`);
+      void vscode.window.showWarningMessage(
+        `Gateway AI: ${skipped} stored media job(s) could not be read and were skipped.`,
+      );
       void this.state.update(STATE_KEY, serializeJobs(jobs));
     }
     return jobs;
@@ -43,13 +45,25 @@ export class MediaJobStore {
     if (!job.outputs.some((o) => o.kind === 'data')) return undefined;
     const outputs: MediaOutput[] = [];
     for (const [index, output] of job.outputs.entries()) {
-      outputs.push(output.kind === 'data' ? { kind: 'url', url: (await this.writeData(job.id, index, output)).toString(), mimeType: output.mimeType } : output);
+      outputs.push(
+        output.kind === 'data'
+          ? {
+              kind: 'url',
+              url: (await this.writeData(job.id, index, output)).toString(),
+              mimeType: output.mimeType,
+            }
+          : output,
+      );
     }
     return outputs;
   }
 
   /** Writes one base64 output as the job's file number `index + 1`. */
-  async writeData(jobId: string, index: number, output: { data: string; mimeType: string }): Promise<vscode.Uri> {
+  async writeData(
+    jobId: string,
+    index: number,
+    output: { data: string; mimeType: string },
+  ): Promise<vscode.Uri> {
     await vscode.workspace.fs.createDirectory(this.folder);
     const file = this.fileFor(jobId, index, output.mimeType);
     await vscode.workspace.fs.writeFile(file, Buffer.from(output.data, 'base64'));
@@ -66,7 +80,8 @@ export class MediaJobStore {
     const safe = jobId.replace(/[^\w.-]/g, '_').slice(0, 80);
     try {
       for (const [name] of await vscode.workspace.fs.readDirectory(this.folder)) {
-        if (name.startsWith(`${safe}-`)) await vscode.workspace.fs.delete(vscode.Uri.joinPath(this.folder, name));
+        if (name.startsWith(`${safe}-`))
+          await vscode.workspace.fs.delete(vscode.Uri.joinPath(this.folder, name));
       }
     } catch {
       // No folder yet: nothing to delete.

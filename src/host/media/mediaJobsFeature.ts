@@ -6,13 +6,16 @@ import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
-import { askGenerateArgs, parseGenerateArgs, reportStartFailure, type GenerateArgs } from './mediaCommands';
-import { createMediaJob, type MediaJob } from '../../core/media/mediaJob';
+import { askGenerateArgs, parseGenerateArgs, reportStartFailure } from './mediaCommands';
+import type { GenerateArgs } from './mediaCommands';
+import { createMediaJob } from '../../core/media/mediaJob';
+import type { MediaJob } from '../../core/media/mediaJob';
 import { MediaJobModel } from '../../core/media/mediaJobModel';
 import { MediaJobPoller } from '../../core/media/mediaJobPoller';
 import { MediaJobStore } from './mediaJobStore';
 import { MediaJobsTreeProvider } from './mediaJobsTree';
-import { describeOutputs, kindOf, MediaPreviewPanel, type PreviewItem } from './mediaPreview';
+import { describeOutputs, kindOf, MediaPreviewPanel } from './mediaPreview';
+import type { PreviewItem } from './mediaPreview';
 import { Command, SettingSection, UiId, View, focusCommand } from '../../core/ids';
 
 export interface MediaJobsDeps {
@@ -34,7 +37,9 @@ export class MediaJobsFeature extends Disposable {
   private poller: MediaJobPoller | undefined;
   private loaded = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly status = this.register(vscode.window.createStatusBarItem(UiId.mediaStatus, vscode.StatusBarAlignment.Right, 99));
+  private readonly status = this.register(
+    vscode.window.createStatusBarItem(UiId.mediaStatus, vscode.StatusBarAlignment.Right, 99),
+  );
 
   constructor(private readonly deps: MediaJobsDeps) {
     super();
@@ -83,7 +88,10 @@ export class MediaJobsFeature extends Disposable {
       getStatus: (id, signal) => this.deps.gateway.client().getMedia(id, { signal }),
       maxConcurrent: settings.maxConcurrentPolls,
       maxIntervalMs: settings.maxPollIntervalSeconds * 1000,
-      onError: (id, error) => this.deps.logger.warn(`Status check of media job ${id} failed: ${(error as Error)?.message ?? error}`),
+      onError: (id, error) =>
+        this.deps.logger.warn(
+          `Status check of media job ${id} failed: ${(error as Error)?.message ?? error}`,
+        ),
     });
     this.poller.setFocused(vscode.window.state.focused);
     return this.poller;
@@ -103,7 +111,10 @@ export class MediaJobsFeature extends Disposable {
     const model = args.model ?? settings.model;
     const parameters = { ...settings.parameters, ...args.parameters };
     const started = await this.deps.gateway.client().startMedia({ model, prompt: args.prompt, parameters });
-    const job = createMediaJob({ id: started.id, prompt: args.prompt, model, parameters, status: started.status }, Date.now());
+    const job = createMediaJob(
+      { id: started.id, prompt: args.prompt, model, parameters, status: started.status },
+      Date.now(),
+    );
     this.model.add(job);
     this.ensurePoller().track(job.id);
     this.deps.logger.info(`Media job ${job.id} started with ${model}`);
@@ -129,17 +140,29 @@ export class MediaJobsFeature extends Disposable {
   /** Opens the preview of a completed job; remote results are downloaded by the host first. */
   async open(job: MediaJob): Promise<MediaPreviewPanel | undefined> {
     if (job.status !== 'completed') {
-      void vscode.window.showInformationMessage(`Gateway AI: this job is ${job.status}; there is no result to open yet.`);
+      void vscode.window.showInformationMessage(
+        `Gateway AI: this job is ${job.status}; there is no result to open yet.`,
+      );
       return undefined;
     }
     const items = await vscode.window.withProgress(
       { location: { viewId: View.mediaJobs }, title: 'Preparing the result' },
-      () => Promise.all(describeOutputs(job.outputs).map(({ output, kind }, index) => this.toPreviewItem(job, output, kind, index))),
+      () =>
+        Promise.all(
+          describeOutputs(job.outputs).map(({ output, kind }, index) =>
+            this.toPreviewItem(job, output, kind, index),
+          ),
+        ),
     );
     return MediaPreviewPanel.show(job, items, this.store.folder, this.deps.context.extensionUri);
   }
 
-  private async toPreviewItem(job: MediaJob, output: MediaOutput, kind: PreviewItem['kind'], index: number): Promise<PreviewItem> {
+  private async toPreviewItem(
+    job: MediaJob,
+    output: MediaOutput,
+    kind: PreviewItem['kind'],
+    index: number,
+  ): Promise<PreviewItem> {
     switch (output.kind) {
       case 'text':
         return { kind: 'text', text: output.text };
@@ -147,7 +170,8 @@ export class MediaJobsFeature extends Disposable {
         // Normally moved to a file when the job finished; this covers opening it before that.
         return { kind, file: await this.store.writeData(job.id, index, output), mimeType: output.mimeType };
       case 'url': {
-        if (output.url.startsWith('file:')) return { kind, file: vscode.Uri.parse(output.url), mimeType: output.mimeType };
+        if (output.url.startsWith('file:'))
+          return { kind, file: vscode.Uri.parse(output.url), mimeType: output.mimeType };
         const target = this.store.fileFor(job.id, index, output.mimeType ?? mimeFromUrl(output.url));
         try {
           await vscode.workspace.fs.stat(target);
@@ -156,12 +180,23 @@ export class MediaJobsFeature extends Disposable {
           // Not downloaded yet.
         }
         try {
-          const { bytes, contentType } = await this.deps.gateway.client().download(output.url, { maxBytes: 200 * 1024 * 1024 });
+          const { bytes, contentType } = await this.deps.gateway
+            .client()
+            .download(output.url, { maxBytes: 200 * 1024 * 1024 });
           await vscode.workspace.fs.createDirectory(this.store.folder);
           await vscode.workspace.fs.writeFile(target, bytes);
-          return { kind: kind === 'file' ? kindOf(contentType) : kind, file: target, mimeType: contentType ?? output.mimeType, sourceUrl: output.url };
+          return {
+            kind: kind === 'file' ? kindOf(contentType) : kind,
+            file: target,
+            mimeType: contentType ?? output.mimeType,
+            sourceUrl: output.url,
+          };
         } catch (error) {
-          return { kind: 'file', sourceUrl: output.url, problem: `The result could not be downloaded: ${(error as Error).message}` };
+          return {
+            kind: 'file',
+            sourceUrl: output.url,
+            problem: `The result could not be downloaded: ${(error as Error).message}`,
+          };
         }
       }
     }
@@ -189,14 +224,18 @@ export class MediaJobsFeature extends Disposable {
   private announce(job: MediaJob): void {
     const prompt = job.prompt.length > 40 ? `${job.prompt.slice(0, 39)}…` : job.prompt;
     if (job.status === 'completed') {
-      void vscode.window.showInformationMessage(`Gateway AI: media job completed: "${prompt}"`, 'Open').then((choice) => {
-        const current = this.model.get(job.id);
-        if (choice === 'Open' && current) void this.open(current);
-      });
+      void vscode.window
+        .showInformationMessage(`Gateway AI: media job completed: "${prompt}"`, 'Open')
+        .then((choice) => {
+          const current = this.model.get(job.id);
+          if (choice === 'Open' && current) void this.open(current);
+        });
     } else if (job.status === 'failed') {
-      void vscode.window.showWarningMessage(`Gateway AI: media job failed: "${prompt}". ${job.error ?? ''}`.trim(), 'Show').then((choice) => {
-        if (choice === 'Show') void vscode.commands.executeCommand(focusCommand(View.mediaJobs));
-      });
+      void vscode.window
+        .showWarningMessage(`Gateway AI: media job failed: "${prompt}". ${job.error ?? ''}`.trim(), 'Show')
+        .then((choice) => {
+          if (choice === 'Show') void vscode.commands.executeCommand(focusCommand(View.mediaJobs));
+        });
     }
   }
 
@@ -224,7 +263,12 @@ export class MediaJobsFeature extends Disposable {
 }
 
 function jobFrom(feature: MediaJobsFeature, value: unknown): MediaJob | undefined {
-  const id = typeof value === 'string' ? value : value && typeof value === 'object' && 'id' in value ? String((value as { id: unknown }).id) : undefined;
+  const id =
+    typeof value === 'string'
+      ? value
+      : value && typeof value === 'object' && 'id' in value
+        ? String(value.id)
+        : undefined;
   return id ? feature.model.get(id) : undefined;
 }
 
@@ -256,7 +300,9 @@ function registerMediaJobCommands(feature: MediaJobsFeature): vscode.Disposable[
     r(Command.openMediaResult, async (arg?: unknown) => {
       const job = jobFrom(feature, arg);
       if (!job) {
-        void vscode.window.showInformationMessage('Gateway AI: pick a completed job in the Media Jobs view to open its result.');
+        void vscode.window.showInformationMessage(
+          'Gateway AI: pick a completed job in the Media Jobs view to open its result.',
+        );
         return undefined;
       }
       return feature.open(job);

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../../core/util/lifecycle';
 import { relativeTime, shorten } from '../../core/util/text';
-import { UNKNOWN_STATUS, type MediaJob } from '../../core/media/mediaJob';
+import { UNKNOWN_STATUS } from '../../core/media/mediaJob';
+import type { MediaJob } from '../../core/media/mediaJob';
 import type { MediaJobModel } from '../../core/media/mediaJobModel';
 import { Command } from '../../core/ids';
 
 const PROMPT_CHARS = 48;
-
 
 function statusIcon(job: MediaJob): vscode.ThemeIcon {
   switch (job.status) {
@@ -37,10 +37,15 @@ function tooltip(job: MediaJob): vscode.MarkdownString {
   md.appendMarkdown('\n\n').appendText(job.prompt);
   md.appendMarkdown('\n\n').appendText(`Id: ${job.id}`);
   md.appendMarkdown('\n\n').appendText(`Started ${new Date(job.createdAt).toLocaleString()}`);
-  if (job.finishedAt) md.appendMarkdown('\n\n').appendText(`Finished ${new Date(job.finishedAt).toLocaleString()}`);
-  if (job.status === 'completed') md.appendMarkdown('\n\n').appendText(`${job.outputs.length} output${job.outputs.length === 1 ? '' : 's'}`);
+  if (job.finishedAt)
+    md.appendMarkdown('\n\n').appendText(`Finished ${new Date(job.finishedAt).toLocaleString()}`);
+  if (job.status === 'completed')
+    md.appendMarkdown('\n\n').appendText(
+      `${job.outputs.length} output${job.outputs.length === 1 ? '' : 's'}`,
+    );
   if (job.error) md.appendMarkdown('\n\n**Failed:** ').appendText(job.error);
-  if (job.status === UNKNOWN_STATUS) md.appendMarkdown('\n\n').appendText('The gateway no longer knows this job (404); it may have expired.');
+  if (job.status === UNKNOWN_STATUS)
+    md.appendMarkdown('\n\n').appendText('The gateway no longer knows this job (404); it may have expired.');
   if (job.lastProblem) md.appendMarkdown('\n\n$(warning) ').appendText(job.lastProblem);
   return md;
 }
@@ -69,7 +74,10 @@ export class MediaJobsTreeProvider extends Disposable implements vscode.TreeData
   }
 
   getTreeItem(job: MediaJob): vscode.TreeItem {
-    const item = new vscode.TreeItem(shorten(job.prompt, PROMPT_CHARS) || '(no prompt)', vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      shorten(job.prompt, PROMPT_CHARS) || '(no prompt)',
+      vscode.TreeItemCollapsibleState.None,
+    );
     item.id = job.id;
     item.description = `${statusText(job)} · ${job.model} · ${relativeTime(job.createdAt)}`;
     item.iconPath = statusIcon(job);

@@ -29,7 +29,6 @@ export function kindOf(mimeType: string | undefined, url = ''): PreviewItem['kin
   return 'file';
 }
 
-
 /**
  * A webview panel that previews a completed job's outputs: images shown, video and audio playable,
  * text shown. It loads only local files from the extension's storage (remote results are
@@ -39,7 +38,12 @@ export class MediaPreviewPanel {
   private static readonly panels = new Map<string, MediaPreviewPanel>();
   static readonly viewType = UiId.mediaPreview;
 
-  static show(job: MediaJob, items: PreviewItem[], storageFolder: vscode.Uri, extensionUri: vscode.Uri): MediaPreviewPanel {
+  static show(
+    job: MediaJob,
+    items: PreviewItem[],
+    storageFolder: vscode.Uri,
+    extensionUri: vscode.Uri,
+  ): MediaPreviewPanel {
     const existing = MediaPreviewPanel.panels.get(job.id);
     if (existing) {
       existing.panel.reveal();
@@ -76,7 +80,8 @@ export class MediaPreviewPanel {
       const item = message && this.items[message.index];
       if (!message || !item) return;
       if (message.type === 'save') void saveToWorkspace(item, this.jobId, message.index);
-      else if (item.sourceUrl && /^https?:/i.test(item.sourceUrl)) void vscode.env.openExternal(vscode.Uri.parse(item.sourceUrl, true));
+      else if (item.sourceUrl && /^https?:/i.test(item.sourceUrl))
+        void vscode.env.openExternal(vscode.Uri.parse(item.sourceUrl, true));
     });
   }
 
@@ -104,8 +109,12 @@ export class MediaPreviewPanel {
             media = `<p>${item.problem ? escapeHtml(item.problem) : 'This result cannot be previewed; save it to open it elsewhere.'}</p>`;
         }
         const actions = [
-          item.file || item.kind === 'text' ? `<button data-action="save" data-index="${index}">Save to Workspace…</button>` : '',
-          item.sourceUrl && /^https?:/i.test(item.sourceUrl) ? `<button data-action="openSource" data-index="${index}" class="secondary">Open in Browser</button>` : '',
+          item.file || item.kind === 'text'
+            ? `<button data-action="save" data-index="${index}">Save to Workspace…</button>`
+            : '',
+          item.sourceUrl && /^https?:/i.test(item.sourceUrl)
+            ? `<button data-action="openSource" data-index="${index}" class="secondary">Open in Browser</button>`
+            : '',
         ].join('');
         return `<section>${media}<div class="actions">${actions}</div></section>`;
       })
@@ -134,14 +143,18 @@ async function saveToWorkspace(item: PreviewItem, jobId: string, index: number):
   try {
     if (item.file) await vscode.workspace.fs.copy(item.file, target, { overwrite: true });
     else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(item.text ?? ''));
-    void vscode.window.showInformationMessage(`Gateway AI: saved ${vscode.workspace.asRelativePath(target)}.`);
+    void vscode.window.showInformationMessage(
+      `Gateway AI: saved ${vscode.workspace.asRelativePath(target)}.`,
+    );
   } catch (error) {
     void vscode.window.showErrorMessage(`Gateway AI: could not save the result: ${(error as Error).message}`);
   }
 }
 
 /** The outputs worth previewing, in order; the caller resolves remote ones to local files. */
-export function describeOutputs(outputs: readonly MediaOutput[]): Array<{ output: MediaOutput; kind: PreviewItem['kind'] }> {
+export function describeOutputs(
+  outputs: readonly MediaOutput[],
+): Array<{ output: MediaOutput; kind: PreviewItem['kind'] }> {
   return outputs.map((output) => ({
     output,
     kind: output.kind === 'text' ? 'text' : kindOf(output.mimeType, output.kind === 'url' ? output.url : ''),

@@ -43,7 +43,11 @@ export function createNonce(): string {
   return randomBytes(16).toString('base64');
 }
 
-export function contentSecurityPolicy(cspSource: string, nonce: string, options: { media?: boolean } = {}): string {
+export function contentSecurityPolicy(
+  cspSource: string,
+  nonce: string,
+  options: { media?: boolean } = {},
+): string {
   return [
     "default-src 'none'",
     `img-src ${cspSource} data:`,
@@ -72,7 +76,9 @@ export function renderPage(spec: PageSpec, options: RenderOptions): string {
     const id = style.endsWith('codicon.css') ? ' id="vscode-codicon-stylesheet"' : '';
     return `<link rel="stylesheet" href="${attr(options.resource(style))}"${id}>`;
   });
-  const scripts = spec.scripts.map((script) => `<script nonce="${attr(options.nonce)}" src="${attr(options.resource(script))}"></script>`);
+  const scripts = spec.scripts.map(
+    (script) => `<script nonce="${attr(options.nonce)}" src="${attr(options.resource(script))}"></script>`,
+  );
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -96,11 +102,17 @@ export function extensionFile(extensionUri: vscode.Uri, relativePath: string): v
 }
 
 /** Webview options that allow scripts, no command URIs, and files only from `roots`. */
-export function webviewOptions(extensionUri: vscode.Uri, extraRoots: readonly vscode.Uri[] = []): vscode.WebviewOptions {
+export function webviewOptions(
+  extensionUri: vscode.Uri,
+  extraRoots: readonly vscode.Uri[] = [],
+): vscode.WebviewOptions {
   return {
     enableScripts: true,
     enableCommandUris: false,
-    localResourceRoots: [...PAGE_RESOURCE_FOLDERS.map((folder) => extensionFile(extensionUri, folder)), ...extraRoots],
+    localResourceRoots: [
+      ...PAGE_RESOURCE_FOLDERS.map((folder) => extensionFile(extensionUri, folder)),
+      ...extraRoots,
+    ],
   };
 }
 

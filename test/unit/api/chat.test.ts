@@ -52,10 +52,18 @@ describe('api: chat against the simulator', () => {
     assert.ok(deltas.filter((delta) => delta.type === 'content').length > 3, 'content arrives in pieces');
     assert.ok(deltas.some((delta) => delta.type === 'reasoning_details'));
     assert.match(completion.content, /^Echo from vendor\/model-1: stream me/);
-    assert.equal(completion.reasoning, 'The user wants an echo. I will quote the last message with a little markdown.');
+    assert.equal(
+      completion.reasoning,
+      'The user wants an echo. I will quote the last message with a little markdown.',
+    );
     const usage = deltas.at(-1) as Extract<ChatDelta, { type: 'usage' }>;
     assert.ok(usage.usage.total_tokens && usage.usage.cost && usage.usage.cost > 0);
-    assert.deepEqual(deltas[0], { type: 'meta', id: completion.id, model: 'vendor/model-1', provider: 'SimProvider' });
+    assert.deepEqual(deltas[0], {
+      type: 'meta',
+      id: completion.id,
+      model: 'vendor/model-1',
+      provider: 'SimProvider',
+    });
   });
 
   it('logs each exchange once, without headers or the key', async () => {
@@ -63,7 +71,14 @@ describe('api: chat against the simulator', () => {
     await collect(client.streamChat(userRequest('log me')));
     await client.chat(userRequest('and me'));
     assert.equal(log.length, 2);
-    assert.deepEqual(Object.keys(log[0]).sort(), ['attempt', 'durationMs', 'error', 'method', 'path', 'status']);
+    assert.deepEqual(Object.keys(log[0]).sort(), [
+      'attempt',
+      'durationMs',
+      'error',
+      'method',
+      'path',
+      'status',
+    ]);
     assert.equal(log[0].path, '/api/v1/chat/completions');
     assert.equal(log[0].status, 200);
     assert.ok(!JSON.stringify(log).includes(key));
@@ -86,7 +101,9 @@ describe('api: chat against the simulator', () => {
     const { client } = makeClient(ctx.sim);
     const normal = await collect(client.streamChat(userRequest('#sim:long:4000 naïve 日本語 🎉')));
     assert.equal(normal.error, undefined);
-    const oneByte = await collect(client.streamChat(userRequest('#sim:long:4000 #sim:chunk:1 naïve 日本語 🎉')));
+    const oneByte = await collect(
+      client.streamChat(userRequest('#sim:long:4000 #sim:chunk:1 naïve 日本語 🎉')),
+    );
     assert.equal(oneByte.error, undefined);
     assert.ok(Buffer.byteLength(normal.completion.content) >= 4000);
     assert.equal(oneByte.completion.content, normal.completion.content);
@@ -98,7 +115,9 @@ describe('api: chat against the simulator', () => {
     const { client } = makeClient(ctx.sim);
     const text = '😀 你好世界 — ünïcödé 🧪🚀';
     for (const size of [1, 2, 3, 5]) {
-      const { completion, error } = await collect(client.streamChat(userRequest(`${text} #sim:chunk:${size}`)));
+      const { completion, error } = await collect(
+        client.streamChat(userRequest(`${text} #sim:chunk:${size}`)),
+      );
       assert.equal(error, undefined);
       assert.ok(completion.content.startsWith(`Echo from vendor/model-1: ${text}`), `chunk:${size}`);
       assert.ok(!completion.content.includes('\uFFFD'), 'no replacement characters');
@@ -111,19 +130,33 @@ describe('api: chat against the simulator', () => {
     const crlf = await collect(client.streamChat(userRequest('line ends #sim:crlf')));
     const crlfOneByte = await collect(client.streamChat(userRequest('line ends #sim:crlf #sim:chunk:1')));
     assert.equal(crlf.error, undefined);
-    assert.equal(crlf.completion.content, plain.completion.content.replaceAll('line ends', 'line ends #sim:crlf'));
-    assert.equal(crlfOneByte.completion.content, plain.completion.content.replaceAll('line ends', 'line ends #sim:crlf #sim:chunk:1'));
+    assert.equal(
+      crlf.completion.content,
+      plain.completion.content.replaceAll('line ends', 'line ends #sim:crlf'),
+    );
+    assert.equal(
+      crlfOneByte.completion.content,
+      plain.completion.content.replaceAll('line ends', 'line ends #sim:crlf #sim:chunk:1'),
+    );
     assert.equal(crlf.completion.finishReason, 'stop');
   });
 
   it('merges tool calls split across chunks by index, yielding snapshots', async () => {
     const { client } = makeClient(ctx.sim);
     const { deltas, completion } = await collect(client.streamChat(userRequest('#sim:tools')));
-    const snapshots = deltas.filter((delta): delta is Extract<ChatDelta, { type: 'tool_calls' }> => delta.type === 'tool_calls');
+    const snapshots = deltas.filter(
+      (delta): delta is Extract<ChatDelta, { type: 'tool_calls' }> => delta.type === 'tool_calls',
+    );
     assert.ok(snapshots.length > 4);
     assert.equal(completion.finishReason, 'tool_calls');
     assert.deepEqual(
-      completion.toolCalls.map((call) => [call.index, call.id, call.type, call.function.name, JSON.parse(call.function.arguments)]),
+      completion.toolCalls.map((call) => [
+        call.index,
+        call.id,
+        call.type,
+        call.function.name,
+        JSON.parse(call.function.arguments),
+      ]),
       [
         [0, 'call_sim_weather', 'function', 'get_weather', { city: 'Paris', unit: 'celsius' }],
         [1, 'call_sim_time', 'function', 'get_time', { timezone: 'Europe/Paris' }],
@@ -132,7 +165,10 @@ describe('api: chat against the simulator', () => {
     // Snapshots are copies: an early one is not changed by later fragments.
     assert.equal(snapshots[0].toolCalls[0].function.arguments, '');
     const whole = await client.chat(userRequest('#sim:tools'));
-    assert.deepEqual(whole.toolCalls.map((call) => call.function.name), ['get_weather', 'get_time']);
+    assert.deepEqual(
+      whole.toolCalls.map((call) => call.function.name),
+      ['get_weather', 'get_time'],
+    );
   });
 
   it('reports url_citation annotations, streamed and whole', async () => {
@@ -173,7 +209,11 @@ describe('api: chat against the simulator', () => {
 
     const response = await fetch(`${ctx.sim.baseUrl}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: 'Bearer sk-header', 'content-type': 'application/json', 'x-sim-scenario': 'tools' },
+      headers: {
+        authorization: 'Bearer sk-header',
+        'content-type': 'application/json',
+        'x-sim-scenario': 'tools',
+      },
       body: JSON.stringify(userRequest('x')),
     });
     const body = (await response.json()) as { choices: Array<{ finish_reason: string }> };

@@ -7,7 +7,10 @@ describe('api: HTTP errors and configuration errors', () => {
 
   it('400: says the gateway rejected the request, with its reason', async () => {
     const { client } = makeClient(ctx.sim);
-    const error = await expectGatewayError(client.chat({ model: 'no-slash', messages: [{ role: 'user', content: 'x' }] }), 'http');
+    const error = await expectGatewayError(
+      client.chat({ model: 'no-slash', messages: [{ role: 'user', content: 'x' }] }),
+      'http',
+    );
     assert.equal(error.status, 400);
     assert.equal(error.code, 400);
     assert.match(error.message, /rejected the request.*not a valid model ID/);
@@ -20,10 +23,18 @@ describe('api: HTTP errors and configuration errors', () => {
     const { startGatewaySimulator } = await import('../../simulator');
     const strict = await startGatewaySimulator({ validKeys: ['sk-good'], chunkDelayMs: 0 });
     try {
-      const client = createGatewayClient({ baseUrl: strict.baseUrl, apiKey: () => key, log: (entry) => logged.push(JSON.stringify(entry)) });
+      const client = createGatewayClient({
+        baseUrl: strict.baseUrl,
+        apiKey: () => key,
+        log: (entry) => logged.push(JSON.stringify(entry)),
+      });
       const error = await expectGatewayError(client.chat(userRequest('x')), 'http');
       assert.equal(error.status, 401);
-      assert.ok(error.message.startsWith("The gateway rejected the API key. Set a valid key with 'Gateway AI: Set API Key'."));
+      assert.ok(
+        error.message.startsWith(
+          "The gateway rejected the API key. Set a valid key with 'Gateway AI: Set API Key'.",
+        ),
+      );
       assert.ok(!error.message.includes(key), error.message);
       assert.match(error.message, /User not found for key \[redacted\]/);
       const streamed = await collect(client.streamChat(userRequest('x')));
@@ -39,17 +50,27 @@ describe('api: HTTP errors and configuration errors', () => {
   it('401 when the key is missing from the request (simulator check)', async () => {
     const response = await fetch(`${ctx.sim.baseUrl}/v1/chat/completions`, { method: 'POST', body: '{}' });
     assert.equal(response.status, 401);
-    const malformed = await fetch(`${ctx.sim.baseUrl}/v1/chat/completions`, { method: 'POST', body: '{}', headers: { authorization: 'Token abc' } });
+    const malformed = await fetch(`${ctx.sim.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      body: '{}',
+      headers: { authorization: 'Token abc' },
+    });
     assert.equal(malformed.status, 401);
   });
 
   it('403: names the model and provider, and scrubs the echoed key', async () => {
     const key = 'sk-forbidden-abcdef';
     const client = createGatewayClient({ baseUrl: ctx.sim.baseUrl, apiKey: () => key });
-    const error = await expectGatewayError(client.chat(userRequest('x', { model: 'anthropic/claude-x' })), 'http');
+    const error = await expectGatewayError(
+      client.chat(userRequest('x', { model: 'anthropic/claude-x' })),
+      'http',
+    );
     assert.equal(error.status, 403);
     assert.equal(error.provider, 'SimProvider');
-    assert.match(error.message, /lacks the rights to use the model anthropic\/claude-x through provider SimProvider/);
+    assert.match(
+      error.message,
+      /lacks the rights to use the model anthropic\/claude-x through provider SimProvider/,
+    );
     assert.ok(!error.message.includes(key));
     await client.close();
   });
@@ -80,7 +101,10 @@ describe('api: HTTP errors and configuration errors', () => {
 
     const upstream = await expectGatewayError(client.chat(userRequest('#sim:status:502')), 'http');
     assert.equal(upstream.provider, 'SimProvider');
-    assert.match(upstream.message, /^The upstream provider SimProvider failed \(502\).*Provider SimProvider failed \(simulated\)/);
+    assert.match(
+      upstream.message,
+      /^The upstream provider SimProvider failed \(502\).*Provider SimProvider failed \(simulated\)/,
+    );
 
     const byHeader = await expectGatewayError(client.chat(userRequest('#sim:status:503')), 'http');
     assert.equal(byHeader.provider, 'SimProvider');
@@ -104,7 +128,12 @@ describe('api: HTTP errors and configuration errors', () => {
       const client = createGatewayClient({ baseUrl: ctx.sim.baseUrl, apiKey });
       const error = await expectGatewayError(client.chat(userRequest('x')), 'config');
       assert.match(error.message, /No API key is set.*Set API Key/);
-      await expectGatewayError(collect(client.streamChat(userRequest('x'))).then((o) => { if (o.error) throw o.error; }), 'config');
+      await expectGatewayError(
+        collect(client.streamChat(userRequest('x'))).then((o) => {
+          if (o.error) throw o.error;
+        }),
+        'config',
+      );
       await expectGatewayError(client.startMedia({ model: 'a/b', prompt: 'p' }), 'config');
     }
     assert.equal(ctx.sim.requests.length, before);

@@ -1,12 +1,21 @@
 /** Shared set-up of the API client tests: a simulator per suite, clients with a fake retry clock. */
 import * as assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { createGatewayClient, type ClientInternals, type GatewayClient } from '../../../src/api/client';
-import { GatewayError, type GatewayErrorKind } from '../../../src/api/errors';
+import { createGatewayClient } from '../../../src/api/client';
+import type { ClientInternals, GatewayClient } from '../../../src/api/client';
+import { GatewayError } from '../../../src/api/errors';
+import type { GatewayErrorKind } from '../../../src/api/errors';
 import { ChatAccumulator } from '../../../src/api/fold';
 import type { RetryTiming } from '../../../src/api/retry';
-import type { ChatCompletion, ChatDelta, ChatRequest, ClientOptions, RequestLogEntry } from '../../../src/api/types';
-import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../../simulator';
+import type {
+  ChatCompletion,
+  ChatDelta,
+  ChatRequest,
+  ClientOptions,
+  RequestLogEntry,
+} from '../../../src/api/types';
+import { startGatewaySimulator } from '../../simulator';
+import type { GatewaySimulator, SimulatorOptions } from '../../simulator';
 
 /** Retry pauses recorded but not waited for, and no jitter, so retry tests take no time. */
 export class InstantTiming implements RetryTiming {
@@ -32,7 +41,11 @@ export function freshKey(label = 'test'): string {
   return `sk-${label}-${process.pid}-${keyCounter}-secretpart`;
 }
 
-export function makeClient(sim: GatewaySimulator, overrides: Partial<ClientOptions> = {}, internals: ClientInternals = {}): TestClient {
+export function makeClient(
+  sim: GatewaySimulator,
+  overrides: Partial<ClientOptions> = {},
+  internals: ClientInternals = {},
+): TestClient {
   const timing = new InstantTiming();
   const log: RequestLogEntry[] = [];
   const key = freshKey();
@@ -55,7 +68,11 @@ export function makeClient(sim: GatewaySimulator, overrides: Partial<ClientOptio
 export function withSimulator(options: SimulatorOptions = {}): { readonly sim: GatewaySimulator } {
   const holder: { sim?: GatewaySimulator } = {};
   before(async () => {
-    holder.sim = await startGatewaySimulator({ chunkDelayMs: 0, mediaTimings: { queuedMs: 40, processingMs: 40 }, ...options });
+    holder.sim = await startGatewaySimulator({
+      chunkDelayMs: 0,
+      mediaTimings: { queuedMs: 40, processingMs: 40 },
+      ...options,
+    });
   });
   after(async () => {
     await holder.sim?.close();
@@ -94,7 +111,10 @@ export async function collect(stream: AsyncIterable<ChatDelta>): Promise<StreamO
   return { deltas, completion: accumulator.completion };
 }
 
-export async function expectGatewayError(promise: Promise<unknown>, kind: GatewayErrorKind): Promise<GatewayError> {
+export async function expectGatewayError(
+  promise: Promise<unknown>,
+  kind: GatewayErrorKind,
+): Promise<GatewayError> {
   try {
     await promise;
   } catch (error) {
@@ -105,7 +125,11 @@ export async function expectGatewayError(promise: Promise<unknown>, kind: Gatewa
   assert.fail(`expected a GatewayError of kind ${kind}`);
 }
 
-export function requestsTo(sim: GatewaySimulator, method: string, pathPart: string): GatewaySimulator['requests'] {
+export function requestsTo(
+  sim: GatewaySimulator,
+  method: string,
+  pathPart: string,
+): GatewaySimulator['requests'] {
   return sim.requests.filter((request) => request.method === method && request.path.includes(pathPart));
 }
 

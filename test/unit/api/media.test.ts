@@ -1,5 +1,12 @@
 import * as assert from 'node:assert/strict';
-import { collectMediaOutputs, extensionForMime, mediaErrorText, mimeFromUrl, normalizeMediaRecord, normalizeMediaStatus } from '../../../src/api/media';
+import {
+  collectMediaOutputs,
+  extensionForMime,
+  mediaErrorText,
+  mimeFromUrl,
+  normalizeMediaRecord,
+  normalizeMediaStatus,
+} from '../../../src/api/media';
 import type { MediaOutput, MediaRecord } from '../../../src/api/types';
 import { expectGatewayError, makeClient, requestsTo, withSimulator } from './helpers';
 
@@ -8,7 +15,10 @@ const PNG_SIGNATURE = '89504e470d0a1a0a';
 describe('api: media jobs against the simulator', () => {
   const ctx = withSimulator({ mediaTimings: { queuedMs: 40, processingMs: 40 } });
 
-  async function runJob(prompt: string, parameters?: Record<string, unknown>): Promise<{ statuses: string[]; record: MediaRecord }> {
+  async function runJob(
+    prompt: string,
+    parameters?: Record<string, unknown>,
+  ): Promise<{ statuses: string[]; record: MediaRecord }> {
     const { client } = makeClient(ctx.sim);
     const started = await client.startMedia({ model: 'openai/gpt-image-1', prompt, parameters });
     assert.equal(started.status, 'queued');
@@ -44,13 +54,18 @@ describe('api: media jobs against the simulator', () => {
     assert.equal(failed.record.status, 'failed');
     assert.match(failed.record.error ?? '', /content policy/);
     const failedObject = await runJob('x #sim:fail-object');
-    assert.equal(failedObject.record.error, 'Provider SimProvider ran out of capacity (simulated). (capacity)');
+    assert.equal(
+      failedObject.record.error,
+      'Provider SimProvider ran out of capacity (simulated). (capacity)',
+    );
   });
 
   it('reads results from `result`, text, b64_json, nested data lists and URLs', async () => {
     const kinds = async (prompt: string): Promise<MediaOutput[]> => (await runJob(prompt)).record.outputs;
     assert.equal((await kinds('#sim:result'))[0].kind, 'data');
-    assert.deepEqual(await kinds('hello #sim:text'), [{ kind: 'text', text: 'A text result for the prompt: hello #sim:text' }]);
+    assert.deepEqual(await kinds('hello #sim:text'), [
+      { kind: 'text', text: 'A text result for the prompt: hello #sim:text' },
+    ]);
     const b64 = (await kinds('#sim:b64'))[0];
     assert.equal(b64.kind === 'data' && b64.mimeType, 'image/png');
     assert.equal((await kinds('#sim:nested'))[0].kind, 'data');
@@ -63,7 +78,10 @@ describe('api: media jobs against the simulator', () => {
     assert.equal(file.contentType, 'image/png');
     assert.equal(Buffer.from(file.bytes.subarray(0, 8)).toString('hex'), PNG_SIGNATURE);
     assert.equal(ctx.sim.fileRequests, 1);
-    await expectGatewayError(client.download(byUrl.kind === 'url' ? byUrl.url : '', { maxBytes: 10 }), 'invalid_response');
+    await expectGatewayError(
+      client.download(byUrl.kind === 'url' ? byUrl.url : '', { maxBytes: 10 }),
+      'invalid_response',
+    );
   });
 
   it('URL-encodes the job id', async () => {
@@ -99,38 +117,72 @@ describe('api: media normalization (pure)', () => {
     assert.deepEqual(collectMediaOutputs('https://cdn.example.com/a/b.webp?sig=1'), [
       { kind: 'url', url: 'https://cdn.example.com/a/b.webp?sig=1', mimeType: 'image/webp' },
     ]);
-    assert.deepEqual(collectMediaOutputs('https://cdn.example.com/file'), [{ kind: 'url', url: 'https://cdn.example.com/file' }]);
-    assert.deepEqual(collectMediaOutputs(`data:image/jpeg;base64,${png}`), [{ kind: 'data', data: png, mimeType: 'image/jpeg' }]);
+    assert.deepEqual(collectMediaOutputs('https://cdn.example.com/file'), [
+      { kind: 'url', url: 'https://cdn.example.com/file' },
+    ]);
+    assert.deepEqual(collectMediaOutputs(`data:image/jpeg;base64,${png}`), [
+      { kind: 'data', data: png, mimeType: 'image/jpeg' },
+    ]);
     assert.deepEqual(collectMediaOutputs('data:text/plain,hello%20world'), [
       { kind: 'data', data: Buffer.from('hello world').toString('base64'), mimeType: 'text/plain' },
     ]);
     assert.deepEqual(collectMediaOutputs('just words'), [{ kind: 'text', text: 'just words' }]);
-    assert.deepEqual(collectMediaOutputs({ b64_json: png }), [{ kind: 'data', data: png, mimeType: 'image/png' }]);
-    assert.deepEqual(collectMediaOutputs({ b64_json: png, content_type: 'image/webp' }), [{ kind: 'data', data: png, mimeType: 'image/webp' }]);
-    assert.deepEqual(collectMediaOutputs({ url: 'https://x.example/v.mp4' }), [{ kind: 'url', url: 'https://x.example/v.mp4', mimeType: 'video/mp4' }]);
-    assert.deepEqual(collectMediaOutputs({ data: `data:audio/mpeg;base64,${png}` }), [{ kind: 'data', data: png, mimeType: 'audio/mpeg' }]);
-    assert.deepEqual(collectMediaOutputs({ images: [{ url: 'https://x.example/1.png' }, { image_url: { url: 'https://x.example/2.gif' } }] }), [
-      { kind: 'url', url: 'https://x.example/1.png', mimeType: 'image/png' },
-      { kind: 'url', url: 'https://x.example/2.gif', mimeType: 'image/gif' },
-    ]);
-    assert.deepEqual(collectMediaOutputs({ created: 1, data: [{ b64_json: png }, { url: 'https://x.example/3.jpg' }] }), [
+    assert.deepEqual(collectMediaOutputs({ b64_json: png }), [
       { kind: 'data', data: png, mimeType: 'image/png' },
-      { kind: 'url', url: 'https://x.example/3.jpg', mimeType: 'image/jpeg' },
     ]);
-    assert.deepEqual(collectMediaOutputs(['https://x.example/a.png', { text: 'caption' }, null, 7, { unknown: true }]), [
-      { kind: 'url', url: 'https://x.example/a.png', mimeType: 'image/png' },
-      { kind: 'text', text: 'caption' },
+    assert.deepEqual(collectMediaOutputs({ b64_json: png, content_type: 'image/webp' }), [
+      { kind: 'data', data: png, mimeType: 'image/webp' },
     ]);
+    assert.deepEqual(collectMediaOutputs({ url: 'https://x.example/v.mp4' }), [
+      { kind: 'url', url: 'https://x.example/v.mp4', mimeType: 'video/mp4' },
+    ]);
+    assert.deepEqual(collectMediaOutputs({ data: `data:audio/mpeg;base64,${png}` }), [
+      { kind: 'data', data: png, mimeType: 'audio/mpeg' },
+    ]);
+    assert.deepEqual(
+      collectMediaOutputs({
+        images: [{ url: 'https://x.example/1.png' }, { image_url: { url: 'https://x.example/2.gif' } }],
+      }),
+      [
+        { kind: 'url', url: 'https://x.example/1.png', mimeType: 'image/png' },
+        { kind: 'url', url: 'https://x.example/2.gif', mimeType: 'image/gif' },
+      ],
+    );
+    assert.deepEqual(
+      collectMediaOutputs({ created: 1, data: [{ b64_json: png }, { url: 'https://x.example/3.jpg' }] }),
+      [
+        { kind: 'data', data: png, mimeType: 'image/png' },
+        { kind: 'url', url: 'https://x.example/3.jpg', mimeType: 'image/jpeg' },
+      ],
+    );
+    assert.deepEqual(
+      collectMediaOutputs(['https://x.example/a.png', { text: 'caption' }, null, 7, { unknown: true }]),
+      [
+        { kind: 'url', url: 'https://x.example/a.png', mimeType: 'image/png' },
+        { kind: 'text', text: 'caption' },
+      ],
+    );
   });
 
   it('reads outputs from `output` or `result` and errors from strings or objects', () => {
-    assert.equal(normalizeMediaRecord({ id: 'a', status: 'completed', result: ['https://x.example/r.png'] }, 'a').outputs.length, 1);
-    assert.equal(normalizeMediaRecord({ id: 'a', status: 'completed', output: 'text out', result: 'ignored' }, 'a').outputs[0].kind, 'text');
+    assert.equal(
+      normalizeMediaRecord({ id: 'a', status: 'completed', result: ['https://x.example/r.png'] }, 'a').outputs
+        .length,
+      1,
+    );
+    assert.equal(
+      normalizeMediaRecord({ id: 'a', status: 'completed', output: 'text out', result: 'ignored' }, 'a')
+        .outputs[0].kind,
+      'text',
+    );
     assert.equal(mediaErrorText('boom'), 'boom');
     assert.equal(mediaErrorText({ message: 'no capacity', code: 503 }), 'no capacity (503)');
     assert.equal(mediaErrorText({ weird: 1 }), '{"weird":1}');
     assert.equal(mediaErrorText(null), undefined);
-    assert.equal(normalizeMediaRecord({ id: 'a', status: 'failed', error: { message: 'bad' } }, 'a').error, 'bad');
+    assert.equal(
+      normalizeMediaRecord({ id: 'a', status: 'failed', error: { message: 'bad' } }, 'a').error,
+      'bad',
+    );
   });
 });
 

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { createServer, request as httpRequest } from 'node:http';
+import type { Server } from 'node:http';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { bypassesProxy, proxyUrlFor } from '../../../src/api/transport/proxy';
 import { collect, makeClient, userRequest, withSimulator } from './helpers';
@@ -70,7 +72,10 @@ describe('api: proxies', () => {
     const streamed = await collect(client.streamChat(userRequest('streamed via proxy')));
     assert.equal(streamed.error, undefined);
     assert.ok(proxy.uses > before);
-    assert.ok(proxy.tunnels.includes(`127.0.0.1:${ctx.sim.port}`) || proxy.forwarded.some((url) => url.includes(`127.0.0.1:${ctx.sim.port}`)));
+    assert.ok(
+      proxy.tunnels.includes(`127.0.0.1:${ctx.sim.port}`) ||
+        proxy.forwarded.some((url) => url.includes(`127.0.0.1:${ctx.sim.port}`)),
+    );
     await client.close();
   });
 
@@ -92,7 +97,8 @@ describe('api: proxies', () => {
   it('takes the proxy from HTTP_PROXY and the bypass list from NO_PROXY when none is configured', async () => {
     const saved = { ...process.env };
     try {
-      for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[name];
+      for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'])
+        delete process.env[name];
       process.env.HTTP_PROXY = proxy.url;
       const viaEnv = makeClient(ctx.sim, { proxy: { url: '' } });
       let before = proxy.uses;
@@ -134,13 +140,26 @@ describe('api: proxy choice (pure)', () => {
   });
 
   it('prefers the configured URL, else the environment by scheme', () => {
-    const env = { HTTPS_PROXY: 'http://secure:1', HTTP_PROXY: 'http://plain:2', NO_PROXY: 'internal.example' };
-    assert.equal(proxyUrlFor(url('https://a.test'), { url: 'http://configured:3' }, env), 'http://configured:3');
+    const env = {
+      HTTPS_PROXY: 'http://secure:1',
+      HTTP_PROXY: 'http://plain:2',
+      NO_PROXY: 'internal.example',
+    };
+    assert.equal(
+      proxyUrlFor(url('https://a.test'), { url: 'http://configured:3' }, env),
+      'http://configured:3',
+    );
     assert.equal(proxyUrlFor(url('https://a.test'), { url: '' }, env), 'http://secure:1');
     assert.equal(proxyUrlFor(url('http://a.test'), undefined, env), 'http://plain:2');
     assert.equal(proxyUrlFor(url('https://internal.example'), undefined, env), undefined);
-    assert.equal(proxyUrlFor(url('https://internal.example'), { noProxy: ['other'] }, env), 'http://secure:1');
-    assert.equal(proxyUrlFor(url('https://a.test'), undefined, { https_proxy: 'http://lower:4' }), 'http://lower:4');
+    assert.equal(
+      proxyUrlFor(url('https://internal.example'), { noProxy: ['other'] }, env),
+      'http://secure:1',
+    );
+    assert.equal(
+      proxyUrlFor(url('https://a.test'), undefined, { https_proxy: 'http://lower:4' }),
+      'http://lower:4',
+    );
     assert.equal(proxyUrlFor(url('https://a.test'), undefined, {}), undefined);
   });
 });

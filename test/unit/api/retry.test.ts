@@ -1,8 +1,17 @@
 import * as assert from 'node:assert/strict';
 import { createGatewayClient } from '../../../src/api';
 import { GatewayError } from '../../../src/api/errors';
-import { backoffDelayMs, parseRetryAfter, retryDelayMs, type RetryPolicy } from '../../../src/api/retry';
-import { collect, expectGatewayError, freePort, makeClient, requestsTo, userRequest, withSimulator } from './helpers';
+import { backoffDelayMs, parseRetryAfter, retryDelayMs } from '../../../src/api/retry';
+import type { RetryPolicy } from '../../../src/api/retry';
+import {
+  collect,
+  expectGatewayError,
+  freePort,
+  makeClient,
+  requestsTo,
+  userRequest,
+  withSimulator,
+} from './helpers';
 
 describe('api: retries', () => {
   const ctx = withSimulator();
@@ -11,7 +20,10 @@ describe('api: retries', () => {
     const { client, timing, log } = makeClient(ctx.sim);
     const reply = await client.chat(userRequest('hello #sim:500-then-ok:2'));
     assert.match(reply.content, /^Echo from/);
-    assert.deepEqual(log.map((entry) => entry.status), [502, 500, 200]);
+    assert.deepEqual(
+      log.map((entry) => entry.status),
+      [502, 500, 200],
+    );
     assert.equal(timing.sleeps.length, 2);
   });
 
@@ -20,7 +32,10 @@ describe('api: retries', () => {
     ctx.sim.setScenarioForKey(key, '500-then-ok');
     const streamed = await collect(client.streamChat(userRequest('again')));
     assert.equal(streamed.error, undefined);
-    assert.deepEqual(log.map((entry) => entry.status), [502, 200]);
+    assert.deepEqual(
+      log.map((entry) => entry.status),
+      [502, 200],
+    );
     ctx.sim.setScenarioForKey(key, '429-then-ok');
     const limited = await collect(client.streamChat(userRequest('again')));
     assert.equal(limited.error, undefined);
@@ -41,7 +56,11 @@ describe('api: retries', () => {
   });
 
   it('honours a real Retry-After: 1 (waits at least a second)', async () => {
-    const client = createGatewayClient({ baseUrl: ctx.sim.baseUrl, apiKey: () => 'sk-retry-after-real', maxRetries: 2 });
+    const client = createGatewayClient({
+      baseUrl: ctx.sim.baseUrl,
+      apiKey: () => 'sk-retry-after-real',
+      maxRetries: 2,
+    });
     const started = Date.now();
     const reply = await client.chat(userRequest('#sim:429-then-ok'));
     const elapsed = Date.now() - started;
@@ -64,7 +83,10 @@ describe('api: retries', () => {
     const { client, key } = makeClient(ctx.sim, { maxRetries: 3 });
     ctx.sim.setScenarioForKey(key, '500-then-ok');
     const before = requestsTo(ctx.sim, 'POST', '/v1/media').length;
-    const error = await expectGatewayError(client.startMedia({ model: 'vendor/image', prompt: 'a cat' }), 'http');
+    const error = await expectGatewayError(
+      client.startMedia({ model: 'vendor/image', prompt: 'a cat' }),
+      'http',
+    );
     assert.equal(error.status, 502);
     assert.equal(requestsTo(ctx.sim, 'POST', '/v1/media').length - before, 1);
     ctx.sim.setScenarioForKey(key, undefined);
@@ -79,7 +101,10 @@ describe('api: retries', () => {
 
   it('repeats POST /v1/media when the connection was refused (nothing was sent)', async () => {
     const port = await freePort();
-    const { client, timing, log } = makeClient(ctx.sim, { baseUrl: `http://127.0.0.1:${port}/api`, maxRetries: 2 });
+    const { client, timing, log } = makeClient(ctx.sim, {
+      baseUrl: `http://127.0.0.1:${port}/api`,
+      maxRetries: 2,
+    });
     await expectGatewayError(client.startMedia({ model: 'vendor/image', prompt: 'p' }), 'network');
     assert.equal(timing.sleeps.length, 2);
     assert.equal(log.length, 3);
@@ -91,13 +116,20 @@ describe('api: retries', () => {
     ctx.sim.setScenarioForKey(key, '500-then-ok:2');
     const record = await client.getMedia(started.id);
     assert.equal(record.id, started.id);
-    assert.deepEqual(log.map((entry) => entry.status), [200, 502, 500, 200]);
+    assert.deepEqual(
+      log.map((entry) => entry.status),
+      [200, 502, 500, 200],
+    );
     ctx.sim.setScenarioForKey(key, undefined);
   });
 
   it('an abort during a retry pause ends at once with "aborted"', async () => {
     const controller = new AbortController();
-    const client = createGatewayClient({ baseUrl: ctx.sim.baseUrl, apiKey: () => 'sk-abort-pause', maxRetries: 3 });
+    const client = createGatewayClient({
+      baseUrl: ctx.sim.baseUrl,
+      apiKey: () => 'sk-abort-pause',
+      maxRetries: 3,
+    });
     const pending = client.chat(userRequest('#sim:429:30'), { signal: controller.signal });
     setTimeout(() => controller.abort(), 100);
     const started = Date.now();
@@ -115,14 +147,27 @@ describe('api: retry rules (pure)', () => {
   });
 
   it('caps backoff at 30 s', () => {
-    assert.equal(backoffDelayMs(0, () => 1), 500);
-    assert.equal(backoffDelayMs(3, () => 1), 4000);
-    assert.equal(backoffDelayMs(20, () => 1), 30_000);
-    assert.equal(backoffDelayMs(5, () => 0), 0);
+    assert.equal(
+      backoffDelayMs(0, () => 1),
+      500,
+    );
+    assert.equal(
+      backoffDelayMs(3, () => 1),
+      4000,
+    );
+    assert.equal(
+      backoffDelayMs(20, () => 1),
+      30_000,
+    );
+    assert.equal(
+      backoffDelayMs(5, () => 0),
+      0,
+    );
   });
 
   it('retries 429 and 5xx, not other statuses, and not beyond maxRetries', () => {
-    const http = (status: number, retryAfter?: number): GatewayError => new GatewayError({ kind: 'http', status, message: 'x', retryAfter });
+    const http = (status: number, retryAfter?: number): GatewayError =>
+      new GatewayError({ kind: 'http', status, message: 'x', retryAfter });
     assert.equal(retryDelayMs(http(503), 0, policy('idempotent')), 500);
     assert.equal(retryDelayMs(http(429, 2), 0, policy('idempotent')), 2000);
     assert.equal(retryDelayMs(http(400), 0, policy('idempotent')), undefined);
@@ -130,8 +175,14 @@ describe('api: retry rules (pure)', () => {
     assert.equal(retryDelayMs(http(503), 3, policy('idempotent')), undefined);
     assert.equal(retryDelayMs(http(503), 0, policy('start-once')), undefined);
     assert.equal(retryDelayMs(http(429, 61), 0, policy('idempotent')), undefined);
-    assert.equal(retryDelayMs(new GatewayError({ kind: 'stream', message: 'x' }), 0, policy('idempotent')), undefined);
-    assert.equal(retryDelayMs(new GatewayError({ kind: 'aborted', message: 'x' }), 0, policy('idempotent')), undefined);
+    assert.equal(
+      retryDelayMs(new GatewayError({ kind: 'stream', message: 'x' }), 0, policy('idempotent')),
+      undefined,
+    );
+    assert.equal(
+      retryDelayMs(new GatewayError({ kind: 'aborted', message: 'x' }), 0, policy('idempotent')),
+      undefined,
+    );
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {

@@ -9,7 +9,11 @@ describe('simulator: controls and assets', () => {
 
   it('sets scenarios and reports requests over its HTTP control endpoints', async () => {
     const post = (path: string, body: unknown): Promise<Response> =>
-      fetch(`${ctx.sim.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${ctx.sim.origin}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     await post('/__sim/scenario', { name: 'tools', key: 'sk-control' });
     const chat = await fetch(`${ctx.sim.baseUrl}/v1/chat/completions`, {
       method: 'POST',
@@ -18,7 +22,9 @@ describe('simulator: controls and assets', () => {
     });
     const reply = (await chat.json()) as { choices: Array<{ finish_reason: string }> };
     assert.equal(reply.choices[0].finish_reason, 'tool_calls');
-    const listed = (await (await fetch(`${ctx.sim.origin}/__sim/requests`)).json()) as { requests: Array<{ path: string; scenarios: string[] }> };
+    const listed = (await (await fetch(`${ctx.sim.origin}/__sim/requests`)).json()) as {
+      requests: Array<{ path: string; scenarios: string[] }>;
+    };
     assert.deepEqual(listed.requests.at(-1)?.scenarios, ['tools']);
     await post('/__sim/reset', {});
     assert.equal(ctx.sim.requests.length, 0);
@@ -42,14 +48,19 @@ describe('simulator: controls and assets', () => {
       const length = png.readUInt32BE(offset);
       const type = png.subarray(offset + 4, offset + 8).toString('ascii');
       types.push(type);
-      if (type === 'IDAT') assert.equal(inflateSync(png.subarray(offset + 8, offset + 8 + length)).length, (1 + 16 * 3) * 8);
+      if (type === 'IDAT')
+        assert.equal(inflateSync(png.subarray(offset + 8, offset + 8 + length)).length, (1 + 16 * 3) * 8);
       offset += 12 + length;
     }
     assert.deepEqual(types, ['IHDR', 'IDAT', 'IEND']);
   });
 
   it('parses scenario specs and #sim markers', () => {
-    assert.deepEqual(parseScenarioList('429:3, chunk:1 crlf'), [{ name: '429', arg: '3' }, { name: 'chunk', arg: '1' }, { name: 'crlf' }]);
+    assert.deepEqual(parseScenarioList('429:3, chunk:1 crlf'), [
+      { name: '429', arg: '3' },
+      { name: 'chunk', arg: '1' },
+      { name: 'crlf' },
+    ]);
     assert.deepEqual(scenariosFromMarkers('please #sim:long:5000 and #sim:drop.'), [
       { name: 'long', arg: '5000' },
       { name: 'drop', arg: undefined },

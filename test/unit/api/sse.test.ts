@@ -18,7 +18,11 @@ async function dataOf(text: string, size: number): Promise<string[]> {
 
 async function deltasOf(text: string, size = 1_000_000): Promise<ChatDelta[]> {
   const deltas: ChatDelta[] = [];
-  for await (const delta of chatDeltasFromSse(readSseData(pieces(Buffer.from(text, 'utf8'), size)), 'secret-key')) deltas.push(delta);
+  for await (const delta of chatDeltasFromSse(
+    readSseData(pieces(Buffer.from(text, 'utf8'), size)),
+    'secret-key',
+  ))
+    deltas.push(delta);
   return deltas;
 }
 
@@ -39,7 +43,8 @@ describe('api: SSE parsing (pure)', () => {
     const whole = await dataOf(stream, 1_000_000);
     assert.equal(whole.length, 5);
     for (const size of [1, 2, 3, 7]) assert.deepEqual(await dataOf(stream, size), whole, `read size ${size}`);
-    for (const size of [1, 2, 3]) assert.deepEqual(await dataOf(stream.replace(/\n/g, '\r\n'), size), whole, `CRLF, read size ${size}`);
+    for (const size of [1, 2, 3])
+      assert.deepEqual(await dataOf(stream.replace(/\n/g, '\r\n'), size), whole, `CRLF, read size ${size}`);
   });
 
   it('folds deltas into the completion: content, usage with cost, finish; ignores comments', async () => {
@@ -52,7 +57,9 @@ describe('api: SSE parsing (pure)', () => {
 
   it('reads the last event even without a final blank line, and stops at [DONE]', async () => {
     assert.deepEqual(await dataOf('data: a\n\ndata: b', 1), ['a', 'b']);
-    const afterDone = await deltasOf(`${chunk({ content: 'x' })}data: [DONE]\n\n${chunk({ content: 'ignored' })}`);
+    const afterDone = await deltasOf(
+      `${chunk({ content: 'x' })}data: [DONE]\n\n${chunk({ content: 'ignored' })}`,
+    );
     assert.equal(foldChatDeltas(afterDone).content, 'x');
   });
 
@@ -61,9 +68,15 @@ describe('api: SSE parsing (pure)', () => {
   });
 
   it('treats an end without [DONE] and without finish_reason as a cut connection', async () => {
-    await assert.rejects(deltasOf(chunk({ content: 'partial' })), (error: unknown) => GatewayError.is(error) && error.kind === 'network');
+    await assert.rejects(
+      deltasOf(chunk({ content: 'partial' })),
+      (error: unknown) => GatewayError.is(error) && error.kind === 'network',
+    );
     // A finish_reason is enough: some gateways omit [DONE].
-    const finished = await deltasOf(chunk({ content: 'ok' }) + `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+    const finished = await deltasOf(
+      chunk({ content: 'ok' }) +
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+    );
     assert.equal(foldChatDeltas(finished).finishReason, 'stop');
   });
 
@@ -77,11 +90,14 @@ describe('api: SSE parsing (pure)', () => {
   });
 
   it('throws a stream error on an error chunk, with code and provider', async () => {
-    const text = chunk({ content: 'so far' }) + `data: ${JSON.stringify({ error: { message: 'overloaded secret-key', code: 'E42', metadata: { provider_name: 'Prov' } } })}\n\n`;
+    const text =
+      chunk({ content: 'so far' }) +
+      `data: ${JSON.stringify({ error: { message: 'overloaded secret-key', code: 'E42', metadata: { provider_name: 'Prov' } } })}\n\n`;
     const seen: ChatDelta[] = [];
     await assert.rejects(
       (async () => {
-        for await (const delta of chatDeltasFromSse(readSseData(pieces(Buffer.from(text), 5)), 'secret-key')) seen.push(delta);
+        for await (const delta of chatDeltasFromSse(readSseData(pieces(Buffer.from(text), 5)), 'secret-key'))
+          seen.push(delta);
       })(),
       (error: unknown) => {
         assert.ok(GatewayError.is(error));
@@ -107,9 +123,28 @@ describe('api: chat chunk variants (pure)', () => {
   it('reads reasoning from reasoning or reasoning_content, and annotations from delta or message', () => {
     const deltas = read(
       { choices: [{ index: 0, delta: { reasoning_content: 'think' } }] },
-      { choices: [{ index: 0, delta: { reasoning: ' more', reasoning_details: [{ type: 'reasoning.text', text: ' more' }] } }] },
-      { choices: [{ index: 0, delta: { content: 'a' }, message: { annotations: [{ type: 'url_citation', url_citation: { url: 'u' } }] } }] },
-      { choices: [{ index: 0, delta: { annotations: [{ type: 'url_citation', url_citation: { url: 'u' } }] } }] },
+      {
+        choices: [
+          {
+            index: 0,
+            delta: { reasoning: ' more', reasoning_details: [{ type: 'reasoning.text', text: ' more' }] },
+          },
+        ],
+      },
+      {
+        choices: [
+          {
+            index: 0,
+            delta: { content: 'a' },
+            message: { annotations: [{ type: 'url_citation', url_citation: { url: 'u' } }] },
+          },
+        ],
+      },
+      {
+        choices: [
+          { index: 0, delta: { annotations: [{ type: 'url_citation', url_citation: { url: 'u' } }] } },
+        ],
+      },
     );
     const completion = foldChatDeltas(deltas);
     assert.equal(completion.reasoning, 'think more');
@@ -120,9 +155,43 @@ describe('api: chat chunk variants (pure)', () => {
   it('merges tool-call fragments by index, out of order', () => {
     const completion = foldChatDeltas(
       read(
-        { choices: [{ index: 0, delta: { tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'second', arguments: '{"y"' } }] } }] },
-        { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'first', arguments: '' } }] } }] },
-        { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"x":1}' } }, { index: 1, function: { arguments: ':2}' } }] } }] },
+        {
+          choices: [
+            {
+              index: 0,
+              delta: {
+                tool_calls: [
+                  { index: 1, id: 'b', type: 'function', function: { name: 'second', arguments: '{"y"' } },
+                ],
+              },
+            },
+          ],
+        },
+        {
+          choices: [
+            {
+              index: 0,
+              delta: {
+                tool_calls: [
+                  { index: 0, id: 'a', type: 'function', function: { name: 'first', arguments: '' } },
+                ],
+              },
+            },
+          ],
+        },
+        {
+          choices: [
+            {
+              index: 0,
+              delta: {
+                tool_calls: [
+                  { index: 0, function: { arguments: '{"x":1}' } },
+                  { index: 1, function: { arguments: ':2}' } },
+                ],
+              },
+            },
+          ],
+        },
       ),
     );
     assert.deepEqual(
@@ -135,17 +204,34 @@ describe('api: chat chunk variants (pure)', () => {
   });
 
   it('takes content given as a list of parts, and a whole JSON reply as deltas', () => {
-    assert.equal(foldChatDeltas(read({ choices: [{ index: 0, delta: { content: [{ type: 'text', text: 'a' }, 'b'] } }] })).content, 'ab');
-    assert.deepEqual(chatDeltasFromJson({ id: 'x', choices: [{ index: 0, message: { content: 'hi' }, finish_reason: 'stop' }] }, 'k'), [
-      { type: 'meta', id: 'x', model: undefined, provider: undefined },
-      { type: 'content', text: 'hi' },
-      { type: 'finish', reason: 'stop' },
-    ]);
+    assert.equal(
+      foldChatDeltas(
+        read({ choices: [{ index: 0, delta: { content: [{ type: 'text', text: 'a' }, 'b'] } }] }),
+      ).content,
+      'ab',
+    );
+    assert.deepEqual(
+      chatDeltasFromJson(
+        { id: 'x', choices: [{ index: 0, message: { content: 'hi' }, finish_reason: 'stop' }] },
+        'k',
+      ),
+      [
+        { type: 'meta', id: 'x', model: undefined, provider: undefined },
+        { type: 'content', text: 'hi' },
+        { type: 'finish', reason: 'stop' },
+      ],
+    );
   });
 
   it('rejects a non-JSON or choice-less whole reply', () => {
-    assert.throws(() => parseChatCompletion('<html>', 'k'), (error: unknown) => GatewayError.is(error) && error.kind === 'invalid_response');
-    assert.throws(() => parseChatCompletion('{"id":"x"}', 'k'), (error: unknown) => GatewayError.is(error) && error.kind === 'invalid_response');
+    assert.throws(
+      () => parseChatCompletion('<html>', 'k'),
+      (error: unknown) => GatewayError.is(error) && error.kind === 'invalid_response',
+    );
+    assert.throws(
+      () => parseChatCompletion('{"id":"x"}', 'k'),
+      (error: unknown) => GatewayError.is(error) && error.kind === 'invalid_response',
+    );
   });
 
   it('the accumulator keeps the text so far', () => {

@@ -42,7 +42,8 @@ describe('api: stream faults', () => {
     const { client } = makeClient(ctx.sim, { streamIdleTimeoutMs: 150 });
     let pieces = 0;
     for await (const delta of client.streamChat(userRequest('patient reader'))) {
-      if (delta.type === 'content' && pieces++ === 0) await new Promise((resolve) => setTimeout(resolve, 300));
+      if (delta.type === 'content' && pieces++ === 0)
+        await new Promise((resolve) => setTimeout(resolve, 300));
     }
     assert.ok(pieces > 1);
   });
@@ -63,7 +64,9 @@ describe('api: stream faults', () => {
     let received = '';
     const error = await (async () => {
       try {
-        for await (const delta of client.streamChat(userRequest('#sim:slow'), { signal: controller.signal })) {
+        for await (const delta of client.streamChat(userRequest('#sim:slow'), {
+          signal: controller.signal,
+        })) {
           if (delta.type === 'content') {
             received += delta.text;
             if (!abortedAt) {
@@ -99,7 +102,12 @@ describe('api: stream faults', () => {
     const { client } = makeClient(ctx.sim);
     const before = ctx.sim.requests.length;
     await expectGatewayError(client.chat(userRequest('x'), { signal: AbortSignal.abort() }), 'aborted');
-    await expectGatewayError(collect(client.streamChat(userRequest('x'), { signal: AbortSignal.abort() })).then((o) => { if (o.error) throw o.error; }), 'aborted');
+    await expectGatewayError(
+      collect(client.streamChat(userRequest('x'), { signal: AbortSignal.abort() })).then((o) => {
+        if (o.error) throw o.error;
+      }),
+      'aborted',
+    );
     assert.equal(ctx.sim.requests.length, before);
   });
 
@@ -118,6 +126,9 @@ describe('api: stream faults', () => {
     const error = await expectGatewayError(client.chat(userRequest('#sim:stall')), 'timeout');
     assert.match(error.message, /did not answer within 0\.2 s/);
     assert.equal(requestsTo(ctx.sim, 'POST', '/chat/completions').length - before, 2);
-    assert.deepEqual(log.map((entry) => entry.attempt), [0, 1]);
+    assert.deepEqual(
+      log.map((entry) => entry.attempt),
+      [0, 1],
+    );
   });
 });

@@ -16,16 +16,20 @@ function bundle(name: string): string {
 
 describe('built bundles', function () {
   before(function () {
-    if (!BUNDLES.every((name) => existsSync(path.join(dist, name)))) throw new Error('dist/ is not built: run "npm run build" first');
+    if (!BUNDLES.every((name) => existsSync(path.join(dist, name))))
+      throw new Error('dist/ is not built: run "npm run build" first');
   });
 
   it('define GatewayError in exactly one bundle, the shared one', () => {
-    const defining = BUNDLES.filter((name) => /\bclass GatewayError\b|\bGatewayError = class\b/.test(bundle(name)));
+    const defining = BUNDLES.filter((name) =>
+      /\bclass GatewayError\b|\bGatewayError = class\b/.test(bundle(name)),
+    );
     assert.deepEqual(defining, ['shared.js']);
   });
 
   it('the extension and the client require the shared bundle instead of copying it', () => {
-    for (const name of ['extension.js', 'api.js']) assert.match(bundle(name), /require\("\.\/shared\.js"\)/, name);
+    for (const name of ['extension.js', 'api.js'])
+      assert.match(bundle(name), /require\("\.\/shared\.js"\)/, name);
   });
 
   it('the entry loads the client bundle only through require("./api.js"), and holds no undici', () => {
@@ -38,7 +42,11 @@ describe('built bundles', function () {
     for (const name of ['webview.js', 'mediaPreview.js']) {
       const text = bundle(name);
       assert.doesNotMatch(text, /require\("(vscode|node:[a-z]+|fs|crypto|undici)"\)/, name);
-      assert.doesNotMatch(text, /acquireVsCodeApi\(\)[\s\S]*acquireVsCodeApi\(\)/, `${name} acquires the API once`);
+      assert.doesNotMatch(
+        text,
+        /acquireVsCodeApi\(\)[\s\S]*acquireVsCodeApi\(\)/,
+        `${name} acquires the API once`,
+      );
     }
   });
 });

@@ -38,7 +38,9 @@ describe('ids and package.json', () => {
 
   it('menus and keybindings name only contributed commands', () => {
     const known = new Set<string>(Object.values(Command));
-    const named = [...Object.values(pkg.contributes.menus).flat(), ...pkg.contributes.keybindings].map((m) => m.command);
+    const named = [...Object.values(pkg.contributes.menus).flat(), ...pkg.contributes.keybindings].map(
+      (m) => m.command,
+    );
     assert.deepEqual(
       named.filter((c) => !known.has(c)),
       [],
@@ -56,7 +58,10 @@ describe('ids and package.json', () => {
   });
 
   it('every setting constant is contributed, and the reverse', () => {
-    assert.deepEqual(sorted(Object.values(Setting)), sorted(Object.keys(pkg.contributes.configuration.properties)));
+    assert.deepEqual(
+      sorted(Object.values(Setting)),
+      sorted(Object.keys(pkg.contributes.configuration.properties)),
+    );
   });
 
   it('the context keys that package.json tests are the ones the code sets', () => {

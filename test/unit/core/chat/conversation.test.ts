@@ -1,5 +1,12 @@
 import * as assert from 'node:assert/strict';
-import { assistantTurn, newConversation, titleFrom, toApiMessages, toMarkdown, userTurn } from '../../../../src/core/chat/conversation';
+import {
+  assistantTurn,
+  newConversation,
+  titleFrom,
+  toApiMessages,
+  toMarkdown,
+  userTurn,
+} from '../../../../src/core/chat/conversation';
 import { explainPrompt } from '../../../../src/core/chat/explainPrompt';
 
 describe('conversation', () => {
@@ -44,7 +51,11 @@ describe('conversation', () => {
   });
 
   it('explain prompt fences the code with a fence longer than any backtick run inside', () => {
-    const prompt = explainPrompt({ code: 'const s = ```x```;', languageId: 'typescript', fileName: 'src/a.ts' });
+    const prompt = explainPrompt({
+      code: 'const s = ```x```;',
+      languageId: 'typescript',
+      fileName: 'src/a.ts',
+    });
     assert.match(prompt, /Explain this typescript code from `src\/a\.ts`/);
     assert.match(prompt, /\n````typescript\nconst s = ```x```;\n````$/);
   });

@@ -3,12 +3,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, unlinkSyn
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { assistantTurn, newConversation, userTurn } from '../../../../src/core/chat/conversation';
-import { ConversationStore, type ConversationFiles } from '../../../../src/core/chat/conversationStore';
+import { ConversationStore } from '../../../../src/core/chat/conversationStore';
+import type { ConversationFiles } from '../../../../src/core/chat/conversationStore';
 
 function folder(dir: string): ConversationFiles {
   mkdirSync(dir, { recursive: true });
   return {
-    read: async (name) => (existsSync(path.join(dir, name)) ? readFileSync(path.join(dir, name), 'utf8') : undefined),
+    read: async (name) =>
+      existsSync(path.join(dir, name)) ? readFileSync(path.join(dir, name), 'utf8') : undefined,
     write: async (name, text) => writeFileSync(path.join(dir, name), text),
     delete: async (name) => unlinkSync(path.join(dir, name)),
   };
@@ -28,7 +30,10 @@ describe('ConversationStore', () => {
 
     const reloaded = new ConversationStore(folder(dir));
     assert.equal(await reloaded.currentId(), c.id);
-    assert.deepEqual((await reloaded.list()).map((s) => [s.id, s.title, s.turnCount]), [[c.id, 'First', 2]]);
+    assert.deepEqual(
+      (await reloaded.list()).map((s) => [s.id, s.title, s.turnCount]),
+      [[c.id, 'First', 2]],
+    );
     assert.deepEqual(await reloaded.load(c.id), c);
   });
 

@@ -56,20 +56,32 @@ describe('chat request from settings', () => {
       plugins: [{ id: 'file-parser' }, { id: 'web' }],
       tools: [tool],
     });
-    assert.deepEqual(buildChatRequest({ ...base, reasoningEffort: 'none' }, 'v/m', messages).reasoning, { enabled: false });
+    assert.deepEqual(buildChatRequest({ ...base, reasoningEffort: 'none' }, 'v/m', messages).reasoning, {
+      enabled: false,
+    });
   });
 });
 
 describe('chat errors in words a user acts on', () => {
   it('offers Set API Key on 401 and on a missing key', () => {
-    assert.deepEqual(toTurnError(new GatewayError({ kind: 'http', status: 401, message: 'bad key' })).actions, ['setApiKey', 'retry']);
-    assert.deepEqual(toTurnError(new GatewayError({ kind: 'config', message: 'No API key is set.' })).actions, ['setApiKey', 'retry']);
+    assert.deepEqual(
+      toTurnError(new GatewayError({ kind: 'http', status: 401, message: 'bad key' })).actions,
+      ['setApiKey', 'retry'],
+    );
+    assert.deepEqual(
+      toTurnError(new GatewayError({ kind: 'config', message: 'No API key is set.' })).actions,
+      ['setApiKey', 'retry'],
+    );
   });
 
   it('keeps the wait of a 429 and the provider of a 5xx', () => {
-    const limited = toTurnError(new GatewayError({ kind: 'http', status: 429, message: 'slow down', retryAfter: 7 }));
+    const limited = toTurnError(
+      new GatewayError({ kind: 'http', status: 429, message: 'slow down', retryAfter: 7 }),
+    );
     assert.equal(limited.retryAfter, 7);
-    const upstream = toTurnError(new GatewayError({ kind: 'http', status: 502, message: 'provider failed', provider: 'Azure' }));
+    const upstream = toTurnError(
+      new GatewayError({ kind: 'http', status: 502, message: 'provider failed', provider: 'Azure' }),
+    );
     assert.equal(upstream.provider, 'Azure');
     assert.deepEqual(upstream.actions, ['retry']);
   });

@@ -57,7 +57,8 @@ export class FakeClock implements Clock {
     let earliest: FakeTimer | undefined;
     for (const timer of this.timers) {
       if (timer.at > limit) continue;
-      if (!earliest || timer.at < earliest.at || (timer.at === earliest.at && timer.id < earliest.id)) earliest = timer;
+      if (!earliest || timer.at < earliest.at || (timer.at === earliest.at && timer.id < earliest.id))
+        earliest = timer;
     }
     return earliest;
   }

@@ -58,7 +58,7 @@ export class FakeGateway {
   /** Times between consecutive requests for a job. */
   gapsFor(id: string): number[] {
     const times = this.callsFor(id).map((call) => call.at);
-    return times.slice(1).map((at, i) => at - times[i]!);
+    return times.slice(1).map((at, i) => at - times[i]);
   }
 
   private begin(id: string): void {

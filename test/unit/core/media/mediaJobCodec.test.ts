@@ -5,7 +5,10 @@ import { deserializeJobs, serializeJobs } from '../../../../src/core/media/media
 
 function fullJob(id: string): MediaJob {
   return {
-    ...createMediaJob({ id, prompt: 'a red fox', model: 'openai/gpt-image-1', parameters: { size: 'auto' } }, 1000),
+    ...createMediaJob(
+      { id, prompt: 'a red fox', model: 'openai/gpt-image-1', parameters: { size: 'auto' } },
+      1000,
+    ),
     status: 'completed',
     updatedAt: 9_000,
     finishedAt: 9_000,
@@ -55,7 +58,10 @@ describe('media job storage', () => {
   });
 
   it('accepts a bare array of jobs', () => {
-    assert.deepStrictEqual(deserializeJobs([validEntry('a')]).jobs.map((j) => j.id), ['a']);
+    assert.deepStrictEqual(
+      deserializeJobs([validEntry('a')]).jobs.map((j) => j.id),
+      ['a'],
+    );
   });
 
   it('reports a whole value in an unknown shape once, without throwing', () => {
@@ -64,7 +70,17 @@ describe('media job storage', () => {
         throw new Error('boom');
       },
     });
-    const shapes: unknown[] = ['jobs', 42, true, {}, { jobs: 'x' }, { jobs: {} }, Symbol('s'), () => 1, throwingGetter];
+    const shapes: unknown[] = [
+      'jobs',
+      42,
+      true,
+      {},
+      { jobs: 'x' },
+      { jobs: {} },
+      Symbol('s'),
+      () => 1,
+      throwingGetter,
+    ];
     for (const shape of shapes) {
       const result = deserializeJobs(shape);
       assert.deepStrictEqual(result.jobs, []);
@@ -116,11 +132,14 @@ describe('media job storage', () => {
     ];
     const stored = { version: 1, jobs: [validEntry('first'), ...broken, validEntry('last')] };
     const result = deserializeJobs(stored);
-    assert.deepStrictEqual(result.jobs.map((j) => j.id), ['first', 'last']);
+    assert.deepStrictEqual(
+      result.jobs.map((j) => j.id),
+      ['first', 'last'],
+    );
     assert.strictEqual(result.skipped, broken.length);
     // A few lines for the log, not one per entry.
     assert.strictEqual(result.problems.length, 11);
-    assert.match(result.problems[0]!, /#2 skipped: not an object/);
+    assert.match(result.problems[0], /#2 skipped: not an object/);
     assert.match(result.problems.at(-1)!, new RegExp(`and ${broken.length - 10} more`));
   });
 
@@ -134,9 +153,12 @@ describe('media job storage', () => {
 
   it('keeps the first of two entries with the same id', () => {
     const result = deserializeJobs([validEntry('a'), { ...validEntry('a'), prompt: 'second' }]);
-    assert.deepStrictEqual(result.jobs.map((j) => j.prompt), ['p']);
+    assert.deepStrictEqual(
+      result.jobs.map((j) => j.prompt),
+      ['p'],
+    );
     assert.strictEqual(result.skipped, 1);
-    assert.match(result.problems[0]!, /duplicate id a/);
+    assert.match(result.problems[0], /duplicate id a/);
   });
 
   it('keeps statuses this version does not know', () => {

@@ -23,8 +23,14 @@ describe('MediaJobModel', () => {
     model.add(job('new', 300));
     model.add(job('done', 200, 'completed'));
     model.add(job('sameTimeAsNew', 300));
-    assert.deepStrictEqual(model.all().map((j) => j.id), ['sameTimeAsNew', 'new', 'done', 'old']);
-    assert.deepStrictEqual(model.running().map((j) => j.id), ['sameTimeAsNew', 'new', 'old']);
+    assert.deepStrictEqual(
+      model.all().map((j) => j.id),
+      ['sameTimeAsNew', 'new', 'done', 'old'],
+    );
+    assert.deepStrictEqual(
+      model.running().map((j) => j.id),
+      ['sameTimeAsNew', 'new', 'old'],
+    );
     assert.strictEqual(model.get('done')?.finishedAt, 200);
     assert.strictEqual(model.get('missing'), undefined);
   });
@@ -49,15 +55,21 @@ describe('MediaJobModel', () => {
     model.applyRecord('a', record('a', 'completed', { outputs }));
 
     const finished = events.flatMap((e) => e.finished);
-    assert.deepStrictEqual(finished.map((j) => j.id), ['a']);
-    assert.strictEqual(finished[0]!.status, 'completed');
+    assert.deepStrictEqual(
+      finished.map((j) => j.id),
+      ['a'],
+    );
+    assert.strictEqual(finished[0].status, 'completed');
     const a = model.get('a')!;
     assert.deepStrictEqual(a.outputs, outputs);
     assert.strictEqual(a.finishedAt, 5_000);
     assert.strictEqual(a.updatedAt, 5_000);
     assert.strictEqual(a.lastCheckedAt, 5_000);
     assert.strictEqual(a.pollCount, 3);
-    assert.deepStrictEqual(events.map((e) => e.changed), [['a'], ['a'], ['a'], ['a']]);
+    assert.deepStrictEqual(
+      events.map((e) => e.changed),
+      [['a'], ['a'], ['a'], ['a']],
+    );
   });
 
   it('records the error of a failed job', () => {
@@ -76,7 +88,10 @@ describe('MediaJobModel', () => {
     assert.strictEqual(unknown.status, 'unknown');
     assert.strictEqual(unknown.error, undefined);
     assert.ok(isFinal(unknown));
-    assert.deepStrictEqual(events.at(-1)?.finished.map((j) => j.id), ['a']);
+    assert.deepStrictEqual(
+      events.at(-1)?.finished.map((j) => j.id),
+      ['a'],
+    );
   });
 
   it('records a passing problem and clears it on the next good answer', () => {
@@ -131,8 +146,11 @@ describe('MediaJobModel', () => {
     assert.deepStrictEqual(events[0], { changed: ['d'], finished: [], removed: ['d'] });
     assert.deepStrictEqual(model.clearFinished().sort(), ['a', 'b']);
     assert.strictEqual(events.length, 2);
-    assert.deepStrictEqual(events[1]!.removed.sort(), ['a', 'b']);
-    assert.deepStrictEqual(model.all().map((j) => j.id), ['c']);
+    assert.deepStrictEqual(events[1].removed.sort(), ['a', 'b']);
+    assert.deepStrictEqual(
+      model.all().map((j) => j.id),
+      ['c'],
+    );
     assert.deepStrictEqual(model.clearFinished(), []);
     assert.strictEqual(events.length, 2, 'nothing cleared, no event');
   });

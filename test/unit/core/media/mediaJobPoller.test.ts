@@ -51,7 +51,9 @@ describe('MediaJobPoller: schedule and answers', () => {
   });
 
   it('marks a job the gateway answers 404 for as unknown, not failed, and stops', async () => {
-    const h = pollerHarness({ script: (id, call) => (call === 0 ? record(id, 'processing') : httpError(404)) });
+    const h = pollerHarness({
+      script: (id, call) => (call === 0 ? record(id, 'processing') : httpError(404)),
+    });
     h.start('a');
     await h.clock.advance(10 * MINUTE);
     assert.strictEqual(h.gateway.callsFor('a').length, 2);
@@ -86,15 +88,17 @@ describe('MediaJobPoller: schedule and answers', () => {
       await h.clock.advance(MINUTE);
 
       const [first, second] = h.gateway.callsFor('a');
-      assert.ok(second!.at - limitedAt >= 20 * SECOND, 'job a waited as asked');
-      assert.ok(second!.at - first!.at <= 23 * SECOND, 'and not much longer');
-      assert.ok(h.gateway.callsFor('b')[0]!.at >= limitedAt + 20 * SECOND, 'job b waited too');
+      assert.ok(second.at - limitedAt >= 20 * SECOND, 'job a waited as asked');
+      assert.ok(second.at - first.at <= 23 * SECOND, 'and not much longer');
+      assert.ok(h.gateway.callsFor('b')[0].at >= limitedAt + 20 * SECOND, 'job b waited too');
       assert.strictEqual(h.model.get('a')?.status, 'processing');
       assert.strictEqual(h.errors.length, 1);
     });
 
     it('shows a 429 as a passing problem until the next good answer', async () => {
-      const h = pollerHarness({ script: (id, call) => (call === 0 ? httpError(429, 20) : record(id, 'processing')) });
+      const h = pollerHarness({
+        script: (id, call) => (call === 0 ? httpError(429, 20) : record(id, 'processing')),
+      });
       h.start('a');
       await h.clock.advance(SECOND);
       assert.strictEqual(h.model.get('a')?.lastProblem, 'Gateway busy (429), retrying in 21 s');
@@ -104,7 +108,9 @@ describe('MediaJobPoller: schedule and answers', () => {
     });
 
     it('backs off on 429 without Retry-After', async () => {
-      const h = pollerHarness({ script: (id, call) => (call < 4 ? httpError(429) : record(id, 'processing')) });
+      const h = pollerHarness({
+        script: (id, call) => (call < 4 ? httpError(429) : record(id, 'processing')),
+      });
       h.start('a');
       await h.clock.advance(MINUTE);
       // Doubling from 2 s, but never quicker than the schedule (failed checks count as checks).
@@ -162,7 +168,9 @@ describe('MediaJobPoller: schedule and answers', () => {
     }
 
     it('resume() retries jobs held for a rejected key', async () => {
-      const h = pollerHarness({ script: (id, call) => (call === 0 ? httpError(401) : record(id, 'processing')) });
+      const h = pollerHarness({
+        script: (id, call) => (call === 0 ? httpError(401) : record(id, 'processing')),
+      });
       h.start('a');
       await h.clock.advance(MINUTE);
       h.poller.resume();

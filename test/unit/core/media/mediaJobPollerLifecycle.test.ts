@@ -48,7 +48,10 @@ describe('MediaJobPoller: concurrency', () => {
     h.start('c');
     await h.clock.advance(11 * SECOND);
     // a at 1 s; b and c wait behind it and go in the order they became due.
-    assert.deepStrictEqual(h.gateway.calls.slice(0, 3).map((c) => c.id), ['a', 'b', 'c']);
+    assert.deepStrictEqual(
+      h.gateway.calls.slice(0, 3).map((c) => c.id),
+      ['a', 'b', 'c'],
+    );
   });
 
   it('on a tie, checks the older job first', async () => {
@@ -62,7 +65,10 @@ describe('MediaJobPoller: concurrency', () => {
     const h = pollerHarness({ clock, jobs, maxConcurrent: 1, latencyMs: SECOND });
     h.poller.resume();
     await clock.advance(SECOND);
-    assert.deepStrictEqual(h.gateway.calls.map((c) => c.id), ['older', 'newer']);
+    assert.deepStrictEqual(
+      h.gateway.calls.map((c) => c.id),
+      ['older', 'newer'],
+    );
   });
 
   it('makes few more requests than the schedule minimum for a single job', async () => {
@@ -191,16 +197,26 @@ describe('MediaJobPoller: manual refresh, reload, removal', () => {
     assert.strictEqual(skipped, 0);
     const second = pollerHarness({ clock, jobs, script: (id) => record(id, 'completed') });
     second.poller.resume();
-    assert.deepStrictEqual(second.gateway.calls.map((c) => c.id), ['running'], 'checked at once');
+    assert.deepStrictEqual(
+      second.gateway.calls.map((c) => c.id),
+      ['running'],
+      'checked at once',
+    );
     await clock.advance(10 * MINUTE);
-    assert.deepStrictEqual(second.gateway.calls.map((c) => c.id), ['running']);
+    assert.deepStrictEqual(
+      second.gateway.calls.map((c) => c.id),
+      ['running'],
+    );
     assert.strictEqual(second.model.get('running')?.status, 'completed');
     assert.strictEqual(second.model.get('gone')?.status, 'unknown');
   });
 
   it('continues a recently checked job where its schedule stood after a reload', async () => {
     const clock = new FakeClock();
-    const job = { ...createMediaJob({ id: 'a', prompt: 'p', model: 'm/x' }, clock.now() - 5 * MINUTE), pollCount: 12 };
+    const job = {
+      ...createMediaJob({ id: 'a', prompt: 'p', model: 'm/x' }, clock.now() - 5 * MINUTE),
+      pollCount: 12,
+    };
     job.lastCheckedAt = clock.now() - 10 * SECOND;
     const h = pollerHarness({ clock, jobs: [job] });
     h.poller.resume();
@@ -239,7 +255,10 @@ describe('MediaJobPoller: manual refresh, reload, removal', () => {
     assert.strictEqual(h.clock.pendingTimers, 0);
     await h.clock.advance(10 * MINUTE);
     assert.strictEqual(h.gateway.calls.length, before);
-    assert.ok(h.model.all().every((job) => job.status === 'queued'), 'answers after dispose are dropped');
+    assert.ok(
+      h.model.all().every((job) => job.status === 'queued'),
+      'answers after dispose are dropped',
+    );
     h.poller.pollNow();
     h.poller.track('a');
     assert.strictEqual(h.gateway.calls.length, before);
@@ -261,7 +280,9 @@ describe('MediaJobPoller: manual refresh, reload, removal', () => {
     const finalStatus = (id: string): string => (id === 'x' ? 'failed' : 'completed');
     const h = pollerHarness({ script: (id, call) => record(id, call < 2 ? 'processing' : finalStatus(id)) });
     const finished: string[] = [];
-    h.model.onDidChange((change) => finished.push(...change.finished.map((job) => `${job.id}:${job.status}`)));
+    h.model.onDidChange((change) =>
+      finished.push(...change.finished.map((job) => `${job.id}:${job.status}`)),
+    );
     h.start('x');
     h.start('y');
     await h.clock.advance(5 * MINUTE);

@@ -29,7 +29,7 @@ describe('pollSchedule', () => {
 
   it('grows by 1.5x up to a larger maximum and never shrinks', () => {
     const delays = Array.from({ length: 20 }, (_, i) => baseDelayMs(i, 120_000));
-    for (let i = 1; i < delays.length; i++) assert.ok(delays[i]! >= delays[i - 1]!, `delay ${i} shrank`);
+    for (let i = 1; i < delays.length; i++) assert.ok(delays[i] >= delays[i - 1], `delay ${i} shrank`);
     assert.strictEqual(delays[5], 22_500);
     assert.strictEqual(delays[6], 33_750);
     assert.strictEqual(delays.at(-1), 120_000);
@@ -40,7 +40,10 @@ describe('pollSchedule', () => {
     assert.strictEqual(normalizeMaxInterval(Number.NaN), 30_000);
     assert.strictEqual(normalizeMaxInterval(1_000), 5_000);
     assert.strictEqual(normalizeMaxInterval(45_000), 45_000);
-    assert.deepStrictEqual([0, 1, 2, 3, 10].map((i) => baseDelayMs(i, 1_000)), [1000, 2000, 5000, 5000, 5000]);
+    assert.deepStrictEqual(
+      [0, 1, 2, 3, 10].map((i) => baseDelayMs(i, 1_000)),
+      [1000, 2000, 5000, 5000, 5000],
+    );
   });
 
   it('treats odd check numbers as the nearest sensible one', () => {
@@ -79,11 +82,20 @@ describe('pollSchedule', () => {
   });
 
   it('waits at least as long as Retry-After asks, a little more to spread, at most 10 minutes', () => {
-    assert.strictEqual(retryAfterDelayMs(20, () => 0), 20_000);
+    assert.strictEqual(
+      retryAfterDelayMs(20, () => 0),
+      20_000,
+    );
     const spread = retryAfterDelayMs(20, () => 0.999);
     assert.ok(spread >= 20_000 && spread <= 22_000, String(spread));
-    assert.strictEqual(retryAfterDelayMs(86_400, () => 0), MAX_RETRY_AFTER_MS);
-    assert.strictEqual(retryAfterDelayMs(-5, () => 0), 0);
+    assert.strictEqual(
+      retryAfterDelayMs(86_400, () => 0),
+      MAX_RETRY_AFTER_MS,
+    );
+    assert.strictEqual(
+      retryAfterDelayMs(-5, () => 0),
+      0,
+    );
   });
 
   it('uses the maximum interval, jittered, for answers that will not change soon', () => {

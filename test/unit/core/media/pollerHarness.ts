@@ -30,7 +30,11 @@ export interface HarnessOptions extends Partial<TimingOptions> {
 export function pollerHarness(options: HarnessOptions = {}): PollerHarness {
   const clock = options.clock ?? new FakeClock();
   const model = new MediaJobModel(options.jobs ?? [], () => clock.now());
-  const gateway = new FakeGateway(clock, options.script ?? ((id) => record(id, 'processing')), options.latencyMs ?? 0);
+  const gateway = new FakeGateway(
+    clock,
+    options.script ?? ((id) => record(id, 'processing')),
+    options.latencyMs ?? 0,
+  );
   const errors: { id: string; error: unknown }[] = [];
   const poller = new MediaJobPoller({
     model,

@@ -1,5 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { isAllowedLink, parseHostMessage, parseWebviewMessage } from '../../../../src/core/protocol/chatProtocol';
+import {
+  isAllowedLink,
+  parseHostMessage,
+  parseWebviewMessage,
+} from '../../../../src/core/protocol/chatProtocol';
 
 describe('chat protocol validation', () => {
   it('accepts every well-formed webview message', () => {
@@ -21,7 +25,8 @@ describe('chat protocol validation', () => {
       { type: 'deleteConversation', id: 'c-1' },
       { type: 'exportConversation' },
     ];
-    for (const message of good) assert.deepEqual(parseWebviewMessage(message), message, JSON.stringify(message));
+    for (const message of good)
+      assert.deepEqual(parseWebviewMessage(message), message, JSON.stringify(message));
   });
 
   it('rejects malformed, unknown and oversized messages', () => {
@@ -38,11 +43,15 @@ describe('chat protocol validation', () => {
       { type: 'openCode', code: 'x', language: 7 },
       { type: 'openConversation', id: 'x'.repeat(500) },
     ];
-    for (const message of bad) assert.equal(parseWebviewMessage(message), undefined, JSON.stringify(message)?.slice(0, 80));
+    for (const message of bad)
+      assert.equal(parseWebviewMessage(message), undefined, JSON.stringify(message)?.slice(0, 80));
   });
 
   it('drops extra fields so nothing unvalidated reaches the host', () => {
-    assert.deepEqual(parseWebviewMessage({ type: 'send', text: 'hi', command: 'rm -rf' }), { type: 'send', text: 'hi' });
+    assert.deepEqual(parseWebviewMessage({ type: 'send', text: 'hi', command: 'rm -rf' }), {
+      type: 'send',
+      text: 'hi',
+    });
   });
 
   it('checks host messages by type', () => {
@@ -55,7 +64,15 @@ describe('chat protocol validation', () => {
     assert.ok(isAllowedLink('https://example.com/a'));
     assert.ok(isAllowedLink('http://example.com'));
     assert.ok(isAllowedLink('mailto:a@b.c'));
-    for (const href of ['javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'data:text/html,x', 'file:///etc/passwd', 'vscode://x', 'command:foo', 'not a url']) {
+    for (const href of [
+      'javascript:alert(1)',
+      'JAVASCRIPT:alert(1)',
+      'data:text/html,x',
+      'file:///etc/passwd',
+      'vscode://x',
+      'command:foo',
+      'not a url',
+    ]) {
       assert.equal(isAllowedLink(href), false, href);
     }
   });
