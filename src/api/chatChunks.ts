@@ -31,7 +31,7 @@ export class ChatChunkReader {
         out.push({ type: 'meta', id, model, provider });
       }
     }
-    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    const choices: readonly unknown[] = Array.isArray(chunk.choices) ? (chunk.choices as unknown[]) : [];
     // Only one completion is ever requested (n = 1); take choice 0 wherever it sits.
     const choice = choices.find((c) => isRecord(c) && (c.index === 0 || c.index === undefined));
     if (isRecord(choice)) this.readChoice(choice, out);

@@ -86,7 +86,7 @@ export function normalizeMediaStarted(body: unknown): MediaStarted {
       message: 'The gateway accepted the media request but sent no job id.',
     });
   }
-  const started: MediaStarted = { id: String(id) };
+  const started: MediaStarted = { id: typeof id === 'number' ? String(id) : id };
   if (record.status !== undefined) started.status = normalizeMediaStatus(record.status);
   return started;
 }
@@ -102,7 +102,9 @@ export function mediaErrorText(error: unknown): string | undefined {
     if (message) return `${message}${codeText}`;
     return JSON.stringify(error);
   }
-  return String(error);
+  return typeof error === 'string' || typeof error === 'number' || typeof error === 'boolean'
+    ? String(error)
+    : JSON.stringify(error);
 }
 
 export function collectMediaOutputs(value: unknown, depth = 0): MediaOutput[] {

@@ -3,12 +3,14 @@ import { attemptFacts } from './transport/http';
 
 /** Clock and dice of the retry loop; tests swap them to stay fast and deterministic. */
 export interface RetryTiming {
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-  random(): number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
 }
 
 export const BACKOFF_BASE_MS = 500;
-export const BACKOFF_CAP_MS = 30_000;
+export const BACKOFF_CAP_MS = 8_000;
+/** Never retry sooner than this after a 429 or 5xx: the gateway needs a real pause. */
+export const BACKOFF_FLOOR_MS = 250;
 /** A server asking for a longer pause than this is not waited for: the user gets the error. */
 export const MAX_RETRY_AFTER_SECONDS = 60;
 
@@ -48,10 +50,14 @@ function abortedError(): GatewayError {
   return new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
 }
 
-/** "Full jitter": a uniformly random pause up to an exponentially growing ceiling. */
+/**
+ * Exponential backoff with bounded jitter: 0.5 s, 1 s, 2 s, ... up to 8 s, each scaled by a random
+ * 0.75-1.0, and never under 250 ms. "Full jitter" from zero was seen retrying 42 ms after a 500,
+ * which gives a struggling gateway no pause at all.
+ */
 export function backoffDelayMs(attempt: number, random: () => number): number {
   const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
-  return Math.floor(random() * ceiling);
+  return Math.max(BACKOFF_FLOOR_MS, Math.floor(ceiling * (0.75 + 0.25 * random())));
 }
 
 /** The pause before the next try, or undefined when the error must reach the caller. */

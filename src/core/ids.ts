@@ -4,6 +4,9 @@
  * never string literals; a test checks them against package.json in both directions.
  */
 
+/** Our id on the Marketplace: `publisher.name` from package.json. */
+export const EXTENSION_ID = 'gateway-ai.gateway-ai';
+
 export const Command = {
   setApiKey: 'gateway.setApiKey',
   clearApiKey: 'gateway.clearApiKey',

@@ -6,7 +6,7 @@ import type { ApiKeyStore } from '../auth/apiKeyStore';
 import { Disposable } from '../../core/util/lifecycle';
 import { affectsGateway, readSettings, validateBaseUrl } from '../config/settings';
 import type { Logger } from '../log/logger';
-import { Setting } from '../../core/ids';
+import { EXTENSION_ID, Setting } from '../../core/ids';
 
 /**
  * Hands out the one gateway client, built from the current settings on first use (the network
@@ -66,7 +66,7 @@ export class GatewayService extends Disposable {
       maxRetries: settings.request.maxRetries,
       proxy: settings.proxy,
       log: (entry) => this.logger.request(entry),
-      userAgent: `gateway-ai-vscode/${vscode.extensions.getExtension('gateway-ai.gateway-ai')?.packageJSON.version ?? 'dev'} vscode/${vscode.version}`,
+      userAgent: `gateway-ai-vscode/${extensionVersion()} vscode/${vscode.version}`,
     });
     this.logger.info(`Gateway client ready for ${settings.baseUrl}`);
     return this.current;
@@ -77,4 +77,12 @@ export class GatewayService extends Disposable {
     this.current = undefined;
     void old?.close?.();
   }
+}
+
+/** Our version, from the manifest VS Code read (a string, or "dev" if it is not one). */
+function extensionVersion(): string {
+  const manifest: unknown = vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON;
+  const version =
+    manifest && typeof manifest === 'object' ? (manifest as { version?: unknown }).version : undefined;
+  return typeof version === 'string' ? version : 'dev';
 }

@@ -38,7 +38,7 @@ export class Logger implements vscode.Disposable {
   }
   error(message: string, error?: unknown): void {
     const detail =
-      error instanceof Error ? `: ${error.message}` : error !== undefined ? `: ${String(error)}` : '';
+      error instanceof Error ? `: ${error.message}` : error !== undefined ? `: ${describe(error)}` : '';
     this.channel.error(this.clean(message + detail));
   }
 
@@ -57,5 +57,15 @@ export class Logger implements vscode.Disposable {
 
   dispose(): void {
     this.channel.dispose();
+  }
+}
+
+/** A thrown value that is not an Error, as text: JSON for objects, never "[object Object]". */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return Object.prototype.toString.call(value);
   }
 }

@@ -18,7 +18,7 @@ export function parseGenerateArgs(value: unknown): GenerateArgs {
   if (typeof v.prompt !== 'string' || !v.prompt.trim())
     throw new Error('gateway.generateMedia needs a non-empty prompt.');
   if (v.model !== undefined && !isModelId(v.model))
-    throw new Error(`"${String(v.model)}" is not a model id (<vendor>/<model_name>).`);
+    throw new Error(`${JSON.stringify(v.model)} is not a model id (<vendor>/<model_name>).`);
   if (
     v.parameters !== undefined &&
     (typeof v.parameters !== 'object' || v.parameters === null || Array.isArray(v.parameters))

@@ -49,10 +49,10 @@ describe('api: retries', () => {
     assert.equal(timing.sleeps.length, 2);
   });
 
-  it('uses exponential backoff with full jitter when no Retry-After is given', async () => {
+  it('uses exponential backoff with bounded jitter when no Retry-After is given', async () => {
     const { client, timing } = makeClient(ctx.sim, { maxRetries: 3 });
     await expectGatewayError(client.chat(userRequest('#sim:status:502')), 'http');
-    assert.deepEqual(timing.sleeps, [250, 500, 1000]); // random() = 0.5 of 500, 1000, 2000 ms
+    assert.deepEqual(timing.sleeps, [437, 875, 1750]); // random() = 0.5: 0.875 of 500, 1000, 2000 ms
   });
 
   it('honours a real Retry-After: 1 (waits at least a second)', async () => {
@@ -146,7 +146,11 @@ describe('api: retry rules (pure)', () => {
     timing: { random: () => 1, sleep: () => Promise.resolve() },
   });
 
-  it('caps backoff at 30 s', () => {
+  it('caps backoff at 8 s and never pauses less than 250 ms or three quarters of the step', () => {
+    assert.ok(backoffDelayMs(0, () => 0) >= 250);
+    for (let attempt = 0; attempt < 8; attempt++) {
+      assert.ok(backoffDelayMs(attempt, Math.random) >= 250, `attempt ${attempt}`);
+    }
     assert.equal(
       backoffDelayMs(0, () => 1),
       500,
@@ -157,11 +161,11 @@ describe('api: retry rules (pure)', () => {
     );
     assert.equal(
       backoffDelayMs(20, () => 1),
-      30_000,
+      8_000,
     );
     assert.equal(
       backoffDelayMs(5, () => 0),
-      0,
+      6_000,
     );
   });
 
