@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { inertText } from '../core/util/text';
 import type { ApiKeyStore } from './auth/apiKeyStore';
 import { Disposable } from '../core/util/lifecycle';
 import { readSettings } from './config/settings';
@@ -48,8 +49,8 @@ export class ModelStatusItem extends Disposable {
       this.item.command = Command.setApiKey;
     } else {
       const model = readSettings().chat.model || 'no model';
-      this.item.text = `$(sparkle) ${model}`;
-      this.item.tooltip = `Gateway AI chat model: ${model}. Click to select another.`;
+      this.item.text = `$(sparkle) ${inertText(model, 80)}`;
+      this.item.tooltip = `Gateway AI chat model: ${inertText(model)}. Click to select another.`;
       this.item.command = Command.selectModel;
     }
     this.item.show();

@@ -111,6 +111,15 @@ function mediaStatus(job: MediaJob, core: SimulatorCore): Record<string, unknown
       error: `Provider ${core.providerName} refused the prompt: content policy (simulated).`,
     };
   }
+  if (markers.has('fail-hostile')) {
+    // What a hostile or careless gateway may put in a reason: Markdown links, a command link, a
+    // remote image, an autolink and codicon syntax. None of it may become active anywhere.
+    return {
+      id: job.id,
+      status: 'failed',
+      error: `Blocked. [Fix it](command:workbench.action.openSettings) or [read more](https://evil.example/docs) ![pixel](https://evil.example/p.png) <https://evil.example/auto> $(alert)`,
+    };
+  }
   if (markers.has('fail-object')) {
     return {
       id: job.id,

@@ -19,7 +19,16 @@ export const CONTENT_SCENARIOS = ['slow', 'long', 'tools', 'xss', 'citations'] a
 /** How the bytes are written. */
 export const TRANSPORT_SCENARIOS = ['chunk', 'crlf'] as const;
 /** Shape of a media job's result. */
-export const MEDIA_SCENARIOS = ['fail', 'fail-object', 'result', 'text', 'b64', 'url', 'nested'] as const;
+export const MEDIA_SCENARIOS = [
+  'fail',
+  'fail-object',
+  'fail-hostile',
+  'result',
+  'text',
+  'b64',
+  'url',
+  'nested',
+] as const;
 
 const MARKER = /#sim:([a-z0-9][a-z0-9-]*)(?::([^\s#,]+))?/gi;
 

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { observed } from './observed';
 import { MediaJobStore } from '../../src/host/media/mediaJobStore';
 import type { MediaPreviewPanel } from '../../src/host/media/mediaPreview';
 import { startGatewaySimulator } from '../simulator';
@@ -68,10 +69,41 @@ describe('Media jobs', function () {
     const job = api.media.model.get(id)!;
     assert.ok(job.error && job.error.length > 0);
     const item = api.media.tree.getTreeItem(job);
-    const tooltip = (item.tooltip as vscode.MarkdownString).value;
-    assert.match(tooltip, /\*\*Failed:\*\*/);
+    assert.equal(typeof item.tooltip, 'string', 'a plain-text tooltip renders no Markdown');
+    const tooltip = item.tooltip as string;
+    assert.match(tooltip, /Failed: /);
     assert.ok(tooltip.includes(job.error.split(' ')[0]), `the reason is in the tooltip: ${tooltip}`);
     assert.equal((item.iconPath as vscode.ThemeIcon).id, 'error');
+  });
+
+  it('a failure reason with Markdown links, a command link and an image stays inert everywhere', async () => {
+    const api = await gatewayApi();
+    const shownBefore = observed.notifications.length;
+    const id = await vscode.commands.executeCommand<string>('gateway.generateMedia', {
+      prompt: 'a hostile reason #sim:fail-hostile',
+    });
+    await waitFor(() => api.media.model.get(id)?.status === 'failed', 'the job to fail', 15_000);
+    await waitFor(
+      () => observed.notifications.slice(shownBefore).some((n) => n.message.includes('media job failed')),
+      'the failure notification',
+    );
+    const shown = observed.notifications
+      .slice(shownBefore)
+      .find((n) => n.message.includes('media job failed'))!;
+    const tooltip = api.media.tree.getTreeItem(api.media.model.get(id)!).tooltip;
+    assert.equal(typeof tooltip, 'string');
+    for (const [where, text] of [
+      ['notification', shown.message],
+      ['tooltip', tooltip as string],
+    ] as const) {
+      assert.match(text, /Fix it/, `${where} still says what the gateway said`);
+      // VS Code makes `[label](target)` clickable in notifications and `$(name)` an icon.
+      assert.doesNotMatch(text, /\]\(/, `${where}: no Markdown link or image syntax survives`);
+      assert.doesNotMatch(text, /\$\(/, `${where}: no icon syntax survives`);
+      assert.doesNotMatch(text, /<https?:/, `${where}: no autolink survives`);
+    }
+    // Only our own action is a button.
+    assert.deepEqual(shown.items, ['Show']);
   });
 
   it('the result opens in a preview with the image stored locally', async () => {

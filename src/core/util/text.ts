@@ -28,3 +28,20 @@ export function shorten(text: string, max: number): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
+
+/**
+ * Outside text (from the gateway, a model, a stored file) made inert for places where VS Code
+ * renders a little Markdown or icon syntax: notifications turn `[label](target)` into a clickable
+ * link (and `command:` targets run), status-bar texts and quick picks turn `$(name)` into icons.
+ * The text stays readable; only the syntax that would make it active is broken. Control
+ * characters and line breaks become spaces, and very long text is cut.
+ */
+export function inertText(text: string, max = 2000): string {
+  const flat = text
+    // eslint-disable-next-line no-control-regex -- control characters are what this removes
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/\]\s*\(/g, '] (')
+    .replace(/\$\(/g, '$ (')
+    .replace(/<(?=[a-z]+:)/gi, '< ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

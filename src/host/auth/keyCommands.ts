@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { Command } from '../../core/ids';
 import type { ApiKeyStore } from './apiKeyStore';
+import { notify } from '../notify';
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -21,25 +22,25 @@ export async function setApiKey(store: ApiKeyStore, argument?: unknown): Promise
     if (key === undefined) return false;
   }
   if (!key.trim()) {
-    void vscode.window.showErrorMessage('Gateway AI: the API key cannot be empty; nothing was stored.');
+    void notify.error('Gateway AI: the API key cannot be empty; nothing was stored.');
     return false;
   }
   try {
     await store.set(key);
   } catch (error) {
-    void vscode.window.showErrorMessage(`Gateway AI: the key was not stored. ${errorText(error)}`);
+    void notify.error(`Gateway AI: the key was not stored. ${errorText(error)}`);
     return false;
   }
-  void vscode.window.showInformationMessage('Gateway AI: API key saved in secret storage.');
+  void notify.info('Gateway AI: API key saved in secret storage.');
   return true;
 }
 
 export async function clearApiKey(store: ApiKeyStore): Promise<void> {
   try {
     await store.clear();
-    void vscode.window.showInformationMessage('Gateway AI: API key removed.');
+    void notify.info('Gateway AI: API key removed.');
   } catch (error) {
-    void vscode.window.showErrorMessage(`Gateway AI: the key could not be removed. ${errorText(error)}`);
+    void notify.error(`Gateway AI: the key could not be removed. ${errorText(error)}`);
   }
 }
 

@@ -4,6 +4,7 @@ import type { ChatViewProvider } from './chatViewProvider';
 import { pickModel, setChatModel } from './modelPicker';
 import type { RecentModels } from './modelPicker';
 import { explainPrompt } from '../../core/chat/explainPrompt';
+import { notify } from '../notify';
 
 export interface ChatCommandDeps {
   session: ChatSession;
@@ -31,9 +32,7 @@ export async function explainSelection(deps: ChatCommandDeps): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   const code = editor ? editor.selections.map((s) => editor.document.getText(s)).join('\n') : '';
   if (!editor || !code.trim()) {
-    void vscode.window.showInformationMessage(
-      'Gateway AI: select some code first, then run Explain Selection.',
-    );
+    void notify.info('Gateway AI: select some code first, then run Explain Selection.');
     return;
   }
   const fileName = vscode.workspace.asRelativePath(editor.document.uri, false);
@@ -49,9 +48,7 @@ export async function selectModel(deps: ChatCommandDeps, model?: unknown): Promi
     await setChatModel(chosen, deps.recentModels);
     return chosen.trim();
   } catch (error) {
-    void vscode.window.showErrorMessage(
-      `Gateway AI: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    void notify.error(`Gateway AI: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
   }
 }

@@ -22,6 +22,7 @@ import { DeltaBatcher } from '../../core/chat/deltaBatcher';
 import { buildChatRequest } from '../../core/chat/requestBuilder';
 import { isAbort, toTurnError } from '../../core/chat/turnError';
 import { Setting } from '../../core/ids';
+import { notify } from '../notify';
 
 const SAVE_WHILE_STREAMING_MS = 3000;
 
@@ -158,9 +159,7 @@ export class ChatSession extends Disposable {
     if (this.conversation?.id === id) return;
     const loaded = await this.deps.store.load(id);
     if (!loaded) {
-      void vscode.window.showWarningMessage(
-        'Gateway AI: that chat could not be opened; it may have been deleted.',
-      );
+      void notify.warn('Gateway AI: that chat could not be opened; it may have been deleted.');
       await this.deps.store.delete(id);
       await this.postHistory();
       return;
@@ -183,9 +182,7 @@ export class ChatSession extends Disposable {
   async exportMarkdown(): Promise<vscode.TextDocument | undefined> {
     const conversation = await this.current();
     if (conversation.turns.length === 0) {
-      void vscode.window.showInformationMessage(
-        'Gateway AI: this chat is empty; there is nothing to export yet.',
-      );
+      void notify.info('Gateway AI: this chat is empty; there is nothing to export yet.');
       return undefined;
     }
     const doc = await vscode.workspace.openTextDocument({

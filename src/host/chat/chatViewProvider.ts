@@ -6,6 +6,7 @@ import type { ChatSession } from './chatSession';
 import type { ChatViewRouter } from './chatViewRouter';
 import { CHAT_PAGE, showPage, webviewOptions } from '../webview/webviewShell';
 import { View } from '../../core/ids';
+import { notify } from '../notify';
 
 /**
  * The `gateway.chat` webview view. It builds the page (strict CSP, scripts by nonce, only the
@@ -46,9 +47,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       if (message.type === 'ready') attached ??= this.session.attach((m) => void webview.postMessage(m));
       this.router.handle(message).catch((error: unknown) => {
         this.logger.error(`Chat action "${message.type}" failed`, error);
-        void vscode.window.showErrorMessage(
-          `Gateway AI: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        void notify.error(`Gateway AI: ${error instanceof Error ? error.message : String(error)}`);
       });
     });
     view.onDidDispose(() => {

@@ -4,6 +4,7 @@ import { isAllowedLink } from '../../core/protocol/chatProtocol';
 import type { WebviewMessage } from '../../core/protocol/chatProtocol';
 import type { Logger } from '../log/logger';
 import type { ChatSession } from './chatSession';
+import { notify } from '../notify';
 
 /**
  * Where each validated message from the chat view goes: the conversation's intents to the
@@ -70,7 +71,7 @@ export class ChatViewRouter {
   private async insertCode(code: string): Promise<void> {
     const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
     if (!editor) {
-      void vscode.window.showInformationMessage('Gateway AI: open an editor to insert the code into.');
+      void notify.info('Gateway AI: open an editor to insert the code into.');
       return;
     }
     await editor.edit((edit) => {

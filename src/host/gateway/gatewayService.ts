@@ -7,6 +7,7 @@ import { Disposable } from '../../core/util/lifecycle';
 import { affectsGateway, readSettings, validateBaseUrl } from '../config/settings';
 import type { Logger } from '../log/logger';
 import { EXTENSION_ID, Setting } from '../../core/ids';
+import { notify } from '../notify';
 
 /**
  * Hands out the one gateway client, built from the current settings on first use (the network
@@ -46,7 +47,7 @@ export class GatewayService extends Disposable {
     this.warnedBaseUrl = baseUrl;
     this.logger.warn(problem);
     const openSettings = 'Open Settings';
-    void vscode.window.showWarningMessage(`Gateway AI: ${problem}`, openSettings).then((choice) => {
+    void notify.warn(`Gateway AI: ${problem}`, openSettings).then((choice) => {
       if (choice === openSettings)
         void vscode.commands.executeCommand('workbench.action.openSettings', Setting.baseUrl);
     });

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { GatewayError } from '../../api/errors';
 import { isModelId, readSettings } from '../config/settings';
 import { Command } from '../../core/ids';
+import { notify } from '../notify';
 
 export interface GenerateArgs {
   prompt: string;
@@ -85,7 +86,7 @@ export async function reportStartFailure(error: unknown): Promise<void> {
   const needsKey =
     GatewayError.is(error) && (error.status === 401 || (error.kind === 'config' && /key/i.test(message)));
   const action = needsKey ? 'Set API Key' : undefined;
-  const choice = await vscode.window.showErrorMessage(
+  const choice = await notify.error(
     `Gateway AI: the media job was not started. ${message}`,
     ...(action ? [action] : []),
   );

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { deserializeJobs, serializeJobs } from '../../core/media/mediaJobCodec';
 import { StorageKey } from '../../core/ids';
+import { notify } from '../notify';
 
 const STATE_KEY = StorageKey.mediaJobs;
 
@@ -28,9 +29,7 @@ export class MediaJobStore {
     const { jobs, skipped, problems } = deserializeJobs(this.state.get(STATE_KEY));
     if (skipped > 0) {
       this.logger.warn(`Skipped ${skipped} unreadable stored media job(s): ${problems.join('; ')}`);
-      void vscode.window.showWarningMessage(
-        `Gateway AI: ${skipped} stored media job(s) could not be read and were skipped.`,
-      );
+      void notify.warn(`Gateway AI: ${skipped} stored media job(s) could not be read and were skipped.`);
       void this.state.update(STATE_KEY, serializeJobs(jobs));
     }
     return jobs;

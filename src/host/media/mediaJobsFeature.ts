@@ -17,6 +17,7 @@ import { MediaJobsTreeProvider } from './mediaJobsTree';
 import { describeOutputs, kindOf, MediaPreviewPanel } from './mediaPreview';
 import type { PreviewItem } from './mediaPreview';
 import { Command, SettingSection, UiId, View, focusCommand } from '../../core/ids';
+import { notify } from '../notify';
 
 export interface MediaJobsDeps {
   context: vscode.ExtensionContext;
@@ -140,9 +141,7 @@ export class MediaJobsFeature extends Disposable {
   /** Opens the preview of a completed job; remote results are downloaded by the host first. */
   async open(job: MediaJob): Promise<MediaPreviewPanel | undefined> {
     if (job.status !== 'completed') {
-      void vscode.window.showInformationMessage(
-        `Gateway AI: this job is ${job.status}; there is no result to open yet.`,
-      );
+      void notify.info(`Gateway AI: this job is ${job.status}; there is no result to open yet.`);
       return undefined;
     }
     const items = await vscode.window.withProgress(
@@ -224,15 +223,13 @@ export class MediaJobsFeature extends Disposable {
   private announce(job: MediaJob): void {
     const prompt = job.prompt.length > 40 ? `${job.prompt.slice(0, 39)}…` : job.prompt;
     if (job.status === 'completed') {
-      void vscode.window
-        .showInformationMessage(`Gateway AI: media job completed: "${prompt}"`, 'Open')
-        .then((choice) => {
-          const current = this.model.get(job.id);
-          if (choice === 'Open' && current) void this.open(current);
-        });
+      void notify.info(`Gateway AI: media job completed: "${prompt}"`, 'Open').then((choice) => {
+        const current = this.model.get(job.id);
+        if (choice === 'Open' && current) void this.open(current);
+      });
     } else if (job.status === 'failed') {
-      void vscode.window
-        .showWarningMessage(`Gateway AI: media job failed: "${prompt}". ${job.error ?? ''}`.trim(), 'Show')
+      void notify
+        .warn(`Gateway AI: media job failed: "${prompt}". ${job.error ?? ''}`.trim(), 'Show')
         .then((choice) => {
           if (choice === 'Show') void vscode.commands.executeCommand(focusCommand(View.mediaJobs));
         });
@@ -281,7 +278,7 @@ function registerMediaJobCommands(feature: MediaJobsFeature): vscode.Disposable[
       try {
         args = arg === undefined ? await askGenerateArgs() : parseGenerateArgs(arg);
       } catch (error) {
-        void vscode.window.showErrorMessage(`Gateway AI: ${(error as Error).message}`);
+        void notify.error(`Gateway AI: ${(error as Error).message}`);
         if (arg !== undefined) throw error;
         return undefined;
       }
@@ -300,9 +297,7 @@ function registerMediaJobCommands(feature: MediaJobsFeature): vscode.Disposable[
     r(Command.openMediaResult, async (arg?: unknown) => {
       const job = jobFrom(feature, arg);
       if (!job) {
-        void vscode.window.showInformationMessage(
-          'Gateway AI: pick a completed job in the Media Jobs view to open its result.',
-        );
+        void notify.info('Gateway AI: pick a completed job in the Media Jobs view to open its result.');
         return undefined;
       }
       return feature.open(job);

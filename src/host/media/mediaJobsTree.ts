@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../../core/util/lifecycle';
-import { relativeTime, shorten } from '../../core/util/text';
+import { inertText, relativeTime, shorten } from '../../core/util/text';
 import { UNKNOWN_STATUS } from '../../core/media/mediaJob';
 import type { MediaJob } from '../../core/media/mediaJob';
 import type { MediaJobModel } from '../../core/media/mediaJobModel';
@@ -29,25 +29,21 @@ function statusText(job: MediaJob): string {
   return job.status === UNKNOWN_STATUS ? 'unknown to the gateway' : job.status;
 }
 
-function tooltip(job: MediaJob): vscode.MarkdownString {
-  const md = new vscode.MarkdownString(undefined, true);
-  md.supportHtml = false;
-  md.isTrusted = false;
-  md.appendMarkdown(`**${statusText(job)}** · `).appendText(job.model);
-  md.appendMarkdown('\n\n').appendText(job.prompt);
-  md.appendMarkdown('\n\n').appendText(`Id: ${job.id}`);
-  md.appendMarkdown('\n\n').appendText(`Started ${new Date(job.createdAt).toLocaleString()}`);
-  if (job.finishedAt)
-    md.appendMarkdown('\n\n').appendText(`Finished ${new Date(job.finishedAt).toLocaleString()}`);
+/**
+ * A plain-text tooltip: the prompt, the model and above all the failure reason come from outside,
+ * and a Markdown tooltip would render their links and remote images.
+ */
+function tooltip(job: MediaJob): string {
+  const lines = [`${statusText(job)} · ${job.model}`, job.prompt, `Id: ${job.id}`];
+  lines.push(`Started ${new Date(job.createdAt).toLocaleString()}`);
+  if (job.finishedAt) lines.push(`Finished ${new Date(job.finishedAt).toLocaleString()}`);
   if (job.status === 'completed')
-    md.appendMarkdown('\n\n').appendText(
-      `${job.outputs.length} output${job.outputs.length === 1 ? '' : 's'}`,
-    );
-  if (job.error) md.appendMarkdown('\n\n**Failed:** ').appendText(job.error);
+    lines.push(`${job.outputs.length} output${job.outputs.length === 1 ? '' : 's'}`);
+  if (job.error) lines.push(`Failed: ${job.error}`);
   if (job.status === UNKNOWN_STATUS)
-    md.appendMarkdown('\n\n').appendText('The gateway no longer knows this job (404); it may have expired.');
-  if (job.lastProblem) md.appendMarkdown('\n\n$(warning) ').appendText(job.lastProblem);
-  return md;
+    lines.push('The gateway no longer knows this job (404); it may have expired.');
+  if (job.lastProblem) lines.push(`Warning: ${job.lastProblem}`);
+  return lines.map((line) => inertText(line)).join('\n\n');
 }
 
 /** Reads the job model; knows nothing of timing or storage. */

@@ -6,6 +6,7 @@ import { showPage, webviewOptions } from '../webview/webviewShell';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { escapeHtml } from '../../core/util/text';
 import { UiId } from '../../core/ids';
+import { notify } from '../notify';
 
 /** What the preview shows for one output, once any remote file is downloaded by the host. */
 export interface PreviewItem {
@@ -143,11 +144,9 @@ async function saveToWorkspace(item: PreviewItem, jobId: string, index: number):
   try {
     if (item.file) await vscode.workspace.fs.copy(item.file, target, { overwrite: true });
     else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(item.text ?? ''));
-    void vscode.window.showInformationMessage(
-      `Gateway AI: saved ${vscode.workspace.asRelativePath(target)}.`,
-    );
+    void notify.info(`Gateway AI: saved ${vscode.workspace.asRelativePath(target)}.`);
   } catch (error) {
-    void vscode.window.showErrorMessage(`Gateway AI: could not save the result: ${(error as Error).message}`);
+    void notify.error(`Gateway AI: could not save the result: ${(error as Error).message}`);
   }
 }
 

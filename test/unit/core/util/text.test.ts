@@ -1,0 +1,69 @@
+import * as assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { escapeHtml, inertText, relativeTime, shorten } from '../../../../src/core/util/text';
+
+/** VS Code's notification link syntax, `[label](target)` (see its LinkedText parser). */
+const NOTIFICATION_LINK = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/i;
+
+describe('text helpers', () => {
+  it('inertText breaks link, image, autolink and icon syntax but keeps the words', () => {
+    const text = inertText('[Fix](command:x.y) ![i](https://e/p.png) <https://e/a> $(alert)\nnext');
+    assert.doesNotMatch(text, NOTIFICATION_LINK);
+    assert.doesNotMatch(text, /\]\(|\$\(|<https:|\n/);
+    assert.match(text, /Fix/);
+    assert.match(text, /alert/);
+  });
+
+  it('inertText leaves no notification link in any text (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom('[', ']', '(', ')', ' ', 'a', 'command:', 'https://', '$', '\n', '<'),
+        }),
+        (raw) => {
+          const text = inertText(raw);
+          assert.doesNotMatch(text, NOTIFICATION_LINK);
+          assert.doesNotMatch(text, /\]\(|\$\(/);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('inertText cuts very long text', () => {
+    assert.equal(inertText('x'.repeat(5000), 100).length, 100);
+  });
+
+  it('escapeHtml escapes what could open a tag or end an attribute', () => {
+    assert.equal(escapeHtml('<a href="x">&</a>'), '&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;');
+  });
+
+  it('relativeTime and shorten', () => {
+    const now = 1_000_000_000_000;
+    assert.equal(relativeTime(now - 1000, now), 'just now');
+    assert.equal(relativeTime(now - 30_000, now), '30 s ago');
+    assert.equal(relativeTime(now - 5 * 60_000, now), '5 min ago');
+    assert.equal(relativeTime(now - 3 * 3_600_000, now), '3 h ago');
+    assert.equal(relativeTime(now - 2 * 86_400_000, now), '2 d ago');
+    assert.equal(shorten('a  b\nc', 10), 'a b c');
+    assert.equal(shorten('abcdef', 4), 'abc…');
+  });
+
+  it('notifications go only through the notify module', () => {
+    const root = path.resolve(__dirname, '../../../../../src');
+    const files = (function walk(dir: string): string[] {
+      return readdirSync(dir).flatMap((name) => {
+        const full = path.join(dir, name);
+        return statSync(full).isDirectory() ? walk(full) : full.endsWith('.ts') ? [full] : [];
+      });
+    })(root);
+    const direct = files.filter(
+      (file) =>
+        !file.endsWith('notify.ts') &&
+        /show(Information|Warning|Error)Message/.test(readFileSync(file, 'utf8')),
+    );
+    assert.deepEqual(direct, []);
+  });
+});
