@@ -64,7 +64,12 @@ function kb(bytes: number): number {
   return round(bytes / KB, 1);
 }
 
-export async function benchSize(): Promise<SectionResult> {
+/** Async like every section (scripts/bench.mjs awaits each); a thrown error becomes a rejection. */
+export function benchSize(): Promise<SectionResult> {
+  return new Promise((resolve) => resolve(measureSize()));
+}
+
+function measureSize(): SectionResult {
   shipped = undefined;
   const folder = shippedExtension();
   const extension = path.join(folder, 'dist', 'extension.js');

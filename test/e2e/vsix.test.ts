@@ -1,12 +1,12 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot, workRoot } from '../launch/paths';
 import { ensureVsCodeServer, installVsix } from '../launch/vscodeServer';
 import { openWorkbench } from './workbench';
 
-const pkg = require(path.join(repoRoot, 'package.json')) as {
+const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
   name: string;
   version: string;
   publisher: string;

@@ -60,4 +60,10 @@ async function main(): Promise<number> {
   return exitCode === 0 && result.failed === 0 && result.passed > 0 ? 0 : 1;
 }
 
-main().then((code) => process.exit(code));
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

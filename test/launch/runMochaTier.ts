@@ -2,6 +2,7 @@
  * Runs one Node-side mocha tier (unit, webview, e2e) and reports its counts.
  * Usage: node out/test/launch/runMochaTier.js <tier> <dir-under-out/test>
  */
+import Mocha from 'mocha';
 import * as path from 'node:path';
 import { MissingDependencyError } from './chromium';
 import { countMochaRun, findTests, reportTier } from './results';
@@ -10,7 +11,6 @@ async function main(): Promise<void> {
   const [tier, dir, timeout] = process.argv.slice(2);
   if (!tier || !dir) throw new Error('usage: runMochaTier <tier> <dir-under-out/test> [timeout-ms]');
   const started = Date.now();
-  const { Mocha } = require('mocha') as { Mocha: typeof import('mocha') };
   const mocha = new Mocha({
     ui: 'bdd',
     reporter: 'spec',

@@ -59,7 +59,7 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
     return streamLongFromCache(context, core, scenarios, model);
   const plan = planReply(context, core, scenarios, model, body.messages.length, lastUserText);
   if (body.stream === true) await streamReply(context, core, scenarios, plan);
-  else await answerWhole(context, core, scenarios, plan);
+  else answerWhole(context, core, scenarios, plan);
 }
 
 function lastUserMessage(messages: unknown[]): string {
@@ -111,6 +111,8 @@ function planReply(
       annotations = reply.annotations;
       break;
     }
+    case undefined:
+      break;
   }
   const reasoning = REASONING_PARTS;
   const completionTokens = tokens(text) + (content?.name === 'tools' ? 20 : 0);
@@ -267,7 +269,7 @@ async function streamReply(
     delayMs: plan.delayMs,
     chunkBytes,
     crlf: scenarios.has('crlf'),
-    onDrop: context.markDropped,
+    onDrop: () => context.markDropped(),
   });
 }
 
@@ -309,12 +311,12 @@ async function streamLongFromCache(
   await writeSseBytes(context.response, bytes, scenarios.numberArg('chunk', 0) || undefined);
 }
 
-async function answerWhole(
+function answerWhole(
   context: RequestContext,
   core: SimulatorCore,
   scenarios: ScenarioSet,
   plan: ReplyPlan,
-): Promise<void> {
+): void {
   const { response } = context;
   const fault = scenarios.first(['drop', 'stall', 'malformed', 'error-chunk']);
   if (fault?.name === 'drop') {

@@ -2,8 +2,10 @@
  * Entry of the integration suite, loaded by VS Code as `extensionTestsPath`. It runs inside the
  * real extension host, with either launcher (VS Code server offline, or @vscode/test-electron).
  */
+import Mocha from 'mocha';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import * as vscode from 'vscode';
 import { countMochaRun, findTests } from '../launch/results';
 
 /**
@@ -29,7 +31,6 @@ function markedReporter(runner: Mocha.Runner): void {
 
 export async function run(): Promise<void> {
   const started = Date.now();
-  const { Mocha } = require('mocha') as { Mocha: typeof import('mocha') };
   const mocha = new Mocha({ ui: 'bdd', timeout: 30_000, color: false, reporter: markedReporter as never });
   // The order is explicit, not a matter of file names: the observers go in before every test, and
   // the secrets sweep runs after all of them, over everything they showed, sent and stored.
@@ -37,9 +38,7 @@ export async function run(): Promise<void> {
   for (const file of findTests(__dirname)) mocha.addFile(file);
   mocha.addFile(path.join(__dirname, 'secretsSweep.js'));
   await mocha.loadFilesAsync();
-  console.log(
-    `[suite] Gateway AI integration suite in VS Code ${require('vscode').version}, Node ${process.version}`,
-  );
+  console.log(`[suite] Gateway AI integration suite in VS Code ${vscode.version}, Node ${process.version}`);
   const { failures, counts } = await new Promise<{
     failures: number;
     counts: ReturnType<typeof countMochaRun>;

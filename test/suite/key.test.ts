@@ -64,12 +64,18 @@ describe('Settings', () => {
     }
   });
 
-  it('declares every setting with a description and a default', async () => {
-    const { packageJSON } = vscode.extensions.getExtension('gateway-ai.gateway-ai')!;
-    const properties = packageJSON.contributes.configuration.properties as Record<
-      string,
-      { description?: string; markdownDescription?: string; default?: unknown }
-    >;
+  it('declares every setting with a description and a default', () => {
+    const manifest = vscode.extensions.getExtension('gateway-ai.gateway-ai')!.packageJSON as {
+      contributes: {
+        configuration: {
+          properties: Record<
+            string,
+            { description?: string; markdownDescription?: string; default?: unknown }
+          >;
+        };
+      };
+    };
+    const properties = manifest.contributes.configuration.properties;
     for (const [key, schema] of Object.entries(properties)) {
       assert.ok(schema.description || schema.markdownDescription, `${key} has a description`);
       assert.ok('default' in schema, `${key} has a default`);

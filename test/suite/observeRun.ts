@@ -67,7 +67,9 @@ before(async function () {
     observed.webviewPages.push(resolvedView.webview.html);
     observeWebview(resolvedView.webview, 'chat view');
   });
-  restore.push(() => resolved.dispose());
+  restore.push(() => {
+    resolved.dispose();
+  });
 
   try {
     // Panels (the media preview) are created through the same API object as the extension uses.
@@ -109,7 +111,9 @@ before(async function () {
   const finished = api.chat.onDidFinishTurn((turn) => {
     if (turn.error) observed.turnErrors.push(turn.error.message);
   });
-  restore.push(() => finished.dispose());
+  restore.push(() => {
+    finished.dispose();
+  });
 
   const media = api.media.model.onDidChange(() => {
     for (const job of api.media.model.all()) {

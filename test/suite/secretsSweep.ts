@@ -262,9 +262,11 @@ describe('Secrets: no key anywhere after the run', function () {
       // Every value in effect, as VS Code resolved it, and each of the extension's settings in every scope.
       const settings = new Search('settings values');
       settings.text('the whole configuration', JSON.stringify(vscode.workspace.getConfiguration()));
-      const { packageJSON } = vscode.extensions.getExtension('gateway-ai.gateway-ai')!;
+      const manifest = vscode.extensions.getExtension('gateway-ai.gateway-ai')!.packageJSON as {
+        contributes: { configuration: { properties: Record<string, unknown> } };
+      };
       const configuration = vscode.workspace.getConfiguration();
-      for (const key of Object.keys(packageJSON.contributes.configuration.properties as object)) {
+      for (const key of Object.keys(manifest.contributes.configuration.properties)) {
         settings.text(`setting ${key}`, JSON.stringify(configuration.inspect(key)));
       }
 

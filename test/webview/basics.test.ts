@@ -19,14 +19,12 @@ describe('chat webview: page, header and welcome', function () {
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:\/\/(?!127\.0\.0\.1)/);
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
     assert.ok(nonce, 'script nonce in the CSP');
-    const scripts = await page
-      .locator('script')
-      .evaluateAll((elements) =>
-        elements.map((element) => ({
-          nonce: (element as unknown as { nonce: string }).nonce,
-          src: element.getAttribute('src'),
-        })),
-      );
+    const scripts = await page.locator('script').evaluateAll((elements) =>
+      elements.map((element) => {
+        const script = element as unknown as { nonce: string; getAttribute(name: string): string | null };
+        return { nonce: script.nonce, src: script.getAttribute('src') };
+      }),
+    );
     assert.deepStrictEqual(scripts, [{ nonce, src: `${fixture.chat.origin}/dist/webview.js` }]);
   });
 

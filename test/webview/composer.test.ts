@@ -163,6 +163,11 @@ describe('chat webview: composer', function () {
     await chat.send(initMessage([]));
     await chat.send({ type: 'setComposer', text: 'Explain this code' });
     assert.strictEqual(await input().inputValue(), 'Explain this code');
-    assert.ok(await input().evaluate((element) => element === element.ownerDocument.activeElement));
+    assert.ok(
+      await input().evaluate((element) => {
+        const node = element as unknown as { ownerDocument: { activeElement: unknown } };
+        return node === node.ownerDocument.activeElement;
+      }),
+    );
   });
 });

@@ -260,8 +260,8 @@ export interface ChatPage {
     type: T,
     timeoutMs?: number,
   ): Promise<Extract<WebviewMessage, { type: T }>>;
-  /** Delivers a host message (or anything, to test validation) as a `message` event. */
-  send(message: HostMessage | unknown): Promise<void>;
+  /** Delivers a host message (a `HostMessage`, or anything, to test validation) as a `message` event. */
+  send(message: unknown): Promise<void>;
   /** Posts `text` as many `turnDelta`s, paced by animation frames, entirely inside the page. */
   streamText(turnId: string, text: string, options?: StreamOptions): Promise<void>;
   /** Waits until `selector` matches exactly `count` elements. */

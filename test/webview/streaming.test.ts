@@ -55,7 +55,9 @@ describe('chat webview: streaming replies', function () {
   async function replyHtml(turnId: string): Promise<string> {
     const pages = await fixture.chat.page
       .locator(`[data-turn-id="${turnId}"] .reply .md-page`)
-      .evaluateAll((elements) => elements.map((element) => element.innerHTML));
+      .evaluateAll((elements) =>
+        elements.map((element) => (element as unknown as { innerHTML: string }).innerHTML),
+      );
     return pages.join('');
   }
 
@@ -321,7 +323,15 @@ describe('chat webview: streaming replies', function () {
     await chat.waitForCount('.turn', 1000);
     const firstTwo = await chat.page
       .locator('.turn')
-      .evaluateAll((elements) => elements.slice(0, 2).map((element) => element.getAttribute('data-turn-id')));
+      .evaluateAll((elements) =>
+        elements
+          .slice(0, 2)
+          .map((element) =>
+            (element as unknown as { getAttribute(name: string): string | null }).getAttribute(
+              'data-turn-id',
+            ),
+          ),
+      );
     assert.deepStrictEqual(firstTwo, ['u0', 'a0'], 'older turns end up in order above');
   });
 });

@@ -155,7 +155,7 @@ describe('api: chat against the simulator', () => {
         call.id,
         call.type,
         call.function.name,
-        JSON.parse(call.function.arguments),
+        JSON.parse(call.function.arguments) as unknown,
       ]),
       [
         [0, 'call_sim_weather', 'function', 'get_weather', { city: 'Paris', unit: 'celsius' }],

@@ -124,7 +124,7 @@ describe('api: HTTP errors and configuration errors', () => {
 
   it('missing key: a "config" error telling the user to set it, nothing sent', async () => {
     const before = ctx.sim.requests.length;
-    for (const apiKey of [() => undefined, () => '', async () => '  ']) {
+    for (const apiKey of [() => undefined, () => '', () => Promise.resolve('  ')]) {
       const client = createGatewayClient({ baseUrl: ctx.sim.baseUrl, apiKey });
       const error = await expectGatewayError(client.chat(userRequest('x')), 'config');
       assert.match(error.message, /No API key is set.*Set API Key/);

@@ -6,6 +6,8 @@ import { ChatAccumulator, foldChatDeltas } from '../../../src/api/fold';
 import { readSseData } from '../../../src/api/transport/sse';
 import type { ChatDelta } from '../../../src/api/types';
 
+/** Stands in for a network body: an async source of `size`-byte pieces, each ready at once. */
+// eslint-disable-next-line @typescript-eslint/require-await -- async by design, with nothing to wait for
 async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {
   for (let offset = 0; offset < bytes.length; offset += size) yield bytes.subarray(offset, offset + size);
 }

@@ -6,13 +6,20 @@ import { assistantTurn, newConversation, userTurn } from '../../../../src/core/c
 import { ConversationStore } from '../../../../src/core/chat/conversationStore';
 import type { ConversationFiles } from '../../../../src/core/chat/conversationStore';
 
+/** Runs `work` at once and, as an async function would, turns what it throws into a rejection. */
+function settle<T>(work: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(work()));
+}
+
 function folder(dir: string): ConversationFiles {
   mkdirSync(dir, { recursive: true });
   return {
-    read: async (name) =>
-      existsSync(path.join(dir, name)) ? readFileSync(path.join(dir, name), 'utf8') : undefined,
-    write: async (name, text) => writeFileSync(path.join(dir, name), text),
-    delete: async (name) => unlinkSync(path.join(dir, name)),
+    read: (name) =>
+      settle(() =>
+        existsSync(path.join(dir, name)) ? readFileSync(path.join(dir, name), 'utf8') : undefined,
+      ),
+    write: (name, text) => settle(() => writeFileSync(path.join(dir, name), text)),
+    delete: (name) => settle(() => unlinkSync(path.join(dir, name))),
   };
 }
 

@@ -188,7 +188,7 @@ describe('MediaJobPoller: manual refresh, reload, removal', () => {
     await first.clock.advance(10 * SECOND);
     first.model.add(createMediaJob({ id: 'gone', prompt: 'p', model: 'm/x' }, first.clock.now()));
     first.model.markUnknown('gone');
-    const stored = JSON.parse(JSON.stringify(serializeJobs(first.model.all())));
+    const stored = JSON.parse(JSON.stringify(serializeJobs(first.model.all()))) as unknown;
     first.poller.dispose();
 
     // The window reloads an hour later.
