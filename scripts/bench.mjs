@@ -1,6 +1,7 @@
 // Measures what Gateway AI costs its users and how it behaves under load, and compares each
 // figure with a goal or a peer. Prints one table and writes bench/results.json.
 //   npm run bench
+//   GATEWAY_BENCH_SECTIONS=size,activation npm run bench   (only those sections)
 // Sections: size → activation → streaming → media → webview. A section that fails prints its
 // error and the others still run; the exit code is 1 if any section (or the build) failed.
 import { spawnSync } from 'node:child_process';
@@ -13,13 +14,19 @@ const outBench = path.join(root, 'out', 'bench');
 const require = createRequire(import.meta.url);
 
 /** Each section lives in a compiled module under out/bench and exports one async function. */
-const sections = [
+const allSections = [
   { name: 'size', module: 'size.js', fn: 'benchSize' },
   { name: 'activation', module: 'activation.js', fn: 'benchActivation' },
   { name: 'streaming', module: 'streaming.js', fn: 'benchStreaming' },
   { name: 'media', module: 'media.js', fn: 'benchMedia' },
   { name: 'webview', module: 'webview.js', fn: 'benchWebview' },
 ];
+const picked = process.env.GATEWAY_BENCH_SECTIONS?.split(',').map((name) => name.trim());
+const sections = picked ? allSections.filter((section) => picked.includes(section.name)) : allSections;
+if (sections.length === 0) {
+  console.error(`[bench] no section matches GATEWAY_BENCH_SECTIONS=${process.env.GATEWAY_BENCH_SECTIONS}`);
+  process.exit(1);
+}
 
 function run(label, command, args) {
   console.log(`[bench] ${label}`);
