@@ -1,5 +1,5 @@
 // One shared base, two builds: the extension host's bundles (Node, CommonJS, `vscode` external:
-// the entry, the lazy client, the shared errors) and the chat webview's front end (browser). Flags: --production (minified, no source maps), --watch.
+// the entry, the lazy features and client, the shared errors) and the webviews' front ends (browser). Flags: --production (minified, no source maps), --watch.
 import * as esbuild from 'esbuild';
 import { copyFile, mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -24,10 +24,17 @@ const base = {
  * - `dist/api.js`, the gateway client with undici: required on the first request (only by
  *   src/host/gateway/clientLoader.ts), so activation neither parses nor evaluates the network stack;
  * - `dist/shared.js`, the errors and constants the client and the host share: one copy, so a
- *   GatewayError thrown by the client is an `instanceof GatewayError` in the host.
+ *   GatewayError thrown by the client is an `instanceof GatewayError` in the host;
+ * - `dist/chat.js` and `dist/media.js`, the features: required when their view, a command or an
+ *   event first needs them (src/host/chat/chatLoader.ts, src/host/media/mediaLoader.ts), so the
+ *   entry holds only what activation runs. Small stateless helpers they share with the entry
+ *   (ids, settings, notify) are copied into each; anything with state shared across bundles
+ *   belongs in a split point of its own.
  */
 const SPLIT_POINTS = [
   { bundle: 'api', sources: ['src/api/index.ts'] },
+  { bundle: 'chat', sources: ['src/host/chat/chatBundle.ts'] },
+  { bundle: 'media', sources: ['src/host/media/mediaBundle.ts'] },
   { bundle: 'shared', sources: ['src/api/shared.ts', 'src/api/errors.ts', 'src/api/types.ts'] },
 ];
 
@@ -53,7 +60,13 @@ const splitPoints = {
 /** @type {import('esbuild').BuildOptions} */
 const extension = {
   ...base,
-  entryPoints: { extension: 'src/extension.ts', api: 'src/api/index.ts', shared: 'src/api/shared.ts' },
+  entryPoints: {
+    extension: 'src/extension.ts',
+    chat: 'src/host/chat/chatBundle.ts',
+    media: 'src/host/media/mediaBundle.ts',
+    api: 'src/api/index.ts',
+    shared: 'src/api/shared.ts',
+  },
   plugins: [splitPoints],
   outdir: 'dist',
   platform: 'node',

@@ -74,6 +74,8 @@ function measureSize(): SectionResult {
   const folder = shippedExtension();
   const extension = path.join(folder, 'dist', 'extension.js');
   const webview = path.join(folder, 'dist', 'webview.js');
+  const chat = path.join(folder, 'dist', 'chat.js');
+  const media = path.join(folder, 'dist', 'media.js');
   // vsce builds and packs in two steps; a development build in between would be packed instead.
   if (readFileSync(extension, 'utf8').includes('sourceMappingURL=')) {
     throw new Error(
@@ -85,6 +87,16 @@ function measureSize(): SectionResult {
   const rows: BenchRow[] = [
     { name: 'extension bundle, minified', value: kb(statSync(extension).size), unit: 'KB' },
     { name: 'extension bundle, gzip -9', value: kb(gzipBytes(extension)), unit: 'KB' },
+    {
+      name: 'chat feature bundle (loaded on first use), minified',
+      value: kb(statSync(chat).size),
+      unit: 'KB',
+    },
+    {
+      name: 'media feature bundle (loaded on first use), minified',
+      value: kb(statSync(media).size),
+      unit: 'KB',
+    },
     { name: 'webview bundle, minified', value: kb(statSync(webview).size), unit: 'KB' },
     { name: 'webview bundle, gzip -9', value: kb(gzipBytes(webview)), unit: 'KB' },
     {

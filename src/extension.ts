@@ -1,36 +1,43 @@
 import * as vscode from 'vscode';
 import { ApiKeyStore } from './host/auth/apiKeyStore';
 import { registerKeyCommands } from './host/auth/keyCommands';
-import { ChatFeature } from './host/chat/chatFeature';
+import { registerChat } from './host/chat/chatLoader';
 import type { ChatSession } from './host/chat/chatSession';
 import type { ChatViewProvider } from './host/chat/chatViewProvider';
 import type { ChatViewRouter } from './host/chat/chatViewRouter';
 import { seedDemoKey } from './host/dev/demoKey';
 import { GatewayService } from './host/gateway/gatewayService';
 import { Logger } from './host/log/logger';
-import { MediaJobsFeature } from './host/media/mediaJobsFeature';
+import type { MediaJobsFeature } from './host/media/mediaJobsFeature';
+import { registerMedia } from './host/media/mediaLoader';
 import { ModelStatusItem } from './host/modelStatusItem';
 
 /**
  * The extension's internals, handed to its own tests as `exports`. Only for an extension under
  * development or test: an installed one exports nothing, so no other extension can reach the key.
+ * Reading a feature's field loads that feature, as its view or a command would.
  */
 export interface GatewayTestApi {
-  chat: ChatSession;
-  chatView: ChatViewProvider;
-  chatRouter: ChatViewRouter;
-  media: MediaJobsFeature;
-  apiKey: ApiKeyStore;
-  context: vscode.ExtensionContext;
+  readonly chat: ChatSession;
+  readonly chatView: ChatViewProvider;
+  readonly chatRouter: ChatViewRouter;
+  readonly media: MediaJobsFeature;
+  readonly apiKey: ApiKeyStore;
+  readonly context: vscode.ExtensionContext;
 }
 
-/** Wires the extension together: construct, register, subscribe. No I/O happens here. */
+/**
+ * Wires the extension together: construct, register, subscribe. No I/O happens here, and only
+ * what the first paint needs is loaded: the key store, the logger, the gateway service (its
+ * client loads on the first request) and the model status item. The chat and media features are
+ * bundles of their own, loaded when their view, a command or an event first needs them.
+ */
 export function activate(context: vscode.ExtensionContext): GatewayTestApi | undefined {
   const apiKey = new ApiKeyStore(context.secrets);
   const logger = new Logger(() => [apiKey.peek()]);
   const gateway = new GatewayService(apiKey, logger);
-  const chat = new ChatFeature({ context, gateway, apiKey, logger });
-  const media = new MediaJobsFeature({ context, gateway, apiKey, logger });
+  const chat = registerChat({ context, gateway, apiKey, logger });
+  const media = registerMedia({ context, gateway, apiKey, logger });
 
   context.subscriptions.push(
     logger,
@@ -43,7 +50,22 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   );
   seedDemoKey(context, apiKey);
   if (context.extensionMode === vscode.ExtensionMode.Production) return undefined;
-  return { chat: chat.session, chatView: chat.view, chatRouter: chat.router, media, apiKey, context };
+  return {
+    get chat() {
+      return chat.get().session;
+    },
+    get chatView() {
+      return chat.get().view;
+    },
+    get chatRouter() {
+      return chat.get().router;
+    },
+    get media() {
+      return media.get();
+    },
+    apiKey,
+    context,
+  };
 }
 
 export function deactivate(): void {

@@ -19,7 +19,7 @@ const ALLOWED = [
   /^extension\/readme\.md$/i,
   /^extension\/changelog\.md$/i,
   /^extension\/LICENSE(\.txt)?$/i,
-  /^extension\/dist\/(extension|api|shared|webview|mediaPreview)\.js$/,
+  /^extension\/dist\/(extension|chat|media|api|shared|webview|mediaPreview)\.js$/,
   /^extension\/dist\/codicons\/codicon\.(css|ttf)$/,
   /^extension\/media\/(icon\.png|gateway\.svg|chat\.css|mediaPreview\.css|walkthrough\/\w+\.md)$/,
   /^extension\.vsixmanifest$/,
@@ -47,6 +47,8 @@ describe('The packaged .vsix (the Marketplace path)', function () {
     assert.deepEqual(unexpected, []);
     for (const required of [
       'extension/dist/extension.js',
+      'extension/dist/chat.js',
+      'extension/dist/media.js',
       'extension/dist/api.js',
       'extension/dist/shared.js',
       'extension/dist/webview.js',

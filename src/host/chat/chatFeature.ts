@@ -1,6 +1,6 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { ConversationStore } from '../../core/chat/conversationStore';
-import { Command, View } from '../../core/ids';
+import { Command } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { GatewayService } from '../gateway/gatewayService';
@@ -11,6 +11,8 @@ import { ChatSession } from './chatSession';
 import { ChatViewProvider } from './chatViewProvider';
 import { ChatViewRouter } from './chatViewRouter';
 import { RecentModels } from './modelPicker';
+import type { CommandHandler } from '../lazyFeature';
+import type { ChatCommand } from './chatLoader';
 
 export interface ChatFeatureDeps {
   context: vscode.ExtensionContext;
@@ -21,12 +23,14 @@ export interface ChatFeatureDeps {
 
 /**
  * The chat feature: the conversation session, the view and its router, and the chat commands
- * (New Chat, Ask, Explain Selection, Select Chat Model).
+ * (New Chat, Ask, Explain Selection, Select Chat Model). Activation registers the view provider
+ * and the commands (chatLoader.ts); this is constructed when one of them is first used.
  */
 export class ChatFeature extends Disposable {
   readonly session: ChatSession;
   readonly view: ChatViewProvider;
   readonly router: ChatViewRouter;
+  readonly commands: Readonly<Record<ChatCommand, CommandHandler>>;
 
   constructor(deps: ChatFeatureDeps) {
     super();
@@ -37,22 +41,20 @@ export class ChatFeature extends Disposable {
     this.session = this.register(new ChatSession({ gateway, store, apiKey, logger }));
     this.router = new ChatViewRouter(this.session, logger);
     this.view = this.register(new ChatViewProvider(context.extensionUri, this.session, this.router, logger));
-    this.register(vscode.window.registerWebviewViewProvider(View.chat, this.view));
 
     const commandDeps = {
       session: this.session,
       view: this.view,
       recentModels: new RecentModels(context.globalState),
     };
-    const r = vscode.commands.registerCommand;
-    this.register(
-      r(Command.newChat, async () => {
+    this.commands = {
+      [Command.newChat]: async () => {
         await this.view.reveal();
         await this.session.newChat();
-      }),
-    );
-    this.register(r(Command.ask, (prompt?: unknown) => ask(commandDeps, prompt)));
-    this.register(r(Command.explainSelection, () => explainSelection(commandDeps)));
-    this.register(r(Command.selectModel, (model?: unknown) => selectModel(commandDeps, model)));
+      },
+      [Command.ask]: (prompt?: unknown) => ask(commandDeps, prompt),
+      [Command.explainSelection]: () => explainSelection(commandDeps),
+      [Command.selectModel]: (model?: unknown) => selectModel(commandDeps, model),
+    };
   }
 }

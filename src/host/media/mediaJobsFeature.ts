@@ -18,6 +18,8 @@ import { describeOutputs, kindOf, MediaPreviewPanel } from './mediaPreview';
 import type { PreviewItem } from './mediaPreview';
 import { Command, SettingSection, UiId, View, focusCommand } from '../../core/ids';
 import { notify } from '../notify';
+import type { CommandHandler } from '../lazyFeature';
+import type { MediaCommand } from './mediaLoader';
 
 export interface MediaJobsDeps {
   context: vscode.ExtensionContext;
@@ -28,13 +30,16 @@ export interface MediaJobsDeps {
 
 /**
  * The media-jobs feature: the model (state), the poller (timing), the tree (view), the store
- * (persistence), its commands, notifications and a status bar count. Stored jobs load and polling
- * resumes just after activation, off its path.
+ * (persistence), its commands, notifications and a status bar count. Activation registers the
+ * tree and the commands (mediaLoader.ts); this is constructed when one of them is first used, or
+ * just after activation, off its path, when stored jobs may still be running. Stored jobs load
+ * and polling resumes then.
  */
 export class MediaJobsFeature extends Disposable {
   readonly model = this.register(new MediaJobModel());
   readonly store: MediaJobStore;
   readonly tree: MediaJobsTreeProvider;
+  readonly commands: Readonly<Record<MediaCommand, CommandHandler>>;
   private poller: MediaJobPoller | undefined;
   private loaded = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -48,7 +53,6 @@ export class MediaJobsFeature extends Disposable {
     this.tree = this.register(new MediaJobsTreeProvider(this.model, () => this.load()));
     this.status.name = 'Gateway AI Media Jobs';
     this.status.command = focusCommand(View.mediaJobs);
-    this.register(vscode.window.registerTreeDataProvider(View.mediaJobs, this.tree));
     this.register(this.model.onDidChange((change) => this.onChange(change.finished, change.removed)));
     this.register(vscode.window.onDidChangeWindowState((state) => this.poller?.setFocused(state.focused)));
     this.register(
@@ -66,7 +70,7 @@ export class MediaJobsFeature extends Disposable {
         this.poller?.dispose();
       },
     });
-    for (const command of registerMediaJobCommands(this)) this.register(command);
+    this.commands = mediaJobCommands(this);
     setTimeout(() => this.load(), 0);
   }
 
@@ -269,11 +273,10 @@ function jobFrom(feature: MediaJobsFeature, value: unknown): MediaJob | undefine
   return id ? feature.model.get(id) : undefined;
 }
 
-/** The media commands, each acting on the feature. */
-function registerMediaJobCommands(feature: MediaJobsFeature): vscode.Disposable[] {
-  const r = vscode.commands.registerCommand;
-  return [
-    r(Command.generateMedia, async (arg?: unknown) => {
+/** The media commands' handlers, each acting on the feature. */
+function mediaJobCommands(feature: MediaJobsFeature): Record<MediaCommand, CommandHandler> {
+  return {
+    [Command.generateMedia]: async (arg?: unknown) => {
       let args: GenerateArgs | undefined;
       try {
         args = arg === undefined ? await askGenerateArgs() : parseGenerateArgs(arg);
@@ -292,24 +295,24 @@ function registerMediaJobCommands(feature: MediaJobsFeature): vscode.Disposable[
         if (arg !== undefined) throw error;
         return undefined;
       }
-    }),
-    r(Command.refreshMediaJobs, () => feature.refresh()),
-    r(Command.openMediaResult, async (arg?: unknown) => {
+    },
+    [Command.refreshMediaJobs]: () => feature.refresh(),
+    [Command.openMediaResult]: async (arg?: unknown) => {
       const job = jobFrom(feature, arg);
       if (!job) {
         void notify.info('Gateway AI: pick a completed job in the Media Jobs view to open its result.');
         return undefined;
       }
       return feature.open(job);
-    }),
-    r(Command.removeMediaJob, (arg?: unknown) => {
+    },
+    [Command.removeMediaJob]: (arg?: unknown) => {
       const job = jobFrom(feature, arg);
       if (job) feature.remove(job.id);
-    }),
-    r(Command.copyMediaJobId, async (arg?: unknown) => {
+    },
+    [Command.copyMediaJobId]: async (arg?: unknown) => {
       const job = jobFrom(feature, arg);
       if (job) await vscode.env.clipboard.writeText(job.id);
-    }),
-    r(Command.clearFinishedMediaJobs, () => feature.clearFinished()),
-  ];
+    },
+    [Command.clearFinishedMediaJobs]: () => feature.clearFinished(),
+  };
 }

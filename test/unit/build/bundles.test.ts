@@ -1,14 +1,25 @@
 /**
  * Reads the built bundles (npm test builds first) for what the build promises: the shared errors
- * are defined in one bundle only, the entry loads the client bundle only on demand and never
- * contains the network stack, and the webview bundles contain no host code.
+ * are defined in one bundle only, the entry loads the client and feature bundles only on demand
+ * and contains neither the network stack nor the features' code, and the webview bundles contain
+ * no host code.
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 const dist = path.resolve(__dirname, '../../../../dist');
-const BUNDLES = ['extension.js', 'api.js', 'shared.js', 'webview.js', 'mediaPreview.js'];
+const BUNDLES = [
+  'extension.js',
+  'chat.js',
+  'media.js',
+  'api.js',
+  'shared.js',
+  'webview.js',
+  'mediaPreview.js',
+];
+const HOST_BUNDLES = ['extension.js', 'chat.js', 'media.js', 'api.js'];
 
 function bundle(name: string): string {
   return readFileSync(path.join(dist, name), 'utf8');
@@ -27,9 +38,63 @@ describe('built bundles', function () {
     assert.deepEqual(defining, ['shared.js']);
   });
 
-  it('the extension and the client require the shared bundle instead of copying it', () => {
-    for (const name of ['extension.js', 'api.js'])
-      assert.match(bundle(name), /require\("\.\/shared\.js"\)/, name);
+  it('the entry, the features and the client require the shared bundle instead of copying it', () => {
+    for (const name of HOST_BUNDLES) assert.match(bundle(name), /require\("\.\/shared\.js"\)/, name);
+  });
+
+  it('the entry holds none of the chat or media code, and requires each feature bundle once', () => {
+    const entry = bundle('extension.js');
+    for (const feature of ['chat', 'media'])
+      assert.equal(entry.match(new RegExp(`require\\("\\./${feature}\\.js"\\)`, 'g'))?.length, 1, feature);
+    // Names that exist only in the features' code (kept in production builds: they are strings).
+    for (const marker of ['Ignored a malformed message from the chat view', 'Preparing the result'])
+      assert.ok(!entry.includes(marker), `the entry contains "${marker}"`);
+    assert.ok(bundle('chat.js').includes('Ignored a malformed message from the chat view'));
+    assert.ok(bundle('media.js').includes('Preparing the result'));
+  });
+
+  it('loading the entry and running activate() require neither a feature nor the client', () => {
+    // In a fresh Node process, with a do-nothing stand-in for `vscode` (it exists only inside the
+    // extension host) and a context with nothing stored, as on a first start.
+    const script = `
+      const Module = require('node:module');
+      const stub = new Proxy(function () {}, {
+        get: (_, key) => (key === 'prototype' ? {} : key === Symbol.toPrimitive ? () => '' : stub),
+        set: () => true,
+        defineProperty: () => true,
+        apply: () => stub,
+        construct: () => stub,
+      });
+      const loaded = [];
+      const load = Module._load;
+      Module._load = function (request, ...rest) {
+        // The bundle copies the module's own properties; the rest it finds through the prototype.
+        if (request === 'vscode') return Object.create(stub);
+        if (request.startsWith("./") && !loaded.includes(request)) loaded.push(request);
+        return load.call(this, request, ...rest);
+      };
+      const entry = require(process.argv[1]);
+      const afterLoad = [...loaded];
+      entry.activate({
+        secrets: stub, subscriptions: [], extensionUri: stub, globalStorageUri: stub, extensionMode: 2,
+        globalState: { get: () => undefined, update: async () => undefined },
+      });
+      setTimeout(() => process.stdout.write(JSON.stringify({ afterLoad, afterActivate: loaded })), 20);
+    `;
+    const output = execFileSync(process.execPath, ['-e', script, path.join(dist, 'extension.js')], {
+      encoding: 'utf8',
+    });
+    const { afterLoad, afterActivate } = JSON.parse(output) as {
+      afterLoad: string[];
+      afterActivate: string[];
+    };
+    assert.deepEqual(afterLoad, ['./shared.js']);
+    assert.deepEqual(afterActivate, ['./shared.js']);
+  });
+
+  it('the features do not reach each other or the client bundle directly', () => {
+    for (const name of ['chat.js', 'media.js'])
+      assert.doesNotMatch(bundle(name), /require\("\.\/(api|chat|media|extension)\.js"\)/, name);
   });
 
   it('the entry loads the client bundle only through require("./api.js"), and holds no undici', () => {

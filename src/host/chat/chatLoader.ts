@@ -1,0 +1,33 @@
+import * as vscode from 'vscode';
+import { Command, View } from '../../core/ids';
+import { LazyFeature } from '../lazyFeature';
+import type { ChatFeature, ChatFeatureDeps } from './chatBundle';
+
+/** The commands the chat feature handles; registered at activation, handled once it has loaded. */
+export const CHAT_COMMANDS = [
+  Command.newChat,
+  Command.ask,
+  Command.explainSelection,
+  Command.selectModel,
+] as const;
+export type ChatCommand = (typeof CHAT_COMMANDS)[number];
+
+/**
+ * What activation registers for the chat: its commands and its view provider. The chat bundle
+ * (`dist/chat.js`) loads when the view resolves or a chat command first runs.
+ */
+export function registerChat(deps: ChatFeatureDeps): LazyFeature<ChatFeature> {
+  const chat = new LazyFeature('chat', () => new (loadChatBundle().ChatFeature)(deps), deps.logger);
+  chat.registerCommands(CHAT_COMMANDS);
+  const view: vscode.WebviewViewProvider = {
+    resolveWebviewView: (webviewView) => chat.get().view.resolveWebviewView(webviewView),
+  };
+  chat.track(vscode.window.registerWebviewViewProvider(View.chat, view));
+  return chat;
+}
+
+function loadChatBundle(): typeof import('./chatBundle') {
+  // esbuild points this `require` at the sibling bundle dist/chat.js (see esbuild.mjs).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./chatBundle') as typeof import('./chatBundle');
+}
