@@ -33,6 +33,10 @@ export interface GatewaySettings {
     timeoutSeconds: number;
     streamIdleTimeoutSeconds: number;
     maxRetries: number;
+    /** Most megabytes one stream or download may bring. */
+    maxResponseMegabytes: number;
+    /** Most minutes one stream or download may take. */
+    maxStreamMinutes: number;
   };
   proxy: {
     url: string | undefined;
@@ -112,6 +116,8 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       timeoutSeconds: num(get(Setting.requestTimeoutSeconds), 1, 600, 30),
       streamIdleTimeoutSeconds: num(get(Setting.requestStreamIdleTimeoutSeconds), 5, 3600, 180),
       maxRetries: Math.round(num(get(Setting.requestMaxRetries), 0, 10, 3)),
+      maxResponseMegabytes: num(get(Setting.requestMaxResponseMegabytes), 1, 4096, 200),
+      maxStreamMinutes: num(get(Setting.requestMaxStreamMinutes), 1, 240, 30),
     },
     proxy: {
       url: proxyUrl ? proxyUrl : undefined,
