@@ -153,7 +153,14 @@ export class ChatChunkReader {
       }
       const index =
         readNumber(fragment, 'index', 'chat.tool_calls[]', problems, { min: 0, integer: true }) ?? position;
+      const id = readString(fragment, 'id', 'chat.tool_calls[]', problems);
+      const type = readString(fragment, 'type', 'chat.tool_calls[]', problems);
+      const fn = readRecord(fragment, 'function', 'chat.tool_calls[]', problems);
+      const name = fn ? readString(fn, 'name', 'chat.tool_calls[].function', problems) : undefined;
+      const args = fn ? toolArguments(fn.arguments, problems) : undefined;
       let call = this.toolCalls.find((existing) => existing.index === index);
+      // A fragment with nothing usable does not make a call of its own.
+      if (!call && !id && !name && !args) return;
       if (!call) {
         if (this.toolCalls.length >= MAX_TOOL_CALLS) {
           problems.unknown(
@@ -167,21 +174,11 @@ export class ChatChunkReader {
         this.toolCalls.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
       }
       merged = true;
-      const id = readString(fragment, 'id', 'chat.tool_calls[]', problems);
       if (id) call.id = id;
-      const type = readString(fragment, 'type', 'chat.tool_calls[]', problems);
       if (type) call.type = type;
-      const fn = readRecord(fragment, 'function', 'chat.tool_calls[]', problems);
-      if (!fn) return;
-      const name = readString(fn, 'name', 'chat.tool_calls[].function', problems);
       // The name normally comes whole in the first fragment; some providers repeat it.
       if (name && name !== call.function.name) call.function.name += name;
-      const args = fn.arguments;
-      if (typeof args === 'string') call.function.arguments += args;
-      // Some providers send the arguments already parsed.
-      else if (isRecord(args)) call.function.arguments += JSON.stringify(args);
-      else if (args !== undefined && args !== null)
-        problems.wrongType('chat.tool_calls[].function.arguments', 'a string or an object', args);
+      if (args) call.function.arguments += args;
     });
     return merged;
   }
@@ -316,6 +313,15 @@ function contentText(content: unknown, problems: ProblemReporter): string {
     else if (!isRecord(part)) problems.wrongType('chat.delta.content[]', 'a string or an object', part);
   }
   return text;
+}
+
+/** Arguments are a string fragment; some providers send them already parsed, as an object. */
+function toolArguments(args: unknown, problems: ProblemReporter): string | undefined {
+  if (typeof args === 'string') return args;
+  if (isRecord(args)) return JSON.stringify(args);
+  if (args !== undefined && args !== null)
+    problems.wrongType('chat.tool_calls[].function.arguments', 'a string or an object', args);
+  return undefined;
 }
 
 function isFiniteNumber(value: unknown): value is number {
