@@ -20,22 +20,23 @@ function secretList(secrets: Secrets): ReadonlyArray<string | undefined> {
 }
 
 /**
- * The credentials in a URL's userinfo, raw and decoded, to redact wherever they appear on their
- * own (a proxy may repeat its user name or password in an error). Empty for a URL without any.
+ * The credentials in a URL's userinfo, to redact wherever they appear on their own (a proxy may
+ * repeat its password in an error): the password raw and decoded, and the whole userinfo. A user
+ * name next to a password is not secret and would shred ordinary words, so it stays; a userinfo
+ * without a password is a token and is redacted. Empty for a URL without any.
  */
 export function urlCredentials(url: string | undefined): string[] {
   const match = url ? /^[a-z][a-z0-9+.-]*:\/\/([^\s/?#]*)@/i.exec(url.trim()) : null;
   if (!match) return [];
-  const found = new Set<string>();
-  for (const part of match[1].split(':')) {
-    found.add(part);
-    try {
-      found.add(decodeURIComponent(part));
-    } catch {
-      // Not valid percent-encoding: the raw form is all there is.
-    }
+  const userinfo = match[1];
+  const colon = userinfo.indexOf(':');
+  const secret = colon < 0 ? userinfo : userinfo.slice(colon + 1);
+  const found = new Set([userinfo, secret]);
+  try {
+    found.add(decodeURIComponent(secret));
+  } catch {
+    // Not valid percent-encoding: the raw form is all there is.
   }
-  found.add(match[1]);
   return [...found].filter((part) => part.length >= 4);
 }
 

@@ -4,6 +4,7 @@
  * host hands in a getter over `vscode.workspace.getConfiguration`, the unit tests a plain object.
  */
 import { isRecord } from '../../api/json';
+import { redact } from '../../api/redact';
 import { Setting, VsCodeSetting } from '../ids';
 import type { SettingId } from '../ids';
 
@@ -133,7 +134,7 @@ export function validateBaseUrl(value: string): string | undefined {
   try {
     url = new URL(value);
   } catch {
-    return `The gateway base URL "${value}" is not a valid URL. Set "${Setting.baseUrl}" to something like ${DEFAULT_BASE_URL}.`;
+    return `The gateway base URL "${redact(value)}" is not a valid URL. Set "${Setting.baseUrl}" to something like ${DEFAULT_BASE_URL}.`;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return `The gateway base URL must start with https:// (or http:// for a local gateway), not ${url.protocol}//.`;
