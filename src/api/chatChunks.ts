@@ -1,14 +1,72 @@
 /**
- * OpenAI/OpenRouter-shaped chat JSON → typed deltas. The same reader serves stream chunks
- * (`choices[].delta`) and whole responses (`choices[].message`), so both paths agree on every
- * variant: `reasoning` or `reasoning_content`, annotations on the delta or the message, tool calls
- * arriving in fragments keyed by `index`.
+ * OpenAI/OpenRouter-shaped chat JSON → typed deltas: the one boundary for chat data. The same
+ * reader serves stream chunks (`choices[].delta`) and whole responses (`choices[].message`), so
+ * both paths agree on every variant: `reasoning` or `reasoning_content`, annotations on the delta
+ * or the message, tool calls arriving in fragments keyed by `index`.
+ *
+ * Every field is read by type into the types of ./types. A field that is unknown or of the wrong
+ * type is left out and reported (once per path) through the ProblemReporter; nothing downstream
+ * ever sees a value of a type it was not promised, and nothing here throws except for an error
+ * chunk, which ends the reply on purpose.
  */
 import { GatewayError } from './errors';
-import { isRecord, objectField, stringField } from './json';
+import { readArray, readCount, readNumber, readRecord, readString } from './fields';
+import { excerpt, isRecord } from './json';
 import type { JsonObject } from './json';
+import { silentProblems } from './problems';
+import type { ProblemReporter } from './problems';
 import { redactSecret } from './redact';
-import type { Annotation, ChatDelta, ToolCall } from './types';
+import type { Annotation, ChatDelta, ReasoningDetail, ToolCall, Usage } from './types';
+
+/** More distinct tool calls than this in one reply is not a real reply; the rest are dropped. */
+export const MAX_TOOL_CALLS = 128;
+
+const CHUNK_FIELDS = new Set([
+  'id',
+  'model',
+  'provider',
+  'object',
+  'created',
+  'choices',
+  'usage',
+  'system_fingerprint',
+  'service_tier',
+  'error',
+  'citations',
+]);
+const CHOICE_FIELDS = new Set([
+  'index',
+  'delta',
+  'message',
+  'finish_reason',
+  'native_finish_reason',
+  'logprobs',
+  'error',
+]);
+const DELTA_FIELDS = new Set([
+  'role',
+  'content',
+  'reasoning',
+  'reasoning_content',
+  'reasoning_details',
+  'tool_calls',
+  'annotations',
+  'refusal',
+  'function_call',
+  'images',
+  'audio',
+]);
+const USAGE_FIELDS = new Set([
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cost',
+  'completion_tokens_details',
+  'prompt_tokens_details',
+  'cost_details',
+  'is_byok',
+  'server_tool_use',
+]);
 
 export class ChatChunkReader {
   private metaSent = false;
@@ -16,104 +74,258 @@ export class ChatChunkReader {
   /** A finish_reason was seen: the reply is complete even if the stream ends without [DONE]. */
   finished = false;
 
-  constructor(private readonly secret: string) {}
+  constructor(
+    private readonly secret: string,
+    private readonly problems: ProblemReporter = silentProblems,
+  ) {}
 
-  /** Appends the deltas carried by one chunk to `out`; throws on an error chunk. */
+  /** Appends the deltas carried by one chunk to `out`; throws (a GatewayError) only on an error chunk. */
   read(chunk: unknown, out: ChatDelta[]): void {
-    if (!isRecord(chunk)) return;
+    const problems = this.problems;
+    if (!isRecord(chunk)) {
+      problems.wrongType('chat.chunk', 'an object', chunk);
+      return;
+    }
+    problems.unknownKeys('chat.chunk', chunk, CHUNK_FIELDS);
     if (chunk.error !== undefined && chunk.error !== null) throw this.streamError(chunk);
     if (!this.metaSent) {
-      const id = stringField(chunk, 'id');
-      const model = stringField(chunk, 'model');
-      const provider = stringField(chunk, 'provider');
+      const id = readString(chunk, 'id', 'chat.chunk', problems);
+      const model = readString(chunk, 'model', 'chat.chunk', problems);
+      const provider = readString(chunk, 'provider', 'chat.chunk', problems);
       if (id !== undefined || model !== undefined || provider !== undefined) {
         this.metaSent = true;
         out.push({ type: 'meta', id, model, provider });
       }
     }
-    const choices: readonly unknown[] = Array.isArray(chunk.choices) ? (chunk.choices as unknown[]) : [];
+    const choices = readArray(chunk, 'choices', 'chat.chunk', problems) ?? [];
     // Only one completion is ever requested (n = 1); take choice 0 wherever it sits.
     const choice = choices.find((c) => isRecord(c) && (c.index === 0 || c.index === undefined));
     if (isRecord(choice)) this.readChoice(choice, out);
-    if (isRecord(chunk.usage)) out.push({ type: 'usage', usage: chunk.usage });
+    else if (choices.length > 0 && !choices.some(isRecord))
+      problems.wrongType('chat.choices[]', 'an object', choices[0]);
+    const usage = readRecord(chunk, 'usage', 'chat.chunk', problems);
+    if (usage) {
+      const parsed = parseUsage(usage, problems);
+      if (parsed) out.push({ type: 'usage', usage: parsed });
+    }
   }
 
   private readChoice(choice: JsonObject, out: ChatDelta[]): void {
-    const delta = objectField(choice, 'delta') ?? objectField(choice, 'message');
+    const problems = this.problems;
+    problems.unknownKeys('chat.choice', choice, CHOICE_FIELDS);
+    const delta =
+      readRecord(choice, 'delta', 'chat.choice', problems) ??
+      readRecord(choice, 'message', 'chat.choice', problems);
     if (delta) {
-      const reasoning = stringField(delta, 'reasoning', 'reasoning_content');
+      problems.unknownKeys('chat.delta', delta, DELTA_FIELDS);
+      const reasoning =
+        readString(delta, 'reasoning', 'chat.delta', problems) ??
+        readString(delta, 'reasoning_content', 'chat.delta', problems);
       if (reasoning) out.push({ type: 'reasoning', text: reasoning });
-      if (Array.isArray(delta.reasoning_details) && delta.reasoning_details.length > 0) {
-        out.push({ type: 'reasoning_details', details: delta.reasoning_details });
-      }
-      const content = contentText(delta.content);
+      const details = readArray(delta, 'reasoning_details', 'chat.delta', problems);
+      const parsedDetails = details ? parseReasoningDetails(details, problems) : [];
+      if (parsedDetails.length > 0) out.push({ type: 'reasoning_details', details: parsedDetails });
+      const content = contentText(delta.content, problems);
       if (content) out.push({ type: 'content', text: content });
-      if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) {
-        this.mergeToolCalls(delta.tool_calls);
+      const fragments = readArray(delta, 'tool_calls', 'chat.delta', problems);
+      if (fragments && fragments.length > 0 && this.mergeToolCalls(fragments)) {
         out.push({ type: 'tool_calls', toolCalls: this.toolCalls.map(copyToolCall) });
       }
+      const annotations = readArray(delta, 'annotations', 'chat.delta', problems);
+      const parsedAnnotations = annotations ? parseAnnotations(annotations, problems) : [];
+      if (parsedAnnotations.length > 0) out.push({ type: 'annotations', annotations: parsedAnnotations });
     }
-    const annotations = delta?.annotations ?? objectField(choice, 'message')?.annotations;
-    if (Array.isArray(annotations) && annotations.length > 0) {
-      out.push({ type: 'annotations', annotations: annotations.filter(isRecord) as Annotation[] });
-    }
-    const finishReason = stringField(choice, 'finish_reason');
+    const finishReason = readString(choice, 'finish_reason', 'chat.choice', problems);
     if (finishReason) {
       this.finished = true;
       out.push({ type: 'finish', reason: finishReason });
     }
   }
 
-  private mergeToolCalls(fragments: unknown[]): void {
+  /** Merges fragments into the calls so far; true when anything was taken. */
+  private mergeToolCalls(fragments: readonly unknown[]): boolean {
+    const problems = this.problems;
+    let merged = false;
     fragments.forEach((fragment, position) => {
-      if (!isRecord(fragment)) return;
-      const index = typeof fragment.index === 'number' ? fragment.index : position;
+      if (!isRecord(fragment)) {
+        problems.wrongType('chat.tool_calls[]', 'an object', fragment);
+        return;
+      }
+      const index =
+        readNumber(fragment, 'index', 'chat.tool_calls[]', problems, { min: 0, integer: true }) ?? position;
+      const id = readString(fragment, 'id', 'chat.tool_calls[]', problems);
+      const type = readString(fragment, 'type', 'chat.tool_calls[]', problems);
+      const fn = readRecord(fragment, 'function', 'chat.tool_calls[]', problems);
+      const name = fn ? readString(fn, 'name', 'chat.tool_calls[].function', problems) : undefined;
+      const args = fn ? toolArguments(fn.arguments, problems) : undefined;
       let call = this.toolCalls.find((existing) => existing.index === index);
+      // A fragment with nothing usable does not make a call of its own.
+      if (!call && !id && !name && !args) return;
       if (!call) {
+        if (this.toolCalls.length >= MAX_TOOL_CALLS) {
+          problems.unknown(
+            'chat.tool_calls[]',
+            `more than ${MAX_TOOL_CALLS} tool calls; the rest were dropped`,
+          );
+          return;
+        }
         call = { index, type: 'function', function: { name: '', arguments: '' } };
         this.toolCalls.push(call);
         this.toolCalls.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
       }
-      const id = stringField(fragment, 'id');
+      merged = true;
       if (id) call.id = id;
-      const type = stringField(fragment, 'type');
       if (type) call.type = type;
-      const fn = objectField(fragment, 'function');
-      const name = stringField(fn, 'name');
       // The name normally comes whole in the first fragment; some providers repeat it.
       if (name && name !== call.function.name) call.function.name += name;
-      const args = fn?.arguments;
-      if (typeof args === 'string') call.function.arguments += args;
-      else if (isRecord(args)) call.function.arguments += JSON.stringify(args);
+      if (args) call.function.arguments += args;
     });
+    return merged;
   }
 
   private streamError(chunk: JsonObject): GatewayError {
+    const problems = this.problems;
     const error = chunk.error;
     const details = isRecord(error) ? error : undefined;
-    const reason = typeof error === 'string' ? error : (stringField(details, 'message') ?? 'no reason given');
-    const metadata = objectField(details, 'metadata');
-    const provider = stringField(metadata, 'provider_name') ?? stringField(chunk, 'provider');
+    if (!details && typeof error !== 'string')
+      problems.wrongType('chat.chunk.error', 'an object or a string', error);
+    const message = details ? readString(details, 'message', 'chat.error', problems) : undefined;
+    const reason = typeof error === 'string' ? error : (message ?? 'no reason given');
+    const metadata = details ? readRecord(details, 'metadata', 'chat.error', problems) : undefined;
+    const provider =
+      (metadata ? readString(metadata, 'provider_name', 'chat.error.metadata', problems) : undefined) ??
+      (typeof chunk.provider === 'string' ? chunk.provider : undefined);
     const code = details?.code;
-    const by = provider ? `The provider ${provider}` : 'The gateway';
+    const by = provider ? `The provider ${excerpt(provider, 80)}` : 'The gateway';
     return new GatewayError({
       kind: 'stream',
-      message: redactSecret(`${by} ended the reply with an error: ${reason}`, this.secret),
-      provider,
-      code: typeof code === 'string' || typeof code === 'number' ? code : undefined,
+      message: redactSecret(`${by} ended the reply with an error: ${excerpt(reason, 1000)}`, this.secret),
+      provider: provider === undefined ? undefined : redactSecret(excerpt(provider, 80), this.secret),
+      code:
+        typeof code === 'string'
+          ? redactSecret(excerpt(code, 80), this.secret)
+          : isFiniteNumber(code)
+            ? code
+            : undefined,
     });
   }
 }
 
-/** Message content may be a string or a list of parts ({type:'text', text}). */
-function contentText(content: unknown): string {
+/** `usage` by type; undefined when none of its fields was usable. */
+export function parseUsage(usage: JsonObject, problems: ProblemReporter = silentProblems): Usage | undefined {
+  const path = 'chat.usage';
+  problems.unknownKeys(path, usage, USAGE_FIELDS);
+  const parsed: Usage = {};
+  const prompt = readCount(usage, 'prompt_tokens', path, problems);
+  if (prompt !== undefined) parsed.prompt_tokens = prompt;
+  const completion = readCount(usage, 'completion_tokens', path, problems);
+  if (completion !== undefined) parsed.completion_tokens = completion;
+  const total = readCount(usage, 'total_tokens', path, problems);
+  if (total !== undefined) parsed.total_tokens = total;
+  const cost = readNumber(usage, 'cost', path, problems, { min: 0, numericString: true });
+  if (cost !== undefined) parsed.cost = cost;
+  const completionDetails = readRecord(usage, 'completion_tokens_details', path, problems);
+  const reasoning = completionDetails
+    ? readCount(completionDetails, 'reasoning_tokens', `${path}.completion_tokens_details`, problems)
+    : undefined;
+  if (reasoning !== undefined) parsed.completion_tokens_details = { reasoning_tokens: reasoning };
+  const promptDetails = readRecord(usage, 'prompt_tokens_details', path, problems);
+  const cached = promptDetails
+    ? readCount(promptDetails, 'cached_tokens', `${path}.prompt_tokens_details`, problems)
+    : undefined;
+  if (cached !== undefined) parsed.prompt_tokens_details = { cached_tokens: cached };
+  return Object.keys(parsed).length > 0 ? parsed : undefined;
+}
+
+/** URL citations by type; other kinds of annotation are reported once and dropped. */
+export function parseAnnotations(
+  annotations: readonly unknown[],
+  problems: ProblemReporter = silentProblems,
+): Annotation[] {
+  const path = 'chat.annotations[]';
+  const parsed: Annotation[] = [];
+  for (const annotation of annotations) {
+    if (!isRecord(annotation)) {
+      problems.wrongType(path, 'an object', annotation);
+      continue;
+    }
+    const type = readString(annotation, 'type', path, problems);
+    if (type !== 'url_citation') {
+      if (type !== undefined) problems.unknown(`${path}.type`, 'an annotation type other than url_citation');
+      continue;
+    }
+    const citation = readRecord(annotation, 'url_citation', path, problems);
+    const url = citation ? readString(citation, 'url', `${path}.url_citation`, problems) : undefined;
+    if (!citation || !url) continue;
+    const entry: Annotation['url_citation'] = { url };
+    const title = readString(citation, 'title', `${path}.url_citation`, problems);
+    if (title !== undefined) entry.title = title;
+    const content = readString(citation, 'content', `${path}.url_citation`, problems);
+    if (content !== undefined) entry.content = content;
+    const start = readCount(citation, 'start_index', `${path}.url_citation`, problems);
+    if (start !== undefined) entry.start_index = start;
+    const end = readCount(citation, 'end_index', `${path}.url_citation`, problems);
+    if (end !== undefined) entry.end_index = end;
+    parsed.push({ type: 'url_citation', url_citation: entry });
+  }
+  return parsed;
+}
+
+const DETAIL_STRINGS = ['text', 'summary', 'data', 'signature', 'format', 'id'] as const;
+
+export function parseReasoningDetails(
+  details: readonly unknown[],
+  problems: ProblemReporter = silentProblems,
+): ReasoningDetail[] {
+  const path = 'chat.reasoning_details[]';
+  const parsed: ReasoningDetail[] = [];
+  for (const detail of details) {
+    if (!isRecord(detail)) {
+      problems.wrongType(path, 'an object', detail);
+      continue;
+    }
+    const type = readString(detail, 'type', path, problems);
+    if (!type) continue;
+    const entry: ReasoningDetail = { type };
+    for (const name of DETAIL_STRINGS) {
+      const value = readString(detail, name, path, problems);
+      if (value !== undefined) entry[name] = value;
+    }
+    const index = readCount(detail, 'index', path, problems);
+    if (index !== undefined) entry.index = index;
+    parsed.push(entry);
+  }
+  return parsed;
+}
+
+/** Message content may be a string or a list of parts (strings or `{type:'text', text}`). */
+function contentText(content: unknown, problems: ProblemReporter): string {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part) =>
-      typeof part === 'string' ? part : (stringField(isRecord(part) ? part : undefined, 'text') ?? ''),
-    )
-    .join('');
+  if (content === undefined || content === null) return '';
+  if (!Array.isArray(content)) {
+    problems.wrongType('chat.delta.content', 'a string or an array of parts', content);
+    return '';
+  }
+  let text = '';
+  for (const part of content) {
+    if (typeof part === 'string') text += part;
+    else if (isRecord(part) && typeof part.text === 'string') text += part.text;
+    else if (!isRecord(part)) problems.wrongType('chat.delta.content[]', 'a string or an object', part);
+  }
+  return text;
+}
+
+/** Arguments are a string fragment; some providers send them already parsed, as an object. */
+function toolArguments(args: unknown, problems: ProblemReporter): string | undefined {
+  if (typeof args === 'string') return args;
+  if (isRecord(args)) return JSON.stringify(args);
+  if (args !== undefined && args !== null)
+    problems.wrongType('chat.tool_calls[].function.arguments', 'a string or an object', args);
+  return undefined;
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
 }
 
 function copyToolCall(call: ToolCall): ToolCall {

@@ -4,6 +4,8 @@ import { GatewayError } from './errors';
 import { foldChatDeltas } from './fold';
 import { excerpt, isRecord, objectField, stringField, tryParseJson } from './json';
 import type { JsonObject } from './json';
+import { silentProblems } from './problems';
+import type { ProblemReporter } from './problems';
 import { redactSecret } from './redact';
 import type { ChatCompletion, ChatDelta } from './types';
 
@@ -15,8 +17,9 @@ import type { ChatCompletion, ChatDelta } from './types';
 export async function* chatDeltasFromSse(
   batches: AsyncIterable<string[]>,
   secret: string,
+  problems: ProblemReporter = silentProblems,
 ): AsyncGenerator<ChatDelta> {
-  const reader = new ChatChunkReader(secret);
+  const reader = new ChatChunkReader(secret, problems);
   const deltas: ChatDelta[] = [];
   let done = false;
   for await (const batch of batches) {
@@ -52,15 +55,23 @@ export async function* chatDeltasFromSse(
 }
 
 /** Deltas of a whole JSON reply: for a gateway that answers a stream request without streaming. */
-export function chatDeltasFromJson(body: unknown, secret: string): ChatDelta[] {
+export function chatDeltasFromJson(
+  body: unknown,
+  secret: string,
+  problems: ProblemReporter = silentProblems,
+): ChatDelta[] {
   const deltas: ChatDelta[] = [];
-  new ChatChunkReader(secret).read(body, deltas);
+  new ChatChunkReader(secret, problems).read(body, deltas);
   return deltas;
 }
 
 /** Parses the body of a non-streaming chat response. */
-export function parseChatCompletion(bodyText: string, secret: string): ChatCompletion {
-  return foldChatDeltas(chatDeltasFromJson(parseChatReply(bodyText, secret), secret));
+export function parseChatCompletion(
+  bodyText: string,
+  secret: string,
+  problems: ProblemReporter = silentProblems,
+): ChatCompletion {
+  return foldChatDeltas(chatDeltasFromJson(parseChatReply(bodyText, secret), secret, problems));
 }
 
 /** Checks a whole chat reply: JSON, not an error, with `choices`; throws a GatewayError otherwise. */
@@ -78,18 +89,25 @@ export function parseChatReply(bodyText: string, secret: string): JsonObject {
     const details = objectField(body, 'error');
     const reason =
       typeof body.error === 'string' ? body.error : (stringField(details, 'message') ?? 'no reason given');
-    const provider =
-      stringField(objectField(details, 'metadata'), 'provider_name') ?? stringField(body, 'provider');
+    const provider = (
+      stringField(objectField(details, 'metadata'), 'provider_name') ?? stringField(body, 'provider')
+    )?.slice(0, 80);
     const code = details?.code;
     throw new GatewayError({
       kind: 'http',
-      status: typeof code === 'number' && code >= 400 && code < 600 ? code : undefined,
+      status:
+        typeof code === 'number' && Number.isInteger(code) && code >= 400 && code < 600 ? code : undefined,
       message: redactSecret(
-        `${provider ? `The provider ${provider}` : 'The gateway'} answered with an error: ${reason}`,
+        `${provider ? `The provider ${provider}` : 'The gateway'} answered with an error: ${excerpt(reason, 1000)}`,
         secret,
       ),
-      provider,
-      code: typeof code === 'string' || typeof code === 'number' ? code : undefined,
+      provider: provider === undefined ? undefined : redactSecret(provider, secret),
+      code:
+        typeof code === 'string'
+          ? redactSecret(excerpt(code, 80), secret)
+          : typeof code === 'number' && Number.isFinite(code)
+            ? code
+            : undefined,
     });
   }
   if (!Array.isArray(body.choices)) {

@@ -5,13 +5,15 @@
 import { chatDeltasFromJson, chatDeltasFromSse, parseChatCompletion, parseChatReply } from './chatStream';
 import { readApiKey, resolveEndpoint } from './endpoint';
 import { GatewayError } from './errors';
-import { HttpTransport } from './transport/http';
-import type { HttpExchange } from './transport/http';
+import { HttpTransport, IdleWatch } from './transport/http';
+import type { BodyLimit, HttpExchange } from './transport/http';
 import { httpError } from './httpErrors';
 import type { HttpErrorContext } from './httpErrors';
 import { tryParseJson } from './json';
 import { normalizeMediaRecord, normalizeMediaStarted } from './media';
-import { redactError } from './redact';
+import { ProblemReporter } from './problems';
+import { redactError, urlCredentials } from './redact';
+import type { Secrets } from './redact';
 import { realTiming, withRetries } from './retry';
 import type { RetryRule, RetryTiming } from './retry';
 import { readSseData } from './transport/sse';
@@ -62,8 +64,12 @@ interface ExchangeSpec {
   followRedirects?: boolean;
 }
 
-const DEFAULT_MAX_DOWNLOAD_BYTES = 100 * 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES = 200 * 1024 * 1024;
+export const DEFAULT_MAX_STREAM_MS = 30 * 60_000;
+/** A whole JSON answer (a chat reply, a media record) larger than this is not a real one. */
+export const MAX_JSON_BYTES = 8 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
+const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
 export function createGatewayClient(options: ClientOptions, internals: ClientInternals = {}): GatewayClient {
   return new UndiciGatewayClient(options, internals.timing ?? realTiming);
@@ -71,11 +77,31 @@ export function createGatewayClient(options: ClientOptions, internals: ClientInt
 
 class UndiciGatewayClient implements GatewayClient {
   private transportInstance: HttpTransport | undefined;
+  private readonly problems: ProblemReporter;
+  /** Proxy credentials: redacted from every error, like the key. */
+  private readonly proxySecrets: string[];
 
   constructor(
     private readonly options: ClientOptions,
     private readonly timing: RetryTiming,
-  ) {}
+  ) {
+    this.problems = new ProblemReporter(options.onProblem);
+    this.proxySecrets = [options.proxy?.url, ...PROXY_ENV.map((name) => process.env[name])].flatMap(
+      urlCredentials,
+    );
+  }
+
+  private secrets(apiKey: string | undefined): Secrets {
+    return [apiKey, ...this.proxySecrets];
+  }
+
+  private get streamLimit(): BodyLimit {
+    return {
+      maxBytes: positive(this.options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES),
+      maxMs: positive(this.options.maxStreamMs, DEFAULT_MAX_STREAM_MS),
+      bytesFromSetting: true,
+    };
+  }
 
   async chat(request: ChatRequest, callOptions: CallOptions = {}): Promise<ChatCompletion> {
     const body: Record<string, unknown> = { ...request };
@@ -92,9 +118,9 @@ class UndiciGatewayClient implements GatewayClient {
       });
       apiKey = opened.apiKey;
       const text = await readAll(opened.exchange);
-      return parseChatCompletion(text, apiKey);
+      return parseChatCompletion(text, apiKey, this.problems);
     } catch (error) {
-      throw asGatewayError(error, apiKey);
+      throw asGatewayError(error, this.secrets(apiKey));
     }
   }
 
@@ -119,12 +145,19 @@ class UndiciGatewayClient implements GatewayClient {
       exchange = opened.exchange;
       if (/application\/json/i.test(exchange.header('content-type') ?? '')) {
         // A gateway may ignore `stream: true` and answer with one JSON document.
-        yield* chatDeltasFromJson(parseChatReply(await exchange.text(), apiKey), apiKey);
+        exchange.setLimit(jsonLimit());
+        yield* chatDeltasFromJson(parseChatReply(await exchange.text(), apiKey), apiKey, this.problems);
       } else {
-        yield* chatDeltasFromSse(readSseData(exchange.chunks()), apiKey);
+        exchange.setLimit(this.streamLimit);
+        const events = untilIdle(
+          readSseData(exchange.chunks()),
+          exchange,
+          this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+        );
+        yield* chatDeltasFromSse(events, apiKey, this.problems);
       }
     } catch (error) {
-      failure = asGatewayError(error, apiKey);
+      failure = asGatewayError(error, this.secrets(apiKey));
       throw failure;
     } finally {
       exchange?.finish(failure);
@@ -143,9 +176,9 @@ class UndiciGatewayClient implements GatewayClient {
         error: { operation: 'media-start', model: request.model },
       });
       apiKey = opened.apiKey;
-      return normalizeMediaStarted(await readJson(opened.exchange, 'media job'));
+      return normalizeMediaStarted(await readJson(opened.exchange, 'media job'), this.problems);
     } catch (error) {
-      throw asGatewayError(error, apiKey);
+      throw asGatewayError(error, this.secrets(apiKey));
     }
   }
 
@@ -165,9 +198,9 @@ class UndiciGatewayClient implements GatewayClient {
         error: { operation: 'media-get', mediaId: id },
       });
       apiKey = opened.apiKey;
-      return normalizeMediaRecord(await readJson(opened.exchange, 'media status'), id);
+      return normalizeMediaRecord(await readJson(opened.exchange, 'media status'), id, this.problems);
     } catch (error) {
-      throw asGatewayError(error, apiKey);
+      throw asGatewayError(error, this.secrets(apiKey));
     }
   }
 
@@ -188,8 +221,16 @@ class UndiciGatewayClient implements GatewayClient {
         });
         const location =
           exchange.status >= 300 && exchange.status < 400 ? exchange.header('location') : undefined;
-        if (location === undefined)
-          return await readDownload(exchange, callOptions.maxBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES);
+        if (location === undefined) {
+          const limit = this.streamLimit;
+          // An explicit cap from the caller is not the setting's, so the error does not name it.
+          if (callOptions.maxBytes !== undefined) {
+            limit.maxBytes = positive(callOptions.maxBytes, limit.maxBytes);
+            limit.bytesFromSetting = false;
+          }
+          exchange.setLimit(limit);
+          return await readDownload(exchange, limit.maxBytes);
+        }
         exchange.finish();
         if (redirects >= MAX_REDIRECTS) {
           throw new GatewayError({
@@ -200,7 +241,7 @@ class UndiciGatewayClient implements GatewayClient {
         target = downloadUrl(new URL(location, target).toString());
       }
     } catch (error) {
-      throw asGatewayError(error, apiKey);
+      throw asGatewayError(error, this.secrets(apiKey));
     }
   }
 
@@ -222,7 +263,7 @@ class UndiciGatewayClient implements GatewayClient {
     try {
       return { exchange: await this.send(url, apiKey, callOptions.signal, spec), apiKey };
     } catch (error) {
-      throw asGatewayError(error, apiKey);
+      throw asGatewayError(error, this.secrets(apiKey));
     }
   }
 
@@ -253,9 +294,12 @@ class UndiciGatewayClient implements GatewayClient {
         let failure: GatewayError;
         try {
           const text = await opened.errorText();
-          failure = httpError(status, opened.headers, text, { ...spec.error, secret: apiKey ?? '' });
+          failure = redactError(
+            httpError(status, opened.headers, text, { ...spec.error, secret: apiKey ?? '' }),
+            this.secrets(apiKey),
+          );
         } catch (error) {
-          failure = asGatewayError(error, apiKey);
+          failure = asGatewayError(error, this.secrets(apiKey));
         }
         opened.finish(failure);
         throw failure;
@@ -273,6 +317,7 @@ class UndiciGatewayClient implements GatewayClient {
     this.transportInstance ??= new HttpTransport({
       timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       streamIdleTimeoutMs: this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+      limitHints: this.options.limitHints,
       proxy: this.options.proxy,
       userAgent: this.options.userAgent ?? DEFAULT_USER_AGENT,
       log: this.options.log,
@@ -281,9 +326,43 @@ class UndiciGatewayClient implements GatewayClient {
   }
 }
 
+/** The cap on a whole JSON answer; fixed, not a setting. */
+function jsonLimit(): BodyLimit {
+  return { maxBytes: MAX_JSON_BYTES, bytesFromSetting: false };
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+/**
+ * Passes the SSE batches on, and gives the exchange up when no real event (a non-empty `data`)
+ * came for `idleMs`. Keep-alive comments and empty events bring no batch or only empty strings,
+ * so they never restart the clock; the consumer's time with a batch does not count.
+ */
+async function* untilIdle(
+  batches: AsyncIterable<string[]>,
+  exchange: HttpExchange,
+  idleMs: number,
+): AsyncGenerator<string[]> {
+  const watch = new IdleWatch(idleMs, () => exchange.giveUpIdle());
+  try {
+    watch.startWaiting();
+    for await (const batch of batches) {
+      if (!batch.some((data) => data.trim() !== '')) continue;
+      watch.stopWaiting();
+      yield batch;
+      watch.startWaiting();
+    }
+  } finally {
+    watch.dispose();
+  }
+}
+
 async function readAll(exchange: HttpExchange): Promise<string> {
   let failure: GatewayError | undefined;
   try {
+    exchange.setLimit(jsonLimit());
     return await exchange.text();
   } catch (error) {
     failure = asGatewayError(error, undefined);
@@ -324,19 +403,10 @@ async function readDownload(exchange: HttpExchange, maxBytes: number): Promise<D
   let failure: GatewayError | undefined;
   try {
     const declared = Number(exchange.header('content-length'));
-    const tooLarge = (): GatewayError =>
-      new GatewayError({
-        kind: 'invalid_response',
-        message: `The file is larger than the ${Math.round(maxBytes / 1048576)} MB allowed.`,
-      });
-    if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+    // The cap itself is enforced while reading (see `setLimit`); a declared size fails at once.
+    if (Number.isFinite(declared) && declared > maxBytes) throw exchange.tooLarge();
     const parts: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of exchange.chunks()) {
-      size += chunk.length;
-      if (size > maxBytes) throw tooLarge();
-      parts.push(chunk);
-    }
+    for await (const chunk of exchange.chunks()) parts.push(chunk);
     return {
       bytes: new Uint8Array(Buffer.concat(parts)),
       contentType: exchange.header('content-type')?.split(';')[0].trim() || undefined,
@@ -349,8 +419,8 @@ async function readDownload(exchange: HttpExchange, maxBytes: number): Promise<D
   }
 }
 
-/** Every error leaving the client is a GatewayError with the key scrubbed from its text. */
-function asGatewayError(error: unknown, apiKey: string | undefined): GatewayError {
+/** Every error leaving the client is a GatewayError with the key and proxy credentials scrubbed. */
+function asGatewayError(error: unknown, secrets: Secrets): GatewayError {
   const gatewayError = GatewayError.is(error)
     ? error
     : new GatewayError({
@@ -358,5 +428,5 @@ function asGatewayError(error: unknown, apiKey: string | undefined): GatewayErro
         message: `Unexpected error: ${error instanceof Error ? error.message : String(error)}`,
         cause: error,
       });
-  return redactError(gatewayError, apiKey);
+  return redactError(gatewayError, secrets);
 }

@@ -1,4 +1,5 @@
 import { GatewayError } from './errors';
+import { redact } from './redact';
 
 /**
  * Joins the configured base URL (which ends in the API prefix) and an API path. Validated at each
@@ -14,7 +15,7 @@ export function resolveEndpoint(baseUrl: string, apiPath: string): URL {
   if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:') || !base.hostname) {
     throw new GatewayError({
       kind: 'config',
-      message: `The base URL "${baseUrl}" is not a valid http(s) URL. Set the gateway's base URL, e.g. https://openrouter.ai/api.`,
+      message: `The base URL "${redact(baseUrl)}" is not a valid http(s) URL. Set the gateway's base URL, e.g. https://openrouter.ai/api.`,
     });
   }
   const prefix = base.pathname.replace(/\/+$/, '');

@@ -4,45 +4,77 @@
  * `{data}` lists, or arrays of any of these, and never throws on an unexpected one.
  */
 import { GatewayError } from './errors';
-import { isRecord, stringField } from './json';
+import { excerpt, isRecord, stringField } from './json';
 import type { JsonObject } from './json';
+import { silentProblems } from './problems';
+import type { ProblemReporter } from './problems';
 import type { MediaOutput, MediaRecord, MediaStarted, MediaStatus } from './types';
 
-const STATUS_ALIASES: Record<string, MediaStatus> = {
-  queued: 'queued',
-  pending: 'queued',
-  waiting: 'queued',
-  processing: 'processing',
-  in_progress: 'processing',
-  running: 'processing',
-  started: 'processing',
-  completed: 'completed',
-  complete: 'completed',
-  succeeded: 'completed',
-  success: 'completed',
-  done: 'completed',
-  failed: 'failed',
-  failure: 'failed',
-  error: 'failed',
-};
+/**
+ * A gateway's status words → ours. A Map, never an object: status text from outside must not be
+ * used as an object key (`constructor`, `__proto__`, `toString` would find the prototype's).
+ */
+const STATUS_ALIASES: ReadonlyMap<string, MediaStatus> = new Map<string, MediaStatus>([
+  ['queued', 'queued'],
+  ['pending', 'queued'],
+  ['waiting', 'queued'],
+  ['submitted', 'queued'],
+  ['created', 'queued'],
+  ['starting', 'queued'],
+  ['processing', 'processing'],
+  ['in_progress', 'processing'],
+  ['in-progress', 'processing'],
+  ['running', 'processing'],
+  ['started', 'processing'],
+  ['generating', 'processing'],
+  ['completed', 'completed'],
+  ['complete', 'completed'],
+  ['succeeded', 'completed'],
+  ['success', 'completed'],
+  ['successful', 'completed'],
+  ['done', 'completed'],
+  ['finished', 'completed'],
+  ['failed', 'failed'],
+  ['failure', 'failed'],
+  ['error', 'failed'],
+  ['errored', 'failed'],
+  ['canceled', 'failed'],
+  ['cancelled', 'failed'],
+  ['expired', 'failed'],
+  ['rejected', 'failed'],
+  ['timed_out', 'failed'],
+  ['timeout', 'failed'],
+]);
 
-const MIME_BY_EXTENSION: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  svg: 'image/svg+xml',
-  avif: 'image/avif',
-  mp4: 'video/mp4',
-  webm: 'video/webm',
-  mov: 'video/quicktime',
-  mp3: 'audio/mpeg',
-  wav: 'audio/wav',
-  ogg: 'audio/ogg',
-  m4a: 'audio/mp4',
-  flac: 'audio/flac',
-};
+/** Failed statuses that say why on their own; the reason is kept when the gateway gives no error. */
+const FAILURE_REASONS: ReadonlyMap<string, string> = new Map([
+  ['canceled', 'The job was cancelled at the gateway.'],
+  ['cancelled', 'The job was cancelled at the gateway.'],
+  ['expired', 'The job expired at the gateway.'],
+  ['rejected', 'The gateway rejected the job.'],
+  ['timed_out', 'The job timed out at the gateway.'],
+  ['timeout', 'The job timed out at the gateway.'],
+]);
+
+const MIME_BY_EXTENSION: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    png: 'image/png',
+    jpg: 'image/jpeg',
+    jpeg: 'image/jpeg',
+    gif: 'image/gif',
+    webp: 'image/webp',
+    svg: 'image/svg+xml',
+    avif: 'image/avif',
+    mp4: 'video/mp4',
+    webm: 'video/webm',
+    mov: 'video/quicktime',
+    mp3: 'audio/mpeg',
+    wav: 'audio/wav',
+    ogg: 'audio/ogg',
+    m4a: 'audio/mp4',
+    flac: 'audio/flac',
+  }),
+);
 
 /** Lists that wrap outputs in the shapes seen in the wild (OpenAI images API: `data`). */
 const NESTED_LISTS = [
@@ -58,53 +90,98 @@ const NESTED_LISTS = [
   'artifacts',
 ];
 
-/** Known statuses keep their name; a few common synonyms are mapped; anything else is kept as is. */
-export function normalizeMediaStatus(value: unknown): MediaStatus {
-  if (typeof value !== 'string' || value.trim() === '') return 'unknown';
-  return STATUS_ALIASES[value.trim().toLowerCase()] ?? value;
+/**
+ * Our status for the gateway's word, or undefined when it sent none, an empty one or one we do not
+ * know: then the job is still in progress, and polling goes on.
+ */
+export function normalizeMediaStatus(
+  value: unknown,
+  problems: ProblemReporter = silentProblems,
+): MediaStatus | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') {
+    problems.wrongType('media.status', 'a string', value);
+    return undefined;
+  }
+  const word = value.trim().toLowerCase();
+  if (word === '') return undefined;
+  const status = STATUS_ALIASES.get(word);
+  if (status === undefined)
+    problems.unknown(
+      'media.status',
+      'a status this version does not know; the job counts as still in progress',
+    );
+  return status;
 }
 
-export function normalizeMediaRecord(body: unknown, requestedId: string): MediaRecord {
+/** A media status record by type: never throws, whatever `body` is. */
+export function normalizeMediaRecord(
+  body: unknown,
+  requestedId: string,
+  problems: ProblemReporter = silentProblems,
+): MediaRecord {
+  if (!isRecord(body)) problems.wrongType('media.record', 'an object', body);
   const record: JsonObject = isRecord(body) ? body : {};
   const id = record.id;
   const source = record.output !== undefined && record.output !== null ? record.output : record.result;
-  const error = mediaErrorText(record.error);
+  const status = normalizeMediaStatus(record.status, problems);
+  const word = typeof record.status === 'string' ? record.status.trim().toLowerCase() : '';
+  const given = mediaErrorText(record.error);
+  // A cancellation or an expiry says so, with the gateway's own reason after it when it gave one.
+  const reason = status === 'failed' ? FAILURE_REASONS.get(word) : undefined;
+  const error = reason ? (given ? `${reason} ${given}` : reason) : given;
   return {
-    id: typeof id === 'string' || typeof id === 'number' ? String(id) : requestedId,
-    status: normalizeMediaStatus(record.status),
+    id: (typeof id === 'string' && id !== '') || isFiniteNumber(id) ? String(id) : requestedId,
+    ...(status !== undefined ? { status } : {}),
     outputs: collectMediaOutputs(source),
     ...(error !== undefined ? { error } : {}),
   };
 }
 
-export function normalizeMediaStarted(body: unknown): MediaStarted {
+export function normalizeMediaStarted(
+  body: unknown,
+  problems: ProblemReporter = silentProblems,
+): MediaStarted {
   const record = isRecord(body) ? body : {};
   const id = record.id;
-  if ((typeof id !== 'string' || id === '') && typeof id !== 'number') {
+  if ((typeof id !== 'string' || id === '') && !isFiniteNumber(id)) {
     throw new GatewayError({
       kind: 'invalid_response',
       message: 'The gateway accepted the media request but sent no job id.',
     });
   }
   const started: MediaStarted = { id: typeof id === 'number' ? String(id) : id };
-  if (record.status !== undefined) started.status = normalizeMediaStatus(record.status);
+  const status = normalizeMediaStatus(record.status, problems);
+  if (status !== undefined) started.status = status;
   return started;
 }
 
 /** `error` may be a string or `{message, code}`; anything else is shown as JSON. */
 export function mediaErrorText(error: unknown): string | undefined {
   if (error === undefined || error === null || error === '') return undefined;
-  if (typeof error === 'string') return error;
+  if (typeof error === 'string') return excerpt(error, 1000);
   if (isRecord(error)) {
     const message = stringField(error, 'message', 'detail', 'error', 'reason');
     const code = error.code;
     const codeText = typeof code === 'string' || typeof code === 'number' ? ` (${code})` : '';
-    if (message) return `${message}${codeText}`;
-    return JSON.stringify(error);
+    if (message) return excerpt(`${message}${codeText}`, 1000);
+    return excerpt(safeJson(error), 1000);
   }
-  return typeof error === 'string' || typeof error === 'number' || typeof error === 'boolean'
+  return typeof error === 'number' || typeof error === 'boolean'
     ? String(error)
-    : JSON.stringify(error);
+    : excerpt(safeJson(error), 1000);
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
 }
 
 export function collectMediaOutputs(value: unknown, depth = 0): MediaOutput[] {
@@ -190,7 +267,8 @@ export function extensionForMime(mimeType: string | undefined): string {
   const type = mimeType?.split(';')[0].trim().toLowerCase();
   if (!type) return 'bin';
   if (type === 'text/plain') return 'txt';
-  return Object.keys(MIME_BY_EXTENSION).find((extension) => MIME_BY_EXTENSION[extension] === type) ?? 'bin';
+  for (const [extension, mime] of MIME_BY_EXTENSION) if (mime === type) return extension;
+  return 'bin';
 }
 
 export function mimeFromUrl(url: string): string | undefined {
@@ -201,5 +279,5 @@ export function mimeFromUrl(url: string): string | undefined {
     return undefined;
   }
   const extension = /\.([a-z0-9]+)$/i.exec(pathname)?.[1]?.toLowerCase();
-  return extension ? MIME_BY_EXTENSION[extension] : undefined;
+  return extension ? MIME_BY_EXTENSION.get(extension) : undefined;
 }

@@ -3,19 +3,53 @@ import { GatewayError } from './errors';
 export const REDACTED = '[redacted]';
 
 const BEARER = /(Bearer\s+)[^\s"',;]+/gi;
-const AUTH_HEADER = /("?authorization"?\s*[:=]\s*"?(?:Bearer\s+)?)[^"\s,}]+/gi;
+/** `Authorization` and `Proxy-Authorization` headers, Bearer or Basic. */
+const AUTH_HEADER = /("?(?:proxy-)?authorization"?\s*[:=]\s*"?(?:(?:Bearer|Basic)\s+)?)[^"\s,}]+/gi;
 /** Shapes of common API keys (OpenRouter, OpenAI-style), redacted even when we were not told the key. */
 const KEY_SHAPES = /\bsk-(?:or-)?(?:v1-)?[A-Za-z0-9_-]{16,}\b/g;
+/**
+ * The userinfo of any URL (`scheme://user:password@host`), up to the last `@` before the path:
+ * proxy URLs carry credentials there, and so may URLs a gateway echoes.
+ */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>`]*@/gi;
+
+export type Secrets = string | undefined | ReadonlyArray<string | undefined>;
+
+function secretList(secrets: Secrets): ReadonlyArray<string | undefined> {
+  return typeof secrets === 'string' || secrets === undefined ? [secrets] : secrets;
+}
+
+/**
+ * The credentials in a URL's userinfo, to redact wherever they appear on their own (a proxy may
+ * repeat its password in an error): the password raw and decoded, and the whole userinfo. A user
+ * name next to a password is not secret and would shred ordinary words, so it stays; a userinfo
+ * without a password is a token and is redacted. Empty for a URL without any.
+ */
+export function urlCredentials(url: string | undefined): string[] {
+  const match = url ? /^[a-z][a-z0-9+.-]*:\/\/([^\s/?#]*)@/i.exec(url.trim()) : null;
+  if (!match) return [];
+  const userinfo = match[1];
+  const colon = userinfo.indexOf(':');
+  const secret = colon < 0 ? userinfo : userinfo.slice(colon + 1);
+  const found = new Set([userinfo, secret]);
+  try {
+    found.add(decodeURIComponent(secret));
+  } catch {
+    // Not valid percent-encoding: the raw form is all there is.
+  }
+  return [...found].filter((part) => part.length >= 4);
+}
 
 /**
  * Removes secrets from text that may reach the user or a log: each known secret (also
- * URL-encoded), Bearer tokens, Authorization headers and key-shaped tokens. Servers sometimes echo
- * the key they were sent (e.g. "invalid key sk-..."), so every gateway-provided string passes here,
- * and so does every line of the extension's log.
+ * URL-encoded), Bearer and Basic tokens, Authorization headers, key-shaped tokens and the userinfo
+ * of every URL. Servers sometimes echo the key they were sent (e.g. "invalid key sk-..."), so
+ * every gateway-provided string passes here, and so does every line of the extension's log.
  */
-export function redact(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
-  let result = text;
-  for (const secret of secrets) {
+export function redact(text: string, secrets: Secrets = []): string {
+  // Userinfo first, so a password that is also a listed secret leaves no `user:[redacted]@` behind.
+  let result = text.replace(URL_USERINFO, `$1${REDACTED}@`);
+  for (const secret of secretList(secrets)) {
     // Very short "secrets" would shred ordinary words; keys are long.
     if (!secret || secret.length < 4) continue;
     result = result.split(secret).join(REDACTED);
@@ -28,15 +62,15 @@ export function redact(text: string, secrets: ReadonlyArray<string | undefined> 
     .replace(KEY_SHAPES, REDACTED);
 }
 
-export function redactSecret(text: string, secret: string | undefined): string {
-  return redact(text, [secret]);
+export function redactSecret(text: string, secret: Secrets): string {
+  return redact(text, secret);
 }
 
-/** The same error with the key scrubbed from every text field; the original when already clean. */
-export function redactError(error: GatewayError, secret: string | undefined): GatewayError {
-  const message = redactSecret(error.message, secret);
-  const provider = error.provider === undefined ? undefined : redactSecret(error.provider, secret);
-  const code = typeof error.code === 'string' ? redactSecret(error.code, secret) : error.code;
+/** The same error with the secrets scrubbed from every text field; the original when already clean. */
+export function redactError(error: GatewayError, secrets: Secrets): GatewayError {
+  const message = redact(error.message, secrets);
+  const provider = error.provider === undefined ? undefined : redact(error.provider, secrets);
+  const code = typeof error.code === 'string' ? redact(error.code, secrets) : error.code;
   if (message === error.message && provider === error.provider && code === error.code) return error;
   return new GatewayError({
     kind: error.kind,

@@ -35,21 +35,36 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
+/**
+ * Token counts and cost of a reply, parsed by type: every field is a finite, non-negative number
+ * or absent. Nothing else the gateway sends in `usage` is kept.
+ */
 export interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
-  /** Cost in the gateway's credits (usually USD), when it reports one. */
+  /** Cost in the gateway's credits (usually USD), when it reports one (a number or numeric string). */
   cost?: number;
-  completion_tokens_details?: { reasoning_tokens?: number; [k: string]: unknown };
-  prompt_tokens_details?: { cached_tokens?: number; [k: string]: unknown };
-  [extra: string]: unknown;
+  completion_tokens_details?: { reasoning_tokens?: number };
+  prompt_tokens_details?: { cached_tokens?: number };
 }
 
+/** A web citation (`{type: 'url_citation', url_citation: {url, title, ...}}`); other kinds are dropped. */
 export interface Annotation {
+  type: 'url_citation';
+  url_citation: { url: string; title?: string; content?: string; start_index?: number; end_index?: number };
+}
+
+/** One entry of `reasoning_details` (OpenRouter): its type and the text-like fields we know. */
+export interface ReasoningDetail {
   type: string;
-  url_citation?: { url: string; title?: string; content?: string; start_index?: number; end_index?: number };
-  [extra: string]: unknown;
+  text?: string;
+  summary?: string;
+  data?: string;
+  signature?: string;
+  format?: string;
+  id?: string;
+  index?: number;
 }
 
 /** One typed piece of a streamed reply. */
@@ -57,7 +72,7 @@ export type ChatDelta =
   | { type: 'meta'; id?: string; model?: string; provider?: string }
   | { type: 'content'; text: string }
   | { type: 'reasoning'; text: string }
-  | { type: 'reasoning_details'; details: unknown[] }
+  | { type: 'reasoning_details'; details: ReasoningDetail[] }
   /** The tool calls so far, merged by `index` (a snapshot, not a fragment). */
   | { type: 'tool_calls'; toolCalls: ToolCall[] }
   | { type: 'finish'; reason: string }
@@ -71,16 +86,18 @@ export interface ChatCompletion {
   provider?: string;
   content: string;
   reasoning: string;
-  reasoningDetails: unknown[];
+  reasoningDetails: ReasoningDetail[];
   toolCalls: ToolCall[];
   finishReason?: string;
   usage?: Usage;
   annotations: Annotation[];
 }
 
-export type MediaStatus = 'queued' | 'processing' | 'completed' | 'failed' | (string & {});
+/** The statuses a media job can have; a gateway's synonyms are mapped onto these. */
+export type MediaStatus = 'queued' | 'processing' | 'completed' | 'failed';
 
-export const FINAL_MEDIA_STATUSES: readonly string[] = ['completed', 'failed'];
+/** The statuses after which nothing more happens to a job. A Set: status text is never an object key. */
+export const FINAL_MEDIA_STATUSES: ReadonlySet<string> = new Set<MediaStatus>(['completed', 'failed']);
 
 export type MediaOutput =
   | { kind: 'url'; url: string; mimeType?: string }
@@ -90,7 +107,11 @@ export type MediaOutput =
 
 export interface MediaRecord {
   id: string;
-  status: MediaStatus;
+  /**
+   * Absent when the gateway sent no status, an empty one or one we do not know: the job is then
+   * still in progress (it keeps its last status and is polled again).
+   */
+  status?: MediaStatus;
   outputs: MediaOutput[];
   error?: string;
 }
@@ -147,10 +168,35 @@ export interface ClientOptions {
   apiKey: () => string | undefined | Promise<string | undefined>;
   /** Connect plus response headers. */
   timeoutMs?: number;
-  /** Longest silence between two stream chunks. */
+  /**
+   * Longest wait for the next event of a stream (or the next bytes of a download). Keep-alive
+   * comments and empty events do not count as activity.
+   */
   streamIdleTimeoutMs?: number;
+  /** Most bytes one stream or download may bring in total (default 200 MiB). */
+  maxResponseBytes?: number;
+  /** Most time one stream or download may take in total, from the request on (default 30 min). */
+  maxStreamMs?: number;
+  /**
+   * How the user changes each limit (e.g. the setting's id), named in the error when a limit is
+   * hit. The client itself knows no settings.
+   */
+  limitHints?: { maxResponseBytes?: string; maxStreamMs?: string; streamIdleTimeoutMs?: string };
   maxRetries?: number;
   proxy?: ProxyOptions;
   log?: (entry: RequestLogEntry) => void;
+  /**
+   * Told about gateway data that was unknown or of the wrong type and so was ignored. Called at
+   * most once per field path per client; the message names the path and the type, never the value.
+   */
+  onProblem?: (problem: GatewayDataProblem) => void;
   userAgent?: string;
+}
+
+/** A field of gateway data the client ignored because it was unknown or of the wrong type. */
+export interface GatewayDataProblem {
+  /** Where, e.g. `chat.usage.prompt_tokens` or `media.status`. */
+  path: string;
+  kind: 'wrong-type' | 'unknown';
+  message: string;
 }

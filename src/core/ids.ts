@@ -56,6 +56,8 @@ export const Setting = {
   requestTimeoutSeconds: 'gateway.request.timeoutSeconds',
   requestStreamIdleTimeoutSeconds: 'gateway.request.streamIdleTimeoutSeconds',
   requestMaxRetries: 'gateway.request.maxRetries',
+  requestMaxResponseMegabytes: 'gateway.request.maxResponseMegabytes',
+  requestMaxStreamMinutes: 'gateway.request.maxStreamMinutes',
 } as const;
 export type SettingId = (typeof Setting)[keyof typeof Setting];
 

@@ -13,12 +13,16 @@ import {
   xssReply,
 } from './replies';
 import { isRecord, sendError, sendJson } from './respond';
-import { scenariosFromMarkers } from './scenarios';
+import { HOSTILE_SCENARIOS, scenariosFromMarkers } from './scenarios';
 import type { ScenarioSet } from './scenarios';
 import { encodeSse, writeSse, writeSseBytes } from './sseWriter';
 import type { SseItem } from './sseWriter';
 
 interface ReplyPlan {
+  /** Fields of the wrong type, mixed into the chunks (`hostile-types`). */
+  hostile?: boolean;
+  /** Instead of the reply: this item written again and again until the client gives up. */
+  forever?: SseItem;
   id: string;
   model: string;
   created: number;
@@ -58,6 +62,8 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   if (body.stream === true && isCacheableLong(scenarios))
     return streamLongFromCache(context, core, scenarios, model);
   const plan = planReply(context, core, scenarios, model, body.messages.length, lastUserText);
+  const hostile = scenarios.first(HOSTILE_SCENARIOS);
+  if (hostile) applyHostile(plan, scenarios, hostile.name);
   if (body.stream === true) await streamReply(context, core, scenarios, plan);
   else answerWhole(context, core, scenarios, plan);
 }
@@ -164,6 +170,11 @@ function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSe
     },
   });
   const items: SseItem[] = [{ kind: 'comment', text: 'OPENROUTER PROCESSING' }];
+  if (plan.forever) {
+    items.push(chunk({ content: '' }), plan.forever);
+    return items;
+  }
+  if (plan.hostile) items.push(...hostileItems(base));
   for (const part of plan.reasoning) {
     items.push(
       chunk({
@@ -200,6 +211,85 @@ function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSe
   items.push({ kind: 'data', json: { ...base, choices: [], usage: plan.usage } });
   items.push({ kind: 'done' });
   return items;
+}
+
+/** Wrong-typed usage, citations, tool calls and reasoning, as broken gateways were seen sending. */
+export const HOSTILE_USAGE = {
+  prompt_tokens: '12',
+  completion_tokens: { value: 30 },
+  total_tokens: -1,
+  cost: [0.1],
+  completion_tokens_details: 'many',
+  prompt_tokens_details: { cached_tokens: 'none' },
+};
+export const HOSTILE_ANNOTATIONS = [
+  'not an annotation',
+  { type: 'url_citation', url_citation: { url: 42, title: ['x'] } },
+  { type: 'url_citation', url_citation: 'https://evil.example/' },
+  { type: 7 },
+  { type: 'url_citation', url_citation: { url: 'https://docs.example.com/ok', title: 12 } },
+];
+
+function hostileItems(base: Record<string, unknown>): SseItem[] {
+  const chunk = (delta: unknown, extra: Record<string, unknown> = {}): SseItem => ({
+    kind: 'data',
+    json: { ...base, ...extra, choices: [{ index: 0, delta, finish_reason: null }] },
+  });
+  return [
+    chunk(
+      { content: 42, reasoning: { text: 'x' }, reasoning_details: 'nope' },
+      { model: ['m'], provider: 5 },
+    ),
+    chunk({ tool_calls: [{ index: '0', id: 9, function: { name: 5, arguments: 7 } }, 'x', null] }),
+    chunk({ annotations: HOSTILE_ANNOTATIONS }),
+    chunk({ tool_calls: { index: 0 } }),
+    { kind: 'data', json: { ...base, choices: 'none', usage: 'lots' } },
+    { kind: 'data', json: [1, 2, 3] },
+    { kind: 'data', json: 'just a string' },
+    { kind: 'data', json: { ...base, choices: [{ index: 0, delta: 'text', finish_reason: 17 }] } },
+  ];
+}
+
+function applyHostile(plan: ReplyPlan, scenarios: ScenarioSet, name: string): void {
+  switch (name) {
+    case 'hostile-types':
+      plan.hostile = true;
+      plan.usage = HOSTILE_USAGE;
+      plan.annotations = HOSTILE_ANNOTATIONS;
+      break;
+    case 'keepalive': {
+      // Comments and empty events, which carry nothing: the client must still time out.
+      const everyMs = scenarios.numberArg('keepalive', 100);
+      plan.forever = {
+        kind: 'forever',
+        everyMs,
+        make: (n) =>
+          n % 2 === 0 ? { kind: 'comment', text: 'OPENROUTER PROCESSING' } : { kind: 'raw', text: 'data:' },
+      };
+      break;
+    }
+    case 'endless': {
+      const everyMs = scenarios.numberArg('endless', 20);
+      const base = { id: plan.id, model: plan.model, object: 'chat.completion.chunk' };
+      plan.forever = {
+        kind: 'forever',
+        everyMs,
+        make: (n) => ({
+          kind: 'data',
+          json: { ...base, choices: [{ index: 0, delta: { content: `more ${n} ` }, finish_reason: null }] },
+        }),
+      };
+      break;
+    }
+    case 'huge': {
+      // `huge:<megabytes>` of content in 64 KiB pieces (default 10 MB).
+      const megabytes = scenarios.numberArg('huge', 10);
+      const piece = 'x'.repeat(64 * 1024);
+      plan.content = Array.from({ length: Math.ceil((megabytes * 1024 * 1024) / piece.length) }, () => piece);
+      plan.delayMs = 0;
+      break;
+    }
+  }
 }
 
 function faultItemsFor(name: string, base: Record<string, unknown>, core: SimulatorCore): SseItem[] {
@@ -358,6 +448,15 @@ function answerWhole(
     }));
   }
   if (plan.annotations) message.annotations = plan.annotations;
+  if (plan.hostile) {
+    message.content = [{ type: 'text', text: plan.content.join('') }, 42, { type: 'image' }];
+    message.reasoning_details = 'nope';
+    message.tool_calls = [{ index: 'first', function: { name: 1, arguments: 2 } }, 'x'];
+  }
+  if (plan.forever) {
+    // A whole reply cannot go on for ever; it stalls instead.
+    return;
+  }
   sendJson(response, 200, {
     id: plan.id,
     provider: core.providerName,

@@ -95,15 +95,32 @@ export function handleMediaGet(
 function mediaStatus(job: MediaJob, core: SimulatorCore): Record<string, unknown> {
   const elapsed = Date.now() - job.createdAt;
   const { queuedMs, processingMs } = core.mediaTimings;
-  if (elapsed < queuedMs) return { id: job.id, status: 'queued' };
+  const { markers } = job;
+  // A gateway that leaves the status out while it works, or says something nobody knows.
+  const inProgress = (status: string): Record<string, unknown> =>
+    markers.has('no-status')
+      ? { id: job.id, progress: 0.5 }
+      : markers.has('odd-status')
+        ? { id: job.id, status: 'moderating' }
+        : { id: job.id, status };
+  if (elapsed < queuedMs) return inProgress('queued');
   if (elapsed < queuedMs + processingMs) {
     return {
-      id: job.id,
-      status: 'processing',
+      ...inProgress('processing'),
       progress: Math.round(((elapsed - queuedMs) / Math.max(1, processingMs)) * 100) / 100,
     };
   }
-  const { markers } = job;
+  const finalWord = markers.find('final-status')?.arg;
+  if (finalWord !== undefined) {
+    const failed = /cancel|expir|reject|error|fail/i.test(finalWord);
+    return failed
+      ? { id: job.id, status: finalWord }
+      : {
+          id: job.id,
+          status: finalWord,
+          output: [`data:image/png;base64,${mediaPng(job).toString('base64')}`],
+        };
+  }
   if (markers.has('fail')) {
     return {
       id: job.id,

@@ -16,6 +16,11 @@ export const FAILURE_SCENARIOS = ['429', '429-then-ok', '500-then-ok', 'status']
 export const STREAM_FAULT_SCENARIOS = ['drop', 'stall', 'malformed', 'error-chunk'] as const;
 /** What the reply says. */
 export const CONTENT_SCENARIOS = ['slow', 'long', 'tools', 'xss', 'citations'] as const;
+/**
+ * Hostile replies: fields of the wrong type (`hostile-types`), a stream of nothing but keep-alives
+ * (`keepalive[:ms]`), one that never ends (`endless[:ms]`), one of `huge[:megabytes]`.
+ */
+export const HOSTILE_SCENARIOS = ['hostile-types', 'keepalive', 'endless', 'huge'] as const;
 /** How the bytes are written. */
 export const TRANSPORT_SCENARIOS = ['chunk', 'crlf'] as const;
 /** Shape of a media job's result. */
@@ -28,6 +33,12 @@ export const MEDIA_SCENARIOS = [
   'b64',
   'url',
   'nested',
+  /** In-progress records without `status`, then `completed`. */
+  'no-status',
+  /** In-progress records with a status nobody knows (`moderating`), then `completed`. */
+  'odd-status',
+  /** `final-status:<word>`: the final record says `<word>` (e.g. succeeded, cancelled, expired). */
+  'final-status',
 ] as const;
 
 const MARKER = /#sim:([a-z0-9][a-z0-9-]*)(?::([^\s#,]+))?/gi;

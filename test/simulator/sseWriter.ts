@@ -14,7 +14,9 @@ export type SseItem =
   /** Destroys the connection after flushing what came before. */
   | { kind: 'drop' }
   /** Stops writing forever (until the client gives up). */
-  | { kind: 'stall' };
+  | { kind: 'stall' }
+  /** Writes `make(n)` every `everyMs`, n = 0, 1, ..., until the client goes away (or 30 minutes). */
+  | { kind: 'forever'; everyMs: number; make: (n: number) => SseItem };
 
 export interface SseWriteOptions {
   /** Pause after each item; 0 writes everything in large batches. */
@@ -91,6 +93,15 @@ export async function writeSse(
       case 'stall':
         await flush();
         return;
+      case 'forever': {
+        await flush();
+        const until = Date.now() + 30 * 60_000;
+        for (let n = 0; !response.destroyed && Date.now() < until; n++) {
+          await writeBytes(response, Buffer.from(encodeItem(item.make(n), eol), 'utf8'), options.chunkBytes);
+          await sleep(item.everyMs);
+        }
+        return;
+      }
       default:
         batch += encodeItem(item, eol);
     }

@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import { GatewayError } from '../errors';
 import { proxyUrlFor } from './proxy';
 import { redactSecret } from '../redact';
-import type { ProxyOptions, RequestLogEntry } from '../types';
+import type { ClientOptions, ProxyOptions, RequestLogEntry } from '../types';
 
 type Undici = typeof import('undici');
 type ResponseBody = Dispatcher.ResponseData['body'];
@@ -24,6 +24,8 @@ function loadUndici(): Undici {
 export interface TransportSettings {
   timeoutMs: number;
   streamIdleTimeoutMs: number;
+  /** How the user changes each limit, named when one is hit (see ClientOptions.limitHints). */
+  limitHints?: ClientOptions['limitHints'];
   proxy?: ProxyOptions;
   userAgent: string;
   log?: (entry: RequestLogEntry) => void;
@@ -64,9 +66,19 @@ const NOT_SENT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-type StopReason = 'caller' | 'deadline' | 'idle';
+type StopReason = 'caller' | 'deadline' | 'idle' | 'too-large' | 'too-long';
 
-const ERROR_BODY_LIMIT = 256 * 1024;
+/** Of an error response's body, this much is kept (it only feeds a message). */
+export const ERROR_BODY_LIMIT = 64 * 1024;
+
+/** A cap on what one exchange may bring, and whether a setting (named in the error) sets it. */
+export interface BodyLimit {
+  maxBytes: number;
+  /** The total time from the request on; none when absent. */
+  maxMs?: number;
+  /** The byte cap comes from a setting (otherwise it is fixed, e.g. for JSON answers). */
+  bytesFromSetting: boolean;
+}
 
 export class HttpTransport {
   private readonly dispatchers = new Map<string, Dispatcher>();
@@ -157,6 +169,9 @@ export class HttpExchange {
   private readonly startedAt = performance.now();
   private finished = false;
   private readonly onCallerAbort = (): void => this.stop('caller');
+  private bytesRead = 0;
+  private limit: BodyLimit | undefined;
+  private limitTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly call: HttpCall,
@@ -198,6 +213,31 @@ export class HttpExchange {
     }
   }
 
+  /**
+   * Caps what the body may bring in total: bytes, and time counted from the request. Hitting a cap
+   * stops the exchange with an error that names the limit (and the setting, if one sets it).
+   */
+  setLimit(limit: BodyLimit): void {
+    this.limit = limit;
+    clearTimeout(this.limitTimer);
+    this.limitTimer = undefined;
+    if (limit.maxMs !== undefined && Number.isFinite(limit.maxMs)) {
+      const left = Math.max(0, limit.maxMs - (performance.now() - this.startedAt));
+      this.limitTimer = setTimeout(() => this.stop('too-long'), left);
+    }
+  }
+
+  /** Gives the exchange up because no real event came for the idle limit (see ActivityWatch). */
+  giveUpIdle(): void {
+    this.stop('idle');
+  }
+
+  /** The error for a body that is larger than the cap, e.g. by its Content-Length. */
+  tooLarge(): GatewayError {
+    this.stoppedBy ??= 'too-large';
+    return this.toError(new Error('too large'), false);
+  }
+
   header(name: string): string | undefined {
     const value = this.headers[name.toLowerCase()];
     return Array.isArray(value) ? value[0] : value;
@@ -225,6 +265,11 @@ export class HttpExchange {
         }
         if (step.done) return;
         if (this.stoppedBy) throw this.toError(new Error('stopped'), false);
+        this.bytesRead += step.value.length;
+        if (this.limit && this.bytesRead > this.limit.maxBytes) {
+          this.stop('too-large');
+          throw this.toError(new Error('too large'), false);
+        }
         yield step.value;
       }
     } finally {
@@ -233,16 +278,20 @@ export class HttpExchange {
     }
   }
 
-  /** The whole body as text; `limit` bytes at most (the rest is dropped with the connection). */
-  async text(limit = Number.POSITIVE_INFINITY): Promise<string> {
+  /**
+   * The whole body as text. `keep` bytes at most are kept (the rest is dropped with the
+   * connection); a cap set with `setLimit` throws when passed.
+   */
+  async text(keep = Number.POSITIVE_INFINITY): Promise<string> {
     const parts: Buffer[] = [];
     let size = 0;
     for await (const chunk of this.chunks()) {
       parts.push(chunk);
       size += chunk.length;
-      if (size >= limit) break;
+      if (size >= keep) break;
     }
-    return Buffer.concat(parts).toString('utf8');
+    const all = Buffer.concat(parts);
+    return (size > keep ? all.subarray(0, keep) : all).toString('utf8');
   }
 
   /** The body of an error response, bounded so a huge page cannot exhaust memory. */
@@ -254,6 +303,7 @@ export class HttpExchange {
   finish(error?: GatewayError): void {
     if (this.finished) return;
     this.finished = true;
+    clearTimeout(this.limitTimer);
     this.release();
     this.call.signal?.removeEventListener('abort', this.onCallerAbort);
     this.settings.log?.({
@@ -281,7 +331,7 @@ export class HttpExchange {
   }
 
   private toError(error: unknown, beforeResponse: boolean): GatewayError {
-    const failure = describeFailure(error, this.stoppedBy, this.call.url, this.settings);
+    const failure = describeFailure(error, this.stoppedBy, this.call.url, this.settings, this.limit);
     factsByError.set(failure, {
       beforeResponse,
       neverSent: beforeResponse && NOT_SENT_CODES.has(errorCode(error) ?? ''),
@@ -290,8 +340,13 @@ export class HttpExchange {
   }
 }
 
-/** Fires `onIdle` when one wait for data lasts `limitMs`; a single timer, re-armed lazily. */
-class IdleWatch {
+/**
+ * Fires `onIdle` when one wait lasts `limitMs`; a single timer, re-armed lazily. A wait starts
+ * with `startWaiting` and ends with `stopWaiting`; what happens between two waits (the caller's
+ * own time) does not count. Calling `startWaiting` again without `stopWaiting` does not restart
+ * the clock, so activity that is not real progress (keep-alives) can simply be left unreported.
+ */
+export class IdleWatch {
   private waitingSince = -1;
   private timer: NodeJS.Timeout | undefined;
 
@@ -301,7 +356,7 @@ class IdleWatch {
   ) {}
 
   startWaiting(): void {
-    this.waitingSince = performance.now();
+    if (this.waitingSince < 0) this.waitingSince = performance.now();
     if (!this.timer) this.arm(this.limitMs);
   }
 
@@ -325,6 +380,16 @@ class IdleWatch {
     if (left <= 0) this.onIdle();
     else this.arm(left);
   }
+}
+
+function megabytes(bytes: number): string {
+  const mb = bytes / (1024 * 1024);
+  return mb >= 1 ? `${Math.round(mb * 10) / 10} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
+function minutes(ms: number): string {
+  const min = ms / 60_000;
+  return min >= 1 ? `${Math.round(min * 10) / 10} min` : `${Math.round(ms / 100) / 10} s`;
 }
 
 function ignore(): void {
@@ -352,9 +417,31 @@ function describeFailure(
   stoppedBy: StopReason | undefined,
   url: URL,
   settings: TransportSettings,
+  limit: BodyLimit | undefined,
 ): GatewayError {
   if (GatewayError.is(error)) return error;
   const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+  const hints = settings.limitHints ?? {};
+  const raise = (hint: string | undefined): string =>
+    hint ? ` To allow more, raise the setting "${hint}".` : '';
+  if (stoppedBy === 'too-large' && limit) {
+    return new GatewayError({
+      kind: 'invalid_response',
+      message: `The answer from ${url.host} was larger than the limit of ${megabytes(limit.maxBytes)}, so it was stopped.${
+        limit.bytesFromSetting ? raise(hints.maxResponseBytes) : ''
+      }`,
+      cause: error,
+    });
+  }
+  if (stoppedBy === 'too-long' && limit?.maxMs !== undefined) {
+    return new GatewayError({
+      kind: 'timeout',
+      message: `The answer from ${url.host} took longer than the limit of ${minutes(limit.maxMs)}, so it was stopped.${raise(
+        hints.maxStreamMs,
+      )}`,
+      cause: error,
+    });
+  }
   if (stoppedBy === 'caller')
     return new GatewayError({ kind: 'aborted', message: 'The request was cancelled.', cause: error });
   if (stoppedBy === 'deadline') {
@@ -367,7 +454,9 @@ function describeFailure(
   if (stoppedBy === 'idle') {
     return new GatewayError({
       kind: 'timeout',
-      message: `The gateway's reply stayed silent for ${seconds(settings.streamIdleTimeoutMs)}, so it was given up. The model may be overloaded; try again.`,
+      message: `The gateway's reply stayed silent for ${seconds(settings.streamIdleTimeoutMs)} (keep-alive messages do not count), so it was given up. The model may be overloaded; try again.${
+        hints.streamIdleTimeoutMs ? ` The limit is the setting "${hints.streamIdleTimeoutMs}".` : ''
+      }`,
       cause: error,
     });
   }

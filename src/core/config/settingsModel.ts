@@ -4,6 +4,7 @@
  * host hands in a getter over `vscode.workspace.getConfiguration`, the unit tests a plain object.
  */
 import { isRecord } from '../../api/json';
+import { redact } from '../../api/redact';
 import { Setting, VsCodeSetting } from '../ids';
 import type { SettingId } from '../ids';
 
@@ -33,6 +34,10 @@ export interface GatewaySettings {
     timeoutSeconds: number;
     streamIdleTimeoutSeconds: number;
     maxRetries: number;
+    /** Most megabytes one stream or download may bring. */
+    maxResponseMegabytes: number;
+    /** Most minutes one stream or download may take. */
+    maxStreamMinutes: number;
   };
   proxy: {
     url: string | undefined;
@@ -112,6 +117,8 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       timeoutSeconds: num(get(Setting.requestTimeoutSeconds), 1, 600, 30),
       streamIdleTimeoutSeconds: num(get(Setting.requestStreamIdleTimeoutSeconds), 5, 3600, 180),
       maxRetries: Math.round(num(get(Setting.requestMaxRetries), 0, 10, 3)),
+      maxResponseMegabytes: num(get(Setting.requestMaxResponseMegabytes), 1, 4096, 200),
+      maxStreamMinutes: num(get(Setting.requestMaxStreamMinutes), 1, 240, 30),
     },
     proxy: {
       url: proxyUrl ? proxyUrl : undefined,
@@ -127,7 +134,7 @@ export function validateBaseUrl(value: string): string | undefined {
   try {
     url = new URL(value);
   } catch {
-    return `The gateway base URL "${value}" is not a valid URL. Set "${Setting.baseUrl}" to something like ${DEFAULT_BASE_URL}.`;
+    return `The gateway base URL "${redact(value)}" is not a valid URL. Set "${Setting.baseUrl}" to something like ${DEFAULT_BASE_URL}.`;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return `The gateway base URL must start with https:// (or http:// for a local gateway), not ${url.protocol}//.`;

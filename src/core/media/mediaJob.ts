@@ -9,7 +9,11 @@ import type { MediaOutput, MediaStatus } from '../../api/types';
  */
 export const UNKNOWN_STATUS = 'unknown';
 
-export type MediaJobStatus = MediaStatus | typeof UNKNOWN_STATUS;
+/**
+ * Ours, or `unknown` after a 404. Jobs stored by older versions may hold other words; those count
+ * as still in progress.
+ */
+export type MediaJobStatus = MediaStatus | typeof UNKNOWN_STATUS | (string & {});
 
 export interface MediaJob {
   /** The gateway's id, from `POST /v1/media`. */
@@ -62,8 +66,9 @@ export function createMediaJob(init: NewMediaJob, now: number): MediaJob {
   return job;
 }
 
+/** Only completed, failed, or unknown to the gateway (404): anything else keeps being polled. */
 export function isFinalStatus(status: string): boolean {
-  return status === UNKNOWN_STATUS || FINAL_MEDIA_STATUSES.includes(status);
+  return status === UNKNOWN_STATUS || FINAL_MEDIA_STATUSES.has(status);
 }
 
 /** Completed, failed, or unknown to the gateway: nothing more will happen, so polling stops. */

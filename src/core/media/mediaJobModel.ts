@@ -65,12 +65,15 @@ export class MediaJobModel {
     return job && this.commit(job, patch);
   }
 
-  /** Applies the answer of a status check: status, outputs and error, and clears any problem. */
+  /**
+   * Applies the answer of a status check: status, outputs and error, and clears any problem. A
+   * record without a status we know leaves the status as it was, so the job stays in progress.
+   */
   applyRecord(id: string, record: MediaRecord): MediaJob | undefined {
     const job = this.jobs.get(id);
     if (!job) return undefined;
     return this.commit(job, {
-      status: record.status,
+      status: record.status ?? job.status,
       outputs: [...record.outputs],
       error: record.error,
       ...this.checked(job),

@@ -293,7 +293,8 @@ export class MediaJobPoller implements IDisposable {
 
   private onAnswer(id: string, state: PollState, record: MediaRecord): void {
     state.failures = 0;
-    if (isFinalStatus(record.status)) this.states.delete(id);
+    // No status, or one we do not know: still in progress, checked again on the growing schedule.
+    if (record.status !== undefined && isFinalStatus(record.status)) this.states.delete(id);
     else state.dueAt = this.clock.now() + pollDelayMs(this.nextCheckIndex(id), this.schedule);
     this.model.applyRecord(id, record);
   }

@@ -29,13 +29,14 @@ const SAVE_WHILE_STREAMING_MS = 3000;
 /** Where the controller's messages go: the chat view while it is open, nowhere otherwise. */
 export type Post = (message: HostMessage) => void;
 
+/** Usage was parsed by type at the client's boundary: each field is a finite number or absent. */
 function toUsage(usage: Usage): TurnUsage {
   return {
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,
     reasoningTokens: usage.completion_tokens_details?.reasoning_tokens,
     totalTokens: usage.total_tokens,
-    cost: typeof usage.cost === 'number' ? usage.cost : undefined,
+    cost: usage.cost,
   };
 }
 
@@ -293,10 +294,8 @@ export class ChatSession extends Disposable {
         turn.usage = toUsage(delta.usage);
         break;
       case 'annotations': {
-        const citations = delta.annotations
-          .map((a) => a.url_citation)
-          .filter((c): c is NonNullable<typeof c> => !!c && typeof c.url === 'string')
-          .map((c) => ({ url: c.url, title: c.title }));
+        // Parsed at the client's boundary: every annotation is a URL citation with a string url.
+        const citations = delta.annotations.map(({ url_citation: c }) => ({ url: c.url, title: c.title }));
         turn.citations = [...(turn.citations ?? []), ...citations].filter(
           (c, i, all) => all.findIndex((o) => o.url === c.url) === i,
         );

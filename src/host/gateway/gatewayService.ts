@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { GatewayClient } from '../../api';
+import type { GatewayDataProblem } from '../../api/types';
 import { createClient } from './clientLoader';
 import { GatewayError } from '../../api/errors';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
@@ -17,6 +18,7 @@ export class GatewayService extends Disposable {
   private current: GatewayClient | undefined;
   /** The base URL last warned about, so saving the same bad value again does not repeat the warning. */
   private warnedBaseUrl: string | undefined;
+  private readonly reportedProblems = new Set<string>();
 
   constructor(
     private readonly apiKey: ApiKeyStore,
@@ -65,12 +67,31 @@ export class GatewayService extends Disposable {
       timeoutMs: settings.request.timeoutSeconds * 1000,
       streamIdleTimeoutMs: settings.request.streamIdleTimeoutSeconds * 1000,
       maxRetries: settings.request.maxRetries,
+      maxResponseBytes: settings.request.maxResponseMegabytes * 1024 * 1024,
+      maxStreamMs: settings.request.maxStreamMinutes * 60_000,
+      limitHints: {
+        maxResponseBytes: Setting.requestMaxResponseMegabytes,
+        maxStreamMs: Setting.requestMaxStreamMinutes,
+        streamIdleTimeoutMs: Setting.requestStreamIdleTimeoutSeconds,
+      },
       proxy: settings.proxy,
       log: (entry) => this.logger.request(entry),
+      onProblem: (problem) => this.reportProblem(problem),
       userAgent: `gateway-ai-vscode/${extensionVersion()} vscode/${vscode.version}`,
     });
     this.logger.info(`Gateway client ready for ${settings.baseUrl}`);
     return this.current;
+  }
+
+  /**
+   * Gateway data the client ignored, logged once per field path for the whole session (clients
+   * come and go with the settings; the log should not repeat itself).
+   */
+  private reportProblem(problem: GatewayDataProblem): void {
+    if (this.reportedProblems.has(problem.path)) return;
+    this.reportedProblems.add(problem.path);
+    if (problem.kind === 'wrong-type') this.logger.warn(problem.message);
+    else this.logger.info(problem.message);
   }
 
   private reset(): void {

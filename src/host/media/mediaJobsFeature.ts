@@ -43,6 +43,8 @@ export class MediaJobsFeature extends Disposable {
   private poller: MediaJobPoller | undefined;
   private loaded = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Aborted on dispose: every download of a result listens to it. */
+  private readonly downloads = new AbortController();
   private readonly status = this.register(
     vscode.window.createStatusBarItem(UiId.mediaStatus, vscode.StatusBarAlignment.Right, 99),
   );
@@ -68,6 +70,7 @@ export class MediaJobsFeature extends Disposable {
       dispose: () => {
         if (this.saveTimer) void this.flush();
         this.poller?.dispose();
+        this.downloads.abort();
       },
     });
     this.commands = mediaJobCommands(this);
@@ -149,13 +152,24 @@ export class MediaJobsFeature extends Disposable {
       return undefined;
     }
     const items = await vscode.window.withProgress(
-      { location: { viewId: View.mediaJobs }, title: 'Preparing the result' },
-      () =>
-        Promise.all(
-          describeOutputs(job.outputs).map(({ output, kind }, index) =>
-            this.toPreviewItem(job, output, kind, index),
-          ),
-        ),
+      { location: { viewId: View.mediaJobs }, title: 'Preparing the result', cancellable: true },
+      async (_progress, token) => {
+        // Downloads stop when the progress is cancelled or the extension goes away.
+        const abort = new AbortController();
+        const onCancel = token.onCancellationRequested(() => abort.abort());
+        const onDispose = () => abort.abort();
+        this.downloads.signal.addEventListener('abort', onDispose, { once: true });
+        try {
+          return await Promise.all(
+            describeOutputs(job.outputs).map(({ output, kind }, index) =>
+              this.toPreviewItem(job, output, kind, index, abort.signal),
+            ),
+          );
+        } finally {
+          onCancel.dispose();
+          this.downloads.signal.removeEventListener('abort', onDispose);
+        }
+      },
     );
     return MediaPreviewPanel.show(job, items, this.store.folder, this.deps.context.extensionUri);
   }
@@ -165,6 +179,7 @@ export class MediaJobsFeature extends Disposable {
     output: MediaOutput,
     kind: PreviewItem['kind'],
     index: number,
+    signal: AbortSignal,
   ): Promise<PreviewItem> {
     switch (output.kind) {
       case 'text':
@@ -185,7 +200,8 @@ export class MediaJobsFeature extends Disposable {
         try {
           const { bytes, contentType } = await this.deps.gateway
             .client()
-            .download(output.url, { maxBytes: 200 * 1024 * 1024 });
+            // Size and time are capped by the client, from the request settings.
+            .download(output.url, { signal });
           await vscode.workspace.fs.createDirectory(this.store.folder);
           await vscode.workspace.fs.writeFile(target, bytes);
           return {

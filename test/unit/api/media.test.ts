@@ -18,11 +18,11 @@ describe('api: media jobs against the simulator', () => {
   async function runJob(
     prompt: string,
     parameters?: Record<string, unknown>,
-  ): Promise<{ statuses: string[]; record: MediaRecord }> {
+  ): Promise<{ statuses: (string | undefined)[]; record: MediaRecord }> {
     const { client } = makeClient(ctx.sim);
     const started = await client.startMedia({ model: 'openai/gpt-image-1', prompt, parameters });
     assert.equal(started.status, 'queued');
-    const statuses: string[] = [];
+    const statuses: (string | undefined)[] = [];
     for (;;) {
       const record = await client.getMedia(started.id);
       if (statuses.at(-1) !== record.status) statuses.push(record.status);
@@ -100,14 +100,16 @@ describe('api: media jobs against the simulator', () => {
 });
 
 describe('api: media normalization (pure)', () => {
-  it('keeps known statuses, maps synonyms, keeps unknown ones, and never crashes', () => {
+  it('keeps known statuses, maps synonyms, leaves missing or unknown ones absent, and never crashes', () => {
     assert.equal(normalizeMediaStatus('processing'), 'processing');
     assert.equal(normalizeMediaStatus('succeeded'), 'completed');
     assert.equal(normalizeMediaStatus('in_progress'), 'processing');
-    assert.equal(normalizeMediaStatus('moderating'), 'moderating');
-    assert.equal(normalizeMediaStatus(undefined), 'unknown');
-    assert.equal(normalizeMediaStatus(42), 'unknown');
-    assert.deepEqual(normalizeMediaRecord(null, 'asked'), { id: 'asked', status: 'unknown', outputs: [] });
+    // Absent means "still in progress": only a real end stops the polling.
+    assert.equal(normalizeMediaStatus('moderating'), undefined);
+    assert.equal(normalizeMediaStatus(undefined), undefined);
+    assert.equal(normalizeMediaStatus(''), undefined);
+    assert.equal(normalizeMediaStatus(42), undefined);
+    assert.deepEqual(normalizeMediaRecord(null, 'asked'), { id: 'asked', outputs: [] });
     assert.deepEqual(normalizeMediaRecord('nonsense', 'asked').outputs, []);
     assert.equal(normalizeMediaRecord({ id: 12, status: 'queued' }, 'asked').id, '12');
   });

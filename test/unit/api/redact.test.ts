@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { redact, REDACTED } from '../../../src/api/redact';
+import { redact, REDACTED, urlCredentials } from '../../../src/api/redact';
 
 describe('redact', () => {
   it('removes a known secret wherever it stands', () => {
@@ -22,5 +22,35 @@ describe('redact', () => {
 
   it('leaves ordinary text and very short secrets alone', () => {
     assert.equal(redact('nothing to hide', ['a', undefined]), 'nothing to hide');
+  });
+
+  it('removes the userinfo of any URL, up to the last @ before the path', () => {
+    assert.equal(
+      redact('via http://alice:s3cret@proxy:3128 and socks5://bob@h/x?u=a@b'),
+      `via http://${REDACTED}@proxy:3128 and socks5://${REDACTED}@h/x?u=a@b`,
+    );
+    assert.equal(redact('http://u:p@ss@host/p'), `http://${REDACTED}@host/p`);
+    assert.equal(redact('mail me at a@b.example'), 'mail me at a@b.example');
+  });
+
+  it('removes Proxy-Authorization headers, Basic or Bearer', () => {
+    assert.equal(
+      redact('Proxy-Authorization: Basic YWxpY2U6czNjcmV0'),
+      `Proxy-Authorization: Basic ${REDACTED}`,
+    );
+  });
+
+  it('finds the credentials of a proxy URL, raw and decoded, to redact them standing alone', () => {
+    assert.deepEqual(urlCredentials('http://alice:p%40ss-word@proxy:3128').sort(), [
+      'alice:p%40ss-word',
+      'p%40ss-word',
+      'p@ss-word',
+    ]);
+    assert.deepEqual(urlCredentials('https://tok3n-only@proxy'), ['tok3n-only']);
+    assert.deepEqual(urlCredentials('http://proxy:3128'), []);
+    assert.equal(
+      redact('wrong password p@ss-word', urlCredentials('http://alice:p%40ss-word@proxy')),
+      `wrong password ${REDACTED}`,
+    );
   });
 });

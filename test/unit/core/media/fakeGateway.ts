@@ -75,8 +75,13 @@ export class FakeGateway {
   }
 }
 
-export function record(id: string, status: MediaStatus, extra: Partial<MediaRecord> = {}): MediaRecord {
-  return { id, status, outputs: [], ...extra };
+/** A status record; `status` may be a word we do not know (or none), as a gateway may send. */
+export function record(
+  id: string,
+  status: MediaStatus | undefined,
+  extra: Partial<MediaRecord> = {},
+): MediaRecord {
+  return { id, ...(status === undefined ? {} : { status }), outputs: [], ...extra };
 }
 
 export function httpError(status: number, retryAfter?: number): GatewayError {

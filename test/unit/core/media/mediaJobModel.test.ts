@@ -1,3 +1,4 @@
+import type { MediaStatus } from '../../../../src/api/types';
 import * as assert from 'assert';
 import { createMediaJob, isFinal } from '../../../../src/core/media/mediaJob';
 import { MediaJobModel } from '../../../../src/core/media/mediaJobModel';
@@ -12,7 +13,7 @@ function newModel(): { model: MediaJobModel; events: MediaJobsChange[]; setNow: 
   return { model, events, setNow: (t) => (now = t) };
 }
 
-function job(id: string, createdAt: number, status?: string) {
+function job(id: string, createdAt: number, status?: MediaStatus) {
   return createMediaJob({ id, prompt: `a picture of ${id}`, model: 'openai/gpt-image-1', status }, createdAt);
 }
 

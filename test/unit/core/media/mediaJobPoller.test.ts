@@ -1,5 +1,6 @@
 import * as assert from 'assert';
 import { GatewayError } from '../../../../src/api/errors';
+import { normalizeMediaRecord } from '../../../../src/api/media';
 import { classifyPollFailure } from '../../../../src/core/media/pollFailure';
 import { httpError, networkError, record } from './fakeGateway';
 import { MINUTE, pollerHarness, SECOND } from './pollerHarness';
@@ -43,11 +44,51 @@ describe('MediaJobPoller: schedule and answers', () => {
   });
 
   it('keeps polling statuses it does not know', async () => {
-    const h = pollerHarness({ script: (id, call) => record(id, call < 3 ? 'upscaling' : 'completed') });
+    const h = pollerHarness({
+      script: (id, call) => normalizeMediaRecord({ id, status: call < 3 ? 'upscaling' : 'completed' }, id),
+    });
     h.start('a');
     await h.clock.advance(MINUTE);
     assert.strictEqual(h.gateway.callsFor('a').length, 4);
     assert.strictEqual(h.model.get('a')?.status, 'completed');
+  });
+
+  it('keeps polling, with growing pauses, while records carry no status, and keeps the last one', async () => {
+    const h = pollerHarness({
+      script: (id, call) =>
+        call === 0 ? record(id, 'processing') : call < 6 ? record(id, undefined) : record(id, 'completed'),
+    });
+    h.start('a');
+    await h.clock.advance(10 * MINUTE);
+    assert.strictEqual(h.gateway.callsFor('a').length, 7);
+    assert.strictEqual(h.model.get('a')?.status, 'completed');
+    const gaps = h.gateway.gapsFor('a');
+    assert.ok(
+      gaps.every((gap, i) => i === 0 || gap >= gaps[i - 1]),
+      `pauses grow: ${gaps.join(', ')}`,
+    );
+  });
+
+  it('keeps a job in progress when a record has no status', async () => {
+    const h = pollerHarness({ script: (id) => record(id, undefined) });
+    h.start('a');
+    await h.clock.advance(2 * MINUTE);
+    assert.strictEqual(h.model.get('a')?.status, 'queued');
+    assert.ok(h.poller.isPolling('a'));
+    assert.ok(h.gateway.callsFor('a').length > 3);
+  });
+
+  it('ends on a synonym of a final status, and a cancellation keeps its reason', async () => {
+    const h = pollerHarness({
+      script: (id) => normalizeMediaRecord({ id, status: id === 'c' ? 'Cancelled' : 'succeeded' }, id),
+    });
+    h.start('c');
+    h.start('s');
+    await h.clock.advance(MINUTE);
+    assert.strictEqual(h.gateway.callsFor('c').length, 1);
+    assert.strictEqual(h.model.get('c')?.status, 'failed');
+    assert.match(h.model.get('c')?.error ?? '', /cancelled/i);
+    assert.strictEqual(h.model.get('s')?.status, 'completed');
   });
 
   it('marks a job the gateway answers 404 for as unknown, not failed, and stops', async () => {

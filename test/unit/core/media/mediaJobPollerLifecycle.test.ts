@@ -1,3 +1,4 @@
+import type { MediaStatus } from '../../../../src/api/types';
 import * as assert from 'assert';
 import { createMediaJob } from '../../../../src/core/media/mediaJob';
 import { deserializeJobs, serializeJobs } from '../../../../src/core/media/mediaJobCodec';
@@ -277,7 +278,7 @@ describe('MediaJobPoller: manual refresh, reload, removal', () => {
   });
 
   it('fires finished once per job through a full run, for the host to notify', async () => {
-    const finalStatus = (id: string): string => (id === 'x' ? 'failed' : 'completed');
+    const finalStatus = (id: string): MediaStatus => (id === 'x' ? 'failed' : 'completed');
     const h = pollerHarness({ script: (id, call) => record(id, call < 2 ? 'processing' : finalStatus(id)) });
     const finished: string[] = [];
     h.model.onDidChange((change) =>
