@@ -1,6 +1,7 @@
 // Measures what Gateway AI costs its users and how it behaves under load, and compares each
 // figure with a goal or a peer. Prints one table and writes bench/results.json.
 //   npm run bench
+//   npm run bench -- webview          (only the named sections)
 // Sections: size → activation → streaming → media → webview. A section that fails prints its
 // error and the others still run; the exit code is 1 if any section (or the build) failed.
 import { spawnSync } from 'node:child_process';
@@ -13,13 +14,23 @@ const outBench = path.join(root, 'out', 'bench');
 const require = createRequire(import.meta.url);
 
 /** Each section lives in a compiled module under out/bench and exports one async function. */
-const sections = [
+const allSections = [
   { name: 'size', module: 'size.js', fn: 'benchSize' },
   { name: 'activation', module: 'activation.js', fn: 'benchActivation' },
   { name: 'streaming', module: 'streaming.js', fn: 'benchStreaming' },
   { name: 'media', module: 'media.js', fn: 'benchMedia' },
   { name: 'webview', module: 'webview.js', fn: 'benchWebview' },
 ];
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !allSections.some((section) => section.name === name));
+if (unknown.length > 0) {
+  console.error(
+    `[bench] unknown section ${unknown.join(', ')}; sections: ${allSections.map((s) => s.name).join(', ')}`,
+  );
+  process.exit(1);
+}
+const sections =
+  wanted.length > 0 ? allSections.filter((section) => wanted.includes(section.name)) : allSections;
 
 function run(label, command, args) {
   console.log(`[bench] ${label}`);
