@@ -81,7 +81,11 @@ function apply(message: HostMessage): void {
 
 /** What a message looked like, for the console: its type and size, never its text. */
 function describe(data: unknown): string {
-  const type = typeof data === 'object' && data !== null && 'type' in data ? String(data.type) : typeof data;
+  // Never String(x): an object whose toString is not a function throws (the fuzz test found one).
+  const type =
+    typeof data === 'object' && data !== null && 'type' in data && typeof data.type === 'string'
+      ? data.type
+      : typeof data;
   let size = 0;
   try {
     size = JSON.stringify(data)?.length ?? 0;
