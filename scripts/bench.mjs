@@ -1,7 +1,7 @@
 // Measures what Gateway AI costs its users and how it behaves under load, and compares each
 // figure with a goal or a peer. Prints one table and writes bench/results.json.
 //   npm run bench
-//   GATEWAY_BENCH_SECTIONS=size,activation npm run bench   (only those sections)
+//   npm run bench -- webview          (only the named sections; or GATEWAY_BENCH_SECTIONS=size,webview)
 // Sections: size → activation → streaming → media → webview. A section that fails prints its
 // error and the others still run; the exit code is 1 if any section (or the build) failed.
 import { spawnSync } from 'node:child_process';
@@ -21,12 +21,19 @@ const allSections = [
   { name: 'media', module: 'media.js', fn: 'benchMedia' },
   { name: 'webview', module: 'webview.js', fn: 'benchWebview' },
 ];
-const picked = process.env.GATEWAY_BENCH_SECTIONS?.split(',').map((name) => name.trim());
-const sections = picked ? allSections.filter((section) => picked.includes(section.name)) : allSections;
-if (sections.length === 0) {
-  console.error(`[bench] no section matches GATEWAY_BENCH_SECTIONS=${process.env.GATEWAY_BENCH_SECTIONS}`);
+const wanted = [
+  ...process.argv.slice(2),
+  ...(process.env.GATEWAY_BENCH_SECTIONS?.split(',').map((name) => name.trim()).filter(Boolean) ?? []),
+];
+const unknown = wanted.filter((name) => !allSections.some((section) => section.name === name));
+if (unknown.length > 0) {
+  console.error(
+    `[bench] unknown section ${unknown.join(', ')}; sections: ${allSections.map((s) => s.name).join(', ')}`,
+  );
   process.exit(1);
 }
+const sections =
+  wanted.length > 0 ? allSections.filter((section) => wanted.includes(section.name)) : allSections;
 
 function run(label, command, args) {
   console.log(`[bench] ${label}`);

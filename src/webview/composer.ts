@@ -1,7 +1,8 @@
 /**
- * The prompt box. Enter sends, Shift+Enter adds a line; while a reply streams the Send button is
- * a Stop button. Nothing typed is lost: the text is cleared only once the host shows the prompt
- * as a new turn (a refused send leaves it in place), and the draft survives the view being hidden.
+ * The prompt box. Enter sends, Shift+Enter adds a line. While a reply streams, a Stop button
+ * stands beside Send, and what is sent is queued by the host until the reply ends. Nothing typed
+ * is lost: the text is cleared only once the host shows the prompt as a new turn or in the
+ * queue (a refused send leaves it in place), and the draft survives the view being hidden.
  */
 import { codicon, h, iconButton } from './dom';
 import { loadDraft, postToHost, saveDraft } from './vscodeApi';
@@ -19,6 +20,7 @@ export class Composer {
   readonly element: HTMLElement;
   private readonly textarea: HTMLTextAreaElement;
   private readonly sendButton: HTMLButtonElement;
+  private readonly stopButton: HTMLButtonElement;
   private readonly editingBanner: HTMLElement;
   private editing?: EditingState;
   /** Text posted with the last send, until the host answers with a new user turn. */
@@ -45,14 +47,15 @@ export class Composer {
       h('span', { text: 'Editing your last message. Sending replaces it and the reply.' }),
       cancelEdit,
     );
-    const box = h('div', { className: 'composer-box' }, this.textarea, this.sendButton);
+    this.stopButton = iconButton({ icon: 'debug-stop', label: 'Stop (Escape)', className: 'stop-button' });
+    this.stopButton.hidden = true;
+    const box = h('div', { className: 'composer-box' }, this.textarea, this.stopButton, this.sendButton);
     this.element = h('div', { className: 'composer' }, this.editingBanner, box);
 
     this.textarea.addEventListener('input', () => this.onInput());
     this.textarea.addEventListener('keydown', (event) => this.onKeyDown(event));
-    this.sendButton.addEventListener('click', () =>
-      this.streaming ? postToHost({ type: 'stop' }) : this.submit(),
-    );
+    this.sendButton.addEventListener('click', () => this.submit());
+    this.stopButton.addEventListener('click', () => postToHost({ type: 'stop' }));
     cancelEdit.addEventListener('click', () => this.cancelEditing());
     this.refresh();
     // A restored multi-line draft needs its height once the box is laid out.
@@ -102,8 +105,11 @@ export class Composer {
     this.onInput();
   }
 
-  /** The host added a user turn: the pending prompt arrived, so the box can be cleared. */
-  userTurnAdded(): void {
+  /**
+   * The host added a user turn, or queued a prompt: the pending prompt arrived, so the box can
+   * be cleared.
+   */
+  promptAccepted(): void {
     if (this.sentText === undefined) return;
     const unchangedSinceSend = this.textarea.value === this.sentText;
     this.sentText = undefined;
@@ -117,7 +123,8 @@ export class Composer {
 
   private submit(): void {
     const text = this.textarea.value;
-    if (this.streaming || text.trim() === '') return;
+    if (text.trim() === '') return;
+    // Editing replaces the reply; that one is not queued (the host stops the reply first).
     this.sentText = text;
     if (this.editing) postToHost({ type: 'editAndResend', turnId: this.editing.turnId, text });
     else postToHost({ type: 'send', text });
@@ -147,15 +154,15 @@ export class Composer {
 
   private refresh(): void {
     const button = this.sendButton;
-    const label = this.streaming
-      ? 'Stop (Escape)'
-      : this.editing
-        ? 'Send edited message (Enter)'
+    const label = this.editing
+      ? 'Send edited message (Enter)'
+      : this.streaming
+        ? 'Queue (Enter): sent when the reply ends'
         : 'Send (Enter)';
-    button.replaceChildren(codicon(this.streaming ? 'debug-stop' : 'send'));
+    button.replaceChildren(codicon(this.streaming && !this.editing ? 'list-ordered' : 'send'));
     button.setAttribute('aria-label', label);
     button.title = label;
-    button.classList.toggle('is-stop', this.streaming);
-    button.disabled = !this.streaming && this.textarea.value.trim() === '';
+    button.disabled = this.textarea.value.trim() === '';
+    this.stopButton.hidden = !this.streaming;
   }
 }

@@ -70,22 +70,134 @@ hljs.registerAliases(['text', 'txt'], { languageName: 'plaintext' });
 const recentResults = new Map<string, string>();
 const RECENT_LIMIT = 16;
 
-/** Highlighted HTML for `code`, or the escaped text when the language is unknown. */
-export function highlightCode(code: string, language: string): string {
-  if (!language || !hljs.getLanguage(language)) return escapeHtml(code);
-  const key = `${language}\u0000${code}`;
-  const cached = recentResults.get(key);
-  if (cached !== undefined) return cached;
-  let html: string;
-  try {
-    html = hljs.highlight(code, { language, ignoreIllegals: true }).value;
-  } catch {
-    html = escapeHtml(code);
-  }
+/** Code up to this length is highlighted as it renders (well under a millisecond or two)... */
+export const HIGHLIGHT_NOW_CHARS = 2000;
+/** ...longer code later, in pieces of about this size, each in its own short task. */
+const PIECE_CHARS = 6000;
+/** Time one highlighting task may take before it yields to input and rendering. */
+const SLICE_MS = 8;
+/** Class of a code element whose highlighting is still to come (tests and the bench wait on it). */
+export const HIGHLIGHT_PENDING_CLASS = 'hl-pending';
+
+function remember(key: string, html: string): void {
   recentResults.set(key, html);
   if (recentResults.size > RECENT_LIMIT) {
     const oldest = recentResults.keys().next().value;
     if (oldest !== undefined) recentResults.delete(oldest);
   }
+}
+
+function highlightPiece(code: string, language: string): string {
+  try {
+    return hljs.highlight(code, { language, ignoreIllegals: true }).value;
+  } catch {
+    return escapeHtml(code);
+  }
+}
+
+export function canHighlight(language: string): boolean {
+  return !!language && !!hljs.getLanguage(language);
+}
+
+/** Highlighted HTML for `code` if it was highlighted recently. */
+export function recentHighlight(code: string, language: string): string | undefined {
+  return recentResults.get(`${language}\u0000${code}`);
+}
+
+/** Highlighted HTML for `code`, or the escaped text when the language is unknown. */
+export function highlightCode(code: string, language: string): string {
+  if (!canHighlight(language)) return escapeHtml(code);
+  const key = `${language}\u0000${code}`;
+  const cached = recentResults.get(key);
+  if (cached !== undefined) return cached;
+  const html = highlightPiece(code, language);
+  remember(key, html);
   return html;
+}
+
+/**
+ * Pieces of about PIECE_CHARS, cut after a blank line where there is one (a blank line rarely
+ * falls inside a string or a comment, so each piece highlights as it would in the whole).
+ */
+function pieces(code: string): string[] {
+  const result: string[] = [];
+  let start = 0;
+  while (code.length - start > PIECE_CHARS) {
+    const limit = start + PIECE_CHARS;
+    let end = code.lastIndexOf('\n\n', limit);
+    if (end <= start) end = code.lastIndexOf('\n', limit);
+    end = end <= start ? limit : end + 1;
+    result.push(code.slice(start, end));
+    start = end;
+  }
+  result.push(code.slice(start));
+  return result;
+}
+
+interface HighlightJob {
+  element: HTMLElement;
+  language: string;
+  code: string;
+  parts: string[];
+  html: string[];
+  /** The text node holding the part not highlighted yet. */
+  rest?: Text;
+}
+
+const jobs: HighlightJob[] = [];
+let scheduled = false;
+
+/**
+ * Highlights `element` (a code element holding `code` as plain text) in short tasks. The text
+ * stays readable throughout: each highlighted piece replaces its plain part in place.
+ */
+export function highlightLater(element: HTMLElement, code: string, language: string): void {
+  jobs.push({ element, language, code, parts: pieces(code), html: [] });
+  if (!scheduled) {
+    scheduled = true;
+    setTimeout(runJobs, 0);
+  }
+}
+
+function finish(job: HighlightJob): void {
+  job.element.classList.remove(HIGHLIGHT_PENDING_CLASS);
+  remember(`${job.language}\u0000${job.code}`, job.html.join(''));
+}
+
+/** One piece of one job; false when the job is done (or its element has gone). */
+function step(job: HighlightJob, toFragment: (html: string) => DocumentFragment): boolean {
+  // A live tail re-rendered since: nobody will see this element again.
+  if (!job.element.isConnected) return false;
+  if (!job.rest) {
+    const rest = document.createTextNode(job.code);
+    job.element.replaceChildren(rest);
+    job.rest = rest;
+  }
+  const part = job.parts[job.html.length];
+  const html = highlightPiece(part, job.language);
+  job.html.push(html);
+  job.rest.before(toFragment(html));
+  job.rest.data = job.rest.data.slice(part.length);
+  if (job.html.length < job.parts.length) return true;
+  job.rest.remove();
+  finish(job);
+  return false;
+}
+
+let fragmentOf: (html: string) => DocumentFragment = () => document.createDocumentFragment();
+
+/** How highlighted HTML becomes DOM (markdown.ts passes its sanitizer). */
+export function setHighlightSanitizer(sanitize: (html: string) => DocumentFragment): void {
+  fragmentOf = sanitize;
+}
+
+function runJobs(): void {
+  const deadline = performance.now() + SLICE_MS;
+  do {
+    const job = jobs[0];
+    if (!job) break;
+    if (!step(job, fragmentOf)) jobs.shift();
+  } while (performance.now() < deadline);
+  scheduled = jobs.length > 0;
+  if (scheduled) setTimeout(runJobs, 0);
 }

@@ -1,6 +1,7 @@
 /**
- * Entry point of the chat webview: builds the view, applies what the host sends (validated with
- * `parseHostMessage`; anything else is ignored) and tells the host when it is ready.
+ * Entry point of the chat webview: builds the view, applies what the host sends (parsed by type
+ * with `parseHostMessage`: a malformed message is dropped and reported on the console, never
+ * applied half-way) and tells the host when it is ready.
  */
 import { parseHostMessage } from '../core/protocol/chatProtocol';
 import type { HostMessage } from '../core/protocol/chatProtocol';
@@ -8,10 +9,12 @@ import { Composer } from './composer';
 import { h } from './dom';
 import { Header } from './header';
 import { HistoryPanel } from './history';
+import { QueuePanel } from './queuePanel';
 import { Transcript } from './transcript';
 import { postToHost } from './vscodeApi';
 
 const composer = new Composer();
+const queue = new QueuePanel();
 const history = new HistoryPanel(() => setHistoryOpen(false));
 const header = new Header(() => setHistoryOpen(!history.isOpen));
 const transcript = new Transcript({
@@ -41,7 +44,7 @@ function apply(message: HostMessage): void {
       break;
     case 'turnAdded':
       transcript.addTurn(message.turn);
-      if (message.turn.role === 'user') composer.userTurnAdded();
+      if (message.turn.role === 'user') composer.promptAccepted();
       break;
     case 'turnDelta':
       transcript.appendDelta(message.id, message.content, message.reasoning);
@@ -67,12 +70,49 @@ function apply(message: HostMessage): void {
     case 'focusComposer':
       composer.focus();
       break;
+    case 'queue': {
+      const grew = message.items.length > queue.count;
+      queue.setItems(message.items);
+      if (grew) composer.promptAccepted();
+      break;
+    }
   }
 }
 
+/** What a message looked like, for the console: its type and size, never its text. */
+function describe(data: unknown): string {
+  // Never String(x): an object whose toString is not a function throws (the fuzz test found one).
+  const type =
+    typeof data === 'object' && data !== null && 'type' in data && typeof data.type === 'string'
+      ? data.type
+      : typeof data;
+  let size = 0;
+  try {
+    size = JSON.stringify(data)?.length ?? 0;
+  } catch {
+    // Not JSON: nothing the host would send.
+  }
+  return `"${type.slice(0, 40)}" (${size} characters)`;
+}
+
 window.addEventListener('message', (event: MessageEvent) => {
-  const message = parseHostMessage(event.data);
-  if (message) apply(message);
+  const problems: string[] = [];
+  const message = parseHostMessage(event.data, (path) => problems.push(path));
+  if (!message) {
+    console.warn(`Gateway AI: dropped a malformed message from the extension: ${describe(event.data)}`);
+    return;
+  }
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 5).join(', ');
+    const more = problems.length > 5 ? ` and ${problems.length - 5} more` : '';
+    console.warn(`Gateway AI: ignored fields of the wrong type in "${message.type}": ${shown}${more}`);
+  }
+  try {
+    apply(message);
+  } catch (error) {
+    // A bug in one view must not stop the next message from being applied.
+    console.error(`Gateway AI: applying "${message.type}" failed:`, error);
+  }
 });
 
 // Escape backs out of the innermost thing going on: the history list, an edit, a streaming reply.
@@ -89,6 +129,7 @@ const app = document.getElementById('app') ?? document.body.appendChild(h('div',
 app.append(
   header.element,
   h('div', { className: 'chat-body' }, transcript.element, history.element),
+  queue.element,
   composer.element,
 );
 postToHost({ type: 'ready' });

@@ -11,7 +11,15 @@ import type { Env, Token } from 'markdown-it';
 import { isAllowedLink } from '../core/protocol/chatProtocol';
 import { decorateCodeBlocks } from './codeBlocks';
 import { escapeHtml } from '../core/util/text';
-import { highlightCode } from './highlight';
+import {
+  canHighlight,
+  HIGHLIGHT_NOW_CHARS,
+  HIGHLIGHT_PENDING_CLASS,
+  highlightCode,
+  highlightLater,
+  recentHighlight,
+  setHighlightSanitizer,
+} from './highlight';
 
 /** Per-text markdown-it environment; markdown-it also keeps link reference definitions in it. */
 export interface RenderEnv extends Env {
@@ -39,9 +47,12 @@ renderRules.link_open = (tokens, index, options, _env, renderer) => {
   const token = tokens[index];
   const href = attribute(token, 'href');
   if (isAllowedLink(href)) {
-    // Webviews show no status bar, so the target is shown as a tooltip before anyone clicks.
-    if (!attribute(token, 'title')) token.attrSet('title', href);
+    // Webviews show no status bar, so the target is shown as a tooltip before anyone clicks. It
+    // is always the real target: a title from the model (`[a](https://x "https://y")`) could
+    // name another one, so it is dropped.
+    token.attrSet('title', href);
   } else {
+    token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'title');
     // An inline picture's data: URI reaches here as a link target; keep the text, drop the target.
     token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'href');
   }
@@ -83,8 +94,24 @@ renderRules.fence = (tokens, index, _options, env?: RenderEnv) => {
   const language = fenceLanguage(token.info);
   const open = env?.isFenceOpen?.(token) ?? false;
   // An open fence at the streaming tail changes every frame: highlight it once it is complete.
-  const body = open ? escapeHtml(token.content) : highlightCode(token.content, language);
-  const codeClass = `${language ? `language-${language} ` : ''}${open ? '' : 'hljs'}`.trim();
+  // Long code is highlighted after rendering, in short tasks (see `highlightPendingCode`).
+  const code = token.content;
+  let body: string;
+  let later = false;
+  if (open) body = escapeHtml(code);
+  else if (code.length <= HIGHLIGHT_NOW_CHARS || !canHighlight(language))
+    body = highlightCode(code, language);
+  else {
+    const recent = recentHighlight(code, language);
+    later = recent === undefined;
+    body = recent ?? escapeHtml(code);
+  }
+  const classes = [
+    language ? `language-${language}` : '',
+    open ? '' : 'hljs',
+    later ? HIGHLIGHT_PENDING_CLASS : '',
+  ];
+  const codeClass = classes.filter(Boolean).join(' ');
   return `<pre${open ? ' class="code-open"' : ''}><code class="${codeClass}">${body}</code></pre>\n`;
 };
 
@@ -132,12 +159,34 @@ export function parseMarkdown(source: string, env: RenderEnv): Token[] {
   return md.parse(source, env);
 }
 
+/** highlight.js output is escaped text in spans; it is sanitized all the same. */
+const HIGHLIGHT_PURIFY_CONFIG = {
+  ALLOWED_TAGS: ['span'],
+  ALLOWED_ATTR: ['class'],
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  RETURN_DOM_FRAGMENT: true as const,
+};
+setHighlightSanitizer((html) => DOMPurify.sanitize(html, HIGHLIGHT_PURIFY_CONFIG));
+
 /** Sanitized DOM for parsed tokens, with toolbars on code blocks. */
 export function renderTokens(tokens: Token[], env: RenderEnv): DocumentFragment {
   const html = md.renderer.render(tokens, md.options, env);
   const fragment = DOMPurify.sanitize(html, PURIFY_CONFIG);
   decorateCodeBlocks(fragment);
+  highlightPendingCode(fragment);
   return fragment;
+}
+
+/** Long code blocks in `root` get their highlighting in short tasks after this one. */
+function highlightPendingCode(root: DocumentFragment): void {
+  for (const code of Array.from(root.querySelectorAll<HTMLElement>(`code.${HIGHLIGHT_PENDING_CLASS}`))) {
+    const language = Array.from(code.classList)
+      .find((name) => name.startsWith('language-'))
+      ?.slice('language-'.length);
+    if (language) highlightLater(code, code.textContent ?? '', language);
+    else code.classList.remove(HIGHLIGHT_PENDING_CLASS);
+  }
 }
 
 export function renderMarkdown(source: string): DocumentFragment {

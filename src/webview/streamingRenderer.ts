@@ -11,7 +11,8 @@
  * without blank lines, is the exception: it is re-rendered whole until it ends.)
  *
  * Text is queued by `append` (cheap, once per message) and rendered by `render` (once per
- * animation frame, by the caller's scheduler).
+ * animation frame, by the caller's scheduler), in steps of a few KB until the frame's time is
+ * up; a long tail (a 16 KiB network read, a restored reply) is worked off over several frames.
  */
 import type { Token } from 'markdown-it';
 import { h } from './dom';
@@ -79,6 +80,12 @@ function fenceChecker(source: string): (token: Token) => boolean {
  */
 const NODES_PER_PAGE = 64;
 
+/**
+ * Characters of Markdown parsed and rendered in one step: a few milliseconds of markdown-it,
+ * DOMPurify and DOM building on a slow machine. A render stops between steps when its time is up.
+ */
+const STEP_CHARS = 4096;
+
 /** A line that may define a link reference (`[label]: url`); see `rememberReferences`. */
 const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:/m;
 
@@ -92,6 +99,10 @@ export class StreamingMarkdown {
   private pending: string[] = [];
   private tail = '';
   private receivedLength = 0;
+  /** Characters the next step parses; grows while one block is longer. */
+  private stepChars = STEP_CHARS;
+  /** The last render ran out of time with text left to render. */
+  private behind = false;
 
   constructor(className: string) {
     this.element = h('div', { className: `markdown-body ${className}` }, this.stable, this.live);
@@ -116,20 +127,67 @@ export class StreamingMarkdown {
     this.pending = [];
     this.tail = '';
     this.receivedLength = 0;
+    this.stepChars = STEP_CHARS;
+    this.behind = false;
     this.append(text);
   }
 
   /**
-   * Renders what arrived since the last call. `complete`: no more text will come, so the whole
-   * tail becomes stable and every code fence counts as closed (and is highlighted).
+   * Renders what arrived since the last call, until `deadline` (a `performance.now()` time):
+   * text is parsed in steps of about STEP_CHARS, so a big delta, or a long reply restored at
+   * once, never becomes one long task. Returns false when text is left for another call.
+   * `complete`: no more text will come, so the whole tail becomes stable and every code fence
+   * counts as closed (and is highlighted).
    */
-  render(complete: boolean): void {
+  render(complete: boolean, deadline = Infinity): boolean {
     if (this.pending.length > 0) {
       this.tail += this.pending.join('');
       this.pending = [];
-    } else if (!complete || this.tail === '') {
+    } else if (!this.behind && (!complete || this.tail === '')) {
+      return true;
+    }
+    for (;;) {
+      if (this.tail.length <= this.stepChars) {
+        this.renderWholeTail(complete);
+        this.behind = false;
+        return true;
+      }
+      this.renderStep();
+      if (performance.now() >= deadline) {
+        this.behind = true;
+        // The live block was moved into the stable part, or lies beyond what was parsed.
+        this.live.replaceChildren();
+        return false;
+      }
+    }
+  }
+
+  /** Whether text received is still waiting to be rendered. */
+  get isBehind(): boolean {
+    return this.behind || this.pending.length > 0;
+  }
+
+  /**
+   * Renders the stable blocks in the tail's first STEP_CHARS (up to a line end). When one block
+   * is longer than that, the next step takes twice as much, until the block fits.
+   */
+  private renderStep(): void {
+    const newline = this.tail.indexOf('\n', this.stepChars);
+    const end = newline < 0 ? this.tail.length : newline + 1;
+    const prefix = this.tail.slice(0, end);
+    const tokens = parseMarkdown(prefix, { references: { ...this.references } });
+    const cut = end < this.tail.length ? findStableCut(prefix, tokens) : undefined;
+    if (!cut) {
+      this.stepChars = Math.max(this.stepChars * 2, end + 1);
       return;
     }
+    this.appendStable(renderTokens(tokens.slice(0, cut.tokenIndex), {}));
+    this.rememberReferences(prefix.slice(0, cut.offset));
+    this.tail = this.tail.slice(cut.offset);
+    this.stepChars = STEP_CHARS;
+  }
+
+  private renderWholeTail(complete: boolean): void {
     const tokens = parseMarkdown(this.tail, { references: { ...this.references } });
     if (complete) {
       this.appendStable(renderTokens(tokens, {}));

@@ -7,7 +7,7 @@ import type { Turn } from '../core/protocol/chatProtocol';
 import { BottomStick } from './bottomStick';
 import { h, iconButton, whenIdle } from './dom';
 import { attachTranscriptActions } from './transcriptActions';
-import { AssistantTurnView, createTurnView } from './turnView';
+import { AssistantTurnView, createTurnView, FailedTurnView } from './turnView';
 import type { TurnView } from './turnView';
 import { welcomeView } from './welcome';
 
@@ -28,6 +28,11 @@ const INITIAL_RENDER_BUDGET_MS = 16;
 const INITIAL_MIN_TURNS = 4;
 /** ...and the rest waits for idle time, in slices short enough not to delay input. */
 const IDLE_SLICE_MS = 10;
+/**
+ * Rendering time per animation frame. Style, layout and paint of what was rendered follow in
+ * the same task, so this stays well under the 50 ms that makes a task "long".
+ */
+const FRAME_BUDGET_MS = 12;
 
 export class Transcript {
   readonly element: HTMLElement;
@@ -122,7 +127,8 @@ export class Transcript {
     const entry = this.entries.get(id);
     if (!entry || entry.turn.role !== 'assistant') return;
     if (entry.view instanceof AssistantTurnView) {
-      entry.view.appendDelta(content, reasoning);
+      const view = entry.view;
+      this.guard(view, () => view.appendDelta(content, reasoning));
     } else {
       entry.turn = {
         ...entry.turn,
@@ -139,7 +145,10 @@ export class Transcript {
       return;
     }
     entry.turn = turn;
-    entry.view?.update(turn);
+    const view = entry.view;
+    // A turn that could not render gets a new chance with every update.
+    if (view instanceof FailedTurnView) view.element.replaceWith(this.createView(turn.id).element);
+    else if (view) this.guard(view, () => view.update(turn));
     if (turn.role === 'assistant' && turn.status === 'streaming') this.streamingIds.add(turn.id);
     else this.streamingIds.delete(turn.id);
     this.afterStructureChange();
@@ -158,24 +167,54 @@ export class Transcript {
     this.afterStructureChange();
   }
 
-  private createView(id: string): TurnView {
+  /** Creates and renders the view of a turn (or, if it cannot render, its placeholder). */
+  private createView(id: string, deadline = performance.now() + FRAME_BUDGET_MS): TurnView {
     const entry = this.entries.get(id);
     if (!entry) throw new Error(`No turn ${id}`);
-    const view = createTurnView(entry.turn, (dirty) => this.markDirty(dirty));
+    let view: TurnView;
+    try {
+      view = createTurnView(entry.turn, (dirty) => this.markDirty(dirty));
+      if (!view.render(deadline)) this.markDirty(view);
+    } catch (error) {
+      view = this.failedView(entry.turn, error);
+    }
     entry.view = view;
-    view.render();
     if (id === this.lastUserTurnId) view.element.classList.add('is-last-user');
     return view;
   }
 
+  private failedView(turn: Turn, error: unknown): FailedTurnView {
+    console.error(`Gateway AI: turn ${turn.id} could not be rendered:`, error);
+    return new FailedTurnView(turn);
+  }
+
+  /** Runs `work` on a view; if it throws, the view gives way to a placeholder. */
+  private guard(view: TurnView, work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.replaceView(view, this.failedView(view.turn, error));
+    }
+  }
+
+  private replaceView(old: TurnView, replacement: TurnView): void {
+    const entry = this.entries.get(old.id);
+    if (!entry || entry.view !== old) return;
+    entry.view = replacement;
+    this.dirtyViews.delete(old);
+    if (old.element.isConnected) old.element.replaceWith(replacement.element);
+    replacement.element.classList.toggle('is-last-user', old.id === this.lastUserTurnId);
+  }
+
   private renderNewestTurns(): void {
-    const started = performance.now();
+    const deadline = performance.now() + INITIAL_RENDER_BUDGET_MS;
     const views: HTMLElement[] = [];
     while (
       this.notYetRendered.length > 0 &&
-      (views.length < INITIAL_MIN_TURNS || performance.now() - started < INITIAL_RENDER_BUDGET_MS)
+      (views.length < INITIAL_MIN_TURNS || performance.now() < deadline)
     ) {
-      views.unshift(this.createView(this.notYetRendered.pop() as string).element);
+      // A long turn renders as much as the budget allows; the rest follows in the next frames.
+      views.unshift(this.createView(this.notYetRendered.pop() as string, deadline).element);
     }
     this.list.prepend(...views);
   }
@@ -188,7 +227,7 @@ export class Transcript {
       do {
         const id = this.notYetRendered.pop();
         if (id === undefined) break;
-        views.unshift(this.createView(id).element);
+        views.unshift(this.createView(id, sliceEnd).element);
       } while (performance.now() < sliceEnd);
       // Scroll anchoring keeps what the user is reading in place while older turns appear above.
       this.list.prepend(...views);
@@ -208,12 +247,24 @@ export class Transcript {
     requestAnimationFrame(() => this.renderFrame());
   }
 
+  /**
+   * Renders what changed, within the frame's budget; views with text left stay dirty for the
+   * next frame (oldest change first, so every turn gets its turn).
+   */
   private renderFrame(): void {
     this.frameRequested = false;
-    for (const view of this.dirtyViews) {
-      if (this.entries.get(view.id)?.view === view) view.render();
+    const deadline = performance.now() + FRAME_BUDGET_MS;
+    for (const view of [...this.dirtyViews]) {
+      if (performance.now() >= deadline) break;
+      this.dirtyViews.delete(view);
+      if (this.entries.get(view.id)?.view !== view) continue;
+      let done = true;
+      this.guard(view, () => {
+        done = view.render(deadline);
+      });
+      if (!done) this.dirtyViews.add(view);
     }
-    this.dirtyViews.clear();
+    if (this.dirtyViews.size > 0) this.requestFrame();
     this.bottom.follow();
   }
 

@@ -8,6 +8,7 @@ import { errorActionMessage, isAllowedLink } from '../core/protocol/chatProtocol
 import type { ErrorAction, Turn } from '../core/protocol/chatProtocol';
 import { CODE_ACTIONS, codeBlockOf } from './codeBlocks';
 import { TURN_ACTIONS } from './turnParts';
+import { rawTextOf } from './turnView';
 import { postToHost } from './vscodeApi';
 
 export interface TranscriptActionContext {
@@ -40,6 +41,9 @@ function handleTurnAction(
   switch (action) {
     case TURN_ACTIONS.copy:
       postToHost({ type: 'copy', text: turn.content });
+      break;
+    case TURN_ACTIONS.copyRaw:
+      postToHost({ type: 'copy', text: rawTextOf(turn) });
       break;
     case TURN_ACTIONS.retry:
       postToHost({ type: 'retry', turnId: turn.id });

@@ -18,6 +18,7 @@ export const TURN_ACTIONS = {
   retry: 'retry-turn',
   edit: 'edit-turn',
   error: 'error-action',
+  copyRaw: 'copy-raw-turn',
 } as const;
 
 const ERROR_ACTION_BUTTONS: Record<ErrorAction, { icon: string; text: string }> = {
@@ -51,6 +52,15 @@ export function toolCallsView(toolCalls: ToolCallView[] | undefined): HTMLElemen
   );
 }
 
+/** The host a link goes to (or the whole target, for a link without one, such as mailto:). */
+function linkHost(href: string): string {
+  try {
+    return new URL(href).host || href;
+  } catch {
+    return href;
+  }
+}
+
 export function citationsView(citations: Citation[] | undefined): HTMLElement | undefined {
   const links = (citations ?? []).filter((citation) => isAllowedLink(citation.url));
   if (links.length === 0) return undefined;
@@ -65,10 +75,15 @@ export function citationsView(citations: Citation[] | undefined): HTMLElement | 
         h(
           'li',
           {},
+          // The title is the source's own words; the tooltip and the host beside it say where
+          // the link really goes.
           h('a', {
             text: citation.title || citation.url,
             attrs: { href: citation.url, title: citation.url },
           }),
+          ...(citation.title
+            ? [h('span', { className: 'citation-host', text: ` (${linkHost(citation.url)})` })]
+            : []),
         ),
       ),
     ),

@@ -13,8 +13,11 @@ export interface TurnView {
   readonly element: HTMLElement;
   readonly turn: Turn;
   update(turn: Turn): void;
-  /** Renders queued text; called at most once per animation frame. */
-  render(): void;
+  /**
+   * Renders queued text until `deadline` (a `performance.now()` time); called at most once per
+   * animation frame. Returns false when text is left for the next frame.
+   */
+  render(deadline?: number): boolean;
 }
 
 export class UserTurnView implements TurnView {
@@ -54,7 +57,9 @@ export class UserTurnView implements TurnView {
     this.turn = turn;
   }
 
-  render(): void {}
+  render(): boolean {
+    return true;
+  }
 }
 
 /** The collapsible "Reasoning" block: open while only reasoning streams, then folded away. */
@@ -135,13 +140,17 @@ export class AssistantTurnView implements TurnView {
     this.requestRender(this);
   }
 
-  render(): void {
+  render(deadline = Infinity): boolean {
     const complete = this.turn.status !== 'streaming';
-    this.content.render(complete);
+    let done = true;
     if (this.reasoning) {
-      this.reasoning.markdown.render(complete);
+      done = this.reasoning.markdown.render(complete, deadline);
       this.reasoning.refresh(!complete && !this.content.hasText, this.content.hasText || complete);
     }
+    if (done) done = this.content.render(complete, deadline);
+    // The bench and tests wait for this to go before they call a reply fully rendered.
+    this.element.toggleAttribute('data-render-pending', !done);
+    return done;
   }
 
   private appendReasoning(text: string): void {
@@ -174,6 +183,50 @@ function syncText(markdown: StreamingMarkdown, shown: string, latest: string): v
   if (latest === shown) return;
   if (latest.startsWith(shown)) markdown.append(latest.slice(shown.length));
   else markdown.reset(latest);
+}
+
+/**
+ * What a turn that failed to render shows instead: a short note and a way to get its text
+ * out. The rest of the chat renders as usual.
+ */
+export class FailedTurnView implements TurnView {
+  readonly element: HTMLElement;
+
+  constructor(public turn: Turn) {
+    this.element = h(
+      'article',
+      {
+        className: `turn turn-failed turn-${turn.role}`,
+        attrs: { 'aria-label': turn.role === 'user' ? 'You' : 'Reply' },
+      },
+      h(
+        'div',
+        { className: 'turn-failed-note' },
+        codicon('warning'),
+        h('span', { text: 'This message could not be shown.' }),
+        iconButton({ icon: 'copy', label: 'Copy raw text', text: 'Copy raw', action: TURN_ACTIONS.copyRaw }),
+      ),
+    );
+    this.element.dataset.turnId = turn.id;
+  }
+
+  get id(): string {
+    return this.turn.id;
+  }
+
+  update(turn: Turn): void {
+    this.turn = turn;
+  }
+
+  render(): boolean {
+    return true;
+  }
+}
+
+/** The text "Copy raw" copies: the turn's own text, or all of it when it has none. */
+export function rawTextOf(turn: Turn): string {
+  if (turn.content) return turn.content;
+  return turn.role === 'assistant' && turn.reasoning ? turn.reasoning : JSON.stringify(turn, null, 2);
 }
 
 export function createTurnView(turn: Turn, requestRender: (view: TurnView) => void): TurnView {

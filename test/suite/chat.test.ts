@@ -19,6 +19,11 @@ async function lastAssistant(): Promise<AssistantTurn> {
   return last;
 }
 
+async function statusOf(turnId: string): Promise<string | undefined> {
+  const turn = (await (await gatewayApi()).chat.current()).turns.find((t) => t.id === turnId);
+  return turn?.role === 'assistant' ? turn.status : undefined;
+}
+
 describe('Chat', function () {
   let sim: GatewaySimulator;
 
@@ -124,6 +129,75 @@ describe('Chat', function () {
     const retried = await lastAssistant();
     assert.notEqual(retried.id, stopped.id);
     assert.equal(retried.status, 'complete');
+  });
+
+  it('a prompt sent while a reply streams is queued, can be edited, and is sent when the reply ends', async () => {
+    const api = await gatewayApi();
+    const previous = (await api.chat.current()).turns.at(-1)?.id;
+    const sending = api.chat.send('Tell me a long story #sim:slow');
+    const streaming = await waitFor(async () => {
+      const last = (await api.chat.current()).turns.at(-1);
+      return last?.role === 'assistant' && last.id !== previous && last.content.length > 0 ? last : undefined;
+    }, 'the first streamed words');
+    const requestsBefore = chatRequests(sim).length;
+
+    // The way the view sends it: the router resolves at once, the reply goes on.
+    await api.chatRouter.handle({ type: 'send', text: 'A follow-up, typed too early' });
+    const [queued] = api.chat.queued();
+    assert.equal(queued?.text, 'A follow-up, typed too early');
+    await api.chatRouter.handle({ type: 'editQueued', id: queued.id, text: 'The follow-up, reworded' });
+    assert.equal(chatRequests(sim).length, requestsBefore, 'nothing sent while the reply streams');
+    assert.equal(await statusOf(streaming.id), 'streaming', 'the reply was not stopped');
+
+    await sending;
+    assert.equal(await statusOf(streaming.id), 'complete', 'the first reply ran to its end');
+    const followUp = await waitFor(async () => {
+      const last = (await api.chat.current()).turns.at(-1);
+      return last?.role === 'assistant' && last.id !== streaming.id && last.status === 'complete'
+        ? last
+        : undefined;
+    }, 'the queued prompt to be answered');
+    assert.match(followUp.content, /The follow-up, reworded/);
+    const request = chatRequests(sim).at(-1)!;
+    const messages = (request.body as { messages: Array<{ role: string; content: string }> }).messages;
+    assert.deepEqual(messages.at(-1), { role: 'user', content: 'The follow-up, reworded' });
+    assert.equal(chatRequests(sim).length, requestsBefore + 1);
+    assert.deepEqual(api.chat.queued(), []);
+  });
+
+  it('Explain Selection during a streaming reply queues instead of stopping it', async () => {
+    const api = await gatewayApi();
+    const previous = (await api.chat.current()).turns.at(-1)?.id;
+    const sending = api.chat.send('Another long story #sim:slow');
+    const streaming = await waitFor(async () => {
+      const last = (await api.chat.current()).turns.at(-1);
+      return last?.role === 'assistant' && last.id !== previous && last.content.length > 0 ? last : undefined;
+    }, 'the first streamed words');
+    const requestsBefore = chatRequests(sim).length;
+
+    const doc = await vscode.workspace.openTextDocument({
+      language: 'python',
+      content: 'def double(n):\n    return n * 2\n',
+    });
+    const editor = await vscode.window.showTextDocument(doc);
+    editor.selection = new vscode.Selection(0, 0, 1, doc.lineAt(1).text.length);
+    await vscode.commands.executeCommand('gateway.explainSelection');
+    assert.equal(api.chat.queued().length, 1);
+    assert.match(api.chat.queued()[0].text, /def double/);
+    assert.equal((await api.chat.current()).turns.at(-1)?.id, streaming.id);
+    assert.equal(await statusOf(streaming.id), 'streaming', 'the reply goes on');
+    assert.equal(chatRequests(sim).length, requestsBefore, 'nothing sent while the reply streams');
+
+    await sending;
+    const explained = await waitFor(async () => {
+      const last = (await api.chat.current()).turns.at(-1);
+      return last?.role === 'assistant' && last.id !== streaming.id && last.status === 'complete'
+        ? last
+        : undefined;
+    }, 'the queued explanation to be answered');
+    assert.match(explained.content, /def double/);
+    assert.equal(await statusOf(streaming.id), 'complete', 'the first reply ran to its end');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
   it('shows errors in words a user acts on: 403 and 429', async () => {

@@ -81,21 +81,30 @@ describe('chat webview: composer', function () {
     assert.strictEqual(seen, label);
   }
 
-  it('turns into a Stop button while a reply streams; click and Escape post stop', async () => {
+  it('while a reply streams, Enter queues the prompt and a Stop button stands beside Send', async () => {
     const { chat } = fixture;
+    const stopButton = chat.page.locator('button.stop-button');
     await chat.send(initMessage([userTurn('q')]));
+    assert.strictEqual(await stopButton.isVisible(), false, 'no Stop while nothing streams');
     const turn = assistantTurn('', { status: 'streaming' });
     await chat.send({ type: 'turnAdded', turn });
-    await waitForLabel('Stop (Escape)');
+    assert.ok(await stopButton.isVisible());
+    assert.strictEqual(await stopButton.getAttribute('aria-label'), 'Stop (Escape)');
     await input().fill('next question');
+    await waitForLabel('Queue (Enter): sent when the reply ends');
     await chat.page.keyboard.press('Enter');
-    await sendButton().click();
+    await stopButton.click();
     await input().press('Escape');
     const types = (await chat.posted()).map((message) => message.type);
-    assert.deepStrictEqual(types, ['ready', 'stop', 'stop'], 'Enter does not send while streaming');
-    assert.strictEqual(await input().inputValue(), 'next question');
+    assert.deepStrictEqual(types, ['ready', 'send', 'stop', 'stop'], 'Enter sends (the host queues it)');
+    assert.strictEqual(await input().inputValue(), 'next question', 'kept until the host has queued it');
+
+    await chat.send({ type: 'queue', items: [{ id: 'q1', text: 'next question' }] });
+    assert.strictEqual(await input().inputValue(), '', 'cleared once queued');
 
     await chat.send({ type: 'turnUpdated', turn: { ...turn, status: 'stopped' } });
+    assert.strictEqual(await stopButton.isVisible(), false);
+    await input().fill('x');
     await waitForLabel('Send (Enter)');
   });
 

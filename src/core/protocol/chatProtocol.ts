@@ -81,6 +81,12 @@ export interface ConversationView {
   turns: Turn[];
 }
 
+/** A prompt sent while a reply streams, waiting its turn. */
+export interface QueuedPrompt {
+  id: string;
+  text: string;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Host → webview
 
@@ -104,15 +110,21 @@ export type HostMessage =
   | { type: 'history'; items: ConversationSummary[] }
   /** Put text into the composer (e.g. to edit the last prompt). */
   | { type: 'setComposer'; text: string }
-  | { type: 'focusComposer' };
+  | { type: 'focusComposer' }
+  /** The prompts waiting for the streaming reply to end, oldest first (the whole list each time). */
+  | { type: 'queue'; items: QueuedPrompt[] };
 
 // ---------------------------------------------------------------------------------------------
 // Webview → host
 
 export type WebviewMessage =
   | { type: 'ready' }
+  /** Sends a prompt; while a reply streams it is queued and sent when the reply ends. */
   | { type: 'send'; text: string }
   | { type: 'stop' }
+  /** Replaces the text of a queued prompt. */
+  | { type: 'editQueued'; id: string; text: string }
+  | { type: 'removeQueued'; id: string }
   /** Retry the assistant turn with this id (a failed or stopped one). */
   | { type: 'retry'; turnId: string }
   /** Replace the user turn with this id (and everything after it) by `text`, and send it. */
@@ -167,6 +179,10 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
       return { type: m.type };
     case 'send':
       return isText(m.text) ? { type: 'send', text: m.text } : undefined;
+    case 'editQueued':
+      return isId(m.id) && isText(m.text) ? { type: 'editQueued', id: m.id, text: m.text } : undefined;
+    case 'removeQueued':
+      return isId(m.id) ? { type: 'removeQueued', id: m.id } : undefined;
     case 'retry':
       return isId(m.turnId) ? { type: 'retry', turnId: m.turnId } : undefined;
     case 'editAndResend':
@@ -196,23 +212,288 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
   }
 }
 
-const HOST_TYPES: ReadonlySet<string> = new Set<HostMessage['type']>([
-  'init',
-  'turnAdded',
-  'turnDelta',
-  'turnUpdated',
-  'turnsRemoved',
-  'model',
-  'apiKey',
-  'history',
-  'setComposer',
-  'focusComposer',
-]);
+// ---------------------------------------------------------------------------------------------
+// Host → webview validation
 
-/** The webview's check of what arrives: the host is trusted, but the channel is not typed. */
-export function parseHostMessage(value: unknown): HostMessage | undefined {
-  if (!isRecord(value) || typeof value.type !== 'string' || !HOST_TYPES.has(value.type)) return undefined;
-  return value as unknown as HostMessage;
+/**
+ * Called once per field that was dropped or replaced while parsing a host message, with its
+ * path (`turn.usage.cost`); the webview logs them together, once per message.
+ */
+export type ReportProblem = (path: string) => void;
+
+const TURN_STATUSES: readonly TurnStatus[] = ['streaming', 'complete', 'stopped', 'error'];
+
+/** A number JSON can carry that makes sense as a count, a time or an amount. */
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** Longest wait shown as a countdown beside an error (a day). */
+const MAX_RETRY_AFTER_S = 86_400;
+
+class FieldReader {
+  constructor(
+    private readonly record: Rec,
+    private readonly path: string,
+    private readonly report: ReportProblem,
+  ) {}
+
+  private wrong(name: string): void {
+    this.report(this.path ? `${this.path}.${name}` : name);
+  }
+
+  /** A string field; absent is fine, any other type is reported and treated as absent. */
+  optionalString(name: string): string | undefined {
+    const value = this.record[name];
+    if (value === undefined) return undefined;
+    if (typeof value === 'string') return value;
+    this.wrong(name);
+    return undefined;
+  }
+
+  string(name: string, fallback: string): string {
+    const value = this.record[name];
+    if (typeof value === 'string') return value;
+    this.wrong(name);
+    return fallback;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.record[name];
+    if (typeof value === 'boolean') return value;
+    this.wrong(name);
+    return fallback;
+  }
+
+  optionalNumber(name: string): number | undefined {
+    const value = this.record[name];
+    if (value === undefined) return undefined;
+    if (isFiniteNumber(value)) return value;
+    this.wrong(name);
+    return undefined;
+  }
+
+  optionalRecord(name: string): FieldReader | undefined {
+    const value = this.record[name];
+    if (value === undefined) return undefined;
+    if (isRecord(value))
+      return new FieldReader(value, this.path ? `${this.path}.${name}` : name, this.report);
+    this.wrong(name);
+    return undefined;
+  }
+
+  /** Each element through `parse`; elements it refuses are reported and left out. */
+  optionalArray<T>(name: string, parse: (item: unknown, path: string) => T | undefined): T[] | undefined {
+    const value = this.record[name];
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value)) {
+      this.wrong(name);
+      return undefined;
+    }
+    const items: T[] = [];
+    value.forEach((item: unknown, index) => {
+      const itemPath = `${this.path ? `${this.path}.` : ''}${name}[${index}]`;
+      const parsed = parse(item, itemPath);
+      if (parsed === undefined) this.report(itemPath);
+      else items.push(parsed);
+    });
+    return items;
+  }
+}
+
+function parseUsage(fields: FieldReader): TurnUsage {
+  const usage: TurnUsage = {};
+  const promptTokens = fields.optionalNumber('promptTokens');
+  const completionTokens = fields.optionalNumber('completionTokens');
+  const reasoningTokens = fields.optionalNumber('reasoningTokens');
+  const totalTokens = fields.optionalNumber('totalTokens');
+  const cost = fields.optionalNumber('cost');
+  if (promptTokens !== undefined) usage.promptTokens = promptTokens;
+  if (completionTokens !== undefined) usage.completionTokens = completionTokens;
+  if (reasoningTokens !== undefined) usage.reasoningTokens = reasoningTokens;
+  if (totalTokens !== undefined) usage.totalTokens = totalTokens;
+  if (cost !== undefined) usage.cost = cost;
+  return usage;
+}
+
+function parseError(fields: FieldReader): TurnError {
+  const error: TurnError = {
+    message: fields.string('message', 'The request failed.'),
+    actions:
+      fields.optionalArray('actions', (item) =>
+        typeof item === 'string' && (ERROR_ACTIONS as readonly string[]).includes(item)
+          ? (item as ErrorAction)
+          : undefined,
+      ) ?? [],
+  };
+  const status = fields.optionalNumber('status');
+  const provider = fields.optionalString('provider');
+  const retryAfter = fields.optionalNumber('retryAfter');
+  if (status !== undefined) error.status = status;
+  if (provider !== undefined) error.provider = provider;
+  if (retryAfter !== undefined) error.retryAfter = Math.min(Math.max(retryAfter, 0), MAX_RETRY_AFTER_S);
+  return error;
+}
+
+function parseToolCall(value: unknown, path: string, report: ReportProblem): ToolCallView | undefined {
+  if (!isRecord(value)) return undefined;
+  const fields = new FieldReader(value, path, report);
+  const call: ToolCallView = { name: fields.string('name', ''), arguments: fields.string('arguments', '') };
+  const id = fields.optionalString('id');
+  if (id !== undefined) call.id = id;
+  return call;
+}
+
+function parseCitation(value: unknown, path: string, report: ReportProblem): Citation | undefined {
+  if (!isRecord(value) || typeof value.url !== 'string') return undefined;
+  const title = new FieldReader(value, path, report).optionalString('title');
+  return title === undefined ? { url: value.url } : { url: value.url, title };
+}
+
+/**
+ * A turn from the host, or `undefined` when it has no usable id or role. Every other field that
+ * is missing or of the wrong type gets a safe value (text: empty, status: complete) and is
+ * reported, so one odd field never keeps a whole turn, or a conversation, from rendering.
+ */
+export function parseTurn(value: unknown, report: ReportProblem, path = 'turn'): Turn | undefined {
+  if (!isRecord(value) || !isId(value.id)) return undefined;
+  const fields = new FieldReader(value, path, report);
+  const createdAt = fields.optionalNumber('createdAt') ?? 0;
+  if (value.role === 'user') {
+    return { id: value.id, role: 'user', content: fields.string('content', ''), createdAt };
+  }
+  if (value.role !== 'assistant') return undefined;
+  let status: TurnStatus = 'complete';
+  if (typeof value.status === 'string' && (TURN_STATUSES as readonly string[]).includes(value.status))
+    status = value.status as TurnStatus;
+  else report(`${path}.status`);
+  const turn: AssistantTurn = {
+    id: value.id,
+    role: 'assistant',
+    content: fields.string('content', ''),
+    reasoning: value.reasoning === undefined ? '' : fields.string('reasoning', ''),
+    status,
+    model: fields.string('model', ''),
+    createdAt,
+  };
+  const provider = fields.optionalString('provider');
+  const finishReason = fields.optionalString('finishReason');
+  const usage = fields.optionalRecord('usage');
+  const toolCalls = fields.optionalArray('toolCalls', (item, itemPath) =>
+    parseToolCall(item, itemPath, report),
+  );
+  const citations = fields.optionalArray('citations', (item, itemPath) =>
+    parseCitation(item, itemPath, report),
+  );
+  const error = fields.optionalRecord('error');
+  if (provider !== undefined) turn.provider = provider;
+  if (finishReason !== undefined) turn.finishReason = finishReason;
+  if (usage) turn.usage = parseUsage(usage);
+  if (toolCalls) turn.toolCalls = toolCalls;
+  if (citations) turn.citations = citations;
+  if (error) turn.error = parseError(error);
+  return turn;
+}
+
+function parseSummary(value: unknown, path: string, report: ReportProblem): ConversationSummary | undefined {
+  if (!isRecord(value) || !isId(value.id)) return undefined;
+  const fields = new FieldReader(value, path, report);
+  return {
+    id: value.id,
+    title: fields.string('title', ''),
+    updatedAt: fields.optionalNumber('updatedAt') ?? 0,
+    turnCount: fields.optionalNumber('turnCount') ?? 0,
+  };
+}
+
+function parseQueued(value: unknown): QueuedPrompt | undefined {
+  return isRecord(value) && isId(value.id) && typeof value.text === 'string'
+    ? { id: value.id, text: value.text }
+    : undefined;
+}
+
+/** Turns in order, each id once: a repeated id would give two views one identity. */
+function uniqueTurns(turns: Turn[], report: ReportProblem): Turn[] {
+  const seen = new Set<string>();
+  return turns.filter((turn, index) => {
+    if (!seen.has(turn.id)) return seen.add(turn.id);
+    report(`conversation.turns[${index}].id (repeated)`);
+    return false;
+  });
+}
+
+/**
+ * The webview's parse of what arrives from the host. Each message is checked by its type and
+ * rebuilt from our own types: a message without what it is about (a turn without an id, a
+ * delta for no turn) is refused (`undefined`); a field of the wrong type inside an otherwise
+ * usable message becomes absent (or a safe default) and is reported through `report`.
+ */
+export function parseHostMessage(
+  value: unknown,
+  report: ReportProblem = () => undefined,
+): HostMessage | undefined {
+  if (!isRecord(value) || typeof value.type !== 'string') return undefined;
+  const m = value as Rec & { type: HostMessage['type'] };
+  const fields = new FieldReader(m, '', report);
+  switch (m.type) {
+    case 'init': {
+      if (!isRecord(m.conversation) || !isId(m.conversation.id)) return undefined;
+      const conversation = new FieldReader(m.conversation, 'conversation', report);
+      const turns = conversation.optionalArray('turns', (item, path) => parseTurn(item, report, path)) ?? [];
+      if (m.conversation.turns === undefined) report('conversation.turns');
+      return {
+        type: 'init',
+        conversation: {
+          id: m.conversation.id,
+          title: conversation.string('title', ''),
+          turns: uniqueTurns(turns, report),
+        },
+        model: fields.string('model', ''),
+        hasApiKey: fields.boolean('hasApiKey', true),
+        history: fields.optionalArray('history', (item, path) => parseSummary(item, path, report)) ?? [],
+      };
+    }
+    case 'turnAdded':
+    case 'turnUpdated': {
+      const turn = parseTurn(m.turn, report);
+      return turn ? { type: m.type, turn } : undefined;
+    }
+    case 'turnDelta': {
+      if (!isId(m.id)) return undefined;
+      const content = fields.optionalString('content');
+      const reasoning = fields.optionalString('reasoning');
+      if (content === undefined && reasoning === undefined) return undefined;
+      const delta: HostMessage = { type: 'turnDelta', id: m.id };
+      if (content !== undefined) delta.content = content;
+      if (reasoning !== undefined) delta.reasoning = reasoning;
+      return delta;
+    }
+    case 'turnsRemoved': {
+      const ids = fields.optionalArray('ids', (item) => (isId(item) ? item : undefined));
+      return ids ? { type: 'turnsRemoved', ids } : undefined;
+    }
+    case 'model':
+      return typeof m.model === 'string' ? { type: 'model', model: m.model } : undefined;
+    case 'apiKey':
+      return typeof m.hasApiKey === 'boolean' ? { type: 'apiKey', hasApiKey: m.hasApiKey } : undefined;
+    case 'history': {
+      const items = fields.optionalArray('items', (item, path) => parseSummary(item, path, report));
+      return items ? { type: 'history', items } : undefined;
+    }
+    case 'setComposer':
+      return typeof m.text === 'string' ? { type: 'setComposer', text: m.text } : undefined;
+    case 'focusComposer':
+      return { type: 'focusComposer' };
+    case 'queue': {
+      const items = fields.optionalArray('items', parseQueued);
+      return items ? { type: 'queue', items } : undefined;
+    }
+    default: {
+      const unknownType: never = m.type;
+      void unknownType;
+      return undefined;
+    }
+  }
 }
 
 /** Link schemes the chat opens (through the host, after this check). */

@@ -6,10 +6,17 @@ import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
-import type { AssistantTurn, HostMessage, Turn, TurnUsage } from '../../core/protocol/chatProtocol';
+import type {
+  AssistantTurn,
+  HostMessage,
+  QueuedPrompt,
+  Turn,
+  TurnUsage,
+} from '../../core/protocol/chatProtocol';
 import {
   assistantTurn,
   newConversation,
+  newId,
   titleFrom,
   toApiMessages,
   toMarkdown,
@@ -40,15 +47,28 @@ function toUsage(usage: Usage): TurnUsage {
   };
 }
 
+/** Most prompts that may wait in the queue at once; a longer queue is surely a runaway caller. */
+const MAX_QUEUED = 50;
+
 /**
  * The conversation session: the current conversation, sending and streaming, stop, retry,
  * edit-and-resend, switching and deleting chats. It knows nothing of HTML or of the view's other
  * intents (clipboard, editors, links): ChatViewRouter hands it the conversation's messages.
+ *
+ * One turn runs at a time. A prompt sent while a turn runs (from the chat, Explain Selection or
+ * `gateway.ask`) waits in the queue, which the view shows, and goes out when the turn ends,
+ * however it ends (complete, failed or stopped). Retry, edit-and-resend and switching chats
+ * stop the running reply first and take the next turn themselves; the queue waits for them.
  */
 export class ChatSession extends Disposable {
   private conversation: Conversation | undefined;
   private loading: Promise<Conversation> | undefined;
   private active: { turnId: string; abort: AbortController; done: Promise<void> } | undefined;
+  /** A turn is being started or is streaming: a new prompt has to wait. */
+  private busy = false;
+  /** Operations (retry, edit, switching chats) that stopped the reply and take the next turn. */
+  private claims = 0;
+  private queue: QueuedPrompt[] = [];
   private post: Post = () => undefined;
   private readonly turnFinished = this.register(new vscode.EventEmitter<AssistantTurn>());
   /** Fires when a reply ends (completed, stopped or failed); tests and the status bar listen. */
@@ -103,22 +123,104 @@ export class ChatSession extends Disposable {
       hasApiKey: !!(await this.deps.apiKey.get().catch(() => undefined)),
       history: await this.deps.store.list(),
     });
+    this.postQueue();
+  }
+
+  /** The prompts waiting for the running turn, oldest first. */
+  queued(): readonly QueuedPrompt[] {
+    return this.queue.map((item) => ({ ...item }));
+  }
+
+  /** Replaces the text of a queued prompt (an empty text removes it). */
+  editQueued(id: string, text: string): void {
+    const item = this.queue.find((queued) => queued.id === id);
+    if (!item) return;
+    if (!text.trim()) {
+      this.removeQueued(id);
+      return;
+    }
+    item.text = text.trim();
+    this.postQueue();
+  }
+
+  removeQueued(id: string): void {
+    const before = this.queue.length;
+    this.queue = this.queue.filter((queued) => queued.id !== id);
+    if (this.queue.length !== before) this.postQueue();
+  }
+
+  private postQueue(): void {
+    this.post({ type: 'queue', items: this.queued().slice() });
   }
 
   private async postHistory(): Promise<void> {
     this.post({ type: 'history', items: await this.deps.store.list() });
   }
 
-  /** Sends a prompt in the current conversation; a reply still streaming is stopped first. */
+  /**
+   * Sends a prompt in the current conversation. While a turn runs, the prompt is queued and this
+   * resolves at once; it is sent when the running turn ends. Otherwise this resolves when the
+   * reply has ended.
+   */
   async send(text: string): Promise<void> {
     const prompt = text.trim();
     if (!prompt) return;
-    await this.stop();
-    const conversation = await this.current();
+    if (this.busy || this.claims > 0 || this.queue.length > 0) {
+      this.enqueue(prompt);
+      return;
+    }
+    await this.startTurn(prompt);
+  }
+
+  private enqueue(prompt: string): void {
+    if (this.queue.length >= MAX_QUEUED) {
+      void notify.warn(`Gateway AI: ${MAX_QUEUED} prompts are already waiting; this one was not queued.`);
+      return;
+    }
+    this.queue.push({ id: newId('q'), text: prompt });
+    this.postQueue();
+    // Nothing may be running after all (the queue was waiting on a turn that just ended).
+    this.drainQueue();
+  }
+
+  private async startTurn(prompt: string): Promise<void> {
+    this.busy = true;
+    let conversation: Conversation;
+    try {
+      conversation = await this.current();
+    } catch (error) {
+      this.busy = false;
+      throw error;
+    }
     const turn = userTurn(prompt);
     if (conversation.turns.length === 0) conversation.title = titleFrom(prompt);
     this.append(conversation, turn);
     await this.reply(conversation);
+  }
+
+  /** Sends the oldest queued prompt when no turn runs and nothing else is about to start one. */
+  private drainQueue(): void {
+    if (this.busy || this.claims > 0 || this.isDisposed) return;
+    const next = this.queue.shift();
+    if (!next) return;
+    this.postQueue();
+    this.startTurn(next.text).catch((error: unknown) =>
+      this.deps.logger.error('Sending a queued prompt failed', error),
+    );
+  }
+
+  /**
+   * Stops the running reply for an operation that then starts the next turn itself (retry,
+   * edit, switching chats): queued prompts wait until that turn has ended.
+   */
+  private async stopAndClaim<T>(then: () => Promise<T>): Promise<T> {
+    this.claims++;
+    try {
+      await this.stop();
+      return await then();
+    } finally {
+      this.claims--;
+    }
   }
 
   /** Aborts the streaming reply at once; what was written stays, marked as stopped. */
@@ -130,10 +232,10 @@ export class ChatSession extends Disposable {
   }
 
   async retry(turnId: string): Promise<void> {
-    await this.stop();
-    const conversation = await this.current();
+    // From the end of the claim to reply() starting nothing awaits, so no queued prompt slips in.
+    const conversation = await this.stopAndClaim(() => this.current());
     const index = conversation.turns.findIndex((t) => t.id === turnId && t.role === 'assistant');
-    if (index < 0) return;
+    if (index < 0) return this.drainQueue();
     this.removeFrom(conversation, index);
     await this.reply(conversation);
   }
@@ -141,10 +243,9 @@ export class ChatSession extends Disposable {
   async editAndResend(turnId: string, text: string): Promise<void> {
     const prompt = text.trim();
     if (!prompt) return;
-    await this.stop();
-    const conversation = await this.current();
+    const conversation = await this.stopAndClaim(() => this.current());
     const index = conversation.turns.findIndex((t) => t.id === turnId && t.role === 'user');
-    if (index < 0) return;
+    if (index < 0) return this.drainQueue();
     this.removeFrom(conversation, index);
     if (conversation.turns.length === 0) conversation.title = titleFrom(prompt);
     this.append(conversation, userTurn(prompt));
@@ -152,8 +253,8 @@ export class ChatSession extends Disposable {
   }
 
   async newChat(): Promise<void> {
-    await this.stop();
-    await this.switchTo(newConversation());
+    await this.stopAndClaim(() => this.switchTo(newConversation()));
+    this.drainQueue();
   }
 
   async open(id: string): Promise<void> {
@@ -165,15 +266,17 @@ export class ChatSession extends Disposable {
       await this.postHistory();
       return;
     }
-    await this.stop();
-    await this.switchTo(loaded);
+    await this.stopAndClaim(() => this.switchTo(loaded));
+    this.drainQueue();
   }
 
   async delete(id: string): Promise<void> {
     if (this.conversation?.id === id) {
-      await this.stop();
-      await this.deps.store.delete(id);
-      await this.switchTo(newConversation());
+      await this.stopAndClaim(async () => {
+        await this.deps.store.delete(id);
+        await this.switchTo(newConversation());
+      });
+      this.drainQueue();
       return;
     }
     await this.deps.store.delete(id);
@@ -211,19 +314,31 @@ export class ChatSession extends Disposable {
     if (removed.length) this.post({ type: 'turnsRemoved', ids: removed.map((t) => t.id) });
   }
 
+  /**
+   * Saves without making the caller wait: Stop and the next turn must never hang on storage.
+   * A failed save is logged; the conversation stays in memory and the next save writes it all.
+   */
+  private saveInBackground(conversation: Conversation, makeCurrent?: boolean): Promise<void> {
+    return Promise.resolve()
+      .then(() => this.deps.store.save(conversation, makeCurrent))
+      .catch((error: unknown) => this.deps.logger.error('Saving the chat failed', error));
+  }
+
   /** Streams the assistant's reply to the conversation as it stands. */
   private async reply(conversation: Conversation): Promise<void> {
+    this.busy = true;
     const settings = readSettings();
     const turn = assistantTurn(settings.chat.model);
     const messages = toApiMessages(conversation.turns, settings.chat.systemPrompt);
     this.append(conversation, turn);
-    void this.deps.store.save(conversation).then(() => this.postHistory());
+    void this.saveInBackground(conversation).then(() => this.postHistory());
 
     const abort = new AbortController();
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
     this.active = { turnId: turn.id, abort, done };
     const batcher = new DeltaBatcher(turn.id, (m) => this.post(m));
+    let saved: Promise<void> = Promise.resolve();
     try {
       if (!(await this.deps.apiKey.get())) {
         throw new GatewayError({
@@ -240,7 +355,7 @@ export class ChatSession extends Disposable {
         // A long reply is saved now and then, so a window closed mid-stream keeps most of it.
         if (Date.now() - savedAt > SAVE_WHILE_STREAMING_MS) {
           savedAt = Date.now();
-          void this.deps.store.save(conversation, false);
+          void this.saveInBackground(conversation, false);
         }
       }
       turn.status = 'complete';
@@ -256,12 +371,16 @@ export class ChatSession extends Disposable {
       batcher.flush();
       conversation.updatedAt = Date.now();
       this.active = undefined;
+      this.busy = false;
       this.post({ type: 'turnUpdated', turn });
-      await this.deps.store.save(conversation);
+      saved = this.saveInBackground(conversation);
       finish();
       this.turnFinished.fire(turn);
-      void this.postHistory();
+      void saved.then(() => this.postHistory());
+      this.drainQueue();
     }
+    // The caller (a command, a test) hears of the reply once it is stored, if storage allows.
+    await saved;
   }
 
   private apply(turn: AssistantTurn, delta: ChatDelta, batcher: DeltaBatcher): void {

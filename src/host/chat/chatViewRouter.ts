@@ -24,6 +24,12 @@ export class ChatViewRouter {
         return this.session.send(message.text);
       case 'stop':
         return this.session.stop();
+      case 'editQueued':
+        this.session.editQueued(message.id, message.text);
+        return;
+      case 'removeQueued':
+        this.session.removeQueued(message.id);
+        return;
       case 'retry':
         return this.session.retry(message.turnId);
       case 'editAndResend':

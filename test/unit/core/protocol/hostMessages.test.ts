@@ -1,0 +1,225 @@
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { parseHostMessage, parseTurn } from '../../../../src/core/protocol/chatProtocol';
+import type { HostMessage, Turn } from '../../../../src/core/protocol/chatProtocol';
+
+const FUZZ_RUNS = 2000;
+/** Anything JSON can carry, kept shallow so thousands of cases stay quick. */
+const anyJson = fc.jsonValue({ maxDepth: 2 });
+
+const goodAssistant = {
+  id: 'a-1',
+  role: 'assistant',
+  content: 'Hello',
+  reasoning: '',
+  status: 'complete',
+  model: 'openai/gpt-4o-mini',
+  createdAt: 1,
+};
+
+/** Every field a turn's view reads, with the type it must have. */
+function assertTurnShape(turn: Turn): void {
+  assert.equal(typeof turn.id, 'string');
+  assert.equal(typeof turn.content, 'string');
+  assert.ok(Number.isFinite(turn.createdAt));
+  if (turn.role === 'user') return;
+  assert.equal(turn.role, 'assistant');
+  assert.equal(typeof turn.reasoning, 'string');
+  assert.equal(typeof turn.model, 'string');
+  assert.ok(['streaming', 'complete', 'stopped', 'error'].includes(turn.status));
+  for (const name of ['provider', 'finishReason'] as const)
+    assert.ok(turn[name] === undefined || typeof turn[name] === 'string');
+  for (const value of Object.values(turn.usage ?? {})) assert.ok(Number.isFinite(value));
+  for (const call of turn.toolCalls ?? []) {
+    assert.equal(typeof call.name, 'string');
+    assert.equal(typeof call.arguments, 'string');
+  }
+  for (const citation of turn.citations ?? []) {
+    assert.equal(typeof citation.url, 'string');
+    assert.ok(citation.title === undefined || typeof citation.title === 'string');
+  }
+  if (turn.error) {
+    assert.equal(typeof turn.error.message, 'string');
+    assert.ok(Array.isArray(turn.error.actions));
+    if (turn.error.retryAfter !== undefined)
+      assert.ok(turn.error.retryAfter >= 0 && turn.error.retryAfter <= 86_400);
+  }
+}
+
+function assertMessageShape(message: HostMessage): void {
+  switch (message.type) {
+    case 'init': {
+      const ids = message.conversation.turns.map((turn) => turn.id);
+      assert.equal(new Set(ids).size, ids.length, 'turn ids are unique');
+      message.conversation.turns.forEach(assertTurnShape);
+      assert.equal(typeof message.hasApiKey, 'boolean');
+      break;
+    }
+    case 'turnAdded':
+    case 'turnUpdated':
+      assertTurnShape(message.turn);
+      break;
+    case 'turnDelta':
+      assert.ok(typeof message.content === 'string' || typeof message.reasoning === 'string');
+      break;
+    case 'turnsRemoved':
+      assert.ok(message.ids.every((id) => typeof id === 'string'));
+      break;
+    case 'queue':
+      assert.ok(message.items.every((item) => typeof item.id === 'string' && typeof item.text === 'string'));
+      break;
+    default:
+      break;
+  }
+}
+
+/** A turn-like record: the right keys, each with the right type or anything JSON can carry. */
+const turnLike = fc.record(
+  {
+    id: fc.oneof(fc.constantFrom('t1', 't2', 't3'), anyJson),
+    role: fc.oneof(fc.constantFrom('user', 'assistant'), anyJson),
+    content: fc.oneof(fc.string(), anyJson),
+    reasoning: fc.oneof(fc.string(), anyJson),
+    status: fc.oneof(fc.constantFrom('streaming', 'complete', 'stopped', 'error'), anyJson),
+    model: fc.oneof(fc.string(), anyJson),
+    createdAt: fc.oneof(fc.integer(), anyJson),
+    usage: fc.oneof(fc.record({ promptTokens: anyJson, cost: anyJson }), anyJson),
+    toolCalls: fc.oneof(fc.array(fc.record({ name: anyJson, arguments: anyJson })), anyJson),
+    citations: fc.oneof(fc.array(fc.record({ url: anyJson, title: anyJson })), anyJson),
+    error: fc.oneof(fc.record({ message: anyJson, actions: anyJson, retryAfter: anyJson }), anyJson),
+  },
+  { requiredKeys: [] },
+);
+
+const messageLike = fc.oneof(
+  fc.record({ type: fc.constantFrom('turnAdded', 'turnUpdated'), turn: turnLike }),
+  fc.record({
+    type: fc.constant('init'),
+    conversation: fc.record({
+      id: fc.oneof(fc.constant('c'), anyJson),
+      title: anyJson,
+      turns: fc.array(turnLike),
+    }),
+    model: anyJson,
+    hasApiKey: anyJson,
+    history: anyJson,
+  }),
+  fc.record({
+    type: fc.constant('turnDelta'),
+    id: anyJson,
+    content: anyJson,
+    reasoning: anyJson,
+  }),
+  fc.record({
+    type: fc.constantFrom('turnsRemoved', 'queue', 'history', 'model', 'apiKey', 'setComposer'),
+    ids: anyJson,
+    items: anyJson,
+    model: anyJson,
+    hasApiKey: anyJson,
+    text: anyJson,
+  }),
+  anyJson,
+);
+
+describe('host messages: parsed by type in the webview', function () {
+  this.timeout(60_000);
+  it('keeps a well-formed turn as it is', () => {
+    assert.deepEqual(
+      parseTurn(goodAssistant, () => assert.fail('nothing to report')),
+      goodAssistant,
+    );
+  });
+
+  it('turns odd fields into absent ones and reports each, so the turn still renders', () => {
+    const problems: string[] = [];
+    const turn = parseTurn(
+      {
+        ...goodAssistant,
+        content: 42,
+        status: 'thinking',
+        usage: { promptTokens: '12', cost: 0.5 },
+        citations: 'https://example.com',
+        error: { message: 'Nope', actions: ['retry', 'rm -rf'], retryAfter: 1e12 },
+        extra: { anything: true },
+      },
+      (path) => problems.push(path),
+    );
+    assert.deepEqual(turn, {
+      ...goodAssistant,
+      content: '',
+      status: 'complete',
+      usage: { cost: 0.5 },
+      error: { message: 'Nope', actions: ['retry'], retryAfter: 86_400 },
+    });
+    assert.deepEqual(problems.sort(), [
+      'turn.citations',
+      'turn.content',
+      'turn.error.actions[1]',
+      'turn.status',
+      'turn.usage.promptTokens',
+    ]);
+  });
+
+  it('refuses messages without what they are about, and unknown types', () => {
+    for (const bad of [
+      { type: 'turnAdded', turn: { role: 'user', content: 'no id' } },
+      { type: 'turnAdded', turn: { id: 'x', role: 'system', content: 'x' } },
+      { type: 'turnDelta', id: 'x' },
+      { type: 'turnDelta', content: 'no id' },
+      { type: 'init', conversation: { turns: [] } },
+      { type: 'apiKey', hasApiKey: 'yes' },
+      { type: 'queue', items: 'x' },
+      { type: 'evil' },
+      undefined,
+    ]) {
+      assert.equal(parseHostMessage(bad), undefined, JSON.stringify(bad));
+    }
+  });
+
+  it('keeps the usable turns of a conversation, each id once', () => {
+    const problems: string[] = [];
+    const message = parseHostMessage(
+      {
+        type: 'init',
+        conversation: {
+          id: 'c',
+          title: 'T',
+          turns: [
+            { id: 'u', role: 'user', content: 'q', createdAt: 1 },
+            'junk',
+            goodAssistant,
+            goodAssistant,
+          ],
+        },
+        model: 'm',
+        hasApiKey: true,
+        history: [],
+      },
+      (path) => problems.push(path),
+    );
+    assert.ok(message?.type === 'init');
+    assert.deepEqual(
+      message.conversation.turns.map((turn) => turn.id),
+      ['u', 'a-1'],
+    );
+    assert.equal(problems.length, 2);
+  });
+
+  it(`never throws, and whatever it returns has our types (${FUZZ_RUNS} arbitrary messages)`, () => {
+    let parsed = 0;
+    fc.assert(
+      fc.property(messageLike, (value) => {
+        const message = parseHostMessage(value, () => undefined);
+        if (message) {
+          parsed++;
+          assertMessageShape(message);
+        }
+      }),
+      { numRuns: FUZZ_RUNS },
+    );
+    assert.ok(
+      parsed > FUZZ_RUNS / 10,
+      `only ${parsed} of ${FUZZ_RUNS} messages were usable; the generator is off`,
+    );
+  });
+});
