@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { ApiKeyStore } from './host/auth/apiKeyStore';
+import { CatalogFeature } from './host/catalog/catalogFeature';
 import { registerKeyCommands } from './host/auth/keyCommands';
 import { ChatFeature } from './host/chat/chatFeature';
 import type { ChatSession } from './host/chat/chatSession';
@@ -20,6 +21,7 @@ export interface GatewayTestApi {
   chatView: ChatViewProvider;
   chatRouter: ChatViewRouter;
   media: MediaJobsFeature;
+  catalog: CatalogFeature;
   apiKey: ApiKeyStore;
   context: vscode.ExtensionContext;
 }
@@ -29,21 +31,37 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   const apiKey = new ApiKeyStore(context.secrets);
   const logger = new Logger(() => [apiKey.peek()]);
   const gateway = new GatewayService(apiKey, logger);
-  const chat = new ChatFeature({ context, gateway, apiKey, logger });
-  const media = new MediaJobsFeature({ context, gateway, apiKey, logger });
+  const catalog = new CatalogFeature({ context, gateway, logger });
+  const chat = new ChatFeature({ context, gateway, apiKey, logger, catalog });
+  const media = new MediaJobsFeature({
+    context,
+    gateway,
+    apiKey,
+    logger,
+    pickMediaModel: (current) => catalog.pickMediaModel(current),
+  });
 
   context.subscriptions.push(
     logger,
     apiKey,
     gateway,
+    catalog,
     chat,
     media,
     ...registerKeyCommands(apiKey),
-    new ModelStatusItem(apiKey),
+    new ModelStatusItem(apiKey, catalog.credits),
   );
   seedDemoKey(context, apiKey);
   if (context.extensionMode === vscode.ExtensionMode.Production) return undefined;
-  return { chat: chat.session, chatView: chat.view, chatRouter: chat.router, media, apiKey, context };
+  return {
+    chat: chat.session,
+    chatView: chat.view,
+    chatRouter: chat.router,
+    media,
+    catalog,
+    apiKey,
+    context,
+  };
 }
 
 export function deactivate(): void {

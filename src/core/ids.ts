@@ -20,6 +20,7 @@ export const Command = {
   removeMediaJob: 'gateway.removeMediaJob',
   copyMediaJobId: 'gateway.copyMediaJobId',
   clearFinishedMediaJobs: 'gateway.clearFinishedMediaJobs',
+  refreshModelCatalog: 'gateway.refreshModelCatalog',
 } as const;
 export type CommandId = (typeof Command)[keyof typeof Command];
 
@@ -49,6 +50,8 @@ export const Setting = {
   chatProvider: 'gateway.chat.provider',
   chatPlugins: 'gateway.chat.plugins',
   chatTools: 'gateway.chat.tools',
+  chatImageInput: 'gateway.chat.imageInput',
+  chatForceParameters: 'gateway.chat.forceParameters',
   mediaModel: 'gateway.media.model',
   mediaParameters: 'gateway.media.parameters',
   mediaMaxConcurrentPolls: 'gateway.media.maxConcurrentPolls',
@@ -80,6 +83,7 @@ export const ContextKey = {
 export const StorageKey = {
   apiKey: 'gateway.apiKey',
   recentModels: 'gateway.recentModels',
+  favouriteModels: 'gateway.favouriteModels',
   mediaJobs: 'gateway.mediaJobs',
 } as const;
 

@@ -3,6 +3,7 @@ import { ConversationStore } from '../../core/chat/conversationStore';
 import { Command, View } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
+import type { CatalogFeature } from '../catalog/catalogFeature';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import { storageFolder } from '../storage/storageFolder';
@@ -17,6 +18,7 @@ export interface ChatFeatureDeps {
   gateway: GatewayService;
   apiKey: ApiKeyStore;
   logger: Logger;
+  catalog: CatalogFeature;
 }
 
 /**
@@ -30,11 +32,11 @@ export class ChatFeature extends Disposable {
 
   constructor(deps: ChatFeatureDeps) {
     super();
-    const { context, gateway, apiKey, logger } = deps;
+    const { context, gateway, apiKey, logger, catalog } = deps;
     const store = new ConversationStore(storageFolder(context.globalStorageUri, 'conversations'), (problem) =>
       logger.warn(problem),
     );
-    this.session = this.register(new ChatSession({ gateway, store, apiKey, logger }));
+    this.session = this.register(new ChatSession({ gateway, store, apiKey, logger, catalog }));
     this.router = new ChatViewRouter(this.session, logger);
     this.view = this.register(new ChatViewProvider(context.extensionUri, this.session, this.router, logger));
     this.register(vscode.window.registerWebviewViewProvider(View.chat, this.view));
@@ -43,6 +45,7 @@ export class ChatFeature extends Disposable {
       session: this.session,
       view: this.view,
       recentModels: new RecentModels(context.globalState),
+      catalog,
     };
     const r = vscode.commands.registerCommand;
     this.register(

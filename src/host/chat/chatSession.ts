@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
 import { GatewayError } from '../../api/errors';
-import type { ChatDelta, Usage } from '../../api/types';
+import type { ChatDelta, ChatRequest, Usage } from '../../api/types';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
+import type { CatalogFeature } from '../catalog/catalogFeature';
+import { capabilitiesOf, gateRequest } from '../../core/catalog/capabilities';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
@@ -25,6 +27,8 @@ import { Setting } from '../../core/ids';
 import { notify } from '../notify';
 
 const SAVE_WHILE_STREAMING_MS = 3000;
+/** How long a first request waits for the model catalog before it is sent ungated. */
+const CATALOG_WAIT_MS = 2000;
 
 /** Where the controller's messages go: the chat view while it is open, nowhere otherwise. */
 export type Post = (message: HostMessage) => void;
@@ -59,6 +63,7 @@ export class ChatSession extends Disposable {
       store: ConversationStore;
       apiKey: ApiKeyStore;
       logger: Logger;
+      catalog?: CatalogFeature;
     },
   ) {
     super();
@@ -230,9 +235,8 @@ export class ChatSession extends Disposable {
           message: "No API key is set. Set one with 'Gateway AI: Set API Key', then retry.",
         });
       }
-      const stream = this.deps.gateway
-        .client()
-        .streamChat(buildChatRequest(settings.chat, turn.model, messages), { signal: abort.signal });
+      const request = await this.gatedRequest(buildChatRequest(settings.chat, turn.model, messages));
+      const stream = this.deps.gateway.client().streamChat(request, { signal: abort.signal });
       let savedAt = Date.now();
       for await (const delta of stream) {
         this.apply(turn, delta, batcher);
@@ -249,6 +253,7 @@ export class ChatSession extends Disposable {
       } else {
         turn.status = 'error';
         turn.error = toTurnError(error);
+        if (turn.error.status === 402) await this.addCredit(turn);
         this.deps.logger.warn(`Chat request failed: ${turn.error.message}`);
       }
     } finally {
@@ -260,7 +265,41 @@ export class ChatSession extends Disposable {
       finish();
       this.turnFinished.fire(turn);
       void this.postHistory();
+      if (turn.usage?.cost !== undefined) void this.deps.catalog?.credits.update();
     }
+  }
+
+  /**
+   * Leaves out what the model cannot take (per the catalog), unless the user forces it. The
+   * catalog is waited for briefly: a slow gateway catalog must not hold up the chat.
+   */
+  private async gatedRequest(request: ChatRequest): Promise<ChatRequest> {
+    const catalog = this.deps.catalog?.catalog;
+    if (!catalog) return request;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const model =
+      catalog.peek(request.model) ??
+      (await Promise.race([
+        catalog.get(request.model),
+        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CATALOG_WAIT_MS))),
+      ]).finally(() => clearTimeout(timer)));
+    const { request: gated, dropped } = gateRequest(
+      request,
+      capabilitiesOf(model),
+      readSettings().chat.forceParameters,
+    );
+    if (dropped.length)
+      this.deps.logger.info(
+        `Not sent to ${request.model}, which does not support them: ${dropped.join(', ')}.`,
+      );
+    return gated;
+  }
+
+  /** A 402 says how much credit is left, where the gateway tells. */
+  private async addCredit(turn: AssistantTurn): Promise<void> {
+    const credit = await this.deps.catalog?.credits.update(true).catch(() => undefined);
+    const line = credit && this.deps.catalog?.credits.describe();
+    if (line && turn.error) turn.error.message += ` Remaining: ${line}.`;
   }
 
   private apply(turn: AssistantTurn, delta: ChatDelta, batcher: DeltaBatcher): void {
