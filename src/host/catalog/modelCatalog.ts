@@ -103,10 +103,6 @@ export class ModelCatalog extends Disposable {
           .then(undefined, (error: unknown) =>
             this.logger.warn(`The model catalog was not cached: ${String(error)}`),
           );
-      } else if (cache?.baseUrl === baseUrl && cache.models.length > 0) {
-        // Stale beats nothing: the gateway's list of yesterday is better than the settings'.
-        models = cache.models;
-        source = 'cache';
       }
     }
     if (!models || models.length === 0) {
