@@ -21,6 +21,10 @@ export const Command = {
   copyMediaJobId: 'gateway.copyMediaJobId',
   clearFinishedMediaJobs: 'gateway.clearFinishedMediaJobs',
   refreshModelCatalog: 'gateway.refreshModelCatalog',
+  addSelectionToChat: 'gateway.addSelectionToChat',
+  addFileToChat: 'gateway.addFileToChat',
+  addProblemsToChat: 'gateway.addProblemsToChat',
+  addImageToChat: 'gateway.addImageToChat',
 } as const;
 export type CommandId = (typeof Command)[keyof typeof Command];
 

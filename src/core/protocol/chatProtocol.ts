@@ -7,6 +7,7 @@
  */
 
 import { isRecord } from '../../api/json';
+import type { Attachment } from '../chat/attachments';
 
 export type TurnStatus = 'streaming' | 'complete' | 'stopped' | 'error';
 
@@ -48,6 +49,29 @@ export interface UserTurn {
   role: 'user';
   content: string;
   createdAt: number;
+  /** What the prompt carried (text attachments with their text; images by their stored file). */
+  attachments?: Attachment[];
+}
+
+/** A chip above the composer: what will go with the next prompt. */
+export interface AttachmentChip {
+  id: string;
+  kind: Attachment['kind'];
+  name: string;
+  bytes: number;
+  tokens: number;
+}
+
+/** The context meter: the conversation plus pending attachments against the model's context. */
+export interface ContextState {
+  attachments: AttachmentChip[];
+  usedTokens: number;
+  /** The model's context, when the catalog says. */
+  contextLength?: number;
+  /** Whether the model takes images (offered in the composer only then). */
+  acceptsImages: boolean;
+  /** The conversation's total cost so far, in the gateway's credits (usually USD). */
+  cost?: number;
 }
 
 export interface AssistantTurn {
@@ -104,6 +128,7 @@ export type HostMessage =
   | { type: 'history'; items: ConversationSummary[] }
   /** Put text into the composer (e.g. to edit the last prompt). */
   | { type: 'setComposer'; text: string }
+  | ({ type: 'context' } & ContextState)
   | { type: 'focusComposer' };
 
 // ---------------------------------------------------------------------------------------------
@@ -127,7 +152,13 @@ export type WebviewMessage =
   | { type: 'newChat' }
   | { type: 'openConversation'; id: string }
   | { type: 'deleteConversation'; id: string }
-  | { type: 'exportConversation' };
+  | { type: 'exportConversation' }
+  | { type: 'removeAttachment'; id: string }
+  /** An image pasted or dropped, already scaled down; `data` is base64. */
+  | { type: 'attachImage'; name: string; mimeType: string; data: string }
+  /** Files dropped from the Explorer or editor tabs (`text/uri-list`). */
+  | { type: 'attachUris'; uris: string[] }
+  | { type: 'attachFile' };
 
 export const ERROR_ACTIONS: readonly ErrorAction[] = ['setApiKey', 'retry', 'openSettings', 'selectModel'];
 
@@ -138,6 +169,8 @@ export function errorActionMessage(action: ErrorAction, turnId: string): Webview
 
 /** Longest text accepted from the webview in one message (a prompt, a code block to copy). */
 export const MAX_WEBVIEW_TEXT = 1_000_000;
+/** Base64 of the largest image the webview may post (about 15 MB of bytes). */
+export const MAX_IMAGE_MESSAGE = 20_000_000;
 
 type Rec = Record<string, unknown>;
 
@@ -164,7 +197,25 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'openSettings':
     case 'newChat':
     case 'exportConversation':
+    case 'attachFile':
       return { type: m.type };
+    case 'removeAttachment':
+      return isId(m.id) ? { type: 'removeAttachment', id: m.id } : undefined;
+    case 'attachImage':
+      return isText(m.name, 300) &&
+        typeof m.mimeType === 'string' &&
+        /^image\/(png|jpeg|webp|gif)$/.test(m.mimeType) &&
+        typeof m.data === 'string' &&
+        m.data.length <= MAX_IMAGE_MESSAGE &&
+        /^[A-Za-z0-9+/]*={0,2}$/.test(m.data)
+        ? { type: 'attachImage', name: m.name, mimeType: m.mimeType, data: m.data }
+        : undefined;
+    case 'attachUris':
+      return Array.isArray(m.uris) &&
+        m.uris.length <= 100 &&
+        m.uris.every((u): u is string => isText(u, 4096))
+        ? { type: 'attachUris', uris: m.uris }
+        : undefined;
     case 'send':
       return isText(m.text) ? { type: 'send', text: m.text } : undefined;
     case 'retry':
@@ -207,6 +258,7 @@ const HOST_TYPES: ReadonlySet<string> = new Set<HostMessage['type']>([
   'history',
   'setComposer',
   'focusComposer',
+  'context',
 ]);
 
 /** The webview's check of what arrives: the host is trusted, but the channel is not typed. */

@@ -12,6 +12,8 @@ import { ChatSession } from './chatSession';
 import { ChatViewProvider } from './chatViewProvider';
 import { ChatViewRouter } from './chatViewRouter';
 import { RecentModels } from './modelPicker';
+import { AttachmentTray } from './attachments';
+import { addFiles, addImage, addProblems, addSelection } from './attachmentCommands';
 
 export interface ChatFeatureDeps {
   context: vscode.ExtensionContext;
@@ -36,8 +38,14 @@ export class ChatFeature extends Disposable {
     const store = new ConversationStore(storageFolder(context.globalStorageUri, 'conversations'), (problem) =>
       logger.warn(problem),
     );
-    this.session = this.register(new ChatSession({ gateway, store, apiKey, logger, catalog }));
-    this.router = new ChatViewRouter(this.session, logger);
+    const tray = this.register(new AttachmentTray(vscode.Uri.joinPath(context.globalStorageUri, 'images')));
+    this.session = this.register(new ChatSession({ gateway, store, apiKey, logger, catalog, tray }));
+    const attachmentDeps = {
+      tray,
+      reveal: () => this.view.reveal(),
+      imagesAllowed: () => this.session.imagesAllowed(),
+    };
+    this.router = new ChatViewRouter(this.session, logger, attachmentDeps);
     this.view = this.register(new ChatViewProvider(context.extensionUri, this.session, this.router, logger));
     this.register(vscode.window.registerWebviewViewProvider(View.chat, this.view));
 
@@ -57,5 +65,13 @@ export class ChatFeature extends Disposable {
     this.register(r(Command.ask, (prompt?: unknown) => ask(commandDeps, prompt)));
     this.register(r(Command.explainSelection, () => explainSelection(commandDeps)));
     this.register(r(Command.selectModel, (model?: unknown) => selectModel(commandDeps, model)));
+    this.register(r(Command.addSelectionToChat, () => addSelection(attachmentDeps)));
+    this.register(
+      r(Command.addFileToChat, (arg?: unknown, selection?: unknown) =>
+        addFiles(attachmentDeps, arg, selection),
+      ),
+    );
+    this.register(r(Command.addProblemsToChat, (arg?: unknown) => addProblems(attachmentDeps, arg)));
+    this.register(r(Command.addImageToChat, (arg?: unknown) => addImage(attachmentDeps, arg)));
   }
 }

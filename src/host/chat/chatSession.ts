@@ -3,7 +3,9 @@ import { GatewayError } from '../../api/errors';
 import type { ChatDelta, ChatRequest, Usage } from '../../api/types';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { CatalogFeature } from '../catalog/catalogFeature';
-import { capabilitiesOf, gateRequest } from '../../core/catalog/capabilities';
+import { acceptsImages, capabilitiesOf, gateRequest } from '../../core/catalog/capabilities';
+import { attachToMessages, estimateContext } from '../../core/chat/attachments';
+import type { AttachmentTray } from './attachments';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
@@ -64,14 +66,19 @@ export class ChatSession extends Disposable {
       apiKey: ApiKeyStore;
       logger: Logger;
       catalog?: CatalogFeature;
+      tray?: AttachmentTray;
     },
   ) {
     super();
+    if (deps.tray) this.register(deps.tray.onDidChange(() => void this.postContext()));
+    if (deps.catalog) this.register(deps.catalog.catalog.onDidChange(() => void this.postContext()));
     this.register(deps.apiKey.onDidChange((key) => this.post({ type: 'apiKey', hasApiKey: !!key })));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(Setting.chatModel))
+        if (e.affectsConfiguration(Setting.chatModel)) {
           this.post({ type: 'model', model: readSettings().chat.model });
+          void this.postContext();
+        }
       }),
     );
     this.register({ dispose: () => this.active?.abort.abort() });
@@ -107,6 +114,40 @@ export class ChatSession extends Disposable {
       hasApiKey: !!(await this.deps.apiKey.get().catch(() => undefined)),
       history: await this.deps.store.list(),
     });
+    await this.postContext();
+  }
+
+  /** Whether the current model takes images (per the catalog and the override setting). */
+  async imagesAllowed(): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const settings = readSettings().chat;
+    const model = await this.catalogEntry(settings.model);
+    if (acceptsImages(capabilitiesOf(model), settings.imageInput)) return { ok: true };
+    return {
+      ok: false,
+      reason:
+        settings.imageInput === 'never'
+          ? 'Image attachments are turned off (gateway.chat.imageInput).'
+          : `${settings.model} does not take images, according to the gateway's model catalog. Choose a model with vision, or set gateway.chat.imageInput to "always".`,
+    };
+  }
+
+  /** The context meter: the conversation and pending attachments against the model's context. */
+  async postContext(): Promise<void> {
+    const conversation = await this.current();
+    const settings = readSettings().chat;
+    const model = this.deps.catalog?.catalog.peek(settings.model);
+    const pending = this.deps.tray?.list() ?? [];
+    const costs = conversation.turns.flatMap((t) =>
+      t.role === 'assistant' && t.usage?.cost !== undefined ? [t.usage.cost] : [],
+    );
+    this.post({
+      type: 'context',
+      attachments: this.deps.tray?.chips() ?? [],
+      usedTokens: estimateContext(conversation.turns, settings.systemPrompt, pending),
+      contextLength: model?.contextLength,
+      acceptsImages: acceptsImages(capabilitiesOf(model), settings.imageInput),
+      cost: costs.length ? costs.reduce((a, b) => a + b, 0) : undefined,
+    });
   }
 
   private async postHistory(): Promise<void> {
@@ -120,6 +161,8 @@ export class ChatSession extends Disposable {
     await this.stop();
     const conversation = await this.current();
     const turn = userTurn(prompt);
+    const attachments = this.deps.tray?.take() ?? [];
+    if (attachments.length) turn.attachments = attachments;
     if (conversation.turns.length === 0) conversation.title = titleFrom(prompt);
     this.append(conversation, turn);
     await this.reply(conversation);
@@ -219,7 +262,15 @@ export class ChatSession extends Disposable {
   private async reply(conversation: Conversation): Promise<void> {
     const settings = readSettings();
     const turn = assistantTurn(settings.chat.model);
-    const messages = toApiMessages(conversation.turns, settings.chat.systemPrompt);
+    const images =
+      (await this.deps.tray?.readImages(
+        conversation.turns.flatMap((t) => (t.role === 'user' ? (t.attachments ?? []) : [])),
+      )) ?? new Map<string, string>();
+    const messages = attachToMessages(
+      toApiMessages(conversation.turns, settings.chat.systemPrompt),
+      conversation.turns,
+      (a) => (a.file ? images.get(a.file) : undefined),
+    );
     this.append(conversation, turn);
     void this.deps.store.save(conversation).then(() => this.postHistory());
 
@@ -266,6 +317,7 @@ export class ChatSession extends Disposable {
       this.turnFinished.fire(turn);
       void this.postHistory();
       if (turn.usage?.cost !== undefined) void this.deps.catalog?.credits.update();
+      void this.postContext();
     }
   }
 
@@ -276,13 +328,7 @@ export class ChatSession extends Disposable {
   private async gatedRequest(request: ChatRequest): Promise<ChatRequest> {
     const catalog = this.deps.catalog?.catalog;
     if (!catalog) return request;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const model =
-      catalog.peek(request.model) ??
-      (await Promise.race([
-        catalog.get(request.model),
-        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CATALOG_WAIT_MS))),
-      ]).finally(() => clearTimeout(timer)));
+    const model = await this.catalogEntry(request.model);
     const { request: gated, dropped } = gateRequest(
       request,
       capabilitiesOf(model),
@@ -293,6 +339,19 @@ export class ChatSession extends Disposable {
         `Not sent to ${request.model}, which does not support them: ${dropped.join(', ')}.`,
       );
     return gated;
+  }
+
+  private async catalogEntry(id: string) {
+    const catalog = this.deps.catalog?.catalog;
+    if (!catalog) return undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    return (
+      catalog.peek(id) ??
+      (await Promise.race([
+        catalog.get(id),
+        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CATALOG_WAIT_MS))),
+      ]).finally(() => clearTimeout(timer)))
+    );
   }
 
   /** A 402 says how much credit is left, where the gateway tells. */
