@@ -19,6 +19,7 @@ const sections = [
   { name: 'streaming', module: 'streaming.js', fn: 'benchStreaming' },
   { name: 'media', module: 'media.js', fn: 'benchMedia' },
   { name: 'webview', module: 'webview.js', fn: 'benchWebview' },
+  { name: 'catalog', module: 'catalog.js', fn: 'benchCatalog' },
 ];
 
 function run(label, command, args) {
