@@ -3,6 +3,7 @@
  * icons, and the order (current, favourites, recent, then the rest). Pure, so the bench and the
  * unit tests measure exactly what the quick pick shows.
  */
+import { undescribedModel } from './catalogCodec';
 import type { CatalogModel } from './catalogCodec';
 import { capabilitiesOf } from './capabilities';
 import { inertText } from '../util/text';
@@ -95,6 +96,9 @@ export function pickerEntries(
     placed.add(id);
     entries.push(toPickerEntry(model, group, favourites.has(id), id === options.current));
   };
+  // The current model is always offered, even when the catalog does not list it.
+  if (options.current && !byId.has(options.current))
+    byId.set(options.current, undescribedModel(options.current));
   for (const id of options.favourites) place(id, 'favourites');
   place(options.current, 'recent');
   for (const id of options.recent) place(id, 'recent');
