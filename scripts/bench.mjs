@@ -20,6 +20,7 @@ const allSections = [
   { name: 'streaming', module: 'streaming.js', fn: 'benchStreaming' },
   { name: 'media', module: 'media.js', fn: 'benchMedia' },
   { name: 'webview', module: 'webview.js', fn: 'benchWebview' },
+  { name: 'catalog', module: 'catalog.js', fn: 'benchCatalog' },
 ];
 const wanted = [
   ...process.argv.slice(2),

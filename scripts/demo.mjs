@@ -38,8 +38,8 @@ writeFileSync(
   JSON.stringify(
     {
       'gateway.baseUrl': sim.baseUrl,
-      'gateway.chat.model': 'demo/echo-1',
-      'gateway.media.model': 'demo/image-1',
+      'gateway.chat.model': 'openai/gpt-4o-mini',
+      'gateway.media.model': 'openai/gpt-image-1',
     },
     null,
     2,
@@ -70,6 +70,10 @@ writeFileSync(
     '- Add `#sim:slow` to a prompt to have time to press **Stop**; `#sim:429`, `#sim:error-chunk` or `#sim:drop` show how errors look.',
     '- Select code in `sample.ts` and press **Ctrl+Alt+E** (Explain Selection).',
     '- Run **Gateway AI: Generate Media…**: the job goes queued → processing → completed in **Media Jobs**; add `#sim:fail` to see a failure.',
+    "- Click the model in the status bar or the chat header: the picker shows each model's price per million tokens, context length and capabilities from the gateway's catalog. Type `vision` or `1M` to search; star a model to keep it on top. **Gateway AI: Refresh Model Catalog** fetches it again.",
+    '- Attach context: select lines in `sample.ts` and run **Add Selection to Chat** (editor context menu), right-click a file in the Explorer for **Add File to Chat**, or run **Add Problems to Chat**. Each shows as a chip with its size and tokens, and the meter in the chat header moves.',
+    '- Paste or drop a PNG/JPEG/WebP/GIF into the chat (or run **Add Image to Chat**) and ask about it: the simulator says how many images it received, their type and size. Choose `testvendor/text-only` and images are refused, as the catalog says that model takes none.',
+    '- Add `#sim:status:402` to a prompt to see an out-of-credit message with the remaining credit; hover the status-bar model for the credit left.',
     '',
   ].join('\n'),
 );

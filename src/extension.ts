@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { ApiKeyStore } from './host/auth/apiKeyStore';
+import { CatalogFeature } from './host/catalog/catalogFeature';
 import { registerKeyCommands } from './host/auth/keyCommands';
 import { registerChat } from './host/chat/chatLoader';
 import type { ChatSession } from './host/chat/chatSession';
@@ -22,6 +23,7 @@ export interface GatewayTestApi {
   readonly chatView: ChatViewProvider;
   readonly chatRouter: ChatViewRouter;
   readonly media: MediaJobsFeature;
+  readonly catalog: CatalogFeature;
   readonly apiKey: ApiKeyStore;
   readonly context: vscode.ExtensionContext;
 }
@@ -36,17 +38,25 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   const apiKey = new ApiKeyStore(context.secrets);
   const logger = new Logger(() => [apiKey.peek()]);
   const gateway = new GatewayService(apiKey, logger);
-  const chat = registerChat({ context, gateway, apiKey, logger });
-  const media = registerMedia({ context, gateway, apiKey, logger });
+  const catalog = new CatalogFeature({ context, gateway, logger });
+  const chat = registerChat({ context, gateway, apiKey, logger, catalog });
+  const media = registerMedia({
+    context,
+    gateway,
+    apiKey,
+    logger,
+    pickMediaModel: (current) => catalog.pickMediaModel(current),
+  });
 
   context.subscriptions.push(
     logger,
     apiKey,
     gateway,
+    catalog,
     chat,
     media,
     ...registerKeyCommands(apiKey),
-    new ModelStatusItem(apiKey),
+    new ModelStatusItem(apiKey, catalog.credits),
   );
   seedDemoKey(context, apiKey);
   if (context.extensionMode === vscode.ExtensionMode.Production) return undefined;
@@ -63,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     get media() {
       return media.get();
     },
+    catalog,
     apiKey,
     context,
   };

@@ -23,6 +23,7 @@ import type {
   ChatDelta,
   ChatRequest,
   ClientOptions,
+  CreditsDocument,
   DownloadedFile,
   DownloadOptions,
   MediaRecord,
@@ -40,6 +41,16 @@ export interface GatewayClient {
   getMedia(id: string, options?: CallOptions): Promise<MediaRecord>;
   /** Fetches a media result by URL (the key is sent only if the URL is on the gateway's origin). */
   download(url: string, options?: DownloadOptions): Promise<DownloadedFile>;
+  /**
+   * `GET /v1/models`: the gateway's catalog as the JSON it sent (parsed by the catalog codec, the
+   * one boundary for it). Throws a GatewayError for an error status or a body that is not JSON.
+   */
+  listModels(options?: CallOptions): Promise<unknown>;
+  /**
+   * The account's credit: `GET /v1/key`, else `GET /v1/credits` (OpenRouter-style). Resolves to
+   * the JSON of the first that answers, or undefined when the gateway offers neither (404/405).
+   */
+  getCredits(options?: CallOptions): Promise<CreditsDocument | undefined>;
   /** Closes pooled connections. */
   close(): Promise<void>;
 }
@@ -242,6 +253,46 @@ class UndiciGatewayClient implements GatewayClient {
       }
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
+    }
+  }
+
+  async listModels(callOptions: CallOptions = {}): Promise<unknown> {
+    return this.getJson(callOptions, '/v1/models', 'models', 'model catalog');
+  }
+
+  async getCredits(callOptions: CallOptions = {}): Promise<CreditsDocument | undefined> {
+    for (const source of ['key', 'credits'] as const) {
+      try {
+        const body = await this.getJson(callOptions, `/v1/${source}`, 'credits', 'credits');
+        return { source, body };
+      } catch (error) {
+        // A gateway without the endpoint: try the other one, then report that it has none.
+        if (GatewayError.is(error) && (error.status === 404 || error.status === 405)) continue;
+        throw error;
+      }
+    }
+    return undefined;
+  }
+
+  private async getJson(
+    callOptions: CallOptions,
+    apiPath: string,
+    operation: 'models' | 'credits',
+    what: string,
+  ): Promise<unknown> {
+    let apiKey: string | undefined;
+    try {
+      const opened = await this.open(callOptions, {
+        method: 'GET',
+        apiPath,
+        accept: 'application/json',
+        rule: 'idempotent',
+        error: { operation },
+      });
+      apiKey = opened.apiKey;
+      return await readJson(opened.exchange, what);
+    } catch (error) {
+      throw asGatewayError(error, apiKey);
     }
   }
 

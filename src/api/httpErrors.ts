@@ -9,7 +9,7 @@ import { redactSecret } from './redact';
 import { parseRetryAfter } from './retry';
 import type { ResponseHeaders } from './transport/http';
 
-export type Operation = 'chat' | 'media-start' | 'media-get' | 'download';
+export type Operation = 'chat' | 'media-start' | 'media-get' | 'download' | 'models' | 'credits';
 
 export interface HttpErrorContext {
   operation: Operation;

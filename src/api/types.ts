@@ -127,6 +127,12 @@ export interface MediaStarted {
   status?: MediaStatus;
 }
 
+/** The JSON of the endpoint that reported the account's credit, unparsed (see the credits codec). */
+export interface CreditsDocument {
+  source: 'key' | 'credits';
+  body: unknown;
+}
+
 export interface CallOptions {
   signal?: AbortSignal;
 }

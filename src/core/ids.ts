@@ -20,6 +20,11 @@ export const Command = {
   removeMediaJob: 'gateway.removeMediaJob',
   copyMediaJobId: 'gateway.copyMediaJobId',
   clearFinishedMediaJobs: 'gateway.clearFinishedMediaJobs',
+  refreshModelCatalog: 'gateway.refreshModelCatalog',
+  addSelectionToChat: 'gateway.addSelectionToChat',
+  addFileToChat: 'gateway.addFileToChat',
+  addProblemsToChat: 'gateway.addProblemsToChat',
+  addImageToChat: 'gateway.addImageToChat',
 } as const;
 export type CommandId = (typeof Command)[keyof typeof Command];
 
@@ -49,6 +54,8 @@ export const Setting = {
   chatProvider: 'gateway.chat.provider',
   chatPlugins: 'gateway.chat.plugins',
   chatTools: 'gateway.chat.tools',
+  chatImageInput: 'gateway.chat.imageInput',
+  chatForceParameters: 'gateway.chat.forceParameters',
   mediaModel: 'gateway.media.model',
   mediaParameters: 'gateway.media.parameters',
   mediaMaxConcurrentPolls: 'gateway.media.maxConcurrentPolls',
@@ -82,6 +89,7 @@ export const ContextKey = {
 export const StorageKey = {
   apiKey: 'gateway.apiKey',
   recentModels: 'gateway.recentModels',
+  favouriteModels: 'gateway.favouriteModels',
   mediaJobs: 'gateway.mediaJobs',
 } as const;
 

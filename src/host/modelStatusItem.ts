@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { inertText } from '../core/util/text';
 import type { ApiKeyStore } from './auth/apiKeyStore';
+import type { CreditsService } from './catalog/credits';
 import { Disposable } from '../core/util/lifecycle';
 import { readSettings } from './config/settings';
 import { Command, ContextKey, Setting, UiId } from '../core/ids';
@@ -15,8 +16,12 @@ export class ModelStatusItem extends Disposable {
   );
   private hasKey: boolean | undefined;
 
-  constructor(apiKey: ApiKeyStore) {
+  constructor(
+    apiKey: ApiKeyStore,
+    private readonly credits?: CreditsService,
+  ) {
     super();
+    if (credits) this.register(credits.onDidChange(() => this.render()));
     this.item.name = 'Gateway AI Model';
     this.register(apiKey.onDidChange((key) => this.setHasKey(!!key)));
     this.register(
@@ -29,7 +34,10 @@ export class ModelStatusItem extends Disposable {
     setTimeout(
       () =>
         void apiKey.get().then(
-          (k) => this.setHasKey(!!k),
+          (k) => {
+            this.setHasKey(!!k);
+            if (k) void this.credits?.update();
+          },
           () => this.setHasKey(false),
         ),
       0,
@@ -50,7 +58,8 @@ export class ModelStatusItem extends Disposable {
     } else {
       const model = readSettings().chat.model || 'no model';
       this.item.text = `$(sparkle) ${inertText(model, 80)}`;
-      this.item.tooltip = `Gateway AI chat model: ${inertText(model)}. Click to select another.`;
+      const credit = this.credits?.describe();
+      this.item.tooltip = `Gateway AI chat model: ${inertText(model)}.${credit ? ` ${credit}.` : ''} Click to select another.`;
       this.item.command = Command.selectModel;
     }
     this.item.show();

@@ -5,7 +5,9 @@
  */
 import { parseHostMessage } from '../core/protocol/chatProtocol';
 import type { HostMessage } from '../core/protocol/chatProtocol';
+import { AttachmentBar } from './attachments';
 import { Composer } from './composer';
+import { ContextMeter } from './contextMeter';
 import { h } from './dom';
 import { Header } from './header';
 import { HistoryPanel } from './history';
@@ -15,6 +17,8 @@ import { postToHost } from './vscodeApi';
 
 const composer = new Composer();
 const queue = new QueuePanel();
+const attachments = new AttachmentBar(document.body);
+const meter = new ContextMeter();
 const history = new HistoryPanel(() => setHistoryOpen(false));
 const header = new Header(() => setHistoryOpen(!history.isOpen));
 const transcript = new Transcript({
@@ -76,6 +80,11 @@ function apply(message: HostMessage): void {
       if (grew) composer.promptAccepted();
       break;
     }
+    case 'context':
+      attachments.render(message.attachments);
+      attachments.setAcceptsImages(message.acceptsImages);
+      meter.update(message);
+      break;
   }
 }
 
@@ -126,6 +135,9 @@ document.addEventListener('keydown', (event) => {
 });
 
 const app = document.getElementById('app') ?? document.body.appendChild(h('div', { attrs: { id: 'app' } }));
+header.element.insertBefore(meter.element, header.element.lastElementChild);
+composer.element.prepend(attachments.element);
+composer.element.querySelector('.composer-box')?.prepend(attachments.addButton);
 app.append(
   header.element,
   h('div', { className: 'chat-body' }, transcript.element, history.element),

@@ -1,5 +1,6 @@
 /** POST /api/v1/chat/completions: echo replies, streamed or whole, with the scenario faults. */
 import { respondWithFailure } from './context';
+import { describeImages, imagesInLastUserMessage } from './images';
 import type { RequestContext, SimulatorCore } from './context';
 import {
   REASONING_PARTS,
@@ -91,7 +92,10 @@ function planReply(
   lastUserText: string,
 ): ReplyPlan {
   const content = scenarios.first(['slow', 'long', 'tools', 'xss', 'citations']);
+  const messages = (context.body as Record<string, unknown>).messages as unknown[];
+  const images = describeImages(imagesInLastUserMessage(messages));
   let text = echoReply(model, lastUserText, messageCount);
+  if (images) text = `${images}\n\n${text}`;
   let pieceSize = 12;
   let delayMs = core.chunkDelayMs;
   let annotations: unknown[] | undefined;

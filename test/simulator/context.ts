@@ -102,5 +102,12 @@ function respondWithStatus(response: ServerResponse, status: number, provider: s
       metadata: { provider_name: provider, raw: 'bad gateway' },
     });
   }
+  if (status === 402) {
+    return sendError(
+      response,
+      402,
+      'Insufficient credits. This account never purchased credits or has run out; add more and try again.',
+    );
+  }
   sendError(response, status, `Simulated error ${status}`);
 }

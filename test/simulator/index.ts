@@ -9,6 +9,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleChat } from './chat';
+import { DEFAULT_CATALOG, handleCredits, handleKey, handleModels } from './catalog';
+import type { CatalogMode, CreditState } from './catalog';
 import type { RequestContext, SimulatorCore } from './context';
 import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
 import { gradientPng } from './png';
@@ -38,6 +40,11 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
   readonly providerName: string;
   readonly chunkDelayMs: number;
   readonly mediaTimings: MediaTimings;
+  /** What GET /v1/models answers (see CatalogMode). */
+  catalogMode: CatalogMode = 'ok';
+  models: unknown[];
+  /** The key's credit; undefined: the gateway has no credit endpoints (404). */
+  credits: CreditState | undefined;
   origin = '';
   baseUrl = '';
   port = 0;
@@ -58,6 +65,8 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
       queuedMs: options.mediaTimings?.queuedMs ?? DEFAULT_MEDIA_TIMINGS.queuedMs,
       processingMs: options.mediaTimings?.processingMs ?? DEFAULT_MEDIA_TIMINGS.processingMs,
     };
+    this.models = options.models ?? DEFAULT_CATALOG;
+    this.credits = options.credits === null ? undefined : (options.credits ?? { limit: 10, usage: 2.5 });
     this.validKeys = options.validKeys ? new Set(options.validKeys) : undefined;
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
@@ -106,6 +115,7 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     this.fileRequests = 0;
     this.keyScenarios.clear();
     this.globalScenarios = [];
+    this.catalogMode = 'ok';
     this.hits.clear();
     this.jobs.clear();
   }
@@ -203,6 +213,9 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
         droppedByUs = true;
       },
     };
+    if (route.name === 'models') return handleModels(response, this.catalogMode, this.models as never[]);
+    if (route.name === 'key') return handleKey(response, this.credits);
+    if (route.name === 'credits') return handleCredits(response, this.credits);
     if (route.name === 'chat') return handleChat(context, this);
     if (route.name === 'media-start') return handleMediaStart(context, this, this.jobs);
     return handleMediaGet(context, this, this.jobs, route.id ?? '');
@@ -211,7 +224,10 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
   private apiRoute(
     method: string,
     path: string,
-  ): { name: 'chat' | 'media-start' | 'media-get'; id?: string } | undefined {
+  ): { name: 'chat' | 'media-start' | 'media-get' | 'models' | 'key' | 'credits'; id?: string } | undefined {
+    if (method === 'GET' && path === `${API_PREFIX}/v1/models`) return { name: 'models' };
+    if (method === 'GET' && path === `${API_PREFIX}/v1/key`) return { name: 'key' };
+    if (method === 'GET' && path === `${API_PREFIX}/v1/credits`) return { name: 'credits' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/chat/completions`) return { name: 'chat' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/media`) return { name: 'media-start' };
     const media = new RegExp(`^${API_PREFIX}/v1/media/([^/]+)$`).exec(path);
@@ -246,6 +262,12 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
       const key = isRecord(body) && typeof body.key === 'string' ? body.key : undefined;
       if (key) this.setScenarioForKey(key, spec);
       else this.setScenario(spec);
+      return sendJson(response, 200, { ok: true });
+    }
+    if (method === 'POST' && path === '/__sim/catalog') {
+      // {"status": 404} makes the catalog fail, {"status": 200} serves it again.
+      const status = isRecord(body) && typeof body.status === 'number' ? body.status : 200;
+      this.catalogMode = status === 200 ? 'ok' : status === 404 ? '404' : { status };
       return sendJson(response, 200, { ok: true });
     }
     if (method === 'POST' && path === '/__sim/reset') {

@@ -17,6 +17,10 @@ export interface SimulatorOptions {
   validKeys?: string[];
   /** Name of the simulated upstream provider, reported in chunks and errors. */
   providerName?: string;
+  /** The catalog served at GET /v1/models (default: a few chat and media models). */
+  models?: unknown[];
+  /** The key's credit at GET /v1/key and /v1/credits; `null`: the gateway has no credit endpoints. */
+  credits?: { limit: number | null; usage: number } | null;
 }
 
 export interface RecordedRequest {

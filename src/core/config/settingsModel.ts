@@ -23,6 +23,10 @@ export interface GatewaySettings {
     provider: Record<string, unknown> | undefined;
     plugins: Record<string, unknown>[];
     tools: Record<string, unknown>[];
+    /** Offer image attachments: as the catalog says (auto), or always/never. */
+    imageInput: 'auto' | 'always' | 'never';
+    /** Send reasoning, tools and response_format even to models the catalog says lack them. */
+    forceParameters: boolean;
   };
   media: {
     model: string;
@@ -106,6 +110,8 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       provider: record(get(Setting.chatProvider)),
       plugins: records(get(Setting.chatPlugins)),
       tools: records(get(Setting.chatTools)),
+      imageInput: imageInputMode(get(Setting.chatImageInput)),
+      forceParameters: get(Setting.chatForceParameters) === true,
     },
     media: {
       model: (str(get(Setting.mediaModel)) ?? '').trim(),
@@ -126,6 +132,10 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       strictSSL: get(VsCodeSetting.proxyStrictSSL) !== false,
     },
   };
+}
+
+function imageInputMode(value: unknown): GatewaySettings['chat']['imageInput'] {
+  return value === 'always' || value === 'never' ? value : 'auto';
 }
 
 /** Why the base URL cannot be used, or undefined when it is fine. */

@@ -7,6 +7,7 @@
  */
 
 import { isRecord } from '../../api/json';
+import type { Attachment, AttachmentKind } from '../chat/attachments';
 
 export type TurnStatus = 'streaming' | 'complete' | 'stopped' | 'error';
 
@@ -48,6 +49,29 @@ export interface UserTurn {
   role: 'user';
   content: string;
   createdAt: number;
+  /** What the prompt carried (text attachments with their text; images by their stored file). */
+  attachments?: Attachment[];
+}
+
+/** A chip above the composer: what will go with the next prompt. */
+export interface AttachmentChip {
+  id: string;
+  kind: Attachment['kind'];
+  name: string;
+  bytes: number;
+  tokens: number;
+}
+
+/** The context meter: the conversation plus pending attachments against the model's context. */
+export interface ContextState {
+  attachments: AttachmentChip[];
+  usedTokens: number;
+  /** The model's context, when the catalog says. */
+  contextLength?: number;
+  /** Whether the model takes images (offered in the composer only then). */
+  acceptsImages: boolean;
+  /** The conversation's total cost so far, in the gateway's credits (usually USD). */
+  cost?: number;
 }
 
 export interface AssistantTurn {
@@ -112,7 +136,9 @@ export type HostMessage =
   | { type: 'setComposer'; text: string }
   | { type: 'focusComposer' }
   /** The prompts waiting for the streaming reply to end, oldest first (the whole list each time). */
-  | { type: 'queue'; items: QueuedPrompt[] };
+  | { type: 'queue'; items: QueuedPrompt[] }
+  /** Attachments waiting to be sent, and the context meter's and the cost's figures. */
+  | ({ type: 'context' } & ContextState);
 
 // ---------------------------------------------------------------------------------------------
 // Webview → host
@@ -139,7 +165,13 @@ export type WebviewMessage =
   | { type: 'newChat' }
   | { type: 'openConversation'; id: string }
   | { type: 'deleteConversation'; id: string }
-  | { type: 'exportConversation' };
+  | { type: 'exportConversation' }
+  | { type: 'removeAttachment'; id: string }
+  /** An image pasted or dropped, already scaled down; `data` is base64. */
+  | { type: 'attachImage'; name: string; mimeType: string; data: string }
+  /** Files dropped from the Explorer or editor tabs (`text/uri-list`). */
+  | { type: 'attachUris'; uris: string[] }
+  | { type: 'attachFile' };
 
 export const ERROR_ACTIONS: readonly ErrorAction[] = ['setApiKey', 'retry', 'openSettings', 'selectModel'];
 
@@ -150,6 +182,8 @@ export function errorActionMessage(action: ErrorAction, turnId: string): Webview
 
 /** Longest text accepted from the webview in one message (a prompt, a code block to copy). */
 export const MAX_WEBVIEW_TEXT = 1_000_000;
+/** Base64 of the largest image the webview may post (about 15 MB of bytes). */
+export const MAX_IMAGE_MESSAGE = 20_000_000;
 
 type Rec = Record<string, unknown>;
 
@@ -176,7 +210,25 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'openSettings':
     case 'newChat':
     case 'exportConversation':
+    case 'attachFile':
       return { type: m.type };
+    case 'removeAttachment':
+      return isId(m.id) ? { type: 'removeAttachment', id: m.id } : undefined;
+    case 'attachImage':
+      return isText(m.name, 300) &&
+        typeof m.mimeType === 'string' &&
+        /^image\/(png|jpeg|webp|gif)$/.test(m.mimeType) &&
+        typeof m.data === 'string' &&
+        m.data.length <= MAX_IMAGE_MESSAGE &&
+        /^[A-Za-z0-9+/]*={0,2}$/.test(m.data)
+        ? { type: 'attachImage', name: m.name, mimeType: m.mimeType, data: m.data }
+        : undefined;
+    case 'attachUris':
+      return Array.isArray(m.uris) &&
+        m.uris.length <= 100 &&
+        m.uris.every((u): u is string => isText(u, 4096))
+        ? { type: 'attachUris', uris: m.uris }
+        : undefined;
     case 'send':
       return isText(m.text) ? { type: 'send', text: m.text } : undefined;
     case 'editQueued':
@@ -360,7 +412,12 @@ export function parseTurn(value: unknown, report: ReportProblem, path = 'turn'):
   const fields = new FieldReader(value, path, report);
   const createdAt = fields.optionalNumber('createdAt') ?? 0;
   if (value.role === 'user') {
-    return { id: value.id, role: 'user', content: fields.string('content', ''), createdAt };
+    const user: UserTurn = { id: value.id, role: 'user', content: fields.string('content', ''), createdAt };
+    const attachments = fields.optionalArray('attachments', (item, itemPath) =>
+      parseAttachment(item, itemPath, report),
+    );
+    if (attachments) user.attachments = attachments;
+    return user;
   }
   if (value.role !== 'assistant') return undefined;
   let status: TurnStatus = 'complete';
@@ -393,6 +450,37 @@ export function parseTurn(value: unknown, report: ReportProblem, path = 'turn'):
   if (citations) turn.citations = citations;
   if (error) turn.error = parseError(error);
   return turn;
+}
+
+const ATTACHMENT_KINDS: ReadonlySet<string> = new Set<AttachmentKind>(['selection', 'file', 'problems', 'image']);
+
+function parseAttachment(value: unknown, path: string, report: ReportProblem): Attachment | undefined {
+  if (!isRecord(value) || !isId(value.id) || !ATTACHMENT_KINDS.has(String(value.kind))) return undefined;
+  const fields = new FieldReader(value, path, report);
+  const attachment: Attachment = {
+    id: value.id,
+    kind: value.kind as AttachmentKind,
+    name: fields.string('name', ''),
+    bytes: fields.optionalNumber('bytes') ?? 0,
+    tokens: fields.optionalNumber('tokens') ?? 0,
+  };
+  for (const key of ['path', 'language', 'text', 'mimeType', 'file'] as const) {
+    const text = fields.optionalString(key);
+    if (text !== undefined) attachment[key] = text;
+  }
+  return attachment;
+}
+
+function parseChip(value: unknown, path: string, report: ReportProblem): AttachmentChip | undefined {
+  if (!isRecord(value) || !isId(value.id) || !ATTACHMENT_KINDS.has(String(value.kind))) return undefined;
+  const fields = new FieldReader(value, path, report);
+  return {
+    id: value.id,
+    kind: value.kind as AttachmentKind,
+    name: fields.string('name', ''),
+    bytes: fields.optionalNumber('bytes') ?? 0,
+    tokens: fields.optionalNumber('tokens') ?? 0,
+  };
 }
 
 function parseSummary(value: unknown, path: string, report: ReportProblem): ConversationSummary | undefined {
@@ -487,6 +575,19 @@ export function parseHostMessage(
     case 'queue': {
       const items = fields.optionalArray('items', parseQueued);
       return items ? { type: 'queue', items } : undefined;
+    }
+    case 'context': {
+      const context: HostMessage = {
+        type: 'context',
+        attachments: fields.optionalArray('attachments', (item, path) => parseChip(item, path, report)) ?? [],
+        usedTokens: fields.optionalNumber('usedTokens') ?? 0,
+        acceptsImages: fields.boolean('acceptsImages', false),
+      };
+      const contextLength = fields.optionalNumber('contextLength');
+      const cost = fields.optionalNumber('cost');
+      if (contextLength !== undefined) context.contextLength = contextLength;
+      if (cost !== undefined) context.cost = cost;
+      return context;
     }
     default: {
       const unknownType: never = m.type;

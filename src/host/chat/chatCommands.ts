@@ -1,7 +1,10 @@
 import * as vscode from 'vscode';
 import type { ChatSession } from './chatSession';
 import type { ChatViewProvider } from './chatViewProvider';
-import { pickModel, setChatModel } from './modelPicker';
+import { setChatModel } from './modelPicker';
+import { pickCatalogModel } from '../catalog/catalogPicker';
+import type { CatalogFeature } from '../catalog/catalogFeature';
+import { readSettings } from '../config/settings';
 import type { RecentModels } from './modelPicker';
 import { explainPrompt } from '../../core/chat/explainPrompt';
 import { notify } from '../notify';
@@ -10,6 +13,7 @@ export interface ChatCommandDeps {
   session: ChatSession;
   view: ChatViewProvider;
   recentModels: RecentModels;
+  catalog: CatalogFeature;
 }
 
 /** `gateway.ask [prompt]`: sends the argument, or what the user types, in the chat. */
@@ -42,7 +46,15 @@ export async function explainSelection(deps: ChatCommandDeps): Promise<void> {
 
 /** `gateway.selectModel [id]`: sets the chat model from the argument or a quick pick. */
 export async function selectModel(deps: ChatCommandDeps, model?: unknown): Promise<string | undefined> {
-  const chosen = typeof model === 'string' ? model : await pickModel(deps.recentModels);
+  const chosen =
+    typeof model === 'string'
+      ? model
+      : await pickCatalogModel(deps.catalog.catalog, {
+          title: 'Select Chat Model',
+          current: readSettings().chat.model,
+          recent: deps.recentModels.list(),
+          favourites: deps.catalog.favourites,
+        });
   if (!chosen) return undefined;
   try {
     await setChatModel(chosen, deps.recentModels);

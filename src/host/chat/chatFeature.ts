@@ -1,30 +1,35 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { ConversationStore } from '../../core/chat/conversationStore';
 import { Command } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
+import type { CatalogFeature } from '../catalog/catalogFeature';
 import type { GatewayService } from '../gateway/gatewayService';
+import type { CommandHandler } from '../lazyFeature';
 import type { Logger } from '../log/logger';
 import { storageFolder } from '../storage/storageFolder';
+import { addFiles, addImage, addProblems, addSelection } from './attachmentCommands';
+import { AttachmentTray } from './attachments';
 import { ask, explainSelection, selectModel } from './chatCommands';
+import type { ChatCommand } from './chatLoader';
 import { ChatSession } from './chatSession';
 import { ChatViewProvider } from './chatViewProvider';
 import { ChatViewRouter } from './chatViewRouter';
 import { RecentModels } from './modelPicker';
-import type { CommandHandler } from '../lazyFeature';
-import type { ChatCommand } from './chatLoader';
 
 export interface ChatFeatureDeps {
   context: vscode.ExtensionContext;
   gateway: GatewayService;
   apiKey: ApiKeyStore;
   logger: Logger;
+  catalog: CatalogFeature;
 }
 
 /**
- * The chat feature: the conversation session, the view and its router, and the chat commands
- * (New Chat, Ask, Explain Selection, Select Chat Model). Activation registers the view provider
- * and the commands (chatLoader.ts); this is constructed when one of them is first used.
+ * The chat feature: the conversation session, the view and its router, the chat commands (New
+ * Chat, Ask, Explain Selection, Select Chat Model) and the attachment commands. Activation
+ * registers the view provider and the commands (chatLoader.ts); this is constructed when one of
+ * them is first used.
  */
 export class ChatFeature extends Disposable {
   readonly session: ChatSession;
@@ -34,18 +39,25 @@ export class ChatFeature extends Disposable {
 
   constructor(deps: ChatFeatureDeps) {
     super();
-    const { context, gateway, apiKey, logger } = deps;
+    const { context, gateway, apiKey, logger, catalog } = deps;
     const store = new ConversationStore(storageFolder(context.globalStorageUri, 'conversations'), (problem) =>
       logger.warn(problem),
     );
-    this.session = this.register(new ChatSession({ gateway, store, apiKey, logger }));
-    this.router = new ChatViewRouter(this.session, logger);
+    const tray = this.register(new AttachmentTray(vscode.Uri.joinPath(context.globalStorageUri, 'images')));
+    this.session = this.register(new ChatSession({ gateway, store, apiKey, logger, catalog, tray }));
+    const attachmentDeps = {
+      tray,
+      reveal: () => this.view.reveal(),
+      imagesAllowed: () => this.session.imagesAllowed(),
+    };
+    this.router = new ChatViewRouter(this.session, logger, attachmentDeps);
     this.view = this.register(new ChatViewProvider(context.extensionUri, this.session, this.router, logger));
 
     const commandDeps = {
       session: this.session,
       view: this.view,
       recentModels: new RecentModels(context.globalState),
+      catalog,
     };
     this.commands = {
       [Command.newChat]: async () => {
@@ -55,6 +67,10 @@ export class ChatFeature extends Disposable {
       [Command.ask]: (prompt?: unknown) => ask(commandDeps, prompt),
       [Command.explainSelection]: () => explainSelection(commandDeps),
       [Command.selectModel]: (model?: unknown) => selectModel(commandDeps, model),
+      [Command.addSelectionToChat]: () => addSelection(attachmentDeps),
+      [Command.addFileToChat]: (arg?: unknown, selection?: unknown) => addFiles(attachmentDeps, arg, selection),
+      [Command.addProblemsToChat]: (arg?: unknown) => addProblems(attachmentDeps, arg),
+      [Command.addImageToChat]: (arg?: unknown) => addImage(attachmentDeps, arg),
     };
   }
 }

@@ -9,6 +9,10 @@ export const CHAT_COMMANDS = [
   Command.ask,
   Command.explainSelection,
   Command.selectModel,
+  Command.addSelectionToChat,
+  Command.addFileToChat,
+  Command.addProblemsToChat,
+  Command.addImageToChat,
 ] as const;
 export type ChatCommand = (typeof CHAT_COMMANDS)[number];
 

@@ -1,7 +1,11 @@
 import * as vscode from 'vscode';
 import { GatewayError } from '../../api/errors';
-import type { ChatDelta, Usage } from '../../api/types';
+import type { ChatDelta, ChatRequest, Usage } from '../../api/types';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
+import type { CatalogFeature } from '../catalog/catalogFeature';
+import { acceptsImages, capabilitiesOf, gateRequest } from '../../core/catalog/capabilities';
+import { attachToMessages, estimateContext } from '../../core/chat/attachments';
+import type { AttachmentTray } from './attachments';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
@@ -32,6 +36,8 @@ import { Setting } from '../../core/ids';
 import { notify } from '../notify';
 
 const SAVE_WHILE_STREAMING_MS = 3000;
+/** How long a first request waits for the model catalog before it is sent ungated. */
+const CATALOG_WAIT_MS = 2000;
 
 /** Where the controller's messages go: the chat view while it is open, nowhere otherwise. */
 export type Post = (message: HostMessage) => void;
@@ -80,14 +86,20 @@ export class ChatSession extends Disposable {
       store: ConversationStore;
       apiKey: ApiKeyStore;
       logger: Logger;
+      catalog?: CatalogFeature;
+      tray?: AttachmentTray;
     },
   ) {
     super();
+    if (deps.tray) this.register(deps.tray.onDidChange(() => void this.postContext()));
+    if (deps.catalog) this.register(deps.catalog.catalog.onDidChange(() => void this.postContext()));
     this.register(deps.apiKey.onDidChange((key) => this.post({ type: 'apiKey', hasApiKey: !!key })));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(Setting.chatModel))
+        if (e.affectsConfiguration(Setting.chatModel)) {
           this.post({ type: 'model', model: readSettings().chat.model });
+          void this.postContext();
+        }
       }),
     );
     this.register({ dispose: () => this.active?.abort.abort() });
@@ -124,6 +136,7 @@ export class ChatSession extends Disposable {
       history: await this.deps.store.list(),
     });
     this.postQueue();
+    await this.postContext();
   }
 
   /** The prompts waiting for the running turn, oldest first. */
@@ -151,6 +164,39 @@ export class ChatSession extends Disposable {
 
   private postQueue(): void {
     this.post({ type: 'queue', items: this.queued().slice() });
+  }
+
+  /** Whether the current model takes images (per the catalog and the override setting). */
+  async imagesAllowed(): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const settings = readSettings().chat;
+    const model = await this.catalogEntry(settings.model);
+    if (acceptsImages(capabilitiesOf(model), settings.imageInput)) return { ok: true };
+    return {
+      ok: false,
+      reason:
+        settings.imageInput === 'never'
+          ? 'Image attachments are turned off (gateway.chat.imageInput).'
+          : `${settings.model} does not take images, according to the gateway's model catalog. Choose a model with vision, or set gateway.chat.imageInput to "always".`,
+    };
+  }
+
+  /** The context meter: the conversation and pending attachments against the model's context. */
+  async postContext(): Promise<void> {
+    const conversation = await this.current();
+    const settings = readSettings().chat;
+    const model = this.deps.catalog?.catalog.peek(settings.model);
+    const pending = this.deps.tray?.list() ?? [];
+    const costs = conversation.turns.flatMap((t) =>
+      t.role === 'assistant' && t.usage?.cost !== undefined ? [t.usage.cost] : [],
+    );
+    this.post({
+      type: 'context',
+      attachments: this.deps.tray?.chips() ?? [],
+      usedTokens: estimateContext(conversation.turns, settings.systemPrompt, pending),
+      contextLength: model?.contextLength,
+      acceptsImages: acceptsImages(capabilitiesOf(model), settings.imageInput),
+      cost: costs.length ? costs.reduce((a, b) => a + b, 0) : undefined,
+    });
   }
 
   private async postHistory(): Promise<void> {
@@ -193,6 +239,8 @@ export class ChatSession extends Disposable {
       throw error;
     }
     const turn = userTurn(prompt);
+    const attachments = this.deps.tray?.take() ?? [];
+    if (attachments.length) turn.attachments = attachments;
     if (conversation.turns.length === 0) conversation.title = titleFrom(prompt);
     this.append(conversation, turn);
     await this.reply(conversation);
@@ -329,7 +377,15 @@ export class ChatSession extends Disposable {
     this.busy = true;
     const settings = readSettings();
     const turn = assistantTurn(settings.chat.model);
-    const messages = toApiMessages(conversation.turns, settings.chat.systemPrompt);
+    const images =
+      (await this.deps.tray?.readImages(
+        conversation.turns.flatMap((t) => (t.role === 'user' ? (t.attachments ?? []) : [])),
+      )) ?? new Map<string, string>();
+    const messages = attachToMessages(
+      toApiMessages(conversation.turns, settings.chat.systemPrompt),
+      conversation.turns,
+      (a) => (a.file ? images.get(a.file) : undefined),
+    );
     this.append(conversation, turn);
     void this.saveInBackground(conversation).then(() => this.postHistory());
 
@@ -346,9 +402,8 @@ export class ChatSession extends Disposable {
           message: "No API key is set. Set one with 'Gateway AI: Set API Key', then retry.",
         });
       }
-      const stream = this.deps.gateway
-        .client()
-        .streamChat(buildChatRequest(settings.chat, turn.model, messages), { signal: abort.signal });
+      const request = await this.gatedRequest(buildChatRequest(settings.chat, turn.model, messages));
+      const stream = this.deps.gateway.client().streamChat(request, { signal: abort.signal });
       let savedAt = Date.now();
       for await (const delta of stream) {
         this.apply(turn, delta, batcher);
@@ -365,6 +420,7 @@ export class ChatSession extends Disposable {
       } else {
         turn.status = 'error';
         turn.error = toTurnError(error);
+        if (turn.error.status === 402) await this.addCredit(turn);
         this.deps.logger.warn(`Chat request failed: ${turn.error.message}`);
       }
     } finally {
@@ -377,10 +433,52 @@ export class ChatSession extends Disposable {
       finish();
       this.turnFinished.fire(turn);
       void saved.then(() => this.postHistory());
+      if (turn.usage?.cost !== undefined) void this.deps.catalog?.credits.update();
+      void this.postContext();
       this.drainQueue();
     }
     // The caller (a command, a test) hears of the reply once it is stored, if storage allows.
     await saved;
+  }
+
+  /**
+   * Leaves out what the model cannot take (per the catalog), unless the user forces it. The
+   * catalog is waited for briefly: a slow gateway catalog must not hold up the chat.
+   */
+  private async gatedRequest(request: ChatRequest): Promise<ChatRequest> {
+    const catalog = this.deps.catalog?.catalog;
+    if (!catalog) return request;
+    const model = await this.catalogEntry(request.model);
+    const { request: gated, dropped } = gateRequest(
+      request,
+      capabilitiesOf(model),
+      readSettings().chat.forceParameters,
+    );
+    if (dropped.length)
+      this.deps.logger.info(
+        `Not sent to ${request.model}, which does not support them: ${dropped.join(', ')}.`,
+      );
+    return gated;
+  }
+
+  private async catalogEntry(id: string) {
+    const catalog = this.deps.catalog?.catalog;
+    if (!catalog) return undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    return (
+      catalog.peek(id) ??
+      (await Promise.race([
+        catalog.get(id),
+        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CATALOG_WAIT_MS))),
+      ]).finally(() => clearTimeout(timer)))
+    );
+  }
+
+  /** A 402 says how much credit is left, where the gateway tells. */
+  private async addCredit(turn: AssistantTurn): Promise<void> {
+    const credit = await this.deps.catalog?.credits.update(true).catch(() => undefined);
+    const line = credit && this.deps.catalog?.credits.describe();
+    if (line && turn.error) turn.error.message += ` Remaining: ${line}.`;
   }
 
   private apply(turn: AssistantTurn, delta: ChatDelta, batcher: DeltaBatcher): void {

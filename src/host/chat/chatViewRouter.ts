@@ -4,6 +4,8 @@ import { isAllowedLink } from '../../core/protocol/chatProtocol';
 import type { WebviewMessage } from '../../core/protocol/chatProtocol';
 import type { Logger } from '../log/logger';
 import type { ChatSession } from './chatSession';
+import type { AttachmentCommandDeps } from './attachmentCommands';
+import { attachUris } from './attachmentCommands';
 import { notify } from '../notify';
 
 /**
@@ -14,6 +16,7 @@ export class ChatViewRouter {
   constructor(
     private readonly session: ChatSession,
     private readonly logger: Logger,
+    private readonly attachments?: AttachmentCommandDeps,
   ) {}
 
   async handle(message: WebviewMessage): Promise<void> {
@@ -67,10 +70,55 @@ export class ChatViewRouter {
       case 'openSettings':
         await vscode.commands.executeCommand('workbench.action.openSettings', `${SettingSection.all}.`);
         return;
+      case 'removeAttachment':
+        this.attachments?.tray.remove(message.id);
+        return;
+      case 'attachFile':
+        await vscode.commands.executeCommand(Command.addFileToChat);
+        return;
+      case 'attachUris':
+        return this.attachDropped(message.uris);
+      case 'attachImage':
+        return this.attachImage(message.name, message.mimeType, message.data);
       default: {
         const unhandled: never = message;
         void unhandled;
       }
+    }
+  }
+
+  /** Files dropped from the Explorer or editor tabs: only file-system URIs VS Code knows. */
+  private async attachDropped(uris: string[]): Promise<void> {
+    if (!this.attachments) return;
+    const parsed: vscode.Uri[] = [];
+    for (const text of uris) {
+      try {
+        const uri = vscode.Uri.parse(text.trim(), true);
+        if (uri.scheme === 'file' || uri.scheme === 'vscode-remote' || uri.scheme === 'untitled')
+          parsed.push(uri);
+        else this.logger.warn(`Ignored a dropped item that is not a file (${uri.scheme}:).`);
+      } catch {
+        this.logger.warn('Ignored a dropped item that is not a URI.');
+      }
+    }
+    await attachUris(this.attachments, parsed);
+  }
+
+  /** An image pasted or dropped into the chat (scaled down there already). */
+  private async attachImage(name: string, mimeType: string, data: string): Promise<void> {
+    if (!this.attachments) return;
+    const allowed = await this.attachments.imagesAllowed();
+    if (allowed.ok && !data) return;
+    if (!allowed.ok) {
+      void notify.warn(`Gateway AI: ${allowed.reason}`);
+      return;
+    }
+    try {
+      this.attachments.tray.add(
+        await this.attachments.tray.storeImage(name, mimeType, Buffer.from(data, 'base64')),
+      );
+    } catch (error) {
+      void notify.warn(`Gateway AI: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

@@ -36,7 +36,9 @@ export function parseGenerateArgs(value: unknown): GenerateArgs {
 let lastPrompt = '';
 
 /** Asks for prompt, model and parameters in three short steps; undefined when cancelled. */
-export async function askGenerateArgs(): Promise<GenerateArgs | undefined> {
+export async function askGenerateArgs(
+  pickModel?: (current: string) => Promise<string | undefined>,
+): Promise<GenerateArgs | undefined> {
   const settings = readSettings().media;
   const prompt = await vscode.window.showInputBox({
     title: 'Generate Media (1/3): prompt',
@@ -48,14 +50,16 @@ export async function askGenerateArgs(): Promise<GenerateArgs | undefined> {
   if (prompt === undefined) return undefined;
   // Kept so a cancelled later step does not lose what was typed.
   lastPrompt = prompt;
-  const model = await vscode.window.showInputBox({
-    title: 'Generate Media (2/3): model',
-    prompt: 'Media model, <vendor>/<model_name>',
-    value: settings.model,
-    ignoreFocusOut: true,
-    validateInput: (v) =>
-      isModelId(v) ? undefined : 'Use the form <vendor>/<model_name>, for example openai/gpt-image-1.',
-  });
+  const model = pickModel
+    ? await pickModel(settings.model)
+    : await vscode.window.showInputBox({
+        title: 'Generate Media (2/3): model',
+        prompt: 'Media model, <vendor>/<model_name>',
+        value: settings.model,
+        ignoreFocusOut: true,
+        validateInput: (v) =>
+          isModelId(v) ? undefined : 'Use the form <vendor>/<model_name>, for example openai/gpt-image-1.',
+      });
   if (model === undefined) return undefined;
   const parametersText = await vscode.window.showInputBox({
     title: 'Generate Media (3/3): parameters (optional)',

@@ -26,6 +26,8 @@ export interface MediaJobsDeps {
   gateway: GatewayService;
   apiKey: ApiKeyStore;
   logger: Logger;
+  /** A picker of the catalog's media models (step 2 of Generate Media); an input box without it. */
+  pickMediaModel?: (current: string) => Promise<string | undefined>;
 }
 
 /**
@@ -48,6 +50,11 @@ export class MediaJobsFeature extends Disposable {
   private readonly status = this.register(
     vscode.window.createStatusBarItem(UiId.mediaStatus, vscode.StatusBarAlignment.Right, 99),
   );
+
+  /** Step 2 of Generate Media: a picker of media models, when the catalog is wired in. */
+  get pickMediaModel(): MediaJobsDeps['pickMediaModel'] {
+    return this.deps.pickMediaModel;
+  }
 
   constructor(private readonly deps: MediaJobsDeps) {
     super();
@@ -295,7 +302,7 @@ function mediaJobCommands(feature: MediaJobsFeature): Record<MediaCommand, Comma
     [Command.generateMedia]: async (arg?: unknown) => {
       let args: GenerateArgs | undefined;
       try {
-        args = arg === undefined ? await askGenerateArgs() : parseGenerateArgs(arg);
+        args = arg === undefined ? await askGenerateArgs(feature.pickMediaModel) : parseGenerateArgs(arg);
       } catch (error) {
         void notify.error(`Gateway AI: ${(error as Error).message}`);
         if (arg !== undefined) throw error;

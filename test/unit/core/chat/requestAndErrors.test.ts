@@ -18,6 +18,8 @@ const base: GatewaySettings['chat'] = {
   provider: undefined,
   plugins: [],
   tools: [],
+  imageInput: 'auto',
+  forceParameters: false,
 };
 
 describe('chat request from settings', () => {

@@ -1,0 +1,167 @@
+/**
+ * What a prompt carries besides its text: code, files, problems and images. Pure: how each is
+ * sized, estimated in tokens and turned into OpenAI-style content parts.
+ */
+import type { ChatMessage } from '../../api/types';
+
+export type AttachmentKind = 'selection' | 'file' | 'problems' | 'image';
+
+/** What the chip and the sent turn show; text attachments also keep their text (history resends it). */
+export interface Attachment {
+  id: string;
+  kind: AttachmentKind;
+  /** e.g. `src/app.ts:3-10`, `Problems in src/app.ts`, `screenshot.png`. */
+  name: string;
+  /** Workspace-relative path, when it has one. */
+  path?: string;
+  language?: string;
+  /** Text attachments: the text sent. */
+  text?: string;
+  /** Images: MIME type, and the file in extension storage that holds the bytes. */
+  mimeType?: string;
+  file?: string;
+  bytes: number;
+  tokens: number;
+}
+
+export const MAX_TEXT_ATTACHMENT_BYTES = 512 * 1024;
+export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+/** Longest side an image is scaled to before it is sent. */
+export const MAX_IMAGE_SIDE = 2048;
+export const IMAGE_MIME_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
+
+/** About four characters per token: a coarse estimate, good enough for a meter and a warning. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** A fixed estimate per image (a 1024×1024 tile set at high detail is about 765 tokens). */
+export const IMAGE_TOKENS = 765;
+
+export function imageMimeType(fileName: string): string | undefined {
+  const ext = /\.([a-z0-9]+)$/i.exec(fileName)?.[1]?.toLowerCase();
+  switch (ext) {
+    case 'png':
+      return 'image/png';
+    case 'jpg':
+    case 'jpeg':
+      return 'image/jpeg';
+    case 'webp':
+      return 'image/webp';
+    case 'gif':
+      return 'image/gif';
+    default:
+      return undefined;
+  }
+}
+
+/** A text attachment as it is sent: headed by its path, in a fence longer than any inside it. */
+export function fencedBlock(attachment: Attachment): string {
+  const text = attachment.text ?? '';
+  const longest = Math.max(2, ...Array.from(text.matchAll(/`{3,}/g), (m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  const heading = attachment.path ?? attachment.name;
+  return `${heading}\n${fence}${attachment.language ?? ''}\n${text}\n${fence}`;
+}
+
+export function textAttachment(
+  init: Omit<Attachment, 'bytes' | 'tokens' | 'text'> & { text: string },
+): Attachment {
+  const bytes = new TextEncoder().encode(init.text).length;
+  const attachment: Attachment = { ...init, bytes, tokens: 0 };
+  attachment.tokens = estimateTokens(fencedBlock(attachment));
+  return attachment;
+}
+
+/** "12 KB", "840 B", "1.2 MB". */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/**
+ * The user message with its attachments: text parts (the prompt, then each fenced attachment) and
+ * an `image_url` part per image, as a data URL. `imageData` gives an image's base64 bytes.
+ */
+export function userMessageWithAttachments(
+  prompt: string,
+  attachments: readonly Attachment[],
+  imageData: (attachment: Attachment) => string | undefined,
+): ChatMessage {
+  if (attachments.length === 0) return { role: 'user', content: prompt };
+  const parts: unknown[] = [{ type: 'text', text: prompt }];
+  for (const attachment of attachments) {
+    if (attachment.kind === 'image') {
+      const data = imageData(attachment);
+      if (data && attachment.mimeType)
+        parts.push({ type: 'image_url', image_url: { url: `data:${attachment.mimeType};base64,${data}` } });
+    } else {
+      parts.push({ type: 'text', text: fencedBlock(attachment) });
+    }
+  }
+  return { role: 'user', content: parts };
+}
+
+/** Parses attachments kept in a stored turn (outside data); malformed entries are dropped. */
+export function parseAttachments(value: unknown): Attachment[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const out: Attachment[] = [];
+  for (const a of value) {
+    if (!a || typeof a !== 'object') continue;
+    const r = a as Record<string, unknown>;
+    const kind = r.kind;
+    if (kind !== 'selection' && kind !== 'file' && kind !== 'problems' && kind !== 'image') continue;
+    if (typeof r.id !== 'string' || typeof r.name !== 'string') continue;
+    if (typeof r.bytes !== 'number' || typeof r.tokens !== 'number') continue;
+    const opt = (k: string) => (typeof r[k] === 'string' ? r[k] : undefined);
+    out.push({
+      id: r.id,
+      kind,
+      name: r.name,
+      path: opt('path'),
+      language: opt('language'),
+      text: opt('text'),
+      mimeType: opt('mimeType'),
+      file: opt('file') && /^[A-Za-z0-9_.-]+$/.test(opt('file')!) ? opt('file') : undefined,
+      bytes: r.bytes,
+      tokens: r.tokens,
+    });
+  }
+  return out;
+}
+
+/** Tokens of the conversation so far (a coarse estimate from its text) plus pending attachments. */
+export function estimateContext(
+  turns: ReadonlyArray<{ role: string; content: string; attachments?: readonly Attachment[] }>,
+  systemPrompt: string,
+  pending: readonly Attachment[],
+): number {
+  let tokens = estimateTokens(systemPrompt);
+  for (const turn of turns) {
+    tokens += estimateTokens(turn.content) + 4;
+    for (const a of turn.attachments ?? []) tokens += a.tokens;
+  }
+  for (const a of pending) tokens += a.tokens;
+  return tokens;
+}
+
+/**
+ * Puts each user turn's attachments into its message: `messages` is `toApiMessages(turns, …)`,
+ * which writes one message per user turn, in order.
+ */
+export function attachToMessages(
+  messages: ChatMessage[],
+  turns: ReadonlyArray<{ role: string; content: string; attachments?: readonly Attachment[] }>,
+  imageData: (attachment: Attachment) => string | undefined,
+): ChatMessage[] {
+  const userTurns = turns.filter((t) => t.role === 'user');
+  let k = 0;
+  return messages.map((message) => {
+    if (message.role !== 'user') return message;
+    const turn = userTurns[k++];
+    return turn?.attachments?.length
+      ? userMessageWithAttachments(turn.content, turn.attachments, imageData)
+      : message;
+  });
+}

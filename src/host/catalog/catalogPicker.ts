@@ -1,0 +1,143 @@
+import * as vscode from 'vscode';
+import { pickerEntries } from '../../core/catalog/catalogView';
+import type { PickerEntry } from '../../core/catalog/catalogView';
+import type { CatalogModel } from '../../core/catalog/catalogCodec';
+import { isModelId } from '../config/settings';
+import { inertText } from '../../core/util/text';
+import type { ModelCatalog } from './modelCatalog';
+import type { FavouriteModels } from './favouriteModels';
+
+interface ModelItem extends vscode.QuickPickItem {
+  model?: string;
+}
+
+export interface PickOptions {
+  title: string;
+  current: string;
+  recent: readonly string[];
+  favourites: FavouriteModels;
+  /** Only these models (e.g. media models); all when absent. */
+  filter?: (models: CatalogModel[]) => CatalogModel[];
+}
+
+const GROUP_LABELS: Record<PickerEntry['group'], string> = {
+  favourites: 'Favourites',
+  recent: 'Recently used',
+  models: 'Models',
+};
+
+const FAVOURITE_ON: vscode.QuickInputButton = {
+  iconPath: new vscode.ThemeIcon('star-full'),
+  tooltip: 'Remove from favourites',
+};
+const FAVOURITE_OFF: vscode.QuickInputButton = {
+  iconPath: new vscode.ThemeIcon('star-empty'),
+  tooltip: 'Add to favourites',
+};
+
+/** Quick-pick items with group separators, from the pure entries. */
+export function toQuickPickItems(entries: readonly PickerEntry[]): ModelItem[] {
+  const items: ModelItem[] = [];
+  let group: PickerEntry['group'] | undefined;
+  for (const entry of entries) {
+    if (entry.group !== group) {
+      group = entry.group;
+      items.push({ label: GROUP_LABELS[group], kind: vscode.QuickPickItemKind.Separator });
+    }
+    items.push({
+      label: entry.label,
+      description: entry.current ? `${entry.description} · current` : entry.description,
+      detail: entry.detail || undefined,
+      model: entry.id,
+      iconPath: new vscode.ThemeIcon(entry.current ? 'check' : 'sparkle'),
+      buttons: [entry.favourite ? FAVOURITE_ON : FAVOURITE_OFF],
+    });
+  }
+  return items;
+}
+
+/**
+ * A model picker over the catalog: it opens at once (busy while the catalog loads), shows name,
+ * id, price per million tokens, context and capabilities, and searches all of them. Favourites
+ * (the star button) and recent models come first; typing any `<vendor>/<model_name>` offers it.
+ */
+export async function pickCatalogModel(
+  catalog: ModelCatalog,
+  options: PickOptions,
+): Promise<string | undefined> {
+  const pick = vscode.window.createQuickPick<ModelItem>();
+  pick.title = options.title;
+  pick.placeholder = 'Search by name, id, price, context or capability, or type any <vendor>/<model_name>';
+  pick.matchOnDescription = true;
+  pick.matchOnDetail = true;
+  pick.busy = true;
+  let models: CatalogModel[] = [];
+  let base: ModelItem[] = [];
+  const render = () => {
+    const shown = options.filter ? options.filter(models) : models;
+    base = toQuickPickItems(
+      pickerEntries(shown, {
+        current: options.current,
+        favourites: options.favourites.list(),
+        recent: options.recent,
+      }),
+    );
+    showTyped(pick.value);
+  };
+  const showTyped = (value: string) => {
+    const typed = value.trim();
+    if (typed && !base.some((i) => i.model === typed)) {
+      const custom: ModelItem = isModelId(typed)
+        ? {
+            label: inertText(typed, 200),
+            model: typed,
+            description: 'use this model',
+            alwaysShow: true,
+            iconPath: new vscode.ThemeIcon('edit'),
+          }
+        : {
+            label: inertText(typed, 200),
+            description: 'model ids look like vendor/model_name',
+            alwaysShow: true,
+          };
+      pick.items = [custom, ...base];
+    } else {
+      pick.items = base;
+    }
+  };
+  return new Promise((resolve) => {
+    let resolved = false;
+    const done = (value: string | undefined) => {
+      if (resolved) return;
+      resolved = true;
+      resolve(value);
+      pick.dispose();
+    };
+    pick.onDidChangeValue(showTyped);
+    pick.onDidTriggerItemButton(async (event) => {
+      const id = event.item.model;
+      if (!id) return;
+      await options.favourites.toggle(id);
+      const active = pick.activeItems[0]?.model;
+      render();
+      const again = pick.items.find((i) => i.model === active);
+      if (again) pick.activeItems = [again];
+    });
+    pick.onDidAccept(() => {
+      const model = pick.selectedItems[0]?.model;
+      if (model) done(model);
+    });
+    pick.onDidHide(() => done(undefined));
+    pick.show();
+    void catalog.models().then(
+      (loaded) => {
+        models = loaded;
+        pick.busy = false;
+        if (!resolved) render();
+      },
+      () => {
+        pick.busy = false;
+      },
+    );
+  });
+}

@@ -1,0 +1,151 @@
+/**
+ * GET /api/v1/models (OpenRouter shape) and the credit endpoints GET /api/v1/key and
+ * /api/v1/credits. Switches: the catalog can answer 404 (a gateway without one), another
+ * status, or a body of an unexpected shape; the credit endpoints can be absent.
+ */
+import type { ServerResponse } from 'node:http';
+import { sendError, sendJson } from './respond';
+
+export interface SimModel {
+  id: string;
+  name: string;
+  context_length: number;
+  pricing: { prompt: string; completion: string };
+  architecture: { input_modalities: string[]; output_modalities: string[] };
+  supported_parameters: string[];
+  top_provider: { max_completion_tokens: number | null };
+}
+
+function model(
+  id: string,
+  name: string,
+  contextLength: number,
+  perMillion: [number, number],
+  input: string[],
+  output: string[],
+  params: string[],
+  maxCompletion: number | null = 16_384,
+): SimModel {
+  return {
+    id,
+    name,
+    context_length: contextLength,
+    pricing: { prompt: String(perMillion[0] / 1e6), completion: String(perMillion[1] / 1e6) },
+    architecture: { input_modalities: input, output_modalities: output },
+    supported_parameters: params,
+    top_provider: { max_completion_tokens: maxCompletion },
+  };
+}
+
+const CHAT_PARAMS = ['max_tokens', 'temperature', 'tools', 'tool_choice', 'response_format', 'reasoning'];
+
+/** The simulator's models: chat (with and without vision, tools, reasoning) and media models. */
+export const DEFAULT_CATALOG: SimModel[] = [
+  model(
+    'openai/gpt-4o-mini',
+    'OpenAI: GPT-4o-mini',
+    128_000,
+    [0.15, 0.6],
+    ['text', 'image', 'file'],
+    ['text'],
+    CHAT_PARAMS,
+  ),
+  model('testvendor/echo-model', 'Test: Echo', 32_000, [0.15, 0.6], ['text', 'image'], ['text'], CHAT_PARAMS),
+  model(
+    'testvendor/tiny-context',
+    'Test: Tiny Context',
+    2_000,
+    [1, 2],
+    ['text'],
+    ['text'],
+    ['max_tokens', 'temperature'],
+    1_000,
+  ),
+  model(
+    'testvendor/text-only',
+    'Test: Text Only',
+    64_000,
+    [0.5, 1.5],
+    ['text'],
+    ['text'],
+    ['max_tokens', 'temperature'],
+  ),
+  model(
+    'anthropic/claude-sonnet-4',
+    'Anthropic: Claude Sonnet 4',
+    200_000,
+    [3, 15],
+    ['text', 'image', 'file'],
+    ['text'],
+    CHAT_PARAMS,
+    64_000,
+  ),
+  model(
+    'google/gemini-2.5-flash',
+    'Google: Gemini 2.5 Flash',
+    1_048_576,
+    [0.3, 2.5],
+    ['text', 'image', 'file', 'audio'],
+    ['text'],
+    CHAT_PARAMS,
+    65_535,
+  ),
+  model('openai/gpt-image-1', 'OpenAI: GPT Image 1', 32_000, [5, 40], ['text', 'image'], ['image'], [], null),
+  model('google/veo-3', 'Google: Veo 3', 8_000, [0, 0], ['text'], ['video'], [], null),
+  model('openai/tts-1', 'OpenAI: TTS 1', 4_000, [15, 0], ['text'], ['audio'], [], null),
+];
+
+/** `count` generated models after the default ones, for the picker benchmark. */
+export function largeCatalog(count: number): SimModel[] {
+  const models = [...DEFAULT_CATALOG];
+  for (let i = models.length; i < count; i++) {
+    const vision = i % 3 === 0;
+    models.push(
+      model(
+        `vendor${i % 40}/model-${i}`,
+        `Vendor ${i % 40}: Model ${i}`,
+        [8_192, 32_768, 128_000, 200_000, 1_000_000][i % 5],
+        [(i % 17) / 4, (i % 23) / 2],
+        vision ? ['text', 'image'] : ['text'],
+        ['text'],
+        i % 2 ? CHAT_PARAMS : ['max_tokens'],
+      ),
+    );
+  }
+  return models.slice(0, count);
+}
+
+/** `ok` serves the models; `404` and `status:<n>` fail; `shape` answers JSON of another shape. */
+export type CatalogMode = 'ok' | '404' | 'shape' | { status: number };
+
+export interface CreditState {
+  /** USD limit of the key (`null`: unlimited). */
+  limit: number | null;
+  /** USD used so far. */
+  usage: number;
+}
+
+export function handleModels(response: ServerResponse, mode: CatalogMode, models: SimModel[]): void {
+  if (mode === 'ok') return sendJson(response, 200, { data: models });
+  if (mode === 'shape') return sendJson(response, 200, { models: 'not a list', data: { nope: true } });
+  const status = mode === '404' ? 404 : mode.status;
+  sendError(response, status, status === 404 ? 'Not Found' : `Simulated catalog failure ${status}`);
+}
+
+export function handleKey(response: ServerResponse, credits: CreditState | undefined): void {
+  if (!credits) return sendError(response, 404, 'Not Found');
+  sendJson(response, 200, {
+    data: {
+      label: 'sk-sim-…',
+      limit: credits.limit,
+      usage: credits.usage,
+      limit_remaining: credits.limit === null ? null : credits.limit - credits.usage,
+      is_free_tier: false,
+    },
+  });
+}
+
+export function handleCredits(response: ServerResponse, credits: CreditState | undefined): void {
+  if (!credits || credits.limit === null) return sendError(response, 404, 'Not Found');
+  sendJson(response, 200, { data: { total_credits: credits.limit, total_usage: credits.usage } });
+}

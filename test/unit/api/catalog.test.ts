@@ -1,0 +1,67 @@
+import * as assert from 'node:assert/strict';
+import { GatewayError } from '../../../src/api/errors';
+import { parseCatalog } from '../../../src/core/catalog/catalogCodec';
+import { parseCredits } from '../../../src/core/catalog/creditsCodec';
+import { makeClient, withSimulator } from './helpers';
+
+describe('client: model catalog and credits', () => {
+  const ctx = withSimulator();
+  afterEach(() => ctx.sim.reset());
+
+  it('listModels reads GET /v1/models with the key', async () => {
+    const { client, key } = makeClient(ctx.sim);
+    const models = parseCatalog(await client.listModels());
+    assert.ok(models && models.some((m) => m.id === 'openai/gpt-image-1'));
+    const request = ctx.sim.requests.at(-1)!;
+    assert.equal(request.method, 'GET');
+    assert.equal(request.path, '/api/v1/models');
+    assert.equal(request.headers.authorization, `Bearer ${key}`);
+  });
+
+  it('a gateway without a catalog answers 404: a GatewayError, not retried', async () => {
+    ctx.sim.catalogMode = '404';
+    const { client, log } = makeClient(ctx.sim);
+    await assert.rejects(client.listModels(), (e: unknown) => GatewayError.is(e) && e.status === 404);
+    assert.equal(log.length, 1);
+  });
+
+  it('getCredits reads /v1/key; no endpoints: undefined', async () => {
+    const { client } = makeClient(ctx.sim);
+    const credits = parseCredits(await client.getCredits());
+    assert.deepEqual(credits, { total: 10, used: 2.5, remaining: 7.5 });
+    ctx.sim.credits = undefined;
+    assert.equal(await client.getCredits(), undefined);
+    assert.deepEqual(
+      ctx.sim.requests.slice(-2).map((r) => r.path),
+      ['/api/v1/key', '/api/v1/credits'],
+    );
+    ctx.sim.credits = { limit: 10, usage: 2.5 };
+  });
+
+  it('a 402 says what to do', async () => {
+    const { client } = makeClient(ctx.sim);
+    await assert.rejects(
+      client.chat({ model: 'a/b', messages: [{ role: 'user', content: 'hi #sim:status:402' }] }),
+      (e: unknown) =>
+        GatewayError.is(e) && e.status === 402 && /insufficient credits.*Add credits/i.test(e.message),
+    );
+  });
+
+  it('the echo reports the images it received: count, MIME type, bytes', async () => {
+    const { client } = makeClient(ctx.sim);
+    const png = Buffer.from([137, 80, 78, 71, 1, 2, 3, 4, 5, 6]);
+    const reply = await client.chat({
+      model: 'a/b',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } },
+          ],
+        },
+      ],
+    });
+    assert.match(reply.content, /Images received: 1 \(image\/png 10 bytes\)/);
+  });
+});

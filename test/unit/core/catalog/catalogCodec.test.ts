@@ -1,0 +1,159 @@
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import {
+  MAX_CATALOG_MODELS,
+  encodeCatalogCache,
+  isCacheFresh,
+  parseCatalog,
+  parseCatalogCache,
+} from '../../../../src/core/catalog/catalogCodec';
+import { DEFAULT_CATALOG, largeCatalog } from '../../../simulator/catalog';
+
+const FUZZ_RUNS = 3000;
+const CACHE_RUNS = 1000;
+
+/** JSON that looks a little like a catalog entry, with every field of any type. */
+const entryLike = fc.record(
+  {
+    id: fc.oneof(fc.constantFrom('a/b', 'openai/gpt-4o', ' x/y ', '', 'noslash', '$(zap)/x'), fc.string()),
+    name: fc.oneof(fc.string(), fc.jsonValue()),
+    context_length: fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(null)),
+    pricing: fc.oneof(
+      fc.record({
+        prompt: fc.oneof(fc.string(), fc.double(), fc.constantFrom('0', '-1', '0.000001', 'NaN')),
+        completion: fc.oneof(fc.string(), fc.double(), fc.constantFrom('0', '1e-6')),
+      }),
+      fc.jsonValue(),
+    ),
+    architecture: fc.oneof(
+      fc.record({
+        input_modalities: fc.oneof(
+          fc.array(fc.oneof(fc.constantFrom('text', 'image', 'IMAGE'), fc.string())),
+          fc.jsonValue(),
+        ),
+        output_modalities: fc.oneof(fc.array(fc.constantFrom('text', 'image', 'audio')), fc.jsonValue()),
+      }),
+      fc.jsonValue(),
+    ),
+    supported_parameters: fc.oneof(
+      fc.array(fc.oneof(fc.constantFrom('tools', 'reasoning'), fc.string())),
+      fc.jsonValue(),
+    ),
+    top_provider: fc.oneof(
+      fc.record({ max_completion_tokens: fc.oneof(fc.integer(), fc.constant(null)) }),
+      fc.jsonValue(),
+    ),
+  },
+  { requiredKeys: [] },
+);
+
+describe('catalog codec (the GET /v1/models boundary)', () => {
+  it('reads the OpenRouter shape: name, context, prices per token, modalities, parameters', () => {
+    const models = parseCatalog({ data: DEFAULT_CATALOG });
+    assert.ok(models);
+    assert.equal(models.length, DEFAULT_CATALOG.length);
+    const mini = models.find((m) => m.id === 'openai/gpt-4o-mini');
+    assert.deepEqual(mini, {
+      id: 'openai/gpt-4o-mini',
+      name: 'OpenAI: GPT-4o-mini',
+      contextLength: 128_000,
+      pricing: { prompt: 0.15 / 1e6, completion: 0.6 / 1e6 },
+      inputModalities: ['text', 'image', 'file'],
+      outputModalities: ['text'],
+      supportedParameters: [
+        'max_tokens',
+        'temperature',
+        'tools',
+        'tool_choice',
+        'response_format',
+        'reasoning',
+      ],
+      maxCompletionTokens: 16_384,
+      described: true,
+    });
+  });
+
+  it('answers undefined for another shape, and skips entries without a model id', () => {
+    for (const value of [null, 3, 'x', {}, { data: {} }, { models: [] }])
+      assert.equal(parseCatalog(value), undefined);
+    const models = parseCatalog([{ id: 'no-slash' }, { id: 'a/b' }, { id: 'a/b' }, 7, { name: 'x' }]);
+    assert.deepEqual(
+      models?.map((m) => m.id),
+      ['a/b'],
+    );
+  });
+
+  it('treats router prices ("-1") and nonsense limits as unknown, not as numbers', () => {
+    const [m] = parseCatalog([
+      { id: 'openrouter/auto', pricing: { prompt: '-1', completion: '-1' }, context_length: -5 },
+    ])!;
+    assert.equal(m.pricing, undefined);
+    assert.equal(m.contextLength, undefined);
+  });
+
+  it(`never throws and keeps every bound for arbitrary JSON (property, ${FUZZ_RUNS} cases)`, () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.jsonValue(), fc.array(entryLike), fc.record({ data: fc.array(entryLike) })),
+        (value) => {
+          const models = parseCatalog(value);
+          if (!models) return;
+          assert.ok(models.length <= MAX_CATALOG_MODELS);
+          const ids = new Set<string>();
+          for (const m of models) {
+            assert.match(m.id, /^[^/\s]+\/\S+$/);
+            assert.ok(!ids.has(m.id));
+            ids.add(m.id);
+            assert.ok(m.name.length > 0 && m.name.length <= 200 && !/[\n\r]/.test(m.name));
+            if (m.pricing) assert.ok(m.pricing.prompt >= 0 && Number.isFinite(m.pricing.completion));
+            if (m.contextLength !== undefined)
+              assert.ok(Number.isInteger(m.contextLength) && m.contextLength > 0);
+            for (const w of [...m.inputModalities, ...m.supportedParameters])
+              assert.match(w, /^[a-z0-9_.:-]+$/);
+          }
+        },
+      ),
+      { numRuns: FUZZ_RUNS },
+    );
+  });
+
+  it(`loses nothing through the disk cache (property over valid entries, ${CACHE_RUNS} cases)`, () => {
+    fc.assert(
+      fc.property(fc.array(entryLike, { maxLength: 8 }), fc.nat(), (entries, fetchedAt) => {
+        const models = parseCatalog(entries)!;
+        const text = encodeCatalogCache({ baseUrl: 'http://x/api', fetchedAt, models });
+        const back = parseCatalogCache(JSON.parse(text));
+        assert.deepEqual(back?.models, models);
+        assert.equal(back?.fetchedAt, fetchedAt);
+      }),
+      { numRuns: CACHE_RUNS },
+    );
+  });
+
+  it(`rejects a corrupt cache without throwing (property, ${FUZZ_RUNS} cases)`, () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const cache = parseCatalogCache(value);
+        if (cache) assert.ok(Array.isArray(cache.models));
+      }),
+      { numRuns: FUZZ_RUNS },
+    );
+  });
+
+  it('uses a cache only for its own gateway and within the TTL', () => {
+    const cache = { version: 1 as const, baseUrl: 'http://a/api', fetchedAt: 1000, models: [] };
+    assert.ok(isCacheFresh(cache, 'http://a/api', 2000, 5000));
+    assert.ok(!isCacheFresh(cache, 'http://b/api', 2000, 5000));
+    assert.ok(!isCacheFresh(cache, 'http://a/api', 7000, 5000));
+    assert.ok(!isCacheFresh(cache, 'http://a/api', 500, 5000), 'a clock that went back');
+  });
+
+  it('parses a 500-model catalog quickly', () => {
+    const body = JSON.parse(JSON.stringify({ data: largeCatalog(500) })) as unknown;
+    const started = performance.now();
+    const models = parseCatalog(body);
+    const ms = performance.now() - started;
+    assert.equal(models?.length, 500);
+    assert.ok(ms < 200, `took ${ms} ms`);
+  });
+});

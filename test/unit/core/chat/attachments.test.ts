@@ -1,0 +1,107 @@
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import {
+  attachToMessages,
+  fencedBlock,
+  parseAttachments,
+  textAttachment,
+  userMessageWithAttachments,
+} from '../../../../src/core/chat/attachments';
+import type { Attachment } from '../../../../src/core/chat/attachments';
+import { parseWebviewMessage } from '../../../../src/core/protocol/chatProtocol';
+
+const FUZZ_RUNS = 2000;
+
+describe('attachments', () => {
+  const file = textAttachment({
+    id: 'f1',
+    kind: 'file',
+    name: 'a.md',
+    path: 'docs/a.md',
+    language: 'markdown',
+    text: 'x\n```js\ny\n```',
+  });
+  const image: Attachment = {
+    id: 'i1',
+    kind: 'image',
+    name: 'p.png',
+    mimeType: 'image/png',
+    file: 'i1.png',
+    bytes: 3,
+    tokens: 765,
+  };
+
+  it('fences text under its workspace path, longer than any fence inside it', () => {
+    assert.equal(fencedBlock(file), 'docs/a.md\n````markdown\nx\n```js\ny\n```\n````');
+    assert.ok(file.tokens > 0 && file.bytes === 13);
+  });
+
+  it('builds OpenAI-style parts: text, fenced text, image_url data URL', () => {
+    const message = userMessageWithAttachments('look', [file, image], () => 'AAAA');
+    assert.deepEqual(message.content, [
+      { type: 'text', text: 'look' },
+      { type: 'text', text: fencedBlock(file) },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+    ]);
+    assert.deepEqual(
+      userMessageWithAttachments('plain', [], () => undefined),
+      { role: 'user', content: 'plain' },
+    );
+  });
+
+  it('puts each turn’s attachments into its own message', () => {
+    const turns = [
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: 'two', attachments: [file] },
+    ];
+    const messages = attachToMessages(
+      [
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'one' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'two' },
+      ],
+      turns,
+      () => undefined,
+    );
+    assert.equal(messages[1].content, 'one');
+    assert.ok(Array.isArray(messages[3].content));
+  });
+
+  it(`stored attachments are parsed, never trusted (property, ${FUZZ_RUNS} cases)`, () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        for (const a of parseAttachments(value) ?? []) {
+          assert.ok(['selection', 'file', 'problems', 'image'].includes(a.kind));
+          if (a.file) assert.match(a.file, /^[A-Za-z0-9_.-]+$/, 'no path in a stored image name');
+        }
+      }),
+      { numRuns: FUZZ_RUNS },
+    );
+  });
+
+  it(`the webview's attach messages are validated (property, ${FUZZ_RUNS} cases)`, () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          type: fc.constantFrom('attachImage', 'attachUris', 'removeAttachment', 'attachFile'),
+          name: fc.oneof(fc.string(), fc.jsonValue()),
+          mimeType: fc.oneof(fc.constantFrom('image/png', 'image/svg+xml', 'text/html'), fc.string()),
+          data: fc.oneof(fc.base64String(), fc.string()),
+          uris: fc.oneof(fc.array(fc.string()), fc.jsonValue()),
+          id: fc.oneof(fc.string(), fc.jsonValue()),
+        }),
+        (value) => {
+          const message = parseWebviewMessage(value);
+          if (message?.type === 'attachImage') {
+            assert.match(message.mimeType, /^image\/(png|jpeg|webp|gif)$/);
+            assert.match(message.data, /^[A-Za-z0-9+/]*={0,2}$/);
+          }
+          if (message?.type === 'attachUris') assert.ok(message.uris.every((u) => typeof u === 'string'));
+        },
+      ),
+      { numRuns: FUZZ_RUNS },
+    );
+  });
+});
