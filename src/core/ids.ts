@@ -20,6 +20,12 @@ export const Command = {
   removeMediaJob: 'gateway.removeMediaJob',
   copyMediaJobId: 'gateway.copyMediaJobId',
   clearFinishedMediaJobs: 'gateway.clearFinishedMediaJobs',
+  saveMediaResult: 'gateway.saveMediaResult',
+  insertMediaResult: 'gateway.insertMediaResult',
+  openMediaGallery: 'gateway.openMediaGallery',
+  rerunMediaJob: 'gateway.rerunMediaJob',
+  mediaVariation: 'gateway.mediaVariation',
+  generateMediaFromImage: 'gateway.generateMediaFromImage',
 } as const;
 export type CommandId = (typeof Command)[keyof typeof Command];
 
@@ -53,6 +59,10 @@ export const Setting = {
   mediaParameters: 'gateway.media.parameters',
   mediaMaxConcurrentPolls: 'gateway.media.maxConcurrentPolls',
   mediaMaxPollIntervalSeconds: 'gateway.media.maxPollIntervalSeconds',
+  mediaSaveFolder: 'gateway.media.saveFolder',
+  mediaStorageLimitMB: 'gateway.media.storageLimitMB',
+  mediaReferenceImageParameter: 'gateway.media.referenceImageParameter',
+  mediaReferenceImageAs: 'gateway.media.referenceImageAs',
   requestTimeoutSeconds: 'gateway.request.timeoutSeconds',
   requestStreamIdleTimeoutSeconds: 'gateway.request.streamIdleTimeoutSeconds',
   requestMaxRetries: 'gateway.request.maxRetries',
@@ -81,6 +91,12 @@ export const StorageKey = {
   apiKey: 'gateway.apiKey',
   recentModels: 'gateway.recentModels',
   mediaJobs: 'gateway.mediaJobs',
+  mediaSaved: 'gateway.mediaSaved',
+} as const;
+
+/** Tools contributed to VS Code's agents (`languageModelTools`); their names use `_`, not `.`. */
+export const Tool = {
+  generateMedia: 'gateway_generateMedia',
 } as const;
 
 /** Ids of status-bar items and webview panel types (not contributed, but unique to us). */
@@ -88,4 +104,7 @@ export const UiId = {
   modelStatus: 'gateway.model',
   mediaStatus: 'gateway.mediaJobs',
   mediaPreview: 'gateway.mediaPreview',
+  mediaGallery: 'gateway.mediaGallery',
+  /** The MIME type of media jobs dragged from the Media Jobs tree (VS Code's scheme for trees). */
+  mediaJobDrag: 'application/vnd.code.tree.gateway.mediajobs',
 } as const;

@@ -18,6 +18,7 @@ import { describeOutputs, kindOf, MediaPreviewPanel } from './mediaPreview';
 import type { PreviewItem } from './mediaPreview';
 import { Command, SettingSection, UiId, View, focusCommand } from '../../core/ids';
 import { notify } from '../notify';
+import { MediaStudio, mediaJobDragController } from '../mediaStudio/mediaStudio';
 
 export interface MediaJobsDeps {
   context: vscode.ExtensionContext;
@@ -35,6 +36,9 @@ export class MediaJobsFeature extends Disposable {
   readonly model = this.register(new MediaJobModel());
   readonly store: MediaJobStore;
   readonly tree: MediaJobsTreeProvider;
+  readonly treeView: vscode.TreeView<MediaJob>;
+  /** Saving, inserting, the gallery, variations, the storage budget and the agents' tool. */
+  readonly studio: MediaStudio;
   private poller: MediaJobPoller | undefined;
   private loaded = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -48,7 +52,13 @@ export class MediaJobsFeature extends Disposable {
     this.tree = this.register(new MediaJobsTreeProvider(this.model, () => this.load()));
     this.status.name = 'Gateway AI Media Jobs';
     this.status.command = focusCommand(View.mediaJobs);
-    this.register(vscode.window.registerTreeDataProvider(View.mediaJobs, this.tree));
+    this.treeView = this.register(
+      vscode.window.createTreeView(View.mediaJobs, {
+        treeDataProvider: this.tree,
+        canSelectMany: true,
+        dragAndDropController: mediaJobDragController,
+      }),
+    );
     this.register(this.model.onDidChange((change) => this.onChange(change.finished, change.removed)));
     this.register(vscode.window.onDidChangeWindowState((state) => this.poller?.setFocused(state.focused)));
     this.register(
@@ -67,6 +77,7 @@ export class MediaJobsFeature extends Disposable {
       },
     });
     for (const command of registerMediaJobCommands(this)) this.register(command);
+    this.studio = this.register(new MediaStudio(this, deps));
     setTimeout(() => this.load(), 0);
   }
 
@@ -128,8 +139,9 @@ export class MediaJobsFeature extends Disposable {
     this.tree.refresh();
   }
 
-  remove(id: string): void {
-    if (this.model.remove(id)) void this.store.forget(id);
+  /** Removes a job and deletes its stored files; resolves once they are gone. */
+  async remove(id: string): Promise<void> {
+    if (this.model.remove(id)) await this.store.forget(id);
   }
 
   clearFinished(): number {
@@ -146,14 +158,18 @@ export class MediaJobsFeature extends Disposable {
     }
     const items = await vscode.window.withProgress(
       { location: { viewId: View.mediaJobs }, title: 'Preparing the result' },
-      () =>
-        Promise.all(
-          describeOutputs(job.outputs).map(({ output, kind }, index) =>
-            this.toPreviewItem(job, output, kind, index),
-          ),
-        ),
+      () => this.resultItems(job),
     );
     return MediaPreviewPanel.show(job, items, this.store.folder, this.deps.context.extensionUri);
+  }
+
+  /** A completed job's outputs as local files (remote ones downloaded once) or text. */
+  resultItems(job: MediaJob): Promise<PreviewItem[]> {
+    return Promise.all(
+      describeOutputs(job.outputs).map(({ output, kind }, index) =>
+        this.toPreviewItem(job, output, kind, index),
+      ),
+    );
   }
 
   private async toPreviewItem(
@@ -259,7 +275,8 @@ export class MediaJobsFeature extends Disposable {
   }
 }
 
-function jobFrom(feature: MediaJobsFeature, value: unknown): MediaJob | undefined {
+/** The job a command was given: its id, or an object with an `id` (a tree item's job). */
+export function jobFrom(feature: MediaJobsFeature, value: unknown): MediaJob | undefined {
   const id =
     typeof value === 'string'
       ? value
@@ -304,7 +321,7 @@ function registerMediaJobCommands(feature: MediaJobsFeature): vscode.Disposable[
     }),
     r(Command.removeMediaJob, (arg?: unknown) => {
       const job = jobFrom(feature, arg);
-      if (job) feature.remove(job.id);
+      if (job) return feature.remove(job.id);
     }),
     r(Command.copyMediaJobId, async (arg?: unknown) => {
       const job = jobFrom(feature, arg);
