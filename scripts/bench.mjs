@@ -1,7 +1,7 @@
 // Measures what Gateway AI costs its users and how it behaves under load, and compares each
 // figure with a goal or a peer. Prints one table and writes bench/results.json.
 //   npm run bench
-// Sections: size → activation → streaming → media → webview. A section that fails prints its
+// Sections: size → activation → streaming → media → webview → gallery. A section that fails prints its
 // error and the others still run; the exit code is 1 if any section (or the build) failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -19,6 +19,7 @@ const sections = [
   { name: 'streaming', module: 'streaming.js', fn: 'benchStreaming' },
   { name: 'media', module: 'media.js', fn: 'benchMedia' },
   { name: 'webview', module: 'webview.js', fn: 'benchWebview' },
+  { name: 'gallery', module: 'gallery.js', fn: 'benchGallery' },
 ];
 
 function run(label, command, args) {

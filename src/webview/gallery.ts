@@ -16,6 +16,10 @@ declare function acquireVsCodeApi(): GalleryApi;
 
 const api = acquireVsCodeApi();
 const THUMBNAIL_SIZE = 192;
+/** Cards rendered before the first paint (more than a large screen shows), then per task. */
+const FIRST_CARDS = 60;
+const LATER_CARDS = 100;
+let renders = 0;
 
 let items: GalleryItem[] = [];
 const selected = new Set<string>();
@@ -115,9 +119,19 @@ function render(): void {
     model: modelSelect.value,
     status: statusSelect.value,
   });
-  const fragment = document.createDocumentFragment();
-  for (const item of shown) fragment.append(card(item));
-  grid.replaceChildren(fragment);
+  // The first screenful at once, the rest in later tasks: a long gallery opens without a wait.
+  const generation = ++renders;
+  const first = document.createDocumentFragment();
+  for (const item of shown.slice(0, FIRST_CARDS)) first.append(card(item));
+  grid.replaceChildren(first);
+  const appendFrom = (start: number) => {
+    if (generation !== renders || start >= shown.length) return;
+    const more = document.createDocumentFragment();
+    for (const item of shown.slice(start, start + LATER_CARDS)) more.append(card(item));
+    grid.append(more);
+    setTimeout(() => appendFrom(start + LATER_CARDS));
+  };
+  setTimeout(() => appendFrom(FIRST_CARDS));
   if (!shown.length)
     grid.append(
       h('p', {

@@ -7,16 +7,8 @@ import { Disposable } from '../../core/util/lifecycle';
 import { shorten } from '../../core/util/text';
 import { kindOf } from '../media/mediaPreview';
 import { notify } from '../notify';
-import { showPage, webviewOptions } from '../webview/webviewShell';
-import type { PageSpec } from '../webview/webviewShell';
+import { GALLERY_PAGE, showPage, webviewOptions } from '../webview/webviewShell';
 import type { MediaStudio } from './mediaStudio';
-
-export const GALLERY_PAGE: PageSpec = {
-  title: 'Media Gallery',
-  scripts: ['dist/gallery.js'],
-  styles: ['media/gallery.css'],
-  body: '<div id="app"></div>',
-};
 
 /** `key: value` pairs for a card; long values (a reference image's data URL) shortened. */
 export function describeParameters(parameters: Record<string, unknown> | undefined): string {
