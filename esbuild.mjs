@@ -79,7 +79,11 @@ const extension = {
 /** @type {import('esbuild').BuildOptions} */
 const webview = {
   ...base,
-  entryPoints: { webview: 'src/webview/main.ts', mediaPreview: 'src/webview/mediaPreview.ts' },
+  entryPoints: {
+    webview: 'src/webview/main.ts',
+    mediaPreview: 'src/webview/mediaPreview.ts',
+    gallery: 'src/webview/gallery.ts',
+  },
   outdir: 'dist',
   platform: 'browser',
   format: 'iife',

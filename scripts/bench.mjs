@@ -2,7 +2,8 @@
 // figure with a goal or a peer. Prints one table and writes bench/results.json.
 //   npm run bench
 //   npm run bench -- webview          (only the named sections; or GATEWAY_BENCH_SECTIONS=size,webview)
-// Sections: size → activation → streaming → media → webview. A section that fails prints its
+// Sections: size → activation → streaming → media → webview → catalog → gallery. A section that
+// fails prints its
 // error and the others still run; the exit code is 1 if any section (or the build) failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -21,10 +22,13 @@ const allSections = [
   { name: 'media', module: 'media.js', fn: 'benchMedia' },
   { name: 'webview', module: 'webview.js', fn: 'benchWebview' },
   { name: 'catalog', module: 'catalog.js', fn: 'benchCatalog' },
+  { name: 'gallery', module: 'gallery.js', fn: 'benchGallery' },
 ];
 const wanted = [
   ...process.argv.slice(2),
-  ...(process.env.GATEWAY_BENCH_SECTIONS?.split(',').map((name) => name.trim()).filter(Boolean) ?? []),
+  ...(process.env.GATEWAY_BENCH_SECTIONS?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean) ?? []),
 ];
 const unknown = wanted.filter((name) => !allSections.some((section) => section.name === name));
 if (unknown.length > 0) {

@@ -25,6 +25,12 @@ export const Command = {
   addFileToChat: 'gateway.addFileToChat',
   addProblemsToChat: 'gateway.addProblemsToChat',
   addImageToChat: 'gateway.addImageToChat',
+  saveMediaResult: 'gateway.saveMediaResult',
+  insertMediaResult: 'gateway.insertMediaResult',
+  openMediaGallery: 'gateway.openMediaGallery',
+  rerunMediaJob: 'gateway.rerunMediaJob',
+  mediaVariation: 'gateway.mediaVariation',
+  generateMediaFromImage: 'gateway.generateMediaFromImage',
 } as const;
 export type CommandId = (typeof Command)[keyof typeof Command];
 
@@ -60,6 +66,10 @@ export const Setting = {
   mediaParameters: 'gateway.media.parameters',
   mediaMaxConcurrentPolls: 'gateway.media.maxConcurrentPolls',
   mediaMaxPollIntervalSeconds: 'gateway.media.maxPollIntervalSeconds',
+  mediaSaveFolder: 'gateway.media.saveFolder',
+  mediaStorageLimitMB: 'gateway.media.storageLimitMB',
+  mediaReferenceImageParameter: 'gateway.media.referenceImageParameter',
+  mediaReferenceImageAs: 'gateway.media.referenceImageAs',
   requestTimeoutSeconds: 'gateway.request.timeoutSeconds',
   requestStreamIdleTimeoutSeconds: 'gateway.request.streamIdleTimeoutSeconds',
   requestMaxRetries: 'gateway.request.maxRetries',
@@ -91,6 +101,12 @@ export const StorageKey = {
   recentModels: 'gateway.recentModels',
   favouriteModels: 'gateway.favouriteModels',
   mediaJobs: 'gateway.mediaJobs',
+  mediaSaved: 'gateway.mediaSaved',
+} as const;
+
+/** Tools contributed to VS Code's agents (`languageModelTools`); their names use `_`, not `.`. */
+export const Tool = {
+  generateMedia: 'gateway_generateMedia',
 } as const;
 
 /** Ids of status-bar items and webview panel types (not contributed, but unique to us). */
@@ -98,4 +114,7 @@ export const UiId = {
   modelStatus: 'gateway.model',
   mediaStatus: 'gateway.mediaJobs',
   mediaPreview: 'gateway.mediaPreview',
+  mediaGallery: 'gateway.mediaGallery',
+  /** The MIME type of media jobs dragged from the Media Jobs tree (VS Code's scheme for trees). */
+  mediaJobDrag: 'application/vnd.code.tree.gateway.mediajobs',
 } as const;

@@ -180,6 +180,6 @@ describe('Media jobs', function () {
       'the 404 to be seen',
       10_000,
     );
-    api.media.remove('no-such-job');
+    await api.media.remove('no-such-job');
   });
 });

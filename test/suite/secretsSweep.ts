@@ -223,7 +223,7 @@ describe('Secrets: no key anywhere after the run', function () {
           'the refused check in the log',
         );
       } finally {
-        api.media.remove(id);
+        await api.media.remove(id);
       }
     });
   });

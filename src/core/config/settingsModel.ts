@@ -6,6 +6,7 @@
 import { isRecord } from '../../api/json';
 import { redact } from '../../api/redact';
 import { Setting, VsCodeSetting } from '../ids';
+import { cleanRelativeFolder } from '../mediaStudio/resultNames';
 import type { SettingId } from '../ids';
 
 /** Every setting of the extension, typed, read through one accessor (`readSettings`). */
@@ -33,6 +34,12 @@ export interface GatewaySettings {
     parameters: Record<string, unknown>;
     maxConcurrentPolls: number;
     maxPollIntervalSeconds: number;
+    /** Workspace-relative folder results are saved into; '' is the workspace root. */
+    saveFolder: string;
+    storageLimitMB: number;
+    /** Model id or pattern (`openai/*`) → the parameter that carries a reference image. */
+    referenceImageParameter: Record<string, string>;
+    referenceImageAs: 'dataUrl' | 'url';
   };
   request: {
     timeoutSeconds: number;
@@ -51,6 +58,7 @@ export interface GatewaySettings {
 }
 
 export const DEFAULT_BASE_URL = 'https://openrouter.ai/api';
+export const DEFAULT_SAVE_FOLDER = 'assets/generated';
 const MODEL_ID = /^[^/\s]+\/\S+$/;
 
 export function isModelId(value: unknown): value is string {
@@ -118,6 +126,14 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       parameters: record(get(Setting.mediaParameters)) ?? {},
       maxConcurrentPolls: Math.round(num(get(Setting.mediaMaxConcurrentPolls), 1, 16, 4)),
       maxPollIntervalSeconds: num(get(Setting.mediaMaxPollIntervalSeconds), 5, 300, 30),
+      saveFolder: cleanRelativeFolder(str(get(Setting.mediaSaveFolder)) ?? DEFAULT_SAVE_FOLDER),
+      storageLimitMB: num(get(Setting.mediaStorageLimitMB), 0, 1_000_000, 500),
+      referenceImageParameter: Object.fromEntries(
+        Object.entries(record(get(Setting.mediaReferenceImageParameter)) ?? {}).filter(
+          (entry): entry is [string, string] => typeof entry[1] === 'string',
+        ),
+      ),
+      referenceImageAs: str(get(Setting.mediaReferenceImageAs)) === 'url' ? 'url' : 'dataUrl',
     },
     request: {
       timeoutSeconds: num(get(Setting.requestTimeoutSeconds), 1, 600, 30),

@@ -452,7 +452,12 @@ export function parseTurn(value: unknown, report: ReportProblem, path = 'turn'):
   return turn;
 }
 
-const ATTACHMENT_KINDS: ReadonlySet<string> = new Set<AttachmentKind>(['selection', 'file', 'problems', 'image']);
+const ATTACHMENT_KINDS: ReadonlySet<string> = new Set<AttachmentKind>([
+  'selection',
+  'file',
+  'problems',
+  'image',
+]);
 
 function parseAttachment(value: unknown, path: string, report: ReportProblem): Attachment | undefined {
   if (!isRecord(value) || !isId(value.id) || !ATTACHMENT_KINDS.has(String(value.kind))) return undefined;

@@ -68,7 +68,8 @@ export class ChatFeature extends Disposable {
       [Command.explainSelection]: () => explainSelection(commandDeps),
       [Command.selectModel]: (model?: unknown) => selectModel(commandDeps, model),
       [Command.addSelectionToChat]: () => addSelection(attachmentDeps),
-      [Command.addFileToChat]: (arg?: unknown, selection?: unknown) => addFiles(attachmentDeps, arg, selection),
+      [Command.addFileToChat]: (arg?: unknown, selection?: unknown) =>
+        addFiles(attachmentDeps, arg, selection),
       [Command.addProblemsToChat]: (arg?: unknown) => addProblems(attachmentDeps, arg),
       [Command.addImageToChat]: (arg?: unknown) => addImage(attachmentDeps, arg),
     };

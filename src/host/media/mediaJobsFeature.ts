@@ -19,7 +19,8 @@ import type { PreviewItem } from './mediaPreview';
 import { Command, SettingSection, UiId, View, focusCommand } from '../../core/ids';
 import { notify } from '../notify';
 import type { CommandHandler } from '../lazyFeature';
-import type { MediaCommand } from './mediaLoader';
+import type { MediaCommand, MediaStudioCommand } from './mediaLoader';
+import { MediaStudio } from '../mediaStudio/mediaStudio';
 
 export interface MediaJobsDeps {
   context: vscode.ExtensionContext;
@@ -28,6 +29,8 @@ export interface MediaJobsDeps {
   logger: Logger;
   /** A picker of the catalog's media models (step 2 of Generate Media); an input box without it. */
   pickMediaModel?: (current: string) => Promise<string | undefined>;
+  /** The Media Jobs tree view, created at activation. */
+  treeView: vscode.TreeView<MediaJob>;
 }
 
 /**
@@ -42,6 +45,10 @@ export class MediaJobsFeature extends Disposable {
   readonly store: MediaJobStore;
   readonly tree: MediaJobsTreeProvider;
   readonly commands: Readonly<Record<MediaCommand, CommandHandler>>;
+  /** The Media Jobs tree, created at activation (mediaLoader.ts) with its selection and drag. */
+  readonly treeView: vscode.TreeView<MediaJob>;
+  /** Saving, inserting, the gallery, variations, the storage budget and the agents' tool. */
+  readonly studio: MediaStudio;
   private poller: MediaJobPoller | undefined;
   private loaded = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -62,6 +69,7 @@ export class MediaJobsFeature extends Disposable {
     this.tree = this.register(new MediaJobsTreeProvider(this.model, () => this.load()));
     this.status.name = 'Gateway AI Media Jobs';
     this.status.command = focusCommand(View.mediaJobs);
+    this.treeView = deps.treeView;
     this.register(this.model.onDidChange((change) => this.onChange(change.finished, change.removed)));
     this.register(vscode.window.onDidChangeWindowState((state) => this.poller?.setFocused(state.focused)));
     this.register(
@@ -80,7 +88,8 @@ export class MediaJobsFeature extends Disposable {
         this.downloads.abort();
       },
     });
-    this.commands = mediaJobCommands(this);
+    this.studio = this.register(new MediaStudio(this, deps));
+    this.commands = { ...mediaJobCommands(this), ...this.studio.commands };
     setTimeout(() => this.load(), 0);
   }
 
@@ -142,8 +151,9 @@ export class MediaJobsFeature extends Disposable {
     this.tree.refresh();
   }
 
-  remove(id: string): void {
-    if (this.model.remove(id)) void this.store.forget(id);
+  /** Removes a job and deletes its stored files; resolves once they are gone. */
+  async remove(id: string): Promise<void> {
+    if (this.model.remove(id)) await this.store.forget(id);
   }
 
   clearFinished(): number {
@@ -160,25 +170,30 @@ export class MediaJobsFeature extends Disposable {
     }
     const items = await vscode.window.withProgress(
       { location: { viewId: View.mediaJobs }, title: 'Preparing the result', cancellable: true },
-      async (_progress, token) => {
-        // Downloads stop when the progress is cancelled or the extension goes away.
-        const abort = new AbortController();
-        const onCancel = token.onCancellationRequested(() => abort.abort());
-        const onDispose = () => abort.abort();
-        this.downloads.signal.addEventListener('abort', onDispose, { once: true });
-        try {
-          return await Promise.all(
-            describeOutputs(job.outputs).map(({ output, kind }, index) =>
-              this.toPreviewItem(job, output, kind, index, abort.signal),
-            ),
-          );
-        } finally {
-          onCancel.dispose();
-          this.downloads.signal.removeEventListener('abort', onDispose);
-        }
-      },
+      (_progress, token) => this.resultItems(job, token),
     );
     return MediaPreviewPanel.show(job, items, this.store.folder, this.deps.context.extensionUri);
+  }
+
+  /**
+   * A completed job's outputs as local files (remote ones downloaded once) or text. Downloads stop
+   * when `token` is cancelled or the extension goes away.
+   */
+  async resultItems(job: MediaJob, token?: vscode.CancellationToken): Promise<PreviewItem[]> {
+    const abort = new AbortController();
+    const onCancel = token?.onCancellationRequested(() => abort.abort());
+    const onDispose = () => abort.abort();
+    this.downloads.signal.addEventListener('abort', onDispose, { once: true });
+    try {
+      return await Promise.all(
+        describeOutputs(job.outputs).map(({ output, kind }, index) =>
+          this.toPreviewItem(job, output, kind, index, abort.signal),
+        ),
+      );
+    } finally {
+      onCancel?.dispose();
+      this.downloads.signal.removeEventListener('abort', onDispose);
+    }
   }
 
   private async toPreviewItem(
@@ -286,7 +301,8 @@ export class MediaJobsFeature extends Disposable {
   }
 }
 
-function jobFrom(feature: MediaJobsFeature, value: unknown): MediaJob | undefined {
+/** The job a command was given: its id, or an object with an `id` (a tree item's job). */
+export function jobFrom(feature: MediaJobsFeature, value: unknown): MediaJob | undefined {
   const id =
     typeof value === 'string'
       ? value
@@ -297,7 +313,9 @@ function jobFrom(feature: MediaJobsFeature, value: unknown): MediaJob | undefine
 }
 
 /** The media commands' handlers, each acting on the feature. */
-function mediaJobCommands(feature: MediaJobsFeature): Record<MediaCommand, CommandHandler> {
+function mediaJobCommands(
+  feature: MediaJobsFeature,
+): Record<Exclude<MediaCommand, MediaStudioCommand>, CommandHandler> {
   return {
     [Command.generateMedia]: async (arg?: unknown) => {
       let args: GenerateArgs | undefined;
@@ -330,7 +348,7 @@ function mediaJobCommands(feature: MediaJobsFeature): Record<MediaCommand, Comma
     },
     [Command.removeMediaJob]: (arg?: unknown) => {
       const job = jobFrom(feature, arg);
-      if (job) feature.remove(job.id);
+      if (job) return feature.remove(job.id);
     },
     [Command.copyMediaJobId]: async (arg?: unknown) => {
       const job = jobFrom(feature, arg);

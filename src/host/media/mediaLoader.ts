@@ -1,9 +1,21 @@
 import * as vscode from 'vscode';
-import { Command, StorageKey, View } from '../../core/ids';
+import { Command, StorageKey, Tool, UiId, View } from '../../core/ids';
+import type { GenerateMediaInput } from '../../core/mediaStudio/toolInput';
 import { isFinalStatus } from '../../core/media/mediaJob';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { LazyFeature } from '../lazyFeature';
 import type { MediaJobsDeps, MediaJobsFeature } from './mediaBundle';
+
+/** The media studio's commands (src/host/mediaStudio), part of the media feature. */
+export const MEDIA_STUDIO_COMMANDS = [
+  Command.saveMediaResult,
+  Command.insertMediaResult,
+  Command.rerunMediaJob,
+  Command.mediaVariation,
+  Command.generateMediaFromImage,
+  Command.openMediaGallery,
+] as const;
+export type MediaStudioCommand = (typeof MEDIA_STUDIO_COMMANDS)[number];
 
 /** The commands the media feature handles; registered at activation, handled once it has loaded. */
 export const MEDIA_COMMANDS = [
@@ -13,8 +25,22 @@ export const MEDIA_COMMANDS = [
   Command.removeMediaJob,
   Command.copyMediaJobId,
   Command.clearFinishedMediaJobs,
+  ...MEDIA_STUDIO_COMMANDS,
 ] as const;
 export type MediaCommand = (typeof MEDIA_COMMANDS)[number];
+
+/**
+ * Results dragged from the Media Jobs tree carry their job ids under the tree's own MIME type; an
+ * editor's drop provider (loaded with the feature) turns them into a saved file and a link.
+ */
+export const mediaJobDragController: vscode.TreeDragAndDropController<MediaJob> = {
+  dragMimeTypes: [UiId.mediaJobDrag],
+  dropMimeTypes: [],
+  handleDrag(source, dataTransfer) {
+    const ids = source.filter((job) => job.status === 'completed').map((job) => job.id);
+    if (ids.length) dataTransfer.set(UiId.mediaJobDrag, new vscode.DataTransferItem(JSON.stringify(ids)));
+  },
+};
 
 /**
  * What activation registers for media jobs: the commands and the Media Jobs tree. The media
@@ -22,12 +48,12 @@ export type MediaCommand = (typeof MEDIA_COMMANDS)[number];
  * a media command first runs, or, just after activation and off its path, when stored jobs may
  * still be running and must resume polling.
  */
-export function registerMedia(deps: MediaJobsDeps): LazyFeature<MediaJobsFeature> {
+export function registerMedia(deps: Omit<MediaJobsDeps, 'treeView'>): LazyFeature<MediaJobsFeature> {
   const changed = new vscode.EventEmitter<MediaJob | undefined>();
   const media = new LazyFeature(
     'media jobs',
     () => {
-      const feature = new (loadMediaBundle().MediaJobsFeature)(deps);
+      const feature = new (loadMediaBundle().MediaJobsFeature)({ ...deps, treeView });
       feature.tree.onDidChangeTreeData((job) => changed.fire(job));
       return feature;
     },
@@ -41,7 +67,22 @@ export function registerMedia(deps: MediaJobsDeps): LazyFeature<MediaJobsFeature
     getTreeItem: (job) => media.get().tree.getTreeItem(job),
     getParent: () => undefined,
   };
-  media.track(vscode.window.registerTreeDataProvider(View.mediaJobs, tree));
+  const treeView = media.track(
+    vscode.window.createTreeView(View.mediaJobs, {
+      treeDataProvider: tree,
+      canSelectMany: true,
+      dragAndDropController: mediaJobDragController,
+    }),
+  );
+
+  // Agents see the tool from activation on; its code loads with the feature on first use.
+  if (typeof vscode.lm?.registerTool === 'function') {
+    const tool: vscode.LanguageModelTool<GenerateMediaInput> = {
+      prepareInvocation: (options) => media.get().studio.tool.prepareInvocation(options),
+      invoke: (options, token) => media.get().studio.tool.invoke(options, token),
+    };
+    media.track(vscode.lm.registerTool(Tool.generateMedia, tool));
+  }
 
   const resume = setTimeout(() => {
     if (mayHaveRunningJobs(deps.context.globalState.get(StorageKey.mediaJobs))) media.get();

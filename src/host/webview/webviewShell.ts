@@ -35,6 +35,13 @@ export const CHAT_PAGE: PageSpec = {
   body: '<div id="app"></div>',
 };
 
+export const GALLERY_PAGE: PageSpec = {
+  title: 'Media Gallery',
+  scripts: ['dist/gallery.js'],
+  styles: ['media/gallery.css'],
+  body: '<div id="app"></div>',
+};
+
 /** The folders of the extension a page may load files from. */
 export const PAGE_RESOURCE_FOLDERS: readonly string[] = ['dist', 'media'];
 

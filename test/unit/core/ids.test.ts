@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { Command, ContextKey, Setting, View } from '../../../src/core/ids';
+import { Command, ContextKey, Setting, Tool, View } from '../../../src/core/ids';
 
 const root = path.resolve(__dirname, '../../../..');
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -17,6 +17,7 @@ const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as
     configuration: { properties: Record<string, unknown> };
     menus: Record<string, Array<{ command: string; when?: string }>>;
     keybindings: Array<{ command: string }>;
+    languageModelTools: Array<{ name: string }>;
   };
 };
 
@@ -61,6 +62,13 @@ describe('ids and package.json', () => {
     assert.deepEqual(
       sorted(Object.values(Setting)),
       sorted(Object.keys(pkg.contributes.configuration.properties)),
+    );
+  });
+
+  it('every tool constant is contributed to languageModelTools, and the reverse', () => {
+    assert.deepEqual(
+      sorted(Object.values(Tool)),
+      sorted(pkg.contributes.languageModelTools.map((t) => t.name)),
     );
   });
 

@@ -1,0 +1,91 @@
+/**
+ * Names and paths for results saved into the workspace, and the text that refers to one from a
+ * document. Pure: paths are POSIX paths (as in `Uri.path`), computed without `node:path`.
+ */
+
+const MAX_SLUG = 48;
+
+/** A file-name-safe slug of the prompt: "A red square!" → "a-red-square". */
+export function slugFromPrompt(prompt: string): string {
+  const slug = prompt
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_SLUG)
+    .replace(/-+$/g, '');
+  return slug || 'media';
+}
+
+/**
+ * The names to try, in order, for a result: `a-red-square.png`, `a-red-square-2.png`, … The
+ * saver takes the first that does not exist yet, so nothing is ever overwritten.
+ */
+export function* candidateNames(prompt: string, extension: string, suffix = ''): Generator<string> {
+  const base = slugFromPrompt(prompt) + (suffix ? `-${suffix}` : '');
+  const ext = extension.replace(/[^a-z0-9]/gi, '').toLowerCase() || 'bin';
+  yield `${base}.${ext}`;
+  for (let n = 2; ; n++) yield `${base}-${n}.${ext}`;
+}
+
+/**
+ * A workspace-relative folder from settings, cleaned: forward slashes, no leading slash, no `.`
+ * or `..` segments (a setting must not point outside the workspace). Empty means the root.
+ */
+export function cleanRelativeFolder(value: string): string {
+  return value
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((segment) => segment !== '' && segment !== '.' && segment !== '..')
+    .join('/');
+}
+
+/** `to` relative to the folder `fromDir`, both absolute POSIX paths. */
+export function relativePosix(fromDir: string, to: string): string {
+  const from = fromDir.split('/').filter(Boolean);
+  const target = to.split('/').filter(Boolean);
+  let common = 0;
+  while (common < from.length && common < target.length - 1 && from[common] === target[common]) common++;
+  const up = from.slice(common).map(() => '..');
+  return [...up, ...target.slice(common)].join('/');
+}
+
+export type ResultKind = 'image' | 'video' | 'audio' | 'text' | 'file';
+
+/** How a document refers to a saved result, by its language. */
+export function insertionText(options: {
+  languageId: string;
+  /** The result's path relative to the document's folder. */
+  relativePath: string;
+  kind: ResultKind;
+  prompt: string;
+}): string {
+  const { languageId, relativePath, kind, prompt } = options;
+  if (languageId !== 'markdown' && languageId !== 'mdx') return relativePath;
+  const alt = markdownLabel(prompt);
+  const target = markdownTarget(relativePath);
+  return kind === 'image' ? `![${alt}](${target})` : `[${alt}](${target})`;
+}
+
+/** Link text that cannot end the label early or break the line. */
+function markdownLabel(prompt: string): string {
+  const flat = prompt.replace(/\s+/g, ' ').trim();
+  const short = flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
+  return short.replace(/[[\]\\`*_<>]/g, (c) => `\\${c}`) || 'media';
+}
+
+/** A link target: spaces, parentheses and other unsafe characters percent-encoded per segment. */
+function markdownTarget(path: string): string {
+  return path
+    .split('/')
+    .map((segment) =>
+      segment === '..' || segment === '.'
+        ? segment
+        : encodeURIComponent(segment).replace(
+            /[()]/g,
+            (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+          ),
+    )
+    .join('/');
+}

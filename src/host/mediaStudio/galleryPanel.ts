@@ -1,0 +1,204 @@
+import * as vscode from 'vscode';
+import { UiId } from '../../core/ids';
+import type { MediaJob } from '../../core/media/mediaJob';
+import { parseGalleryMessage } from '../../core/protocol/galleryProtocol';
+import type { GalleryAction, GalleryHostMessage, GalleryItem } from '../../core/protocol/galleryProtocol';
+import { Disposable } from '../../core/util/lifecycle';
+import { shorten } from '../../core/util/text';
+import { kindOf } from '../media/mediaPreview';
+import { notify } from '../notify';
+import { GALLERY_PAGE, showPage, webviewOptions } from '../webview/webviewShell';
+import type { MediaStudio } from './mediaStudio';
+
+/** `key: value` pairs for a card; long values (a reference image's data URL) shortened. */
+export function describeParameters(parameters: Record<string, unknown> | undefined): string {
+  return Object.entries(parameters ?? {})
+    .map(
+      ([key, value]) =>
+        `${key}: ${shorten(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), 40)}`,
+    )
+    .join(', ');
+}
+
+/**
+ * The media gallery: an editor-area webview with every result. One panel at a time; it follows
+ * the job model. Thumbnails are drawn once by the page and cached by the host as files.
+ */
+export class MediaGalleryPanel extends Disposable {
+  private static current: MediaGalleryPanel | undefined;
+  private readonly cachedThumbnails = new Set<string>();
+  private pending: ReturnType<typeof setTimeout> | undefined;
+  private ready = false;
+
+  static async show(
+    studio: MediaStudio,
+    extensionUri: vscode.Uri,
+    storageFolder: vscode.Uri,
+  ): Promise<MediaGalleryPanel> {
+    const existing = MediaGalleryPanel.current;
+    if (existing) {
+      existing.panel.reveal();
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      UiId.mediaGallery,
+      'Media Gallery',
+      vscode.ViewColumn.Active,
+      {
+        ...webviewOptions(extensionUri, [storageFolder, studio.thumbnailFolder]),
+        retainContextWhenHidden: false,
+      },
+    );
+    const gallery = new MediaGalleryPanel(panel, studio);
+    await gallery.loadThumbnailIndex();
+    showPage(panel.webview, extensionUri, GALLERY_PAGE);
+    return gallery;
+  }
+
+  /** The open gallery, for tests. */
+  static get open(): MediaGalleryPanel | undefined {
+    return MediaGalleryPanel.current;
+  }
+
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    private readonly studio: MediaStudio,
+  ) {
+    super();
+    MediaGalleryPanel.current = this;
+    this.register(
+      panel.onDidDispose(() => {
+        if (MediaGalleryPanel.current === this) MediaGalleryPanel.current = undefined;
+        this.dispose();
+      }),
+    );
+    this.register({ dispose: () => this.pending && clearTimeout(this.pending) });
+    this.register(studio.media.model.onDidChange(() => this.schedulePost()));
+    this.register(
+      panel.webview.onDidReceiveMessage((raw: unknown) => {
+        const message = parseGalleryMessage(raw);
+        if (!message) return;
+        if (message.type === 'ready') {
+          this.ready = true;
+          void this.post();
+        } else if (message.type === 'thumbnail') void this.cacheThumbnail(message.id, message.dataUrl);
+        else void this.act(message.action, message.ids);
+      }),
+    );
+  }
+
+  private async loadThumbnailIndex(): Promise<void> {
+    try {
+      for (const [name] of await vscode.workspace.fs.readDirectory(this.studio.thumbnailFolder))
+        this.cachedThumbnails.add(name);
+    } catch {
+      // No thumbnails yet.
+    }
+  }
+
+  private schedulePost(): void {
+    if (!this.ready) return;
+    this.pending ??= setTimeout(() => {
+      this.pending = undefined;
+      void this.post();
+    }, 150);
+  }
+
+  /** Posts every result; what the page shows is always the model's current state. */
+  async post(): Promise<void> {
+    const message: GalleryHostMessage = {
+      type: 'items',
+      items: this.studio.media.model.all().map((job) => this.item(job)),
+    };
+    await this.panel.webview.postMessage(message);
+  }
+
+  private item(job: MediaJob): GalleryItem {
+    const webview = this.panel.webview;
+    const first = job.outputs[0];
+    const kind: GalleryItem['kind'] = !first
+      ? 'none'
+      : first.kind === 'text'
+        ? 'text'
+        : kindOf(first.mimeType, first.kind === 'url' ? first.url : '');
+    const item: GalleryItem = {
+      id: job.id,
+      prompt: job.prompt,
+      model: job.model,
+      status: job.status,
+      parameters: describeParameters(job.parameters),
+      createdAt: job.createdAt,
+      kind,
+      saved: this.studio.saved.has(job.id),
+      ...(job.error ? { error: job.error } : {}),
+    };
+    if (kind === 'image' && first?.kind === 'url') {
+      const thumbnail = this.studio.thumbnailFile(job.id);
+      const name = thumbnail.path.split('/').pop() ?? '';
+      if (this.cachedThumbnails.has(name)) item.src = webview.asWebviewUri(thumbnail).toString();
+      else if (first.url.startsWith('file:')) {
+        // Only local files: remote results are shown once the host has downloaded them.
+        item.src = webview.asWebviewUri(vscode.Uri.parse(first.url)).toString();
+        item.needsThumbnail = true;
+      }
+    }
+    return item;
+  }
+
+  private async cacheThumbnail(id: string, dataUrl: string): Promise<void> {
+    if (!this.studio.media.model.get(id)) return;
+    const file = this.studio.thumbnailFile(id);
+    const base64 = dataUrl.slice(dataUrl.indexOf(',') + 1);
+    await vscode.workspace.fs.createDirectory(this.studio.thumbnailFolder);
+    await vscode.workspace.fs.writeFile(file, Buffer.from(base64, 'base64'));
+    this.cachedThumbnails.add(file.path.split('/').pop() ?? '');
+  }
+
+  private async act(action: GalleryAction, ids: readonly string[]): Promise<void> {
+    const jobs = ids.map((id) => this.studio.media.model.get(id)).filter((job): job is MediaJob => !!job);
+    try {
+      switch (action) {
+        case 'open':
+          if (jobs[0]) await this.studio.media.open(jobs[0]);
+          break;
+        case 'insert':
+          if (jobs[0]) await this.studio.insert(jobs[0]);
+          break;
+        case 'rerun':
+          for (const job of jobs) await this.studio.rerun(job);
+          break;
+        case 'variation':
+          if (jobs[0]) await this.studio.variation(jobs[0]);
+          break;
+        case 'save': {
+          const saved = [];
+          for (const job of jobs.filter((j) => j.status === 'completed'))
+            saved.push(...(await this.studio.save(job)));
+          void notify.info(`Gateway AI: saved ${saved.length} file(s) into the workspace.`);
+          break;
+        }
+        case 'delete': {
+          const choice = await notify.warn(
+            `Gateway AI: delete ${jobs.length} result(s) from the gallery and the extension's storage? Copies saved in the workspace stay.`,
+            'Delete',
+          );
+          if (choice !== 'Delete') return;
+          await this.deleteJobs(jobs);
+          break;
+        }
+      }
+    } catch (error) {
+      void notify.error(`Gateway AI: ${(error as Error).message}`);
+    }
+  }
+
+  /** Removes jobs and their stored files and thumbnails (never files saved in the workspace). */
+  async deleteJobs(jobs: readonly MediaJob[]): Promise<void> {
+    for (const job of jobs) {
+      await this.studio.media.remove(job.id);
+      const thumbnail = this.studio.thumbnailFile(job.id);
+      await vscode.workspace.fs.delete(thumbnail).then(undefined, () => undefined);
+      this.cachedThumbnails.delete(thumbnail.path.split('/').pop() ?? '');
+    }
+  }
+}

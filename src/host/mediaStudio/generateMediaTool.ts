@@ -1,0 +1,120 @@
+import * as vscode from 'vscode';
+import { isFinal } from '../../core/media/mediaJob';
+import type { MediaJob } from '../../core/media/mediaJob';
+import { cleanRelativeFolder } from '../../core/mediaStudio/resultNames';
+import { parseGenerateMediaInput } from '../../core/mediaStudio/toolInput';
+import type { GenerateMediaInput } from '../../core/mediaStudio/toolInput';
+import { inertText, shorten } from '../../core/util/text';
+import { readSettings } from '../config/settings';
+import type { MediaStudio } from './mediaStudio';
+
+/**
+ * `gateway_generateMedia`, for VS Code's agents and chat participants: asks the user first
+ * (naming the model and the prompt), runs the job to completion with progress and cancellation,
+ * saves the result into the workspace and answers with the saved paths.
+ */
+export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMediaInput> {
+  constructor(private readonly studio: MediaStudio) {}
+
+  prepareInvocation(
+    options: vscode.LanguageModelToolInvocationPrepareOptions<GenerateMediaInput>,
+  ): vscode.PreparedToolInvocation {
+    const parsed = parseGenerateMediaInput(options.input);
+    if (!parsed.ok) return { invocationMessage: 'Generating media' };
+    const { model, folder } = this.resolve(parsed.input);
+    // The prompt and model come from an agent: shown as plain text, never as Markdown.
+    const message = new vscode.MarkdownString();
+    message.appendText(`Model: ${model}\n\nPrompt: ${parsed.input.prompt}\n\n`);
+    message.appendText(
+      `The result is saved into ${folder || 'the workspace folder'}. The gateway may charge for it.`,
+    );
+    return {
+      invocationMessage: `Generating media with ${inertText(model, 100)}`,
+      confirmationMessages: { title: 'Generate media through Gateway AI?', message },
+    };
+  }
+
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<GenerateMediaInput>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
+    const parsed = parseGenerateMediaInput(options.input);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const input = parsed.input;
+    const { model, folder } = this.resolve(input);
+    return vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Gateway AI: generating "${shorten(inertText(input.prompt), 40)}"`,
+        cancellable: true,
+      },
+      async (progress, progressToken) => {
+        const cancelled = () => token.isCancellationRequested || progressToken.isCancellationRequested;
+        if (cancelled()) throw new vscode.CancellationError();
+        const id = await this.studio.media.generate({
+          prompt: input.prompt,
+          model,
+          parameters: input.parameters,
+        });
+        const job = await this.untilFinal(id, [token, progressToken], (status) =>
+          progress.report({ message: status }),
+        );
+        if (job.status !== 'completed') {
+          throw new Error(
+            job.status === 'failed'
+              ? `The media job failed: ${job.error ?? 'no reason given'}`
+              : `The media job ended as ${job.status}.`,
+          );
+        }
+        progress.report({ message: 'saving' });
+        const saved = await this.studio.save(job, folder);
+        const paths = saved.map((file) => file.relativePath);
+        const described = saved.map((file) => `${file.kind} ${file.relativePath}`).join(', ');
+        return new vscode.LanguageModelToolResult([
+          new vscode.LanguageModelTextPart(
+            `Generated with ${model} and saved into the workspace: ${described}. ` +
+              `Workspace-relative path${paths.length === 1 ? '' : 's'}: ${JSON.stringify(paths)}.`,
+          ),
+        ]);
+      },
+    );
+  }
+
+  private resolve(input: GenerateMediaInput): { model: string; folder: string } {
+    const settings = readSettings().media;
+    return {
+      model: input.model ?? settings.model,
+      folder: cleanRelativeFolder(input.saveTo ?? settings.saveFolder),
+    };
+  }
+
+  /** Resolves with the job once it is final; rejects with a CancellationError when cancelled. */
+  private untilFinal(
+    id: string,
+    tokens: readonly vscode.CancellationToken[],
+    onStatus: (status: string) => void,
+  ): Promise<MediaJob> {
+    const model = this.studio.media.model;
+    return new Promise<MediaJob>((resolve, reject) => {
+      const subscriptions: vscode.Disposable[] = [];
+      const settle = (action: () => void) => {
+        for (const s of subscriptions) s.dispose();
+        action();
+      };
+      let lastStatus = '';
+      const check = () => {
+        const job = model.get(id);
+        if (!job) return settle(() => reject(new Error('The media job was removed before it finished.')));
+        if (job.status !== lastStatus) onStatus((lastStatus = job.status));
+        if (isFinal(job)) settle(() => resolve(job));
+      };
+      subscriptions.push(model.onDidChange((change) => change.changed.includes(id) && check()));
+      for (const token of tokens) {
+        subscriptions.push(
+          token.onCancellationRequested(() => settle(() => reject(new vscode.CancellationError()))),
+        );
+      }
+      check();
+    });
+  }
+}

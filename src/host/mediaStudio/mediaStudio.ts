@@ -1,0 +1,451 @@
+import * as vscode from 'vscode';
+import { mimeFromUrl } from '../../api/media';
+import { Command, Setting, SettingSection, UiId } from '../../core/ids';
+import type { MediaJob } from '../../core/media/mediaJob';
+import { dataUrl, referenceParameterFor, withReference } from '../../core/mediaStudio/referenceImage';
+import {
+  candidateNames,
+  cleanRelativeFolder,
+  insertionText,
+  relativePosix,
+} from '../../core/mediaStudio/resultNames';
+import type { ResultKind } from '../../core/mediaStudio/resultNames';
+import { formatBytes, planCleanup } from '../../core/mediaStudio/storageBudget';
+import type { CleanupPlan } from '../../core/mediaStudio/storageBudget';
+import { Disposable } from '../../core/util/lifecycle';
+import { shorten } from '../../core/util/text';
+import { readSettings } from '../config/settings';
+import type { MediaJobsDeps, MediaJobsFeature } from '../media/mediaJobsFeature';
+import { jobFrom } from '../media/mediaJobsFeature';
+import { kindOf } from '../media/mediaPreview';
+import { notify } from '../notify';
+import { MediaGalleryPanel } from './galleryPanel';
+import { GenerateMediaTool } from './generateMediaTool';
+import { SavedResults } from './savedResults';
+import type { CommandHandler } from '../lazyFeature';
+import type { MediaStudioCommand } from '../media/mediaLoader';
+
+/** One result file saved into the workspace. */
+export interface SavedFile {
+  uri: vscode.Uri;
+  /** Relative to the workspace folder, with forward slashes. */
+  relativePath: string;
+  kind: ResultKind;
+}
+
+const MB = 1024 * 1024;
+
+/**
+ * Using results: save them into the workspace (never overwriting), insert a reference at the
+ * cursor, drag them into an editor, re-run and vary jobs, keep extension storage under its cap,
+ * the gallery, and the `gateway_generateMedia` tool for VS Code's agents.
+ */
+export class MediaStudio extends Disposable {
+  readonly saved: SavedResults;
+  readonly tool = new GenerateMediaTool(this);
+  private lastTextEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
+  private budgetTimer: ReturnType<typeof setTimeout> | undefined;
+  private budgetRun: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly media: MediaJobsFeature,
+    private readonly deps: MediaJobsDeps,
+  ) {
+    super();
+    this.saved = new SavedResults(deps.context.globalState);
+    // A command run from the gallery (a webview) has no active text editor: use the last one.
+    this.register(
+      vscode.window.onDidChangeActiveTextEditor((editor) => {
+        if (editor) this.lastTextEditor = editor;
+      }),
+    );
+    this.register(
+      media.model.onDidChange((change) => {
+        if (change.finished.length) this.scheduleBudget();
+      }),
+    );
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(SettingSection.media)) this.scheduleBudget();
+      }),
+    );
+    this.register({ dispose: () => this.budgetTimer && clearTimeout(this.budgetTimer) });
+    this.register(
+      vscode.languages.registerDocumentDropEditProvider(
+        { scheme: 'file' },
+        {
+          provideDocumentDropEdits: (document, _position, dataTransfer) =>
+            this.dropEdit(document, dataTransfer),
+        },
+        {
+          dropMimeTypes: [UiId.mediaJobDrag],
+          providedDropEditKinds: [vscode.DocumentDropOrPasteEditKind.Empty.append('gateway', 'media')],
+        },
+      ),
+    );
+    this.commands = this.commandHandlers();
+  }
+
+  /** The job a command was given, or the one selected in the Media Jobs tree. */
+  jobFor(arg: unknown): MediaJob | undefined {
+    if (arg !== undefined) return jobFrom(this.media, arg);
+    return this.media.treeView.selection.find((job) => job.status === 'completed');
+  }
+
+  /** The workspace folder results are saved under, or undefined without a workspace. */
+  private workspaceRoot(): vscode.Uri | undefined {
+    return vscode.workspace.workspaceFolders?.[0]?.uri;
+  }
+
+  /**
+   * Copies a completed job's results into the workspace folder from settings (or `folder`),
+   * under names from the prompt that exist nowhere yet: nothing is ever overwritten.
+   */
+  async save(job: MediaJob, folder?: string): Promise<SavedFile[]> {
+    if (job.status !== 'completed') throw new Error(`This job is ${job.status}; there is no result to save.`);
+    const root = this.workspaceRoot();
+    if (!root) throw new Error('Open a folder first: results are saved into the workspace.');
+    const relativeFolder = cleanRelativeFolder(folder ?? readSettings().media.saveFolder);
+    const target = relativeFolder ? vscode.Uri.joinPath(root, relativeFolder) : root;
+    await vscode.workspace.fs.createDirectory(target);
+    const items = await this.media.resultItems(job);
+    const saved: SavedFile[] = [];
+    const problems: string[] = [];
+    for (const [index, item] of items.entries()) {
+      const suffix = items.length > 1 ? String(index + 1) : '';
+      if (item.file) {
+        const extension = item.file.path.split('/').pop()?.split('.').pop() ?? 'bin';
+        const uri = await copyUnique(item.file, target, candidateNames(job.prompt, extension, suffix));
+        saved.push({ uri, relativePath: relative(root, uri), kind: item.kind });
+      } else if (item.kind === 'text' && item.text !== undefined) {
+        const uri = await writeUnique(item.text, target, candidateNames(job.prompt, 'txt', suffix));
+        saved.push({ uri, relativePath: relative(root, uri), kind: 'text' });
+      } else if (item.problem) {
+        problems.push(item.problem);
+      }
+    }
+    if (!saved.length) throw new Error(problems[0] ?? 'This job has no result to save.');
+    await this.saved.add(
+      job.id,
+      saved.map((file) => file.relativePath),
+    );
+    return saved;
+  }
+
+  /**
+   * Saves the job's results and inserts a reference at the cursor of the last text editor: a
+   * Markdown image or link in Markdown, the relative path in other languages.
+   */
+  async insert(job: MediaJob): Promise<SavedFile[]> {
+    const editor = this.targetEditor();
+    if (!editor) throw new Error('Open a text editor to insert the result into.');
+    const saved = await this.save(job);
+    const text = this.referenceText(editor.document, job, saved);
+    await vscode.window.showTextDocument(editor.document, editor.viewColumn);
+    const done = await editor.edit((edit) => {
+      for (const selection of editor.selections) edit.replace(selection, text);
+    });
+    if (!done) throw new Error('The editor did not accept the insertion.');
+    return saved;
+  }
+
+  private targetEditor(): vscode.TextEditor | undefined {
+    const active = vscode.window.activeTextEditor;
+    if (active) return active;
+    const last = this.lastTextEditor;
+    return last && vscode.window.visibleTextEditors.includes(last)
+      ? last
+      : vscode.window.visibleTextEditors[0];
+  }
+
+  private referenceText(document: vscode.TextDocument, job: MediaJob, saved: readonly SavedFile[]): string {
+    const root = this.workspaceRoot();
+    const fromDir =
+      document.uri.scheme === 'file' || document.uri.scheme === root?.scheme
+        ? document.uri.path.slice(0, document.uri.path.lastIndexOf('/'))
+        : (root?.path ?? '/');
+    return saved
+      .map((file) =>
+        insertionText({
+          languageId: document.languageId,
+          relativePath: document.isUntitled ? file.relativePath : relativePosix(fromDir, file.uri.path),
+          kind: file.kind,
+          prompt: job.prompt,
+        }),
+      )
+      .join('\n');
+  }
+
+  /** A drop of jobs from the tree into an editor: save them and insert their references. */
+  async dropEdit(
+    document: vscode.TextDocument,
+    dataTransfer: vscode.DataTransfer,
+  ): Promise<vscode.DocumentDropEdit | undefined> {
+    const raw = await dataTransfer.get(UiId.mediaJobDrag)?.asString();
+    let ids: unknown;
+    try {
+      ids = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(ids)) return undefined;
+    const parts: string[] = [];
+    for (const id of ids) {
+      const job = typeof id === 'string' ? this.media.model.get(id) : undefined;
+      if (job?.status !== 'completed') continue;
+      try {
+        parts.push(this.referenceText(document, job, await this.save(job)));
+      } catch (error) {
+        void notify.error(`Gateway AI: could not save the result: ${(error as Error).message}`);
+      }
+    }
+    return parts.length ? new vscode.DocumentDropEdit(parts.join('\n')) : undefined;
+  }
+
+  /** Starts the same job again: same prompt, model and parameters. */
+  rerun(job: MediaJob): Promise<string> {
+    return this.media.generate({ prompt: job.prompt, model: job.model, parameters: job.parameters ?? {} });
+  }
+
+  /** Starts a job with the same prompt and this job's (first image) result as reference image. */
+  async variation(job: MediaJob, prompt = job.prompt): Promise<string> {
+    const items = await this.media.resultItems(job);
+    const image = items.find((item) => item.kind === 'image' && item.file);
+    if (!image?.file) throw new Error('Only a completed image result can be the reference of a variation.');
+    const settings = readSettings().media;
+    const reference =
+      settings.referenceImageAs === 'url' && image.sourceUrl && /^https?:/i.test(image.sourceUrl)
+        ? image.sourceUrl
+        : await fileDataUrl(image.file, image.mimeType);
+    return this.generateWithReference(job.model, prompt, job.parameters, reference);
+  }
+
+  /** Starts a job with a workspace image as reference, with the media model from settings. */
+  async fromImage(file: vscode.Uri, prompt: string): Promise<string> {
+    const settings = readSettings().media;
+    return this.generateWithReference(settings.model, prompt, settings.parameters, await fileDataUrl(file));
+  }
+
+  private generateWithReference(
+    model: string,
+    prompt: string,
+    parameters: Record<string, unknown> | undefined,
+    reference: string,
+  ): Promise<string> {
+    const name = referenceParameterFor(model, readSettings().media.referenceImageParameter);
+    return this.media.generate({ prompt, model, parameters: withReference(parameters, name, reference) });
+  }
+
+  /** The files a job's results (and thumbnail) take in extension storage. */
+  storedFiles(job: MediaJob): vscode.Uri[] {
+    const files: vscode.Uri[] = [];
+    job.outputs.forEach((output, index) => {
+      if (output.kind !== 'url') return;
+      if (output.url.startsWith('file:')) files.push(vscode.Uri.parse(output.url));
+      else files.push(this.media.store.fileFor(job.id, index, output.mimeType ?? mimeFromUrl(output.url)));
+    });
+    files.push(this.thumbnailFile(job.id));
+    return files;
+  }
+
+  thumbnailFile(jobId: string): vscode.Uri {
+    const safe = jobId.replace(/[^\w.-]/g, '_').slice(0, 80);
+    return vscode.Uri.joinPath(this.thumbnailFolder, `${safe}.webp`);
+  }
+
+  get thumbnailFolder(): vscode.Uri {
+    return vscode.Uri.joinPath(this.deps.context.globalStorageUri, 'media-thumbnails');
+  }
+
+  private scheduleBudget(): void {
+    if (this.budgetTimer) clearTimeout(this.budgetTimer);
+    // After a finished job's result has been moved into a file.
+    this.budgetTimer = setTimeout(() => {
+      this.budgetTimer = undefined;
+      void this.enforceBudget().catch((error: unknown) =>
+        this.deps.logger.warn(`Media storage cleanup failed: ${(error as Error).message}`),
+      );
+    }, 1000);
+  }
+
+  /**
+   * Keeps the results in extension storage under `gateway.media.storageLimitMB`: the oldest
+   * results not saved to the workspace go first, and the user is told. Saved ones stay.
+   */
+  enforceBudget(): Promise<CleanupPlan> {
+    // One pass at a time: two passes measuring at once would each remove what the other freed.
+    const run = this.budgetRun.then(() => this.cleanUp());
+    this.budgetRun = run.catch(() => undefined);
+    return run;
+  }
+
+  private async cleanUp(): Promise<CleanupPlan> {
+    const limitMB = readSettings().media.storageLimitMB;
+    const jobs = this.media.model.all().filter((job) => job.status === 'completed');
+    const results = await Promise.all(
+      jobs.map(async (job) => ({
+        jobId: job.id,
+        bytes: (await Promise.all(this.storedFiles(job).map(sizeOf))).reduce((a, b) => a + b, 0),
+        finishedAt: job.finishedAt ?? job.createdAt,
+        saved: this.saved.has(job.id),
+      })),
+    );
+    const plan = planCleanup(results, limitMB * MB);
+    for (const id of plan.remove) {
+      await this.media.remove(id);
+      await vscode.workspace.fs.delete(this.thumbnailFile(id)).then(undefined, () => undefined);
+    }
+    if (plan.remove.length) {
+      this.deps.logger.info(
+        `Media storage over ${limitMB} MB: removed ${plan.remove.length} unsaved result(s)`,
+      );
+      void notify
+        .info(
+          `Gateway AI: media results took more than the ${limitMB} MB allowed, so the ${plan.remove.length} oldest not saved to the workspace were removed (${formatBytes(plan.freedBytes)}).`,
+          'Change Limit',
+        )
+        .then((choice) => {
+          if (choice)
+            void vscode.commands.executeCommand('workbench.action.openSettings', Setting.mediaStorageLimitMB);
+        });
+    }
+    if (plan.stillOver && results.some((r) => r.saved)) {
+      void notify.warn(
+        `Gateway AI: results saved to the workspace alone take more than the ${limitMB} MB allowed for media storage; they are kept.`,
+      );
+    }
+    await this.saved.keepOnly(new Set(this.media.model.all().map((job) => job.id)));
+    return plan;
+  }
+
+  /** Its commands' handlers; activation registers the commands (mediaLoader.ts). */
+  readonly commands: Readonly<Record<MediaStudioCommand, CommandHandler>>;
+
+  private commandHandlers(): Record<MediaStudioCommand, CommandHandler> {
+    /** Runs `action` on the command's job; failures are shown, and thrown to programmatic callers. */
+    const onJob =
+      <T>(action: (job: MediaJob) => Promise<T>, none: string) =>
+      async (arg?: unknown): Promise<T | undefined> => {
+        const job = this.jobFor(arg);
+        if (!job) {
+          void notify.info(`Gateway AI: ${none}`);
+          return undefined;
+        }
+        try {
+          return await action(job);
+        } catch (error) {
+          void notify.error(`Gateway AI: ${(error as Error).message}`);
+          if (arg !== undefined) throw error;
+          return undefined;
+        }
+      };
+    const pick = 'select a completed job in the Media Jobs view first.';
+    return {
+      [Command.saveMediaResult]: onJob(async (job) => {
+        const saved = await this.save(job);
+        void notify.info(`Gateway AI: saved ${saved.map((f) => f.relativePath).join(', ')}.`);
+        return saved.map((f) => f.relativePath);
+      }, pick),
+      [Command.insertMediaResult]: onJob(
+        async (job) => (await this.insert(job)).map((f) => f.relativePath),
+        pick,
+      ),
+      [Command.rerunMediaJob]: onJob((job) => this.rerun(job), 'pick a job to run again.'),
+      [Command.mediaVariation]: onJob((job) => this.variation(job), pick),
+      [Command.generateMediaFromImage]: async (file?: unknown, prompt?: unknown) => {
+        const uri =
+          file instanceof vscode.Uri
+            ? file
+            : (
+                await vscode.window.showOpenDialog({
+                  title: 'Reference Image',
+                  filters: { Images: ['png', 'jpg', 'jpeg', 'webp', 'gif'] },
+                })
+              )?.[0];
+        if (!uri) return undefined;
+        const text =
+          typeof prompt === 'string'
+            ? prompt
+            : await vscode.window.showInputBox({
+                title: `Generate Media from ${shorten(uri.path.split('/').pop() ?? '', 40)}`,
+                prompt: 'Describe what to make from the image',
+                ignoreFocusOut: true,
+                validateInput: (v) => (v.trim() ? undefined : 'Describe what to generate.'),
+              });
+        if (!text?.trim()) return undefined;
+        try {
+          return await this.fromImage(uri, text.trim());
+        } catch (error) {
+          void notify.error(`Gateway AI: the media job was not started. ${(error as Error).message}`);
+          if (prompt !== undefined) throw error;
+          return undefined;
+        }
+      },
+      [Command.openMediaGallery]: () =>
+        MediaGalleryPanel.show(this, this.deps.context.extensionUri, this.media.store.folder),
+    };
+  }
+}
+
+function relative(root: vscode.Uri, uri: vscode.Uri): string {
+  return relativePosix(root.path, uri.path);
+}
+
+async function sizeOf(uri: vscode.Uri): Promise<number> {
+  try {
+    return (await vscode.workspace.fs.stat(uri)).size;
+  } catch {
+    return 0;
+  }
+}
+
+function isFileExists(error: unknown): boolean {
+  return error instanceof vscode.FileSystemError && error.code === 'FileExists';
+}
+
+/** Copies `source` into `folder` under the first free name; never overwrites. */
+async function copyUnique(
+  source: vscode.Uri,
+  folder: vscode.Uri,
+  names: Iterator<string>,
+): Promise<vscode.Uri> {
+  for (let attempt = 0; attempt < 10_000; attempt++) {
+    const target = vscode.Uri.joinPath(folder, names.next().value as string);
+    try {
+      await vscode.workspace.fs.copy(source, target, { overwrite: false });
+      return target;
+    } catch (error) {
+      if (!isFileExists(error)) throw error;
+    }
+  }
+  throw new Error('No free file name was found for the result.');
+}
+
+/** Writes text into `folder` under the first free name; never overwrites. */
+async function writeUnique(text: string, folder: vscode.Uri, names: Iterator<string>): Promise<vscode.Uri> {
+  for (let attempt = 0; attempt < 10_000; attempt++) {
+    const target = vscode.Uri.joinPath(folder, names.next().value as string);
+    if (await exists(target)) continue;
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
+    return target;
+  }
+  throw new Error('No free file name was found for the result.');
+}
+
+async function exists(uri: vscode.Uri): Promise<boolean> {
+  try {
+    await vscode.workspace.fs.stat(uri);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A local image as a data URL; its type from `mimeType` or the file's extension. */
+async function fileDataUrl(file: vscode.Uri, mimeType?: string): Promise<string> {
+  const bytes = await vscode.workspace.fs.readFile(file);
+  if (bytes.byteLength > 20 * MB) throw new Error('The reference image is larger than 20 MB.');
+  const type = mimeType ?? mimeFromUrl(`file:///x.${file.path.split('.').pop() ?? ''}`) ?? 'image/png';
+  if (kindOf(type) !== 'image') throw new Error('The reference must be an image.');
+  return dataUrl(type, Buffer.from(bytes).toString('base64'));
+}

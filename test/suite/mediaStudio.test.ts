@@ -1,0 +1,220 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { observed } from './observed';
+import type { MediaGalleryPanel } from '../../src/host/mediaStudio/galleryPanel';
+import { startGatewaySimulator } from '../simulator';
+import type { GatewaySimulator } from '../simulator';
+import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
+
+const PNG_SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10];
+
+describe('Media studio: save, insert, budget, gallery, variations and the agents’ tool', function () {
+  let sim: GatewaySimulator;
+  let root: vscode.Uri;
+
+  async function completedJob(prompt: string): Promise<string> {
+    const api = await gatewayApi();
+    const id = await vscode.commands.executeCommand<string>('gateway.generateMedia', { prompt });
+    await waitFor(() => api.media.model.get(id)?.status === 'completed', 'the job to complete', 15_000);
+    return id;
+  }
+
+  function mediaPosts() {
+    return sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/v1/media'));
+  }
+
+  before(async () => {
+    sim = await startGatewaySimulator({ mediaTimings: { queuedMs: 300, processingMs: 500 } });
+    await setSetting('baseUrl', sim.baseUrl);
+    await setSetting('media.model', 'testvendor/image-model');
+    await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
+    root = vscode.workspace.workspaceFolders![0].uri;
+  });
+
+  after(async () => {
+    await setSetting('media.model', undefined);
+    await setSetting('media.storageLimitMB', undefined);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await sim.close();
+  });
+
+  it('Insert into Editor saves the PNG under assets/generated and writes a Markdown image at the cursor, never overwriting', async () => {
+    const id = await completedJob('A red square!');
+    const docUri = vscode.Uri.joinPath(root, 'notes.md');
+    await vscode.workspace.fs.writeFile(docUri, new TextEncoder().encode('# Notes\n\n'));
+    const editor = await vscode.window.showTextDocument(docUri);
+    editor.selection = new vscode.Selection(2, 0, 2, 0);
+
+    const first = await vscode.commands.executeCommand<string[]>('gateway.insertMediaResult', id);
+    assert.deepEqual(first, ['assets/generated/a-red-square.png']);
+    const second = await vscode.commands.executeCommand<string[]>('gateway.insertMediaResult', id);
+    assert.deepEqual(second, ['assets/generated/a-red-square-2.png'], 'a second save takes a new name');
+
+    const text = editor.document.getText();
+    assert.match(text, /!\[A red square!\]\(assets\/generated\/a-red-square\.png\)/);
+    assert.match(text, /!\[A red square!\]\(assets\/generated\/a-red-square-2\.png\)/);
+    for (const name of ['a-red-square.png', 'a-red-square-2.png']) {
+      const bytes = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, 'assets/generated', name));
+      assert.deepEqual([...bytes.subarray(0, 8)], PNG_SIGNATURE, `${name} is the PNG`);
+    }
+    const api = await gatewayApi();
+    assert.ok(api.media.studio.saved.has(id), 'the job is remembered as saved');
+  });
+
+  it('in another language the relative path is inserted, from the document’s folder', async () => {
+    const id = await completedJob('logo');
+    const docUri = vscode.Uri.joinPath(root, 'src', 'app.ts');
+    await vscode.workspace.fs.writeFile(docUri, new TextEncoder().encode('const logo = "";\n'));
+    const editor = await vscode.window.showTextDocument(docUri);
+    editor.selection = new vscode.Selection(0, 14, 0, 14);
+    await vscode.commands.executeCommand('gateway.insertMediaResult', id);
+    assert.equal(editor.document.lineAt(0).text, 'const logo = "../assets/generated/logo.png";');
+  });
+
+  it('a drop of a job from the tree into an editor saves it and inserts the reference', async () => {
+    const api = await gatewayApi();
+    const id = await completedJob('dropped cat');
+    const docUri = vscode.Uri.joinPath(root, 'drop.md');
+    await vscode.workspace.fs.writeFile(docUri, new TextEncoder().encode(''));
+    const document = await vscode.workspace.openTextDocument(docUri);
+    const { mediaJobDragController } = await import('../../src/host/media/mediaLoader');
+    const transfer = new vscode.DataTransfer();
+    await mediaJobDragController.handleDrag!(
+      [api.media.model.get(id)!],
+      transfer,
+      new vscode.CancellationTokenSource().token,
+    );
+    const edit = await api.media.studio.dropEdit(document, transfer);
+    assert.equal(edit?.insertText, '![dropped cat](assets/generated/dropped-cat.png)');
+  });
+
+  it('Re-run repeats the prompt and parameters; Variation sends the result as a reference image', async () => {
+    const id = await completedJob('a blue circle');
+    const before = mediaPosts().length;
+    const rerunId = await vscode.commands.executeCommand<string>('gateway.rerunMediaJob', id);
+    assert.ok(rerunId && rerunId !== id);
+    const variationId = await vscode.commands.executeCommand<string>('gateway.mediaVariation', id);
+    assert.ok(variationId);
+    const [rerun, variation] = mediaPosts().slice(before);
+    assert.deepEqual(rerun.body, { model: 'testvendor/image-model', prompt: 'a blue circle' });
+    const body = variation.body as Record<string, unknown>;
+    assert.equal(body.prompt, 'a blue circle');
+    assert.match(String(body.image_url), /^data:image\/png;base64,iVBORw0KGgo/, 'the PNG as a data URL');
+
+    await setSetting('media.referenceImageParameter', { 'testvendor/*': 'input_image' });
+    try {
+      await vscode.commands.executeCommand<string>('gateway.mediaVariation', id);
+      const configured = mediaPosts().at(-1)!.body as Record<string, unknown>;
+      assert.match(String(configured.input_image), /^data:image\/png;base64,/);
+      assert.equal(configured.image_url, undefined);
+    } finally {
+      await setSetting('media.referenceImageParameter', undefined);
+    }
+
+    const fromImage = await vscode.commands.executeCommand<string>(
+      'gateway.generateMediaFromImage',
+      vscode.Uri.joinPath(root, 'assets/generated/a-red-square.png'),
+      'make it green',
+    );
+    assert.ok(fromImage);
+    const attached = mediaPosts().at(-1)!.body as Record<string, unknown>;
+    assert.equal(attached.prompt, 'make it green');
+    assert.match(String(attached.image_url), /^data:image\/png;base64,iVBORw0KGgo/);
+  });
+
+  it('vscode.lm.invokeTool runs gateway_generateMedia to completion and returns the saved path', async () => {
+    const api = await gatewayApi();
+    assert.ok(
+      vscode.lm.tools.some((t) => t.name === 'gateway_generateMedia'),
+      'the tool is registered',
+    );
+    const prepared = api.media.studio.tool.prepareInvocation({
+      input: { prompt: 'a [link](command:x) fox', model: 'testvendor/other' },
+    });
+    const message = prepared.confirmationMessages!.message as vscode.MarkdownString;
+    assert.match(message.value, /testvendor\/other/, 'the confirmation names the model');
+    assert.match(message.value, /fox/, 'and the prompt');
+    assert.doesNotMatch(message.value, /\]\(command:/, 'as plain text');
+
+    const result = await vscode.lm.invokeTool('gateway_generateMedia', {
+      toolInvocationToken: undefined,
+      input: { prompt: 'tool owl', saveTo: 'art' },
+    });
+    const text = result.content.map((part) => (part as vscode.LanguageModelTextPart).value).join('');
+    assert.match(text, /"art\/tool-owl\.png"/, text);
+    const bytes = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, 'art/tool-owl.png'));
+    assert.deepEqual([...bytes.subarray(0, 8)], PNG_SIGNATURE);
+  });
+
+  it('gateway_generateMedia honours cancellation: it stops waiting at once', async () => {
+    const api = await gatewayApi();
+    const source = new vscode.CancellationTokenSource();
+    const before = mediaPosts().length;
+    const invocation = vscode.lm.invokeTool(
+      'gateway_generateMedia',
+      { toolInvocationToken: undefined, input: { prompt: 'cancel me' } },
+      source.token,
+    );
+    await waitFor(() => mediaPosts().length > before, 'the job to start');
+    const id = api.media.model.all().find((job) => job.prompt === 'cancel me')!.id;
+    const started = Date.now();
+    source.cancel();
+    await assert.rejects(Promise.resolve(invocation), (error: Error) =>
+      /cancel/i.test(`${error.name} ${error.message}`),
+    );
+    const status = api.media.model.get(id)?.status;
+    assert.ok(Date.now() - started < 2000, `promptly: ${Date.now() - started} ms, the job ${status}`);
+    assert.notEqual(status, 'completed', 'before the job finished');
+    await assert.rejects(
+      Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(root, 'assets/generated/cancel-me.png'))),
+    );
+  });
+
+  it('the gallery opens in the editor area under the strict CSP, and deleting removes results', async () => {
+    const api = await gatewayApi();
+    const gallery = await vscode.commands.executeCommand<MediaGalleryPanel>('gateway.openMediaGallery');
+    assert.ok(gallery?.panel.visible, 'the gallery is open');
+    assert.equal(gallery.panel.viewType, 'gateway.mediaGallery');
+    const html = gallery.panel.webview.html;
+    assert.match(html, /default-src 'none'/);
+    assert.match(html, /dist\/gallery\.js/);
+    const id = await completedJob('to be deleted');
+    await gallery.deleteJobs([api.media.model.get(id)!]);
+    assert.equal(api.media.model.get(id), undefined);
+    gallery.panel.dispose();
+  });
+
+  it('over the storage cap, the oldest unsaved results go, saved ones stay, and the user is told', async () => {
+    const api = await gatewayApi();
+    await waitFor(() => api.media.model.running().length === 0, 'running jobs to finish', 15_000);
+    const completed = api.media.model.all().filter((job) => job.status === 'completed');
+    const saved = completed.filter((job) => api.media.studio.saved.has(job.id));
+    const unsaved = completed.filter((job) => !api.media.studio.saved.has(job.id));
+    assert.ok(saved.length > 0 && unsaved.length > 0);
+    const unsavedFile = vscode.Uri.parse((unsaved[0].outputs[0] as { url: string }).url);
+    await vscode.workspace.fs.stat(unsavedFile);
+    const shownBefore = observed.notifications.length;
+
+    await setSetting('media.storageLimitMB', 0);
+    const plan = await api.media.studio.enforceBudget();
+    // A pass scheduled by a job that just finished may have run first and taken some of them.
+    assert.ok(
+      plan.remove.every((id) => unsaved.some((job) => job.id === id)),
+      'only unsaved results go',
+    );
+    for (const job of saved) assert.ok(api.media.model.get(job.id), 'a saved result stays');
+    for (const job of unsaved) assert.equal(api.media.model.get(job.id), undefined);
+    await assert.rejects(
+      Promise.resolve(vscode.workspace.fs.stat(unsavedFile)),
+      'its stored file is deleted',
+    );
+    await vscode.workspace.fs.stat(vscode.Uri.joinPath(root, 'assets/generated/a-red-square.png'));
+    await waitFor(
+      () =>
+        observed.notifications
+          .slice(shownBefore)
+          .some((n) => /oldest not saved to the workspace were removed/.test(n.message)),
+      'the notification',
+    );
+  });
+});
