@@ -50,7 +50,7 @@ export const mediaJobDragController: vscode.TreeDragAndDropController<MediaJob> 
  */
 export function registerMedia(deps: Omit<MediaJobsDeps, 'treeView'>): LazyFeature<MediaJobsFeature> {
   const changed = new vscode.EventEmitter<MediaJob | undefined>();
-  const media = new LazyFeature(
+  const media: LazyFeature<MediaJobsFeature> = new LazyFeature(
     'media jobs',
     () => {
       const feature = new (loadMediaBundle().MediaJobsFeature)({ ...deps, treeView });
@@ -67,7 +67,7 @@ export function registerMedia(deps: Omit<MediaJobsDeps, 'treeView'>): LazyFeatur
     getTreeItem: (job) => media.get().tree.getTreeItem(job),
     getParent: () => undefined,
   };
-  const treeView = media.track(
+  const treeView: vscode.TreeView<MediaJob> = media.track(
     vscode.window.createTreeView(View.mediaJobs, {
       treeDataProvider: tree,
       canSelectMany: true,
