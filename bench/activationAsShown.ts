@@ -15,7 +15,7 @@
  * and the built-ins' figures, taken at startup beside each other, carry some of that too.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { workRoot, repoRoot } from '../test/launch/paths';
 import { ensureVsCodeServer, installVsix } from '../test/launch/vscodeServer';
@@ -33,8 +33,44 @@ export const SHOWN = {
 export type ShownKey = keyof typeof SHOWN;
 export type ShownRun = Record<ShownKey, number>;
 
-/** Built-ins activate at startup; give them time to finish before ours is woken. */
-const STARTUP_SETTLE_MS = 4_000;
+/**
+ * Ours must wake after the startup activations are over: an extension whose activation overlaps
+ * another's is charged for the other's code loading too (this was seen: ours woke beside Emmet and
+ * before Git on a loaded machine). The extension host logs each activation; the last startup ones
+ * are the `onStartupFinished` built-ins, then the log must stay quiet for a moment.
+ */
+const STARTUP_MARKERS = ['vscode.merge-conflict', 'vscode.debug-auto-launch'];
+const QUIET_LOG_MS = 3_000;
+const STARTUP_LIMIT_MS = 120_000;
+
+/** Waits until the startup activations are logged and the extension host's log has gone quiet. */
+async function startupActivationsDone(userDataDir: string): Promise<void> {
+  const deadline = Date.now() + STARTUP_LIMIT_MS;
+  let lastSize = -1;
+  let quietSince = Date.now();
+  while (Date.now() < deadline) {
+    const log = extensionHostLog(userDataDir);
+    const text = log ? readFileSync(log, 'utf8') : '';
+    if (text.length !== lastSize) {
+      lastSize = text.length;
+      quietSince = Date.now();
+    }
+    const activated = STARTUP_MARKERS.every((id) => text.includes(`_doActivateExtension ${id},`));
+    if (activated && Date.now() - quietSince >= QUIET_LOG_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the startup activations did not finish within ${STARTUP_LIMIT_MS / 1000} s`);
+}
+
+function extensionHostLog(userDataDir: string): string | undefined {
+  const logs = path.join(userDataDir, 'logs');
+  if (!existsSync(logs)) return undefined;
+  for (const session of readdirSync(logs).sort().reverse()) {
+    const file = path.join(logs, session, 'exthost1', 'remoteexthost.log');
+    if (existsSync(file)) return file;
+  }
+  return undefined;
+}
 const READ_TIMEOUT_MS = 60_000;
 
 const EMPTY_COMMAND = 'Empty Extension: Wake';
@@ -118,7 +154,7 @@ export async function measureAsShown(vsix: string, emptyVsix: string, index: num
     const { page } = workbench;
     // Tall enough that every activated extension's row is rendered (the list is virtual).
     await page.setViewportSize({ width: 1400, height: 3200 });
-    await page.waitForTimeout(STARTUP_SETTLE_MS);
+    await startupActivationsDone(workbench.server.userDataDir);
     await workbench.openGatewayView();
     // Activated and painted: the chat view's document exists.
     await workbench.webviewFrame('#app');
