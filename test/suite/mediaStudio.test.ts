@@ -191,7 +191,12 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     const saved = completed.filter((job) => api.media.studio.saved.has(job.id));
     const unsaved = completed.filter((job) => !api.media.studio.saved.has(job.id));
     assert.ok(saved.length > 0 && unsaved.length > 0);
-    const unsavedFile = vscode.Uri.parse((unsaved[0].outputs[0] as { url: string }).url);
+    // One stored file of an unsaved result, to see it deleted.
+    const stored = unsaved
+      .flatMap((job) => job.outputs)
+      .find((output) => output.kind === 'url' && output.url.startsWith('file:'));
+    assert.ok(stored?.kind === 'url', 'an unsaved result has a stored file');
+    const unsavedFile = vscode.Uri.parse(stored.url);
     await vscode.workspace.fs.stat(unsavedFile);
     const shownBefore = observed.notifications.length;
 
