@@ -70,6 +70,22 @@ export class ChatSession extends Disposable {
       }),
     );
     this.register({ dispose: () => this.active?.abort.abort() });
+    this.register(deps.store.onDidChange((change) => void this.followOtherWindows(change.ids)));
+  }
+
+  /**
+   * Another window changed stored chats: the history list follows, and the open chat reloads
+   * if it changed there and nothing is streaming here.
+   */
+  private async followOtherWindows(ids: string[]): Promise<void> {
+    await this.postHistory();
+    const open = this.conversation;
+    if (!open || this.active || !ids.includes(open.id)) return;
+    const loaded = await this.deps.store.load(open.id);
+    if (!loaded || this.active || this.conversation !== open) return;
+    if (loaded.updatedAt <= open.updatedAt && loaded.turns.length === open.turns.length) return;
+    this.conversation = loaded;
+    await this.sendState();
   }
 
   /** Connects the view; returns a function that disconnects it. */
@@ -159,8 +175,10 @@ export class ChatSession extends Disposable {
     if (this.conversation?.id === id) return;
     const loaded = await this.deps.store.load(id);
     if (!loaded) {
-      void notify.warn('Gateway AI: that chat could not be opened; it may have been deleted.');
-      await this.deps.store.delete(id);
+      // The store took it off the list; an unreadable file was kept aside and reported there.
+      void notify.warn(
+        'Gateway AI: that chat could not be opened; it may have been deleted in another window.',
+      );
       await this.postHistory();
       return;
     }
@@ -256,9 +274,12 @@ export class ChatSession extends Disposable {
       conversation.updatedAt = Date.now();
       this.active = undefined;
       this.post({ type: 'turnUpdated', turn });
-      await this.deps.store.save(conversation);
+      // Stop and the next turn wait for this, never for the disk: a save that fails is
+      // reported and retried by the store, in order, without holding anyone up.
       finish();
+      const saved = this.deps.store.save(conversation);
       this.turnFinished.fire(turn);
+      await saved;
       void this.postHistory();
     }
   }

@@ -11,8 +11,14 @@ import type { GenerateArgs } from './mediaCommands';
 import { createMediaJob } from '../../core/media/mediaJob';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { MediaJobModel } from '../../core/media/mediaJobModel';
+import type { MediaJobsChange } from '../../core/media/mediaJobModel';
 import { MediaJobPoller } from '../../core/media/mediaJobPoller';
-import { MediaJobStore } from './mediaJobStore';
+import { MEDIA_JOBS_FILE, MediaJobStore } from './mediaJobStore';
+import type { MediaJobsState } from '../../core/media/mediaJobFile';
+import { pickJob } from '../../core/media/mediaJobFile';
+import { isFinal } from '../../core/media/mediaJob';
+import { FolderWatch } from '../storage/folderWatch';
+import type { StorageReports } from '../storage/storageReports';
 import { MediaJobsTreeProvider } from './mediaJobsTree';
 import { describeOutputs, kindOf, MediaPreviewPanel } from './mediaPreview';
 import type { PreviewItem } from './mediaPreview';
@@ -24,6 +30,7 @@ export interface MediaJobsDeps {
   gateway: GatewayService;
   apiKey: ApiKeyStore;
   logger: Logger;
+  reports?: StorageReports;
 }
 
 /**
@@ -36,7 +43,7 @@ export class MediaJobsFeature extends Disposable {
   readonly store: MediaJobStore;
   readonly tree: MediaJobsTreeProvider;
   private poller: MediaJobPoller | undefined;
-  private loaded = false;
+  private loading: Promise<void> | undefined;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly status = this.register(
     vscode.window.createStatusBarItem(UiId.mediaStatus, vscode.StatusBarAlignment.Right, 99),
@@ -44,12 +51,22 @@ export class MediaJobsFeature extends Disposable {
 
   constructor(private readonly deps: MediaJobsDeps) {
     super();
-    this.store = new MediaJobStore(deps.context.globalState, deps.context.globalStorageUri, deps.logger);
-    this.tree = this.register(new MediaJobsTreeProvider(this.model, () => this.load()));
+    this.store = new MediaJobStore(
+      deps.context.globalState,
+      deps.context.globalStorageUri,
+      deps.logger,
+      deps.reports,
+    );
+    this.register({ dispose: () => this.store.dispose() });
+    this.tree = this.register(new MediaJobsTreeProvider(this.model, () => void this.load()));
     this.status.name = 'Gateway AI Media Jobs';
     this.status.command = focusCommand(View.mediaJobs);
     this.register(vscode.window.registerTreeDataProvider(View.mediaJobs, this.tree));
-    this.register(this.model.onDidChange((change) => this.onChange(change.finished, change.removed)));
+    this.register(this.model.onDidChange((change) => this.onChange(change)));
+    // Other windows keep their jobs in the same file: follow them.
+    this.register(
+      new FolderWatch(this.store.jobsFolder.uri, [MEDIA_JOBS_FILE], () => void this.followOtherWindows()),
+    );
     this.register(vscode.window.onDidChangeWindowState((state) => this.poller?.setFocused(state.focused)));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -67,18 +84,54 @@ export class MediaJobsFeature extends Disposable {
       },
     });
     for (const command of registerMediaJobCommands(this)) this.register(command);
-    setTimeout(() => this.load(), 0);
+    setTimeout(() => void this.load(), 0);
   }
 
-  /** Loads stored jobs once and resumes polling those still running. */
-  load(): void {
-    if (this.loaded || this.isDisposed) return;
-    this.loaded = true;
-    for (const job of this.store.load()) {
-      if (!this.model.get(job.id)) this.model.add(job);
+  /** Loads stored jobs once and resumes polling those still running; resolves when done. */
+  load(): Promise<void> {
+    if (this.isDisposed) return Promise.resolve();
+    this.loading ??= (async () => {
+      try {
+        this.takeStored(await this.store.load());
+      } catch (error) {
+        this.deps.logger.warn(`Stored media jobs could not be read: ${(error as Error).message}`);
+      }
+      if (this.isDisposed) return;
+      this.ensurePoller().resume();
+      this.updateStatus();
+    })();
+    return this.loading;
+  }
+
+  /** Re-reads the jobs file after another window wrote it. */
+  private async followOtherWindows(): Promise<void> {
+    if (!this.loading || this.isDisposed) return;
+    await this.loading;
+    try {
+      this.takeStored(await this.store.file.read());
+    } catch (error) {
+      this.deps.logger.warn(`Stored media jobs could not be re-read: ${(error as Error).message}`);
     }
-    this.ensurePoller().resume();
-    this.updateStatus();
+  }
+
+  /**
+   * Takes the stored jobs into the model: jobs other windows added, newer states of ours (a
+   * result another window got first), removals. What this window knows better stays.
+   */
+  private takeStored(stored: MediaJobsState): void {
+    if (this.isDisposed) return;
+    const jobs: MediaJob[] = [];
+    for (const job of stored.jobs) {
+      const local = this.model.get(job.id);
+      if (!local) {
+        if (!this.store.file.isRemoved(job.id)) jobs.push(job);
+        continue;
+      }
+      const picked = pickJob(local, job);
+      if (picked !== local) jobs.push(picked);
+    }
+    const removed = Object.keys(stored.removed).filter((id) => this.model.get(id));
+    this.model.sync(jobs, removed);
   }
 
   private ensurePoller(): MediaJobPoller {
@@ -107,7 +160,7 @@ export class MediaJobsFeature extends Disposable {
 
   /** Starts a generation; returns the new job's id. POST /v1/media is never retried blindly. */
   async generate(args: GenerateArgs): Promise<string> {
-    this.load();
+    void this.load();
     const settings = readSettings().media;
     const model = args.model ?? settings.model;
     const parameters = { ...settings.parameters, ...args.parameters };
@@ -123,16 +176,19 @@ export class MediaJobsFeature extends Disposable {
   }
 
   refresh(): void {
-    this.load();
+    void this.load();
     this.ensurePoller().pollNow();
     this.tree.refresh();
   }
 
   remove(id: string): void {
+    this.store.markRemoved(id);
     if (this.model.remove(id)) void this.store.forget(id);
   }
 
   clearFinished(): number {
+    const finished = this.model.all().filter(isFinal);
+    for (const job of finished) this.store.markRemoved(job.id);
     const removed = this.model.clearFinished();
     for (const id of removed) void this.store.forget(id);
     return removed.length;
@@ -171,19 +227,23 @@ export class MediaJobsFeature extends Disposable {
       case 'url': {
         if (output.url.startsWith('file:'))
           return { kind, file: vscode.Uri.parse(output.url), mimeType: output.mimeType };
-        const target = this.store.fileFor(job.id, index, output.mimeType ?? mimeFromUrl(output.url));
-        try {
-          await vscode.workspace.fs.stat(target);
-          return { kind, file: target, mimeType: output.mimeType, sourceUrl: output.url };
-        } catch {
-          // Not downloaded yet.
+        const mimeType = output.mimeType ?? mimeFromUrl(output.url);
+        const target = this.store.fileFor(job.id, index, mimeType);
+        // Downloaded before, under this name or the one earlier versions used.
+        const legacy = this.store.legacyFileFor(job.id, index, mimeType);
+        for (const file of legacy ? [target, legacy] : [target]) {
+          try {
+            await vscode.workspace.fs.stat(file);
+            return { kind, file, mimeType: output.mimeType, sourceUrl: output.url };
+          } catch {
+            // Not downloaded yet.
+          }
         }
         try {
           const { bytes, contentType } = await this.deps.gateway
             .client()
             .download(output.url, { maxBytes: 200 * 1024 * 1024 });
-          await vscode.workspace.fs.createDirectory(this.store.folder);
-          await vscode.workspace.fs.writeFile(target, bytes);
+          await this.store.writeResult(target, bytes);
           return {
             kind: kind === 'file' ? kindOf(contentType) : kind,
             file: target,
@@ -201,10 +261,19 @@ export class MediaJobsFeature extends Disposable {
     }
   }
 
-  private onChange(finished: MediaJob[], removed: string[]): void {
+  private onChange({ changed, finished, removed, external }: MediaJobsChange): void {
     this.updateStatus();
-    this.scheduleSave();
     for (const id of removed) MediaPreviewPanel.open.get(id)?.panel.dispose();
+    if (external) {
+      // Another window's job, or its newer state: show it and follow it too (if that window
+      // closes, the job still finishes here). No save (it is on disk) and no announcement.
+      for (const id of changed) {
+        const job = this.model.get(id);
+        if (job && !isFinal(job)) this.poller?.track(id);
+      }
+      return;
+    }
+    this.scheduleSave();
     for (const job of finished) {
       void this.moveInlineOutputs(job);
       this.announce(job);
@@ -255,7 +324,7 @@ export class MediaJobsFeature extends Disposable {
   async flush(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
-    await this.store.save(this.model.all());
+    await this.store.save(this.model.all(), (merged) => this.takeStored(merged));
   }
 }
 
