@@ -227,7 +227,7 @@ export class ConversationStore {
       let index: ConversationIndex;
       try {
         const read = await this.readIndex();
-        if (read.kind === 'ok' && !read.incomplete) index = read.index;
+        if (read.kind === 'ok' && !read.incomplete) index = await this.adoptOrphans(read.index);
         else {
           index = await this.rebuild(read);
           // Put the repaired index on disk now, not at the next save.
@@ -264,18 +264,30 @@ export class ConversationStore {
   }
 
   /**
-   * The index from the conversation files themselves (each carries its id, title and times),
-   * merged with what could be read of the old index (deletions, the current chat).
+   * Adds conversations whose files the index does not account for (an index written by an older
+   * version, by hand, or by a window that lost a race): a listing and a hash per id, and a read
+   * only of the files left over.
    */
-  private async rebuild(read?: IndexRead): Promise<ConversationIndex> {
-    const index = emptyIndex();
-    if (read?.kind === 'ok') {
-      index.deleted = read.index.deleted;
-      if (read.index.currentId) index.currentId = read.index.currentId;
-    }
+  private async adoptOrphans(index: ConversationIndex): Promise<ConversationIndex> {
+    const known = new Set<string>();
+    for (const id of [...index.items.map((i) => i.id), ...Object.keys(index.deleted)])
+      known.add(conversationFile(id)).add(legacyConversationFile(id));
+    const orphans = (await this.files.list()).filter(
+      (name) => name.endsWith('.json') && name !== INDEX_FILE && !isAsideName(name) && !known.has(name),
+    );
+    if (orphans.length === 0) return index;
+    const found = await this.summariesOf(orphans);
+    if (found.length === 0) return index;
+    this.problem('orphans', `${found.length} saved chat(s) missing from the history index were added back.`);
+    const merged = mergeIndex(index, { items: found, deleted: emptyIndex().deleted });
+    void this.queue.run('', () => this.writeIndex());
+    return merged;
+  }
+
+  /** Summaries of the given conversation files; unreadable ones are kept aside. */
+  private async summariesOf(names: readonly string[]): Promise<ConversationSummary[]> {
     const items = new Map<string, ConversationSummary>();
-    for (const name of await this.files.list()) {
-      if (!name.endsWith('.json') || name === INDEX_FILE || isAsideName(name)) continue;
+    for (const name of names) {
       let text: string | undefined;
       try {
         text = await this.files.read(name);
@@ -298,7 +310,24 @@ export class ConversationStore {
       const other = items.get(summary.id);
       if (!other || other.updatedAt < summary.updatedAt) items.set(summary.id, summary);
     }
-    index.items = [...items.values()];
+    return [...items.values()];
+  }
+
+  /**
+   * The index from the conversation files themselves (each carries its id, title and times),
+   * merged with what could be read of the old index (deletions, the current chat).
+   */
+  private async rebuild(read?: IndexRead): Promise<ConversationIndex> {
+    const index = emptyIndex();
+    if (read?.kind === 'ok') {
+      index.deleted = read.index.deleted;
+      if (read.index.currentId) index.currentId = read.index.currentId;
+    }
+    const names = (await this.files.list()).filter(
+      (name) => name.endsWith('.json') && name !== INDEX_FILE && !isAsideName(name),
+    );
+    const items = await this.summariesOf(names);
+    index.items = items;
     const merged = mergeIndex(index, emptyIndex());
     if (read?.kind === 'ok') merged.items = mergeIndex(read.index, merged).items;
     if (read && (read.kind !== 'missing' || merged.items.length > 0)) {

@@ -73,6 +73,22 @@ export function pickJob(a: MediaJob, b: MediaJob): MediaJob {
   return winner;
 }
 
+/**
+ * True when the stored state lacks something of `ours`: a job it does not have (and did not
+ * remove), or an older copy. Two windows that wrote at the same moment each lose that race
+ * sometimes; whoever notices writes the merge back, so the windows converge on the union. Ties
+ * go to the stored copy, so two windows never write the same state back and forth.
+ */
+export function lacksAny(stored: MediaJobsState, ours: readonly MediaJob[]): boolean {
+  const byId = new Map(stored.jobs.map((job) => [job.id, job]));
+  return ours.some((job) => {
+    if (stored.removed[job.id] !== undefined) return false;
+    const theirs = byId.get(job.id);
+    if (!theirs) return true;
+    return JSON.stringify(theirs) !== JSON.stringify(job) && pickJob(theirs, job) !== theirs;
+  });
+}
+
 /** Both windows' jobs by id (see pickJob), minus every removed one. */
 export function mergeJobs(theirs: MediaJobsState, ours: MediaJobsState): MediaJobsState {
   const removed = removals(Object.entries(theirs.removed));

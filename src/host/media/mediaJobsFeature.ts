@@ -15,7 +15,7 @@ import type { MediaJobsChange } from '../../core/media/mediaJobModel';
 import { MediaJobPoller } from '../../core/media/mediaJobPoller';
 import { MEDIA_JOBS_FILE, MediaJobStore } from './mediaJobStore';
 import type { MediaJobsState } from '../../core/media/mediaJobFile';
-import { pickJob } from '../../core/media/mediaJobFile';
+import { lacksAny, pickJob } from '../../core/media/mediaJobFile';
 import { isFinal } from '../../core/media/mediaJob';
 import { FolderWatch } from '../storage/folderWatch';
 import type { StorageReports } from '../storage/storageReports';
@@ -108,7 +108,9 @@ export class MediaJobsFeature extends Disposable {
     if (!this.loading || this.isDisposed) return;
     await this.loading;
     try {
-      this.takeStored(await this.store.file.read());
+      const stored = await this.store.file.read();
+      this.takeStored(stored);
+      if (lacksAny(stored, this.model.all())) this.scheduleSave();
     } catch (error) {
       this.deps.logger.warn(`Stored media jobs could not be re-read: ${(error as Error).message}`);
     }
