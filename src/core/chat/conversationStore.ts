@@ -73,6 +73,9 @@ export class ConversationStore {
   /** Conversations read from a file under the old name, to move on their next save. */
   private readonly legacy = new Set<string>();
   private readonly reported = new Set<string>();
+  private readonly keptIds = new Set<string>();
+  /** Summaries of saves still queued (or being retried), shown in the list meanwhile. */
+  private readonly unsaved = new Map<string, ConversationSummary>();
   private readonly changes = new Emitter<ConversationsChange>();
   private readonly options: ConversationStoreOptions;
   private readonly clock: { now(): number };
@@ -96,7 +99,10 @@ export class ConversationStore {
   /** Summaries, most recently updated first. */
   async list(): Promise<ConversationSummary[]> {
     const index = await this.loadIndex();
-    return [...index.items].sort((a, b) => b.updatedAt - a.updatedAt);
+    const items = new Map(index.items.map((i) => [i.id, i]));
+    for (const [id, summary] of this.unsaved)
+      if (index.deleted[id] === undefined || index.deleted[id] < summary.updatedAt) items.set(id, summary);
+    return [...items.values()].sort((a, b) => b.updatedAt - a.updatedAt);
   }
 
   async currentId(): Promise<string | undefined> {
@@ -124,6 +130,7 @@ export class ConversationStore {
       const parsed = json.ok ? parseConversation(json.value, this.clock.now()) : undefined;
       if (!parsed) {
         await this.keep(name, json.ok ? 'not a conversation' : 'not valid JSON');
+        this.keptIds.add(id);
         this.dropFromList(id);
         return undefined;
       }
@@ -142,6 +149,11 @@ export class ConversationStore {
     return undefined;
   }
 
+  /** True when `load(id)` found the chat's file unreadable and kept it aside (and reported that). */
+  wasKeptAside(id: string): boolean {
+    return this.keptIds.has(id);
+  }
+
   /** Saves the conversation (skipping empty ones) and, unless told otherwise, makes it the current one. */
   save(conversation: Conversation, makeCurrent = true): Promise<void> {
     const snapshot: Conversation = structuredClone(conversation);
@@ -154,20 +166,25 @@ export class ConversationStore {
     for (const turn of snapshot.turns) seen.add(turn.id);
     this.seenTurns.set(id, seen);
     // The list shows the change at once; the files follow through the queue.
-    if (this.index) this.applyLocally(this.index, snapshot, makeCurrent);
+    // The list shows the change at once; the index takes it only once the chat's file is
+    // written, so another window never finds a summary newer than the file it summarizes.
+    const summary = summarize(snapshot);
+    if (snapshot.turns.length > 0) this.unsaved.set(id, summary);
+    if (makeCurrent && this.index) this.index.currentId = id;
     return this.queue.run(id, async () => {
       const ours = await this.loadIndex();
-      this.applyLocally(ours, snapshot, makeCurrent);
       if (snapshot.turns.length > 0) {
         const written = await this.writeConversation(snapshot, seen);
-        if (written !== snapshot) this.applyLocally(ours, written, makeCurrent);
-      }
+        this.applyLocally(await this.loadIndex(), written, makeCurrent);
+        if (this.unsaved.get(id) === summary) this.unsaved.delete(id);
+      } else if (makeCurrent) ours.currentId = id;
       await this.writeIndex();
     });
   }
 
   delete(id: string): Promise<void> {
     const deletedAt = this.clock.now();
+    this.unsaved.delete(id);
     if (this.index) this.deleteLocally(this.index, id, deletedAt);
     return this.queue.run(id, async () => {
       this.deleteLocally(await this.loadIndex(), id, deletedAt);

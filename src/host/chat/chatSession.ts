@@ -175,10 +175,11 @@ export class ChatSession extends Disposable {
     if (this.conversation?.id === id) return;
     const loaded = await this.deps.store.load(id);
     if (!loaded) {
-      // The store took it off the list; an unreadable file was kept aside and reported there.
-      void notify.warn(
-        'Gateway AI: that chat could not be opened; it may have been deleted in another window.',
-      );
+      // The store took it off the list. An unreadable file was kept aside and reported already.
+      if (!this.deps.store.wasKeptAside(id))
+        void notify.warn(
+          'Gateway AI: that chat could not be opened; it may have been deleted in another window.',
+        );
       await this.postHistory();
       return;
     }
