@@ -6,12 +6,14 @@ import { registerChat } from './host/chat/chatLoader';
 import type { ChatSession } from './host/chat/chatSession';
 import type { ChatViewProvider } from './host/chat/chatViewProvider';
 import type { ChatViewRouter } from './host/chat/chatViewRouter';
+import type { ConversationStore } from './core/chat/conversationStore';
 import { seedDemoKey } from './host/dev/demoKey';
 import { GatewayService } from './host/gateway/gatewayService';
 import { Logger } from './host/log/logger';
 import type { MediaJobsFeature } from './host/media/mediaJobsFeature';
 import { registerMedia } from './host/media/mediaLoader';
 import { ModelStatusItem } from './host/modelStatusItem';
+import { StorageReports } from './host/storage/storageReports';
 
 /**
  * The extension's internals, handed to its own tests as `exports`. Only for an extension under
@@ -22,6 +24,8 @@ export interface GatewayTestApi {
   readonly chat: ChatSession;
   readonly chatView: ChatViewProvider;
   readonly chatRouter: ChatViewRouter;
+  readonly chatStore: ConversationStore;
+  readonly storageReports: StorageReports;
   readonly media: MediaJobsFeature;
   readonly catalog: CatalogFeature;
   readonly apiKey: ApiKeyStore;
@@ -38,18 +42,21 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   const apiKey = new ApiKeyStore(context.secrets);
   const logger = new Logger(() => [apiKey.peek()]);
   const gateway = new GatewayService(apiKey, logger);
+  const reports = new StorageReports(logger);
   const catalog = new CatalogFeature({ context, gateway, logger });
-  const chat = registerChat({ context, gateway, apiKey, logger, catalog });
+  const chat = registerChat({ context, gateway, apiKey, logger, catalog, reports });
   const media = registerMedia({
     context,
     gateway,
     apiKey,
     logger,
+    reports,
     pickMediaModel: (current) => catalog.pickMediaModel(current),
   });
 
   context.subscriptions.push(
     logger,
+    reports,
     apiKey,
     gateway,
     catalog,
@@ -70,6 +77,10 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     get chatRouter() {
       return chat.get().router;
     },
+    get chatStore() {
+      return chat.get().store;
+    },
+    storageReports: reports,
     get media() {
       return media.get();
     },

@@ -101,6 +101,9 @@ export const StorageKey = {
   recentModels: 'gateway.recentModels',
   favouriteModels: 'gateway.favouriteModels',
   mediaJobs: 'gateway.mediaJobs',
+  /** The folder in global storage, and the file in it, that every window's media jobs share. */
+  mediaJobsFolder: 'media-jobs',
+  mediaJobsFile: 'jobs.json',
   mediaSaved: 'gateway.mediaSaved',
 } as const;
 

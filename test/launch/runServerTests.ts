@@ -30,13 +30,25 @@ async function main(): Promise<number> {
   const workspace = path.join(runDir, 'workspace');
   mkdirSync(workspace, { recursive: true });
   const resultsFile = path.join(runDir, 'suite-results.json');
+  // The two-window storage test: a second workbench page on the same server is a second
+  // extension host over the same global storage; the two meet through files in this folder.
+  const syncDir = path.join(runDir, 'two-windows');
+  mkdirSync(syncDir, { recursive: true });
+  const secondWorkspace = path.join(runDir, 'workspace-2');
+  mkdirSync(secondWorkspace, { recursive: true });
+  const secondWindowEntry = path.join(repoRoot, 'out', 'test', 'suite', 'secondWindow.js');
 
   const userDataDir = path.join(runDir, 'user-data');
   const server = await startVsCodeServer({
     userDataDir,
     extensionsDir: path.join(runDir, 'extensions'),
     // GATEWAY_TEST_USER_DATA: the suite checks the files VS Code keeps there (settings) for secrets.
-    env: { GATEWAY_SUITE_RESULTS: resultsFile, GATEWAY_TEST_MODE: '1', GATEWAY_TEST_USER_DATA: userDataDir },
+    env: {
+      GATEWAY_SUITE_RESULTS: resultsFile,
+      GATEWAY_TEST_MODE: '1',
+      GATEWAY_TEST_USER_DATA: userDataDir,
+      GATEWAY_TEST_SYNC_DIR: syncDir,
+    },
   });
   console.log(`Integration tests inside VS Code ${server.version} (VS Code server on ${server.origin})`);
 
@@ -59,10 +71,39 @@ async function main(): Promise<number> {
     await page.goto(
       server.workbenchUrl({ folder: workspace, developmentPath: repoRoot, testsPath: suiteIndex }),
     );
+    // The second window opens when the storage test asks for it (so it cannot disturb the tests
+    // before), and runs test/suite/secondWindow.ts.
+    const openSecond = setInterval(() => {
+      if (!existsSync(path.join(syncDir, 'open-second'))) return;
+      clearInterval(openSecond);
+      void (async () => {
+        const second = await browser.newPage();
+        await second.exposeFunction('codeAutomationExit', () => undefined);
+        second.on('console', (message) => {
+          const text = message.text();
+          const marker = text.indexOf('[second window] ');
+          if (marker >= 0) console.log(text.slice(marker));
+        });
+        await second.goto(
+          server.workbenchUrl({
+            folder: secondWorkspace,
+            developmentPath: repoRoot,
+            testsPath: secondWindowEntry,
+          }),
+        );
+        // Closed once the test is done with it, so it cannot disturb the tests after.
+        const closeSecond = setInterval(() => {
+          if (!existsSync(path.join(syncDir, 'finish'))) return;
+          clearInterval(closeSecond);
+          setTimeout(() => void second.close().catch(() => undefined), 1000);
+        }, 250);
+      })().catch((error: unknown) => console.error(`The second window did not open: ${String(error)}`));
+    }, 250);
     const code = await Promise.race([
       exitCode,
       new Promise<number>((resolve) => setTimeout(() => resolve(124), SUITE_TIMEOUT_MS)),
     ]);
+    clearInterval(openSecond);
     if (code === 124) console.error('The integration suite did not finish in time.');
 
     const result: TierResult = existsSync(resultsFile)

@@ -137,14 +137,15 @@ describe('Media jobs', function () {
     const store = new MediaJobStore(api.context.globalState, api.context.globalStorageUri, {
       warn() {},
     } as never);
-    const stored = store.load().find((j) => j.id === id);
+    const { jobs } = await store.load();
+    const stored = jobs.find((j) => j.id === id);
     assert.ok(stored, 'the job was stored');
     assert.notEqual(stored.status, 'completed');
     // Polling resumes from the stored state and the job completes.
     const { MediaJobModel } = await import('../../src/core/media/mediaJobModel');
     const { MediaJobPoller } = await import('../../src/core/media/mediaJobPoller');
     const { createGatewayClient } = await import('../../src/api');
-    const model = new MediaJobModel(store.load());
+    const model = new MediaJobModel(jobs);
     const client = createGatewayClient({ baseUrl: sim.baseUrl, apiKey: () => TEST_KEY });
     const poller = new MediaJobPoller({
       model,

@@ -20,6 +20,8 @@ export interface MediaJobsChange {
   finished: MediaJob[];
   /** The subset of `changed` that no longer exists. */
   removed: string[];
+  /** Set when the change came from another window (through storage), not from this one. */
+  external?: boolean;
 }
 
 export type MediaJobPatch = Partial<Omit<MediaJob, 'id'>>;
@@ -99,6 +101,26 @@ export class MediaJobModel {
     if (!this.jobs.delete(id)) return false;
     this.changes.fire({ changed: [id], finished: [], removed: [id] });
     return true;
+  }
+
+  /**
+   * Takes jobs as another window stored them: added, replaced as they are (no new timestamps, so
+   * windows do not ping-pong), or removed. One change, marked `external`; returns the ids changed.
+   */
+  sync(jobs: readonly MediaJob[], removed: readonly string[] = []): string[] {
+    const changed: string[] = [];
+    const finished: MediaJob[] = [];
+    for (const job of jobs) {
+      const old = this.jobs.get(job.id);
+      if (old && JSON.stringify(old) === JSON.stringify(job)) continue;
+      this.jobs.set(job.id, job);
+      changed.push(job.id);
+      if (isFinal(job) && (!old || !isFinal(old))) finished.push(job);
+    }
+    const gone = removed.filter((id) => this.jobs.delete(id));
+    if (changed.length || gone.length)
+      this.changes.fire({ changed: [...changed, ...gone], finished, removed: gone, external: true });
+    return [...changed, ...gone];
   }
 
   /** Removes every finished job, in one change; returns their ids. */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ConversationStore } from '../../core/chat/conversationStore';
+import { ConversationStore, INDEX_FILE } from '../../core/chat/conversationStore';
 import { Command } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
@@ -7,7 +7,9 @@ import type { CatalogFeature } from '../catalog/catalogFeature';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { CommandHandler } from '../lazyFeature';
 import type { Logger } from '../log/logger';
+import { FolderWatch } from '../storage/folderWatch';
 import { storageFolder } from '../storage/storageFolder';
+import type { StorageReports } from '../storage/storageReports';
 import { addFiles, addImage, addProblems, addSelection } from './attachmentCommands';
 import { AttachmentTray } from './attachments';
 import { ask, explainSelection, selectModel } from './chatCommands';
@@ -23,6 +25,7 @@ export interface ChatFeatureDeps {
   apiKey: ApiKeyStore;
   logger: Logger;
   catalog: CatalogFeature;
+  reports: StorageReports;
 }
 
 /**
@@ -35,14 +38,23 @@ export class ChatFeature extends Disposable {
   readonly session: ChatSession;
   readonly view: ChatViewProvider;
   readonly router: ChatViewRouter;
+  readonly store: ConversationStore;
   readonly commands: Readonly<Record<ChatCommand, CommandHandler>>;
 
   constructor(deps: ChatFeatureDeps) {
     super();
-    const { context, gateway, apiKey, logger, catalog } = deps;
-    const store = new ConversationStore(storageFolder(context.globalStorageUri, 'conversations'), (problem) =>
-      logger.warn(problem),
-    );
+    const { context, gateway, apiKey, logger, catalog, reports } = deps;
+    const folder = storageFolder(context.globalStorageUri, 'conversations');
+    const store = new ConversationStore(folder, {
+      onProblem: (problem) => logger.warn(problem),
+      onKept: (kept) => reports.kept(kept, folder.fileUri(kept.keptAs)),
+      onSaveFailed: (error) => reports.saveFailed('chats', error),
+      onSaveRecovered: () => reports.saveRecovered('chats'),
+    });
+    this.store = store;
+    this.register({ dispose: () => store.dispose() });
+    // Other windows write to the same folder: follow them.
+    this.register(new FolderWatch(folder.uri, [INDEX_FILE], () => void store.refresh()));
     const tray = this.register(new AttachmentTray(vscode.Uri.joinPath(context.globalStorageUri, 'images')));
     this.session = this.register(new ChatSession({ gateway, store, apiKey, logger, catalog, tray }));
     const attachmentDeps = {

@@ -103,6 +103,22 @@ export class ChatSession extends Disposable {
       }),
     );
     this.register({ dispose: () => this.active?.abort.abort() });
+    this.register(deps.store.onDidChange((change) => void this.followOtherWindows(change.ids)));
+  }
+
+  /**
+   * Another window changed stored chats: the history list follows, and the open chat reloads
+   * if it changed there and nothing is streaming here.
+   */
+  private async followOtherWindows(ids: string[]): Promise<void> {
+    await this.postHistory();
+    const open = this.conversation;
+    if (!open || this.active || !ids.includes(open.id)) return;
+    const loaded = await this.deps.store.load(open.id);
+    if (!loaded || this.active || this.conversation !== open) return;
+    if (loaded.updatedAt <= open.updatedAt && loaded.turns.length === open.turns.length) return;
+    this.conversation = loaded;
+    await this.sendState();
   }
 
   /** Connects the view; returns a function that disconnects it. */
@@ -309,8 +325,11 @@ export class ChatSession extends Disposable {
     if (this.conversation?.id === id) return;
     const loaded = await this.deps.store.load(id);
     if (!loaded) {
-      void notify.warn('Gateway AI: that chat could not be opened; it may have been deleted.');
-      await this.deps.store.delete(id);
+      // The store took it off the list. An unreadable file was kept aside and reported already.
+      if (!this.deps.store.wasKeptAside(id))
+        void notify.warn(
+          'Gateway AI: that chat could not be opened; it may have been deleted in another window.',
+        );
       await this.postHistory();
       return;
     }
@@ -429,6 +448,8 @@ export class ChatSession extends Disposable {
       this.active = undefined;
       this.busy = false;
       this.post({ type: 'turnUpdated', turn });
+      // Stop and the next turn wait for this, never for the disk: a save that fails is
+      // reported and retried by the store, in order, without holding anyone up.
       saved = this.saveInBackground(conversation);
       finish();
       this.turnFinished.fire(turn);

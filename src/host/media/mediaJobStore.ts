@@ -3,40 +3,71 @@ import { extensionForMime } from '../../api/media';
 import type { MediaOutput } from '../../api/types';
 import type { Logger } from '../log/logger';
 import type { MediaJob } from '../../core/media/mediaJob';
-import { deserializeJobs, serializeJobs } from '../../core/media/mediaJobCodec';
+import { MEDIA_JOBS_FILE, MediaJobFile, parseJobsFile } from '../../core/media/mediaJobFile';
+import type { MediaJobsState } from '../../core/media/mediaJobFile';
+import { hashName } from '../../core/storage/storeFiles';
 import { StorageKey } from '../../core/ids';
-import { notify } from '../notify';
+import { storageFolder, writeAtomically } from '../storage/storageFolder';
+import type { StorageFolder } from '../storage/storageFolder';
+import type { StorageReports } from '../storage/storageReports';
 
 const STATE_KEY = StorageKey.mediaJobs;
 
 /**
- * Keeps media jobs in the extension's global state. Inline (base64) results are moved into files
- * in the extension's storage first, so the state holds small records only.
+ * Keeps media jobs in one file in the extension's global storage, shared by every window (see
+ * MediaJobFile for the merge). Inline (base64) results are moved into files of their own first,
+ * so the jobs file holds small records only. Jobs kept in globalState by earlier versions are
+ * moved into the file once.
  */
 export class MediaJobStore {
+  /** Where results are kept, one file per output. */
   readonly folder: vscode.Uri;
+  /** Where the jobs file is. */
+  readonly jobsFolder: StorageFolder;
+  readonly file: MediaJobFile;
 
   constructor(
     private readonly state: vscode.Memento,
     storageUri: vscode.Uri,
-    private readonly logger: Logger,
+    private readonly logger: Pick<Logger, 'warn' | 'info'>,
+    reports?: StorageReports,
   ) {
     this.folder = vscode.Uri.joinPath(storageUri, 'media');
+    this.jobsFolder = storageFolder(storageUri, StorageKey.mediaJobsFolder);
+    this.file = new MediaJobFile(this.jobsFolder, {
+      onProblem: (problem) => logger.warn(problem),
+      onKept: (kept) => reports?.kept(kept, this.jobsFolder.fileUri(kept.keptAs)),
+      onSaveFailed: (error) =>
+        reports
+          ? reports.saveFailed('media jobs', error)
+          : logger.warn(`Saving media jobs failed: ${String(error)}`),
+      onSaveRecovered: () => reports?.saveRecovered('media jobs'),
+    });
   }
 
-  /** The stored jobs; unreadable entries are reported once in the log and a notification, and skipped. */
-  load(): MediaJob[] {
-    const { jobs, skipped, problems } = deserializeJobs(this.state.get(STATE_KEY));
-    if (skipped > 0) {
-      this.logger.warn(`Skipped ${skipped} unreadable stored media job(s): ${problems.join('; ')}`);
-      void notify.warn(`Gateway AI: ${skipped} stored media job(s) could not be read and were skipped.`);
-      void this.state.update(STATE_KEY, serializeJobs(jobs));
+  /** The stored jobs (after moving an earlier version's globalState copy into the file, once). */
+  async load(): Promise<MediaJobsState> {
+    const old = this.state.get<unknown>(STATE_KEY);
+    if (old !== undefined) {
+      const parsed = parseJobsFile(old);
+      if (parsed?.skipped)
+        this.logger.warn(
+          `Skipped ${parsed.skipped} unreadable media job(s) of an earlier version: ${parsed.problems.join('; ')}`,
+        );
+      if (parsed?.jobs.length) await this.file.save(parsed.jobs);
+      await this.file.flush();
+      if (!this.file.isFailing) {
+        await this.state.update(STATE_KEY, undefined);
+        this.logger.info(
+          `Moved ${parsed?.jobs.length ?? 0} media job(s) from the extension state into storage.`,
+        );
+      }
     }
-    return jobs;
+    return this.file.read();
   }
 
-  save(jobs: readonly MediaJob[]): Thenable<void> {
-    return this.state.update(STATE_KEY, serializeJobs(jobs));
+  save(jobs: readonly MediaJob[], onMerged?: (state: MediaJobsState) => void): Promise<void> {
+    return this.file.save(jobs, onMerged);
   }
 
   /** Writes base64 outputs to files and returns the outputs with file URLs in their place. */
@@ -63,27 +94,61 @@ export class MediaJobStore {
     index: number,
     output: { data: string; mimeType: string },
   ): Promise<vscode.Uri> {
-    await vscode.workspace.fs.createDirectory(this.folder);
     const file = this.fileFor(jobId, index, output.mimeType);
-    await vscode.workspace.fs.writeFile(file, Buffer.from(output.data, 'base64'));
+    await this.writeResult(file, Buffer.from(output.data, 'base64'));
     return file;
   }
 
+  /** Writes a result file atomically (another window may be reading or writing it too). */
+  async writeResult(file: vscode.Uri, bytes: Uint8Array): Promise<void> {
+    await vscode.workspace.fs.createDirectory(this.folder);
+    await writeAtomically(file, bytes);
+  }
+
+  /** The result file: named by the SHA-256 of the job id, so different ids never share one. */
   fileFor(jobId: string, index: number, mimeType: string | undefined): vscode.Uri {
-    const safe = jobId.replace(/[^\w.-]/g, '_').slice(0, 80);
-    return vscode.Uri.joinPath(this.folder, `${safe}-${index + 1}.${extensionForMime(mimeType)}`);
+    return vscode.Uri.joinPath(this.folder, `${hashName(jobId)}-${index + 1}.${extensionForMime(mimeType)}`);
+  }
+
+  /**
+   * The name earlier versions used, still read if present. Only for ids it left unchanged: where
+   * characters were replaced, different ids shared the name and the file may be another job's.
+   */
+  legacyFileFor(jobId: string, index: number, mimeType: string | undefined): vscode.Uri | undefined {
+    if (legacyStem(jobId) !== jobId) return undefined;
+    return vscode.Uri.joinPath(this.folder, `${jobId}-${index + 1}.${extensionForMime(mimeType)}`);
+  }
+
+  /** Remembers a removal, so no window's merge brings the job back. */
+  markRemoved(id: string): void {
+    this.file.markRemoved(id);
   }
 
   /** Deletes a removed job's files. */
   async forget(jobId: string): Promise<void> {
-    const safe = jobId.replace(/[^\w.-]/g, '_').slice(0, 80);
+    const stem = hashName(jobId);
+    const legacy = new RegExp(`^${escapeRegExp(legacyStem(jobId))}-\\d+\\.[a-z0-9]+$`, 'i');
     try {
       for (const [name] of await vscode.workspace.fs.readDirectory(this.folder)) {
-        if (name.startsWith(`${safe}-`))
-          await vscode.workspace.fs.delete(vscode.Uri.joinPath(this.folder, name));
+        if (name.startsWith(`${stem}-`) || legacy.test(name))
+          await vscode.workspace.fs.delete(vscode.Uri.joinPath(this.folder, name), { useTrash: false });
       }
     } catch {
       // No folder yet: nothing to delete.
     }
   }
+
+  dispose(): void {
+    this.file.dispose();
+  }
+}
+
+export { MEDIA_JOBS_FILE };
+
+function legacyStem(jobId: string): string {
+  return jobId.replace(/[^\w.-]/g, '_').slice(0, 80);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -11,8 +11,14 @@ import type { GenerateArgs } from './mediaCommands';
 import { createMediaJob } from '../../core/media/mediaJob';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { MediaJobModel } from '../../core/media/mediaJobModel';
+import type { MediaJobsChange } from '../../core/media/mediaJobModel';
 import { MediaJobPoller } from '../../core/media/mediaJobPoller';
-import { MediaJobStore } from './mediaJobStore';
+import { MEDIA_JOBS_FILE, MediaJobStore } from './mediaJobStore';
+import type { MediaJobsState } from '../../core/media/mediaJobFile';
+import { lacksAny, pickJob } from '../../core/media/mediaJobFile';
+import { isFinal } from '../../core/media/mediaJob';
+import { FolderWatch } from '../storage/folderWatch';
+import type { StorageReports } from '../storage/storageReports';
 import { MediaJobsTreeProvider } from './mediaJobsTree';
 import { describeOutputs, kindOf, MediaPreviewPanel } from './mediaPreview';
 import type { PreviewItem } from './mediaPreview';
@@ -31,6 +37,7 @@ export interface MediaJobsDeps {
   pickMediaModel?: (current: string) => Promise<string | undefined>;
   /** The Media Jobs tree view, created at activation. */
   treeView: vscode.TreeView<MediaJob>;
+  reports?: StorageReports;
 }
 
 /**
@@ -50,7 +57,7 @@ export class MediaJobsFeature extends Disposable {
   /** Saving, inserting, the gallery, variations, the storage budget and the agents' tool. */
   readonly studio: MediaStudio;
   private poller: MediaJobPoller | undefined;
-  private loaded = false;
+  private loading: Promise<void> | undefined;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   /** Aborted on dispose: every download of a result listens to it. */
   private readonly downloads = new AbortController();
@@ -65,12 +72,22 @@ export class MediaJobsFeature extends Disposable {
 
   constructor(private readonly deps: MediaJobsDeps) {
     super();
-    this.store = new MediaJobStore(deps.context.globalState, deps.context.globalStorageUri, deps.logger);
-    this.tree = this.register(new MediaJobsTreeProvider(this.model, () => this.load()));
+    this.store = new MediaJobStore(
+      deps.context.globalState,
+      deps.context.globalStorageUri,
+      deps.logger,
+      deps.reports,
+    );
+    this.register({ dispose: () => this.store.dispose() });
+    this.tree = this.register(new MediaJobsTreeProvider(this.model, () => void this.load()));
     this.status.name = 'Gateway AI Media Jobs';
     this.status.command = focusCommand(View.mediaJobs);
     this.treeView = deps.treeView;
-    this.register(this.model.onDidChange((change) => this.onChange(change.finished, change.removed)));
+    this.register(this.model.onDidChange((change) => this.onChange(change)));
+    // Other windows keep their jobs in the same file: follow them.
+    this.register(
+      new FolderWatch(this.store.jobsFolder.uri, [MEDIA_JOBS_FILE], () => void this.followOtherWindows()),
+    );
     this.register(vscode.window.onDidChangeWindowState((state) => this.poller?.setFocused(state.focused)));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -90,18 +107,56 @@ export class MediaJobsFeature extends Disposable {
     });
     this.studio = this.register(new MediaStudio(this, deps));
     this.commands = { ...mediaJobCommands(this), ...this.studio.commands };
-    setTimeout(() => this.load(), 0);
+    setTimeout(() => void this.load(), 0);
   }
 
-  /** Loads stored jobs once and resumes polling those still running. */
-  load(): void {
-    if (this.loaded || this.isDisposed) return;
-    this.loaded = true;
-    for (const job of this.store.load()) {
-      if (!this.model.get(job.id)) this.model.add(job);
+  /** Loads stored jobs once and resumes polling those still running; resolves when done. */
+  load(): Promise<void> {
+    if (this.isDisposed) return Promise.resolve();
+    this.loading ??= (async () => {
+      try {
+        this.takeStored(await this.store.load());
+      } catch (error) {
+        this.deps.logger.warn(`Stored media jobs could not be read: ${(error as Error).message}`);
+      }
+      if (this.isDisposed) return;
+      this.ensurePoller().resume();
+      this.updateStatus();
+    })();
+    return this.loading;
+  }
+
+  /** Re-reads the jobs file after another window wrote it. */
+  private async followOtherWindows(): Promise<void> {
+    if (!this.loading || this.isDisposed) return;
+    await this.loading;
+    try {
+      const stored = await this.store.file.read();
+      this.takeStored(stored);
+      if (lacksAny(stored, this.model.all())) this.scheduleSave();
+    } catch (error) {
+      this.deps.logger.warn(`Stored media jobs could not be re-read: ${(error as Error).message}`);
     }
-    this.ensurePoller().resume();
-    this.updateStatus();
+  }
+
+  /**
+   * Takes the stored jobs into the model: jobs other windows added, newer states of ours (a
+   * result another window got first), removals. What this window knows better stays.
+   */
+  private takeStored(stored: MediaJobsState): void {
+    if (this.isDisposed) return;
+    const jobs: MediaJob[] = [];
+    for (const job of stored.jobs) {
+      const local = this.model.get(job.id);
+      if (!local) {
+        if (!this.store.file.isRemoved(job.id)) jobs.push(job);
+        continue;
+      }
+      const picked = pickJob(local, job);
+      if (picked !== local) jobs.push(picked);
+    }
+    const removed = Object.keys(stored.removed).filter((id) => this.model.get(id));
+    this.model.sync(jobs, removed);
   }
 
   private ensurePoller(): MediaJobPoller {
@@ -130,7 +185,7 @@ export class MediaJobsFeature extends Disposable {
 
   /** Starts a generation; returns the new job's id. POST /v1/media is never retried blindly. */
   async generate(args: GenerateArgs): Promise<string> {
-    this.load();
+    void this.load();
     const settings = readSettings().media;
     const model = args.model ?? settings.model;
     const parameters = { ...settings.parameters, ...args.parameters };
@@ -146,17 +201,20 @@ export class MediaJobsFeature extends Disposable {
   }
 
   refresh(): void {
-    this.load();
+    void this.load();
     this.ensurePoller().pollNow();
     this.tree.refresh();
   }
 
-  /** Removes a job and deletes its stored files; resolves once they are gone. */
+  /** Removes a job (in every window) and deletes its stored files; resolves once they are gone. */
   async remove(id: string): Promise<void> {
+    this.store.markRemoved(id);
     if (this.model.remove(id)) await this.store.forget(id);
   }
 
   clearFinished(): number {
+    const finished = this.model.all().filter(isFinal);
+    for (const job of finished) this.store.markRemoved(job.id);
     const removed = this.model.clearFinished();
     for (const id of removed) void this.store.forget(id);
     return removed.length;
@@ -212,20 +270,24 @@ export class MediaJobsFeature extends Disposable {
       case 'url': {
         if (output.url.startsWith('file:'))
           return { kind, file: vscode.Uri.parse(output.url), mimeType: output.mimeType };
-        const target = this.store.fileFor(job.id, index, output.mimeType ?? mimeFromUrl(output.url));
-        try {
-          await vscode.workspace.fs.stat(target);
-          return { kind, file: target, mimeType: output.mimeType, sourceUrl: output.url };
-        } catch {
-          // Not downloaded yet.
+        const mimeType = output.mimeType ?? mimeFromUrl(output.url);
+        const target = this.store.fileFor(job.id, index, mimeType);
+        // Downloaded before, under this name or the one earlier versions used.
+        const legacy = this.store.legacyFileFor(job.id, index, mimeType);
+        for (const file of legacy ? [target, legacy] : [target]) {
+          try {
+            await vscode.workspace.fs.stat(file);
+            return { kind, file, mimeType: output.mimeType, sourceUrl: output.url };
+          } catch {
+            // Not downloaded yet.
+          }
         }
         try {
           const { bytes, contentType } = await this.deps.gateway
             .client()
             // Size and time are capped by the client, from the request settings.
             .download(output.url, { signal });
-          await vscode.workspace.fs.createDirectory(this.store.folder);
-          await vscode.workspace.fs.writeFile(target, bytes);
+          await this.store.writeResult(target, bytes);
           return {
             kind: kind === 'file' ? kindOf(contentType) : kind,
             file: target,
@@ -243,10 +305,19 @@ export class MediaJobsFeature extends Disposable {
     }
   }
 
-  private onChange(finished: MediaJob[], removed: string[]): void {
+  private onChange({ changed, finished, removed, external }: MediaJobsChange): void {
     this.updateStatus();
-    this.scheduleSave();
     for (const id of removed) MediaPreviewPanel.open.get(id)?.panel.dispose();
+    if (external) {
+      // Another window's job, or its newer state: show it and follow it too (if that window
+      // closes, the job still finishes here). No save (it is on disk) and no announcement.
+      for (const id of changed) {
+        const job = this.model.get(id);
+        if (job && !isFinal(job)) this.poller?.track(id);
+      }
+      return;
+    }
+    this.scheduleSave();
     for (const job of finished) {
       void this.moveInlineOutputs(job);
       this.announce(job);
@@ -297,7 +368,7 @@ export class MediaJobsFeature extends Disposable {
   async flush(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
-    await this.store.save(this.model.all());
+    await this.store.save(this.model.all(), (merged) => this.takeStored(merged));
   }
 }
 

@@ -84,11 +84,46 @@ export function registerMedia(deps: Omit<MediaJobsDeps, 'treeView'>): LazyFeatur
     media.track(vscode.lm.registerTool(Tool.generateMedia, tool));
   }
 
+  // Off the activation path: jobs from an earlier session that may still be running resume now,
+  // not when the view is first opened. Jobs live in a file other windows share (and, before it
+  // existed, in globalState).
   const resume = setTimeout(() => {
-    if (mayHaveRunningJobs(deps.context.globalState.get(StorageKey.mediaJobs))) media.get();
+    void storedJobsMayBeRunning(deps.context).then(
+      (running) => {
+        if (running && !disposed) media.get();
+      },
+      (error: unknown) => deps.logger.error('Reading the stored media jobs failed', error),
+    );
   }, 0);
-  media.track({ dispose: () => clearTimeout(resume) });
+  let disposed = false;
+  media.track({
+    dispose: () => {
+      disposed = true;
+      clearTimeout(resume);
+    },
+  });
   return media;
+}
+
+async function storedJobsMayBeRunning(context: vscode.ExtensionContext): Promise<boolean> {
+  if (mayHaveRunningJobs(context.globalState.get(StorageKey.mediaJobs))) return true;
+  const file = vscode.Uri.joinPath(
+    context.globalStorageUri,
+    StorageKey.mediaJobsFolder,
+    StorageKey.mediaJobsFile,
+  );
+  let text: string;
+  try {
+    text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+  } catch {
+    return false;
+  }
+  try {
+    return mayHaveRunningJobs(JSON.parse(text));
+  } catch {
+    // A file that does not parse is for the feature's own reader to keep aside and report.
+    return true;
+  }
 }
 
 /**

@@ -1,28 +1,76 @@
 import * as vscode from 'vscode';
-import type { ConversationFiles } from '../../core/chat/conversationStore';
+import type { StoreFiles } from '../../core/storage/storeFiles';
 
-/** A folder of the extension's storage, through vscode.workspace.fs (works for remote hosts too). */
-export function storageFolder(base: vscode.Uri, name: string): ConversationFiles {
+export interface StorageFolder extends StoreFiles {
+  readonly uri: vscode.Uri;
+  fileUri(name: string): vscode.Uri;
+}
+
+let tmpCounter = 0;
+
+/**
+ * A folder of the extension's storage, through vscode.workspace.fs (works for remote hosts too).
+ * Writes are atomic: the text goes to a temporary file in the same folder, which is then renamed
+ * over the target, so a crash or a second window reading at the same moment never sees half a file.
+ */
+export function storageFolder(base: vscode.Uri, name: string): StorageFolder {
   const folder = vscode.Uri.joinPath(base, name);
   let created: Thenable<void> | undefined;
   const ensure = () => (created ??= vscode.workspace.fs.createDirectory(folder));
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
+  const at = (file: string) => vscode.Uri.joinPath(folder, file);
   return {
+    uri: folder,
+    fileUri: at,
     async read(file) {
       try {
-        return decoder.decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder, file)));
+        return decoder.decode(await vscode.workspace.fs.readFile(at(file)));
       } catch (error) {
         if (error instanceof vscode.FileSystemError && error.code === 'FileNotFound') return undefined;
         throw error;
       }
     },
     async write(file, text) {
-      await ensure();
-      await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(folder, file), encoder.encode(text));
+      await writeAtomically(at(file), encoder.encode(text), ensure);
     },
     async delete(file) {
-      await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder, file), { useTrash: false });
+      await vscode.workspace.fs.delete(at(file), { useTrash: false });
+    },
+    async rename(from, to) {
+      await vscode.workspace.fs.rename(at(from), at(to), { overwrite: false });
+    },
+    async list() {
+      try {
+        return (await vscode.workspace.fs.readDirectory(folder))
+          .filter(([, type]) => type === vscode.FileType.File)
+          .map(([file]) => file);
+      } catch (error) {
+        if (error instanceof vscode.FileSystemError && error.code === 'FileNotFound') return [];
+        throw error;
+      }
     },
   };
+}
+
+/** Writes `bytes` to a temporary sibling of `target`, then renames it over `target`. */
+export async function writeAtomically(
+  target: vscode.Uri,
+  bytes: Uint8Array,
+  ensureFolder?: () => Thenable<void>,
+): Promise<void> {
+  if (ensureFolder) await ensureFolder();
+  const name = target.path.slice(target.path.lastIndexOf('/') + 1);
+  const tmp = vscode.Uri.joinPath(
+    target,
+    '..',
+    `${name}.tmp-${process.pid}-${Date.now().toString(36)}-${(tmpCounter++).toString(36)}`,
+  );
+  await vscode.workspace.fs.writeFile(tmp, bytes);
+  try {
+    await vscode.workspace.fs.rename(tmp, target, { overwrite: true });
+  } catch (error) {
+    await vscode.workspace.fs.delete(tmp, { useTrash: false }).then(undefined, () => undefined);
+    throw error;
+  }
 }

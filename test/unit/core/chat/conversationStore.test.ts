@@ -1,27 +1,17 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, unlinkSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { assistantTurn, newConversation, userTurn } from '../../../../src/core/chat/conversation';
-import { ConversationStore } from '../../../../src/core/chat/conversationStore';
-import type { ConversationFiles } from '../../../../src/core/chat/conversationStore';
+import {
+  ConversationStore,
+  conversationFile,
+  INDEX_FILE,
+  legacyConversationFile,
+} from '../../../../src/core/chat/conversationStore';
+import { flakyFolder, tempFolder } from '../storage/tempFolder';
 
-/** Runs `work` at once and, as an async function would, turns what it throws into a rejection. */
-function settle<T>(work: () => T): Promise<T> {
-  return new Promise((resolve) => resolve(work()));
-}
-
-function folder(dir: string): ConversationFiles {
-  mkdirSync(dir, { recursive: true });
-  return {
-    read: (name) =>
-      settle(() =>
-        existsSync(path.join(dir, name)) ? readFileSync(path.join(dir, name), 'utf8') : undefined,
-      ),
-    write: (name, text) => settle(() => writeFileSync(path.join(dir, name), text)),
-    delete: (name) => settle(() => unlinkSync(path.join(dir, name))),
-  };
-}
+const folder = tempFolder;
 
 describe('ConversationStore', () => {
   let dir: string;
@@ -72,20 +62,6 @@ describe('ConversationStore', () => {
     assert.equal(await store.load(c.id), undefined);
   });
 
-  it('reports corrupt data once and goes on', async () => {
-    const problems: string[] = [];
-    writeFileSync(path.join(dir, 'index.json'), '{not json');
-    writeFileSync(path.join(dir, 'bad.json'), '[1,2,3]');
-    const store = new ConversationStore(folder(dir), (p) => problems.push(p));
-    assert.deepEqual(await store.list(), []);
-    assert.equal(await store.load('bad'), undefined);
-    assert.equal(problems.length, 2);
-    const c = newConversation();
-    c.turns.push(userTurn('still works'));
-    await store.save(c);
-    assert.equal((await store.list()).length, 1);
-  });
-
   it('writes saves in order, the last one wins', async () => {
     const store = new ConversationStore(folder(dir));
     const c = newConversation();
@@ -96,4 +72,200 @@ describe('ConversationStore', () => {
     await Promise.all([first, store.save(copy)]);
     assert.equal((await new ConversationStore(folder(dir)).load(c.id))?.turns.length, 2);
   });
+
+  it('keeps a corrupt conversation file aside, reports it once, and the history stays intact', async () => {
+    const kept: string[] = [];
+    const store = new ConversationStore(folder(dir), { onKept: (k) => kept.push(k.keptAs) });
+    const good = chat('good');
+    const bad = chat('bad');
+    await store.save(good);
+    await store.save(bad);
+    const badFile = path.join(dir, conversationFile(bad.id));
+    const original = readFileSync(badFile, 'utf8');
+    writeFileSync(badFile, original.slice(0, original.length / 2));
+
+    const reader = new ConversationStore(folder(dir), { onKept: (k) => kept.push(k.keptAs) });
+    assert.equal(await reader.load(bad.id), undefined);
+    assert.equal(await reader.load(bad.id), undefined);
+    assert.equal(kept.length, 1, 'reported once');
+    assert.match(kept[0], /\.corrupt-\d+\.json$/);
+    assert.equal(readFileSync(path.join(dir, kept[0]), 'utf8'), original.slice(0, original.length / 2));
+    assert.deepEqual(
+      (await reader.list()).map((s) => s.id),
+      [good.id],
+      'the unreadable chat leaves the list; the others stay',
+    );
+    await reader.flush();
+    assert.deepEqual(await new ConversationStore(folder(dir)).load(good.id), good);
+  });
+
+  it('rebuilds a truncated index from the conversation files, and the next save keeps them', async () => {
+    const store = new ConversationStore(folder(dir));
+    const chats = [chat('one'), chat('two'), chat('three')];
+    for (const c of chats) await store.save(c);
+    const index = readFileSync(path.join(dir, INDEX_FILE), 'utf8');
+    writeFileSync(path.join(dir, INDEX_FILE), index.slice(0, 25));
+
+    const kept: string[] = [];
+    const reader = new ConversationStore(folder(dir), { onKept: (k) => kept.push(k.keptAs) });
+    assert.deepEqual((await reader.list()).map((s) => s.title).sort(), ['one', 'three', 'two']);
+    assert.equal(kept.length, 1, 'the truncated index was kept aside');
+    await reader.save(chat('four'));
+    await reader.flush();
+    const after = new ConversationStore(folder(dir));
+    assert.deepEqual((await after.list()).map((s) => s.title).sort(), ['four', 'one', 'three', 'two']);
+  });
+
+  it('rebuilds a missing index', async () => {
+    const store = new ConversationStore(folder(dir));
+    await store.save(chat('kept'));
+    unlinkSync(path.join(dir, INDEX_FILE));
+    assert.deepEqual(
+      (await new ConversationStore(folder(dir)).list()).map((s) => s.title),
+      ['kept'],
+    );
+  });
+
+  it('gives ids that an earlier version mapped to one name their own files', async () => {
+    const store = new ConversationStore(folder(dir));
+    const a = { ...chat('colon'), id: 'c-a:b' };
+    const b = { ...chat('underscore'), id: 'c-a_b' };
+    await store.save(a);
+    await store.save(b);
+    assert.notEqual(conversationFile(a.id), conversationFile(b.id));
+    const reader = new ConversationStore(folder(dir));
+    assert.equal((await reader.load(a.id))?.title, 'colon');
+    assert.equal((await reader.load(b.id))?.title, 'underscore');
+  });
+
+  it('reads files written under the old names and moves them on the next save', async () => {
+    const old = chat('from an older version');
+    writeFileSync(path.join(dir, legacyConversationFile(old.id)), JSON.stringify(old));
+    writeFileSync(
+      path.join(dir, INDEX_FILE),
+      JSON.stringify({
+        version: 1,
+        currentId: old.id,
+        items: [{ id: old.id, title: old.title, updatedAt: old.updatedAt, turnCount: 1 }],
+      }),
+    );
+    const store = new ConversationStore(folder(dir));
+    assert.equal(await store.currentId(), old.id);
+    const loaded = await store.load(old.id);
+    assert.ok(loaded);
+    assert.deepEqual(loaded, old);
+    loaded.turns.push(userTurn('more'));
+    await store.save(loaded);
+    assert.deepEqual(readdirSync(dir).sort(), [conversationFile(old.id), INDEX_FILE].sort());
+  });
+
+  it('refuses ids that are too long or have other characters, when read', async () => {
+    writeFileSync(
+      path.join(dir, INDEX_FILE),
+      JSON.stringify({
+        version: 2,
+        items: [
+          { id: '../../etc/passwd', title: 'x', updatedAt: 1, turnCount: 1 },
+          { id: 'x'.repeat(201), title: 'x', updatedAt: 1, turnCount: 1 },
+          { id: 'c-fine', title: 'fine', updatedAt: 1, turnCount: 1 },
+        ],
+      }),
+    );
+    const store = new ConversationStore(folder(dir));
+    assert.deepEqual(
+      (await store.list()).map((s) => s.id),
+      ['c-fine'],
+    );
+    assert.equal(await store.load('../../etc/passwd'), undefined);
+  });
+
+  describe('two windows sharing the folder', () => {
+    it("lose neither window's chats when both save at once, and each follows the other", async () => {
+      const one = new ConversationStore(folder(dir));
+      const two = new ConversationStore(folder(dir));
+      await Promise.all([one.list(), two.list()]);
+      const changes: string[][] = [];
+      one.onDidChange((c) => changes.push(c.ids));
+      const mine = Array.from({ length: 10 }, (_, i) => chat(`one ${i}`));
+      const theirs = Array.from({ length: 10 }, (_, i) => chat(`two ${i}`));
+      await Promise.all([...mine.map((c) => one.save(c)), ...theirs.map((c) => two.save(c))]);
+      await Promise.all([one.flush(), two.flush()]);
+      await one.refresh();
+      assert.equal((await one.list()).length, 20);
+      assert.ok(changes.flat().length > 0, "window one was told about window two's chats");
+      await two.refresh();
+      assert.equal((await two.list()).length, 20);
+      assert.equal((await new ConversationStore(folder(dir)).list()).length, 20);
+    });
+
+    it("a deletion is not brought back by the other window's older copy of the index", async () => {
+      const one = new ConversationStore(folder(dir));
+      const two = new ConversationStore(folder(dir));
+      const c = chat('doomed');
+      await one.save(c);
+      await two.refresh();
+      assert.equal((await two.list()).length, 1);
+      await one.delete(c.id);
+      // Window two still has it in memory and saves something else.
+      await two.save(chat('other'));
+      await two.flush();
+      const titles = (await new ConversationStore(folder(dir)).list()).map((s) => s.title);
+      assert.deepEqual(titles, ['other']);
+    });
+
+    it('merges turns two windows added to the same chat', async () => {
+      const one = new ConversationStore(folder(dir));
+      const c = chat('shared');
+      await one.save(c);
+      const two = new ConversationStore(folder(dir));
+      const inTwo = (await two.load(c.id))!;
+      const inOne = structuredClone(c);
+      inOne.turns.push(userTurn('from one', c.updatedAt + 1));
+      inOne.updatedAt += 1;
+      inTwo.turns.push(userTurn('from two', c.updatedAt + 2));
+      inTwo.updatedAt += 2;
+      await one.save(inOne);
+      await two.save(inTwo);
+      const merged = await new ConversationStore(folder(dir)).load(c.id);
+      assert.deepEqual(
+        merged?.turns.map((t) => t.content),
+        ['shared', 'from one', 'from two'],
+      );
+    });
+  });
+
+  it('a save that fails is reported once, retried, and lands when the disk recovers', async () => {
+    let full = true;
+    const failures: unknown[] = [];
+    const store = new ConversationStore(
+      flakyFolder(folder(dir), () => full),
+      {
+        onSaveFailed: (e) => failures.push(e),
+      },
+    );
+    const c = chat('patient');
+    const started = Date.now();
+    await store.save(c); // resolves after the first attempt, does not hang
+    c.turns.push(userTurn('second'));
+    await store.save(c);
+    assert.ok(Date.now() - started < 2000);
+    assert.equal(failures.length, 1);
+    assert.equal(store.isFailing, true);
+    assert.deepEqual(
+      (await store.list()).map((s) => s.turnCount),
+      [2],
+      'the list shows it meanwhile',
+    );
+    full = false;
+    await store.flush();
+    assert.equal((await new ConversationStore(folder(dir)).load(c.id))?.turns.length, 2);
+    store.dispose();
+  });
 });
+
+function chat(title: string) {
+  const c = newConversation();
+  c.title = title;
+  c.turns.push(userTurn(title, c.createdAt));
+  return c;
+}

@@ -1,0 +1,74 @@
+/**
+ * The files of one storage folder, as the pure stores see them, and the rules they share: how an
+ * id becomes a file name, which ids are acceptable, and how an unreadable file is kept aside.
+ * The extension implements `StoreFiles` over vscode.workspace.fs (src/host/storage/storageFolder.ts);
+ * unit tests use a temporary folder.
+ */
+import { createHash } from 'node:crypto';
+
+export interface StoreFiles {
+  /** The file's text, or undefined when there is no such file. */
+  read(name: string): Promise<string | undefined>;
+  /** Atomic: readers see the old text or the new one, never a mix (a temporary file, then a rename). */
+  write(name: string, text: string): Promise<void>;
+  delete(name: string): Promise<void>;
+  /** Renames without overwriting: fails if `to` exists. */
+  rename(from: string, to: string): Promise<void>;
+  /** The names of the files in the folder (none when it does not exist yet). */
+  list(): Promise<string[]>;
+}
+
+/** A stored file that could not be read, and where it was kept. */
+export interface KeptFile {
+  /** The name it had. */
+  name: string;
+  /** The name it has now, in the same folder. */
+  keptAs: string;
+  reason: string;
+}
+
+const ID_PATTERN = /^[\w.:@+-]{1,200}$/;
+
+/** Ids we write and accept back: 1 to 200 characters of letters, digits and `_ . : @ + -`. */
+export function isValidId(id: unknown): id is string {
+  return typeof id === 'string' && ID_PATTERN.test(id);
+}
+
+/** One file name per id and one id per file name: the id's SHA-256, in hex. */
+export function hashName(id: string): string {
+  return createHash('sha256').update(id, 'utf8').digest('hex');
+}
+
+/** True for the names of files kept aside or half written (never read as data). */
+export function isAsideName(name: string): boolean {
+  return /\.corrupt-\d+(-\d+)?\.json$/.test(name) || /\.tmp-[\w-]+$/.test(name);
+}
+
+/**
+ * Moves an unreadable file aside as `<name>.corrupt-<time>.json` (never over an existing one) and
+ * says where. Returns undefined when the file could not be moved either (it is then left in place).
+ */
+export async function keepAside(
+  files: StoreFiles,
+  name: string,
+  reason: string,
+  now: number = Date.now(),
+): Promise<KeptFile | undefined> {
+  const base = name.replace(/\.json$/, '');
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const keptAs = `${base}.corrupt-${now}${attempt ? `-${attempt}` : ''}.json`;
+    try {
+      await files.rename(name, keptAs);
+      return { name, keptAs, reason };
+    } catch {
+      // Taken (or the rename failed): try the next name, then give up leaving the file in place.
+    }
+  }
+  return undefined;
+}
+
+/** "Unexpected end of JSON input" and the like, short enough for a log line. */
+export function describeError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.length > 200 ? `${message.slice(0, 199)}…` : message;
+}

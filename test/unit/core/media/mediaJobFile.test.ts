@@ -1,0 +1,132 @@
+import * as assert from 'node:assert/strict';
+import { createMediaJob } from '../../../../src/core/media/mediaJob';
+import type { MediaJob } from '../../../../src/core/media/mediaJob';
+import {
+  MEDIA_JOBS_FILE,
+  lacksAny,
+  MediaJobFile,
+  mergeJobs,
+  parseJobsFile,
+  pickJob,
+} from '../../../../src/core/media/mediaJobFile';
+import { flakyFolder, memoryFolder } from '../storage/tempFolder';
+
+function job(id: string, patch: Partial<MediaJob> = {}): MediaJob {
+  return { ...createMediaJob({ id, prompt: `p ${id}`, model: 'a/b' }, 1000), ...patch };
+}
+
+const completed = (id: string, at: number) =>
+  job(id, {
+    status: 'completed',
+    updatedAt: at,
+    finishedAt: at,
+    outputs: [{ kind: 'url', url: `file:///r/${id}.png`, mimeType: 'image/png' }],
+  });
+
+describe('MediaJobFile', () => {
+  it("a result is never undone by another window's later but older answer", () => {
+    const done = completed('j', 2000);
+    const stale = job('j', { status: 'processing', updatedAt: 3000, pollCount: 4 });
+    assert.equal(pickJob(done, stale), done);
+    assert.equal(pickJob(stale, done), done);
+  });
+
+  it('the newer of two running copies wins; outputs are never dropped', () => {
+    const a = job('j', { status: 'processing', updatedAt: 2000 });
+    const b = job('j', { status: 'processing', updatedAt: 2500 });
+    assert.equal(pickJob(a, b), b);
+    const withOutputs = completed('k', 2000);
+    const newerWithout = { ...completed('k', 3000), outputs: [] };
+    assert.deepEqual(pickJob(withOutputs, newerWithout).outputs, withOutputs.outputs);
+  });
+
+  it("merges both windows' jobs and respects removals", () => {
+    const merged = mergeJobs(
+      { jobs: [job('a'), job('gone')], removed: {} },
+      { jobs: [job('b')], removed: { gone: 5000 } },
+    );
+    assert.deepEqual(merged.jobs.map((j) => j.id).sort(), ['a', 'b']);
+    assert.equal(merged.removed['gone'], 5000);
+  });
+
+  it('reads the old globalState shapes (a bare array, { version, jobs })', () => {
+    assert.equal(parseJobsFile([job('x')])?.jobs.length, 1);
+    assert.equal(parseJobsFile({ version: 1, jobs: [job('y')] })?.jobs.length, 1);
+    assert.equal(parseJobsFile({ nope: true }), undefined);
+    assert.equal(parseJobsFile({ jobs: [job('../x')] })?.jobs.length, 0, 'unusable ids are skipped');
+  });
+
+  it("two windows saving at once keep each other's jobs", async () => {
+    const folder = memoryFolder();
+    const one = new MediaJobFile(folder);
+    const two = new MediaJobFile(folder);
+    const mine = Array.from({ length: 5 }, (_, i) => job(`one-${i}`));
+    const theirs = Array.from({ length: 5 }, (_, i) => job(`two-${i}`));
+    await Promise.all(
+      mine
+        .map((_, i) => one.save(mine.slice(0, i + 1)))
+        .concat(theirs.map((_, i) => two.save(theirs.slice(0, i + 1)))),
+    );
+    // Each window notices (its watcher) and writes back what the file lacks.
+    for (const [window, jobs] of [
+      [one, mine],
+      [two, theirs],
+    ] as const) {
+      if (lacksAny(await window.read(), jobs)) await window.save(jobs);
+    }
+    const read = await new MediaJobFile(folder).read();
+    assert.equal(lacksAny(read, mine), false);
+    assert.equal(lacksAny(read, theirs), false);
+    assert.deepEqual(read.jobs.map((j) => j.id).sort(), [...mine, ...theirs].map((j) => j.id).sort());
+  });
+
+  it("a removal in one window is not brought back by the other's save", async () => {
+    const folder = memoryFolder();
+    const one = new MediaJobFile(folder);
+    const two = new MediaJobFile(folder);
+    await one.save([job('x'), job('y')]);
+    await two.read();
+    one.markRemoved('x');
+    await one.save([job('y')]);
+    let merged: string[] = [];
+    await two.save(
+      [job('x', { updatedAt: 99_999, pollCount: 9 }), job('y')],
+      (m) => (merged = m.jobs.map((j) => j.id)),
+    );
+    assert.deepEqual(merged, ['y']);
+    assert.deepEqual(
+      (await new MediaJobFile(folder).read()).jobs.map((j) => j.id),
+      ['y'],
+    );
+  });
+
+  it('keeps an unreadable jobs file aside instead of writing over it', async () => {
+    const folder = memoryFolder({ [MEDIA_JOBS_FILE]: '{"version":2,"jobs":[{"id":"a"' });
+    const kept: string[] = [];
+    const file = new MediaJobFile(folder, { onKept: (k) => kept.push(k.keptAs) });
+    await file.save([job('new')]);
+    assert.equal(kept.length, 1);
+    assert.equal(folder.files.get(kept[0]), '{"version":2,"jobs":[{"id":"a"');
+    assert.deepEqual(
+      (await file.read()).jobs.map((j) => j.id),
+      ['new'],
+    );
+  });
+
+  it('a failing save resolves, is reported once and lands later', async () => {
+    let full = true;
+    const failures: unknown[] = [];
+    const folder = memoryFolder();
+    const file = new MediaJobFile(
+      flakyFolder(folder, () => full),
+      { onSaveFailed: (e) => failures.push(e) },
+    );
+    await file.save([job('a')]);
+    await file.save([job('a'), job('b')]);
+    assert.equal(failures.length, 1);
+    full = false;
+    await file.flush();
+    assert.deepEqual((await file.read()).jobs.map((j) => j.id).sort(), ['a', 'b']);
+    file.dispose();
+  });
+});
