@@ -74,6 +74,7 @@ export async function pickCatalogModel(
   let models: CatalogModel[] = [];
   let base: ModelItem[] = [];
   const render = () => {
+    const wasActive = pick.activeItems[0]?.model;
     const shown = options.filter ? options.filter(models) : models;
     base = toQuickPickItems(
       pickerEntries(shown, {
@@ -83,6 +84,9 @@ export async function pickCatalogModel(
       }),
     );
     showTyped(pick.value);
+    // Enter right away keeps the current model, as the input box it replaced did.
+    const keep = pick.items.find((i) => i.model === (wasActive ?? options.current));
+    if (keep && !pick.value.trim()) pick.activeItems = [keep];
   };
   const showTyped = (value: string) => {
     const typed = value.trim();
@@ -118,16 +122,15 @@ export async function pickCatalogModel(
       const id = event.item.model;
       if (!id) return;
       await options.favourites.toggle(id);
-      const active = pick.activeItems[0]?.model;
       render();
-      const again = pick.items.find((i) => i.model === active);
-      if (again) pick.activeItems = [again];
     });
     pick.onDidAccept(() => {
       const model = pick.selectedItems[0]?.model;
       if (model) done(model);
     });
     pick.onDidHide(() => done(undefined));
+    // The current model is there at once; the catalog fills in the rest when it arrives.
+    render();
     pick.show();
     void catalog.models().then(
       (loaded) => {
