@@ -13,7 +13,7 @@ import type { StorageReports } from '../storage/storageReports';
 import { addFiles, addImage, addProblems, addSelection } from './attachmentCommands';
 import { AttachmentTray } from './attachments';
 import { ask, explainSelection, selectModel } from './chatCommands';
-import type { ChatCommand } from './chatLoader';
+import type { ChatCommand } from './chatCommandIds';
 import { ChatSession } from './chatSession';
 import { ChatViewProvider } from './chatViewProvider';
 import { ChatViewRouter } from './chatViewRouter';

@@ -1,20 +1,8 @@
 import * as vscode from 'vscode';
-import { Command, View } from '../../core/ids';
+import { View } from '../../core/ids';
 import { LazyFeature } from '../lazyFeature';
 import type { ChatFeature, ChatFeatureDeps } from './chatBundle';
-
-/** The commands the chat feature handles; registered at activation, handled once it has loaded. */
-export const CHAT_COMMANDS = [
-  Command.newChat,
-  Command.ask,
-  Command.explainSelection,
-  Command.selectModel,
-  Command.addSelectionToChat,
-  Command.addFileToChat,
-  Command.addProblemsToChat,
-  Command.addImageToChat,
-] as const;
-export type ChatCommand = (typeof CHAT_COMMANDS)[number];
+import { CHAT_COMMANDS } from './chatCommandIds';
 
 /**
  * What activation registers for the chat: its commands and its view provider. The chat bundle

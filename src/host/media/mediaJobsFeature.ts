@@ -25,7 +25,7 @@ import type { PreviewItem } from './mediaPreview';
 import { Command, SettingSection, UiId, View, focusCommand } from '../../core/ids';
 import { notify } from '../notify';
 import type { CommandHandler } from '../lazyFeature';
-import type { MediaCommand, MediaStudioCommand } from './mediaLoader';
+import type { MediaCommand, MediaStudioCommand } from './mediaCommandIds';
 import { MediaStudio } from '../mediaStudio/mediaStudio';
 
 export interface MediaJobsDeps {

@@ -1,33 +1,11 @@
 import * as vscode from 'vscode';
-import { Command, StorageKey, Tool, UiId, View } from '../../core/ids';
+import { StorageKey, Tool, UiId, View } from '../../core/ids';
 import type { GenerateMediaInput } from '../../core/mediaStudio/toolInput';
 import { isFinalStatus } from '../../core/media/mediaJob';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { LazyFeature } from '../lazyFeature';
+import { MEDIA_COMMANDS } from './mediaCommandIds';
 import type { MediaJobsDeps, MediaJobsFeature } from './mediaBundle';
-
-/** The media studio's commands (src/host/mediaStudio), part of the media feature. */
-export const MEDIA_STUDIO_COMMANDS = [
-  Command.saveMediaResult,
-  Command.insertMediaResult,
-  Command.rerunMediaJob,
-  Command.mediaVariation,
-  Command.generateMediaFromImage,
-  Command.openMediaGallery,
-] as const;
-export type MediaStudioCommand = (typeof MEDIA_STUDIO_COMMANDS)[number];
-
-/** The commands the media feature handles; registered at activation, handled once it has loaded. */
-export const MEDIA_COMMANDS = [
-  Command.generateMedia,
-  Command.refreshMediaJobs,
-  Command.openMediaResult,
-  Command.removeMediaJob,
-  Command.copyMediaJobId,
-  Command.clearFinishedMediaJobs,
-  ...MEDIA_STUDIO_COMMANDS,
-] as const;
-export type MediaCommand = (typeof MEDIA_COMMANDS)[number];
 
 /**
  * Results dragged from the Media Jobs tree carry their job ids under the tree's own MIME type; an

@@ -23,7 +23,7 @@ import { MediaGalleryPanel } from './galleryPanel';
 import { GenerateMediaTool } from './generateMediaTool';
 import { SavedResults } from './savedResults';
 import type { CommandHandler } from '../lazyFeature';
-import type { MediaStudioCommand } from '../media/mediaLoader';
+import type { MediaStudioCommand } from '../media/mediaCommandIds';
 
 /** One result file saved into the workspace. */
 export interface SavedFile {

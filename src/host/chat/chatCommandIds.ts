@@ -1,0 +1,14 @@
+import { Command } from '../../core/ids';
+
+/** The commands the chat feature handles; registered at activation, handled once it has loaded. */
+export const CHAT_COMMANDS = [
+  Command.newChat,
+  Command.ask,
+  Command.explainSelection,
+  Command.selectModel,
+  Command.addSelectionToChat,
+  Command.addFileToChat,
+  Command.addProblemsToChat,
+  Command.addImageToChat,
+] as const;
+export type ChatCommand = (typeof CHAT_COMMANDS)[number];
