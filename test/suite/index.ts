@@ -32,9 +32,11 @@ function markedReporter(runner: Mocha.Runner): void {
 export async function run(): Promise<void> {
   const started = Date.now();
   const mocha = new Mocha({ ui: 'bdd', timeout: 30_000, color: false, reporter: markedReporter as never });
-  // The order is explicit, not a matter of file names: the observers go in before every test, and
-  // the secrets sweep runs after all of them, over everything they showed, sent and stored.
+  // The order is explicit, not a matter of file names: the observers go in before every test, the
+  // activation check runs before any test stores a key or makes the extension log failures on
+  // purpose, and the secrets sweep runs after all of them, over everything they showed, sent and stored.
   mocha.addFile(path.join(__dirname, 'observeRun.js'));
+  mocha.addFile(path.join(__dirname, 'activation.js'));
   for (const file of findTests(__dirname)) mocha.addFile(file);
   mocha.addFile(path.join(__dirname, 'secretsSweep.js'));
   await mocha.loadFilesAsync();
