@@ -93,7 +93,9 @@ describe("Gateway models in VS Code 1.139's built-in chat", function () {
       .locator('.interactive-input-editor .native-edit-context, .interactive-input-editor textarea')
       .first();
     await editor.focus();
-    await page.keyboard.type('Hello from VS Code chat');
+    // Key by key with a pause: on a loaded machine the edit context drops fast keystrokes (spaces
+    // first), and the assertion below needs the text exactly.
+    await page.keyboard.type('Hello from VS Code chat', { delay: 40 });
     await input
       .locator('.interactive-input-editor', { hasText: 'Hello from VS Code chat' })
       .first()

@@ -130,7 +130,8 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
         const row = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).first();
         await row.waitFor({ timeout: 15_000 });
         await page.keyboard.press('Enter');
-        await row.waitFor({ state: 'detached', timeout: 15_000 });
+        // 1.100 removes the row; 1.139 keeps it hidden.
+        await row.waitFor({ state: 'hidden', timeout: 15_000 });
       },
       async answerInput(title, value) {
         await page
