@@ -25,8 +25,9 @@ const base = {
  *   src/host/gateway/clientLoader.ts), so activation neither parses nor evaluates the network stack;
  * - `dist/shared.js`, the errors and constants the client and the host share: one copy, so a
  *   GatewayError thrown by the client is an `instanceof GatewayError` in the host;
- * - `dist/chat.js` and `dist/media.js`, the features: required when their view, a command or an
- *   event first needs them (src/host/chat/chatLoader.ts, src/host/media/mediaLoader.ts), so the
+ * - `dist/chat.js`, `dist/media.js` and `dist/lm.js`, the features: required when their view, a command or an
+ *   event first needs them (src/host/chat/chatLoader.ts, src/host/media/mediaLoader.ts,
+ *   src/host/lm/lmLoader.ts), so the
  *   entry holds only what activation runs. Small stateless helpers they share with the entry
  *   (ids, settings, notify) are copied into each; anything with state shared across bundles
  *   belongs in a split point of its own.
@@ -35,6 +36,7 @@ const SPLIT_POINTS = [
   { bundle: 'api', sources: ['src/api/index.ts'] },
   { bundle: 'chat', sources: ['src/host/chat/chatBundle.ts'] },
   { bundle: 'media', sources: ['src/host/media/mediaBundle.ts'] },
+  { bundle: 'lm', sources: ['src/host/lm/lmBundle.ts'] },
   { bundle: 'shared', sources: ['src/api/shared.ts', 'src/api/errors.ts', 'src/api/types.ts'] },
 ];
 
@@ -64,6 +66,7 @@ const extension = {
     extension: 'src/extension.ts',
     chat: 'src/host/chat/chatBundle.ts',
     media: 'src/host/media/mediaBundle.ts',
+    lm: 'src/host/lm/lmBundle.ts',
     api: 'src/api/index.ts',
     shared: 'src/api/shared.ts',
   },

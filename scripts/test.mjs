@@ -2,7 +2,9 @@
 //   N passed, N failed
 // Tiers: lint (ESLint and Prettier's check, one test each), unit (plain Node), webview (the chat
 // front end in Chromium), integration (inside a real VS Code extension host), end-to-end (the real
-// workbench in Chromium, and the packaged .vsix).
+// workbench in Chromium, and the packaged .vsix). The integration tier runs twice: in VS Code 1.100.3
+// (the oldest supported) and in VS Code 1.139.1 (language-model provider API, built-in chat); its
+// counts are summed with the rest.
 // `npm test` builds first (pretest). Pick tiers with GATEWAY_TEST_TIERS=lint,unit,webview,...
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -16,10 +18,13 @@ const tiers = [
   { name: 'lint', args: ['scripts/lint-tier.mjs'] },
   { name: 'unit', args: ['out/test/launch/runMochaTier.js', 'unit', 'unit'] },
   { name: 'webview', args: ['out/test/launch/runMochaTier.js', 'webview', 'webview', '60000'] },
-  {
-    name: 'integration',
-    args: electron ? ['out/test/launch/runElectronTests.js'] : ['out/test/launch/runServerTests.js'],
-  },
+  ...(electron
+    ? [{ name: 'integration', args: ['out/test/launch/runElectronTests.js'] }]
+    : ['4.100.3', '4.139.1'].map((version) => ({
+        name: 'integration',
+        label: `integration@${version}`,
+        args: ['out/test/launch/runServerTests.js', version],
+      }))),
   { name: 'e2e', args: ['out/test/launch/runMochaTier.js', 'e2e', 'e2e', '180000'] },
 ];
 
@@ -37,8 +42,9 @@ for (const tier of selected) {
     );
     process.exit(1);
   }
-  console.log(`\n=== ${tier.name} tests ===`);
-  const resultFile = path.join(resultsDir, `${tier.name}.json`);
+  const label = tier.label ?? tier.name;
+  console.log(`\n=== ${label} tests ===`);
+  const resultFile = path.join(resultsDir, `${label}.json`);
   const started = Date.now();
   const run = spawnSync(process.execPath, tier.args, {
     cwd: root,
@@ -55,12 +61,12 @@ for (const tier of selected) {
       passed: 0,
       failed: 1,
       pending: 0,
-      failures: [`the ${tier.name} tier did not run (exit ${run.status})`],
+      failures: [`the ${label} tier did not run (exit ${run.status})`],
     };
   }
   if (run.status !== 0 && result.failed === 0) {
     result.failed = 1;
-    result.failures = [...(result.failures ?? []), `the ${tier.name} tier exited with ${run.status}`];
+    result.failures = [...(result.failures ?? []), `the ${label} tier exited with ${run.status}`];
   }
   result.durationMs = Date.now() - started;
   summary.push(result);

@@ -12,6 +12,7 @@ import { GatewayService } from './host/gateway/gatewayService';
 import { Logger } from './host/log/logger';
 import type { MediaJobsFeature } from './host/media/mediaJobsFeature';
 import { registerMedia } from './host/media/mediaLoader';
+import { registerLanguageModels } from './host/lm/lmLoader';
 import { ModelStatusItem } from './host/modelStatusItem';
 import { StorageReports } from './host/storage/storageReports';
 
@@ -29,14 +30,15 @@ export interface GatewayTestApi {
   readonly media: MediaJobsFeature;
   readonly catalog: CatalogFeature;
   readonly apiKey: ApiKeyStore;
+  readonly status: ModelStatusItem;
   readonly context: vscode.ExtensionContext;
 }
 
 /**
  * Wires the extension together: construct, register, subscribe. No I/O happens here, and only
  * what the first paint needs is loaded: the key store, the logger, the gateway service (its
- * client loads on the first request) and the model status item. The chat and media features are
- * bundles of their own, loaded when their view, a command or an event first needs them.
+ * client loads on the first request) and the model status item. The chat, media and language-model
+ * features are bundles of their own, loaded when their view, a command or an event first needs them.
  */
 export function activate(context: vscode.ExtensionContext): GatewayTestApi | undefined {
   const apiKey = new ApiKeyStore(context.secrets);
@@ -54,6 +56,16 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     pickMediaModel: (current) => catalog.pickMediaModel(current),
   });
 
+  const status = new ModelStatusItem(apiKey, catalog.credits);
+  // Only where VS Code has the provider API (1.104+); the provider loads on VS Code's first call.
+  const languageModels = registerLanguageModels({
+    gateway,
+    apiKey,
+    catalog: catalog.catalog,
+    logger,
+    onUsage: (report) => status.addUsage(report.usage),
+  });
+
   context.subscriptions.push(
     logger,
     reports,
@@ -63,7 +75,8 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     chat,
     media,
     ...registerKeyCommands(apiKey),
-    new ModelStatusItem(apiKey, catalog.credits),
+    status,
+    ...(languageModels ? [languageModels] : []),
   );
   seedDemoKey(context, apiKey);
   if (context.extensionMode === vscode.ExtensionMode.Production) return undefined;
@@ -86,6 +99,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     },
     catalog,
     apiKey,
+    status,
     context,
   };
 }

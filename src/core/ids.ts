@@ -62,6 +62,7 @@ export const Setting = {
   chatTools: 'gateway.chat.tools',
   chatImageInput: 'gateway.chat.imageInput',
   chatForceParameters: 'gateway.chat.forceParameters',
+  languageModelsInclude: 'gateway.languageModels.include',
   mediaModel: 'gateway.media.model',
   mediaParameters: 'gateway.media.parameters',
   mediaMaxConcurrentPolls: 'gateway.media.maxConcurrentPolls',
@@ -111,6 +112,9 @@ export const StorageKey = {
 export const Tool = {
   generateMedia: 'gateway_generateMedia',
 } as const;
+
+/** Our vendor in VS Code's language-model API (`languageModelChatProviders` in package.json). */
+export const LM_VENDOR = 'gateway';
 
 /** Ids of status-bar items and webview panel types (not contributed, but unique to us). */
 export const UiId = {

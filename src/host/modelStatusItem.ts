@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { Usage } from '../api/types';
 import { inertText } from '../core/util/text';
 import type { ApiKeyStore } from './auth/apiKeyStore';
 import type { CreditsService } from './catalog/credits';
@@ -15,6 +16,8 @@ export class ModelStatusItem extends Disposable {
     vscode.window.createStatusBarItem(UiId.modelStatus, vscode.StatusBarAlignment.Right, 100),
   );
   private hasKey: boolean | undefined;
+  /** Requests from VS Code's chat (the language-model provider) in this session, and their cost. */
+  readonly usageTotal = { requests: 0, tokens: 0, cost: 0 };
 
   constructor(
     apiKey: ApiKeyStore,
@@ -44,6 +47,16 @@ export class ModelStatusItem extends Disposable {
     );
   }
 
+  /** Adds one language-model request's usage to the running total shown here. */
+  addUsage(usage: Usage | undefined): void {
+    this.usageTotal.requests += 1;
+    const tokens = usage?.total_tokens;
+    this.usageTotal.tokens += typeof tokens === 'number' && tokens > 0 ? tokens : 0;
+    const cost = usage?.cost;
+    this.usageTotal.cost += typeof cost === 'number' && Number.isFinite(cost) && cost > 0 ? cost : 0;
+    this.render();
+  }
+
   private setHasKey(hasKey: boolean): void {
     this.hasKey = hasKey;
     void vscode.commands.executeCommand('setContext', ContextKey.hasApiKey, hasKey);
@@ -57,9 +70,14 @@ export class ModelStatusItem extends Disposable {
       this.item.command = Command.setApiKey;
     } else {
       const model = readSettings().chat.model || 'no model';
-      this.item.text = `$(sparkle) ${inertText(model, 80)}`;
+      const { requests, tokens, cost } = this.usageTotal;
+      this.item.text = `$(sparkle) ${inertText(model, 80)}${requests > 0 ? ` · $${cost.toFixed(4)}` : ''}`;
       const credit = this.credits?.describe();
-      this.item.tooltip = `Gateway AI chat model: ${inertText(model)}.${credit ? ` ${credit}.` : ''} Click to select another.`;
+      const used =
+        requests > 0
+          ? `\nVS Code's chat used gateway models ${requests} time${requests === 1 ? '' : 's'} this session: ${tokens} tokens, $${cost.toFixed(6)}.`
+          : '';
+      this.item.tooltip = `Gateway AI chat model: ${inertText(model)}.${credit ? ` ${credit}.` : ''} Click to select another.${used}`;
       this.item.command = Command.selectModel;
     }
     this.item.show();

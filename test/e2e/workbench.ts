@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { launchChromium } from '../launch/chromium';
 import { repoRoot, workRoot } from '../launch/paths';
-import { startVsCodeServer } from '../launch/vscodeServer';
+import { allowDevelopmentPayload, startVsCodeServer } from '../launch/vscodeServer';
 import type { VsCodeServer } from '../launch/vscodeServer';
 
 /** Where end-to-end tests leave screenshots of the real UI (the README's come from here). */
@@ -16,6 +16,8 @@ export const screenshots = path.join(workRoot, 'screenshots');
 export interface WorkbenchOptions {
   /** A name for the run's scratch folder. */
   name: string;
+  /** Which code-server (so which VS Code) to run; default the oldest supported (1.100.3). */
+  codeServerVersion?: string;
   settings?: Record<string, unknown>;
   /** Load the extension from this checkout (default) or only from the extensions folder. */
   development?: boolean;
@@ -58,7 +60,12 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
   mkdirSync(dirs.extensionsDir, { recursive: true });
   await options.beforeStart?.(dirs);
 
-  const server = await startVsCodeServer({ ...dirs, settings: options.settings, env: options.env });
+  const server = await startVsCodeServer({
+    ...dirs,
+    codeServerVersion: options.codeServerVersion,
+    settings: options.settings,
+    env: options.env,
+  });
   let browser: Browser | undefined;
   try {
     browser = await launchChromium();
@@ -67,6 +74,7 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
       folder: workspace,
       developmentPath: options.development === false ? undefined : repoRoot,
     });
+    await allowDevelopmentPayload(page, server);
     await page.goto(url);
     await page.waitForSelector('.monaco-workbench .activitybar', { timeout: 60_000 });
     const opened = browser;
@@ -122,7 +130,8 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
         const row = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).first();
         await row.waitFor({ timeout: 15_000 });
         await page.keyboard.press('Enter');
-        await row.waitFor({ state: 'detached', timeout: 15_000 });
+        // 1.100 removes the row; 1.139 keeps it hidden.
+        await row.waitFor({ state: 'hidden', timeout: 15_000 });
       },
       async answerInput(title, value) {
         await page

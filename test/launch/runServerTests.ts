@@ -2,6 +2,9 @@
  * Runs the integration suite (out/test/suite) inside a real VS Code extension host, offline: the
  * VS Code server build of code-server, with Debian's headless Chromium as the window.
  * On a machine with internet, runElectronTests runs the same suite through @vscode/test-electron.
+ *
+ * Usage: node out/test/launch/runServerTests.js [code-server version]   (default 4.100.3 = VS Code
+ * 1.100.3; 4.139.1 = VS Code 1.139.1). Each version runs in its own scratch folder.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
@@ -9,12 +12,13 @@ import { chromiumPath, launchChromium, MissingDependencyError } from './chromium
 import { repoRoot, workRoot } from './paths';
 import { reportTier } from './results';
 import type { TierResult } from './results';
-import { startVsCodeServer } from './vscodeServer';
+import { allowDevelopmentPayload, DEFAULT_CODE_SERVER, startVsCodeServer } from './vscodeServer';
 
 const SUITE_TIMEOUT_MS = 15 * 60_000;
 
 async function main(): Promise<number> {
   const started = Date.now();
+  const codeServerVersion = process.argv[2] || DEFAULT_CODE_SERVER;
   const extensionMain = path.join(repoRoot, 'dist', 'extension.js');
   const suiteIndex = path.join(repoRoot, 'out', 'test', 'suite', 'index.js');
   for (const file of [extensionMain, suiteIndex]) {
@@ -25,7 +29,7 @@ async function main(): Promise<number> {
   }
 
   chromiumPath(); // Fails fast, with the install hint, before a server is started.
-  const runDir = path.join(workRoot, 'integration');
+  const runDir = path.join(workRoot, `integration-${codeServerVersion}`);
   rmSync(runDir, { recursive: true, force: true });
   const workspace = path.join(runDir, 'workspace');
   mkdirSync(workspace, { recursive: true });
@@ -40,6 +44,7 @@ async function main(): Promise<number> {
 
   const userDataDir = path.join(runDir, 'user-data');
   const server = await startVsCodeServer({
+    codeServerVersion,
     userDataDir,
     extensionsDir: path.join(runDir, 'extensions'),
     // GATEWAY_TEST_USER_DATA: the suite checks the files VS Code keeps there (settings) for secrets.
@@ -68,6 +73,7 @@ async function main(): Promise<number> {
       if (marker >= 0) console.log(text.slice(marker + '[suite] '.length));
     });
     page.on('pageerror', (error) => console.error(`[workbench] ${error.message}`));
+    await allowDevelopmentPayload(page, server);
     await page.goto(
       server.workbenchUrl({ folder: workspace, developmentPath: repoRoot, testsPath: suiteIndex }),
     );

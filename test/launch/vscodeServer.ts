@@ -7,6 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import type { Page } from 'playwright-core';
 import { MissingDependencyError } from './chromium';
 import { repoRoot } from './paths';
 
@@ -21,7 +22,14 @@ export interface VsCodeServer {
   stop(): Promise<void>;
 }
 
+/** code-server 4.100.3 = VS Code 1.100.3, the oldest VS Code the extension supports (`engines.vscode`). */
+export const DEFAULT_CODE_SERVER = '4.100.3';
+/** code-server 4.139.1 = VS Code 1.139.1 (on Node 24): the language-model provider API and the built-in chat. */
+export const NEWEST_CODE_SERVER = '4.139.1';
+
 export interface StartOptions {
+  /** Which code-server (and so which VS Code) to run; default DEFAULT_CODE_SERVER. */
+  codeServerVersion?: string;
   /** A fresh folder for the server's user data (settings go to `User/settings.json`). */
   userDataDir: string;
   extensionsDir: string;
@@ -34,16 +42,20 @@ export interface StartOptions {
   verbose?: boolean;
 }
 
-/** Runs the setup script (cached after the first run) and returns the server's entry.js. */
-export function ensureVsCodeServer(): string {
-  if (process.platform !== 'linux' && !process.env.VSCODE_SERVER_ENTRY) {
+/**
+ * Runs the setup script for that code-server version (cached after the first run, one folder per
+ * version) and returns the server's entry.js. VSCODE_SERVER_ENTRY overrides the default version.
+ */
+export function ensureVsCodeServer(version = DEFAULT_CODE_SERVER): string {
+  const override = version === DEFAULT_CODE_SERVER ? process.env.VSCODE_SERVER_ENTRY : undefined;
+  if (process.platform !== 'linux' && !override) {
     throw new MissingDependencyError(
       'The offline VS Code server runner is set up for Linux only; use npm run test:electron elsewhere.',
     );
   }
-  if (process.env.VSCODE_SERVER_ENTRY) return process.env.VSCODE_SERVER_ENTRY;
+  if (override) return override;
   try {
-    const out = execFileSync('bash', [path.join(repoRoot, 'scripts', 'setup-vscode-server.sh')], {
+    const out = execFileSync('bash', [path.join(repoRoot, 'scripts', 'setup-vscode-server.sh'), version], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -55,8 +67,17 @@ export function ensureVsCodeServer(): string {
   }
 }
 
+/**
+ * The Node that runs this server: the one the setup script fetched beside it (Node 24 for
+ * code-server 4.139), or else this process's own.
+ */
+export function serverNode(entry: string): string {
+  const own = path.resolve(path.dirname(entry), '..', '..', '..', 'node', 'bin', 'node');
+  return existsSync(own) ? own : process.execPath;
+}
+
 export function vsCodeServerVersion(entry: string): string {
-  const out = execFileSync(process.execPath, [entry, '--version'], { encoding: 'utf8' });
+  const out = execFileSync(serverNode(entry), [entry, '--version'], { encoding: 'utf8' });
   const match = /with Code (\S+)/.exec(out);
   return match ? match[1] : out.split('\n')[0].trim();
 }
@@ -81,7 +102,7 @@ export function installVsix(
   userDataDir: string,
 ): string {
   return execFileSync(
-    process.execPath,
+    serverNode(entry),
     [
       entry,
       '--extensions-dir',
@@ -97,7 +118,7 @@ export function installVsix(
 }
 
 export async function startVsCodeServer(options: StartOptions): Promise<VsCodeServer> {
-  const entry = ensureVsCodeServer();
+  const entry = ensureVsCodeServer(options.codeServerVersion);
   const version = vsCodeServerVersion(entry);
   const port = options.port ?? (await freePort());
   mkdirSync(path.join(options.userDataDir, 'User'), { recursive: true });
@@ -119,7 +140,7 @@ export async function startVsCodeServer(options: StartOptions): Promise<VsCodeSe
   writeFileSync(path.join(options.userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 
   const child: ChildProcess = spawn(
-    process.execPath,
+    serverNode(entry),
     [
       entry,
       '--auth',
@@ -201,4 +222,29 @@ export async function startVsCodeServer(options: StartOptions): Promise<VsCodeSe
 export function ensureDir(dir: string): string {
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/**
+ * From VS Code 1.139 on, a built workbench ignores the URL `payload` (extensionDevelopmentPath,
+ * extensionTestsPath) unless its smoke-test driver is enabled, and code-server has no flag for
+ * that. This turns it on for one page: the configuration the server embeds in the workbench's
+ * HTML gets `developmentOptions.enableSmokeTestDriver` as the workbench reads it. (Rewriting the
+ * HTML response instead makes Chromium treat the page as non-local and block its WebSocket to
+ * 127.0.0.1.) Test harness only: nothing on disk changes.
+ */
+export async function allowDevelopmentPayload(page: Page, server: VsCodeServer): Promise<void> {
+  if (/^1\.100\./.test(server.version)) return; // 1.100 reads the payload as it is.
+  // A string, not a function: this file is compiled without the DOM's types.
+  await page.addInitScript({
+    content: `(() => {
+      const getAttribute = Element.prototype.getAttribute;
+      Element.prototype.getAttribute = function (name) {
+        const value = getAttribute.call(this, name);
+        if (name !== 'data-settings' || this.id !== 'vscode-workbench-web-configuration' || !value) return value;
+        const config = JSON.parse(value);
+        config.developmentOptions = { ...config.developmentOptions, enableSmokeTestDriver: true };
+        return JSON.stringify(config);
+      };
+    })();`,
+  });
 }

@@ -39,6 +39,44 @@ function model(
 
 const CHAT_PARAMS = ['max_tokens', 'temperature', 'tools', 'tool_choice', 'response_format', 'reasoning'];
 
+/**
+ * Echo models for VS Code's own chat (the language-model provider's tests pick them with
+ * `gateway.languageModels.include`): one with vision, tools and reasoning and a large output
+ * limit, a small text-only one, and one that calls tools under another vendor.
+ */
+export const ECHO_MODELS: SimModel[] = [
+  model(
+    'sim/echo-vision',
+    'Simulator: Echo Vision',
+    200_000,
+    [0.15, 0.6],
+    ['text', 'image'],
+    ['text'],
+    ['max_tokens', 'tools', 'tool_choice', 'reasoning'],
+    32_000,
+  ),
+  model(
+    'sim/echo-small',
+    'Simulator: Echo Small',
+    16_384,
+    [0.1, 0.2],
+    ['text'],
+    ['text'],
+    ['max_tokens'],
+    4_096,
+  ),
+  model(
+    'other/echo-tools',
+    'Other: Echo Tools',
+    64_000,
+    [1, 2],
+    ['text'],
+    ['text'],
+    ['tools', 'tool_choice'],
+    null,
+  ),
+];
+
 /** The simulator's models: chat (with and without vision, tools, reasoning) and media models. */
 export const DEFAULT_CATALOG: SimModel[] = [
   model(
@@ -93,6 +131,7 @@ export const DEFAULT_CATALOG: SimModel[] = [
   model('openai/gpt-image-1', 'OpenAI: GPT Image 1', 32_000, [5, 40], ['text', 'image'], ['image'], [], null),
   model('google/veo-3', 'Google: Veo 3', 8_000, [0, 0], ['text'], ['video'], [], null),
   model('openai/tts-1', 'OpenAI: TTS 1', 4_000, [15, 0], ['text'], ['audio'], [], null),
+  ...ECHO_MODELS,
 ];
 
 /** `count` generated models after the default ones, for the picker benchmark. */

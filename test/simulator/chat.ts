@@ -55,7 +55,11 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
       metadata: { provider_name: core.providerName },
     });
   }
-  const lastUserText = lastUserMessage(body.messages);
+  recordImages(body.messages, context.record.id, core);
+  const toolResults = trailingToolResults(body.messages);
+  // After tool results the model answers them: the markers of the prompt that asked for the
+  // tools (#sim:tools) must not ask again.
+  const lastUserText = toolResults ? '' : lastUserMessage(body.messages);
   const scenarios = core.scenariosFor(context, scenariosFromMarkers(lastUserText));
   context.record.scenarios = scenarios.names();
   if (respondWithFailure(context, core, scenarios, 'chat')) return;
@@ -63,6 +67,11 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   if (body.stream === true && isCacheableLong(scenarios))
     return streamLongFromCache(context, core, scenarios, model);
   const plan = planReply(context, core, scenarios, model, body.messages.length, lastUserText);
+  if (toolResults) {
+    plan.content = splitText(toolResultsReply(model, toolResults), 12);
+    plan.toolCalls = false;
+    plan.finishReason = 'stop';
+  }
   const hostile = scenarios.first(HOSTILE_SCENARIOS);
   if (hostile) applyHostile(plan, scenarios, hostile.name);
   if (body.stream === true) await streamReply(context, core, scenarios, plan);
@@ -81,6 +90,59 @@ function lastUserMessage(messages: unknown[]): string {
     }
   }
   return '';
+}
+
+/** Notes every `image_url` part of every message for the tests (`seenImages`). */
+function recordImages(messages: unknown[], requestId: number, core: SimulatorCore): void {
+  for (const message of messages) {
+    if (!isRecord(message) || !Array.isArray(message.content)) continue;
+    for (const part of message.content) {
+      if (!isRecord(part) || part.type !== 'image_url' || !isRecord(part.image_url)) continue;
+      const url = part.image_url.url;
+      const match = typeof url === 'string' ? /^data:([^;,]+);base64,(.*)$/s.exec(url) : null;
+      core.seenImages.push({
+        requestId,
+        mimeType: match ? match[1] : 'url',
+        bytes: match ? Buffer.from(match[2], 'base64').length : 0,
+      });
+    }
+  }
+}
+
+interface ToolResult {
+  callId: string;
+  name: string;
+  content: string;
+}
+
+/** The `role: "tool"` messages that end the conversation, with the names of the calls they answer. */
+function trailingToolResults(messages: unknown[]): ToolResult[] | undefined {
+  const results: ToolResult[] = [];
+  let i = messages.length - 1;
+  for (; i >= 0; i--) {
+    const message = messages[i];
+    if (!isRecord(message) || message.role !== 'tool') break;
+    const content = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
+    const callId = typeof message.tool_call_id === 'string' ? message.tool_call_id : '?';
+    results.unshift({ callId, name: '?', content });
+  }
+  if (results.length === 0) return undefined;
+  const asked = messages[i];
+  const calls: unknown[] = isRecord(asked) && Array.isArray(asked.tool_calls) ? asked.tool_calls : [];
+  for (const result of results) {
+    const call = calls.find((c) => isRecord(c) && c.id === result.callId);
+    if (isRecord(call) && isRecord(call.function) && typeof call.function.name === 'string') {
+      result.name = call.function.name;
+    }
+  }
+  return results;
+}
+
+function toolResultsReply(model: string, results: ToolResult[]): string {
+  return [
+    `Tool results received by ${model}:`,
+    ...results.map((r) => `- ${r.name} (${r.callId}): ${r.content}`),
+  ].join('\n');
 }
 
 function planReply(

@@ -4,7 +4,7 @@ import { sendError } from './respond';
 import type { ScenarioSet } from './scenarios';
 import { formatScenario } from './scenarios';
 import type { Scenario } from './scenarios';
-import type { MediaTimings, RecordedRequest } from './types';
+import type { MediaTimings, RecordedRequest, SeenImage } from './types';
 
 export interface RequestContext {
   record: RecordedRequest;
@@ -24,6 +24,8 @@ export interface SimulatorCore {
   readonly providerName: string;
   readonly chunkDelayMs: number;
   readonly mediaTimings: MediaTimings;
+  /** Where the chat route records the images it was sent. */
+  readonly seenImages: SeenImage[];
   /** Header, then markers, then the key's, then the global scenarios. */
   scenariosFor(context: RequestContext, markers: Scenario[]): ScenarioSet;
   /** How many times this counter was hit before (0 the first time). */

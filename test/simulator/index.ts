@@ -17,9 +17,9 @@ import { gradientPng } from './png';
 import { parseJson, readBody, isRecord, sendError, sendJson } from './respond';
 import { ScenarioSet, parseScenarioList } from './scenarios';
 import type { Scenario } from './scenarios';
-import type { ClosedConnection, MediaTimings, RecordedRequest, SimulatorOptions } from './types';
+import type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
 
-export type { ClosedConnection, MediaTimings, RecordedRequest, SimulatorOptions } from './types';
+export type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
 
 const API_PREFIX = '/api';
 const DEFAULT_MEDIA_TIMINGS: MediaTimings = { queuedMs: 1500, processingMs: 3000 };
@@ -35,6 +35,8 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
   readonly closedConnectionLog: ClosedConnection[] = [];
   /** Requests for /img/* (tracking images in hostile replies). */
   imageRequests = 0;
+  /** Every `image_url` part of every chat request, in arrival order. */
+  readonly seenImages: SeenImage[] = [];
   /** Requests for /api/files/* (media results served by URL). */
   fileRequests = 0;
   readonly providerName: string;
@@ -113,6 +115,7 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     this.closedConnectionLog.length = 0;
     this.imageRequests = 0;
     this.fileRequests = 0;
+    this.seenImages.length = 0;
     this.keyScenarios.clear();
     this.globalScenarios = [];
     this.catalogMode = 'ok';
@@ -280,6 +283,7 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
         closedConnections: this.closedConnections,
         imageRequests: this.imageRequests,
         fileRequests: this.fileRequests,
+        seenImages: this.seenImages,
       });
     }
     sendError(response, 404, `Unknown control call ${method} ${path}`);

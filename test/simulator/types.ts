@@ -23,6 +23,13 @@ export interface SimulatorOptions {
   credits?: { limit: number | null; usage: number } | null;
 }
 
+/** An `image_url` part the simulator found in a chat request. */
+export interface SeenImage {
+  requestId: number;
+  mimeType: string;
+  bytes: number;
+}
+
 export interface RecordedRequest {
   /** 1, 2, ... in arrival order. */
   id: number;

@@ -30,3 +30,22 @@ export async function waitFor<T>(
 export async function setSetting(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('gateway').update(key, value, vscode.ConfigurationTarget.Global);
 }
+
+/** The extension's own log file: the "Gateway AI" LogOutputChannel writes it into the extension's log folder. */
+export async function extensionLog(): Promise<string> {
+  const api = await gatewayApi();
+  const file = vscode.Uri.joinPath(api.context.logUri, 'Gateway AI.log');
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+  } catch {
+    return '';
+  }
+}
+
+/** Waits until the log file shows `pattern`: lines reach the file shortly after they are logged. */
+export function logShows(pattern: RegExp, what: string): Promise<string> {
+  return waitFor(async () => {
+    const text = await extensionLog();
+    return pattern.test(text) ? text : undefined;
+  }, what);
+}

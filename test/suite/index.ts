@@ -39,9 +39,11 @@ export async function run(): Promise<void> {
     // While working on one part: GATEWAY_SUITE_GREP=Storage npm run test:integration
     grep: process.env.GATEWAY_SUITE_GREP,
   });
-  // The order is explicit, not a matter of file names: the observers go in before every test, and
-  // the secrets sweep runs after all of them, over everything they showed, sent and stored.
+  // The order is explicit, not a matter of file names: the observers go in before every test, the
+  // activation check runs before any test stores a key or makes the extension log failures on
+  // purpose, and the secrets sweep runs after all of them, over everything they showed, sent and stored.
   mocha.addFile(path.join(__dirname, 'observeRun.js'));
+  mocha.addFile(path.join(__dirname, 'activation.js'));
   for (const file of findTests(__dirname)) mocha.addFile(file);
   mocha.addFile(path.join(__dirname, 'secretsSweep.js'));
   await mocha.loadFilesAsync();

@@ -14,7 +14,7 @@ import { storageFolder } from '../../src/host/storage/storageFolder';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator } from '../simulator';
-import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
+import { extensionLog, gatewayApi, logShows, setSetting, TEST_KEY, waitFor } from './helpers';
 import { observed } from './observed';
 
 /** Not shaped like a known key (no "sk-"), so only redaction of the key by its value can hide it. */
@@ -93,25 +93,6 @@ async function searchFiles(search: Search, files: vscode.Uri[]): Promise<number>
     }
   }
   return skipped;
-}
-
-/** The extension's own log file: the "Gateway AI" LogOutputChannel writes it into the extension's log folder. */
-async function extensionLog(): Promise<string> {
-  const api = await gatewayApi();
-  const file = vscode.Uri.joinPath(api.context.logUri, 'Gateway AI.log');
-  try {
-    return new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
-  } catch {
-    return '';
-  }
-}
-
-/** Waits until the log file shows `pattern`: lines reach the file shortly after they are logged. */
-function logShows(pattern: RegExp, what: string): Promise<string> {
-  return waitFor(async () => {
-    const text = await extensionLog();
-    return pattern.test(text) ? text : undefined;
-  }, what);
 }
 
 async function setKey(key: string): Promise<void> {

@@ -1,6 +1,7 @@
 /** Builds the chat request from the settings. Pure: unit-tested without VS Code. */
 import type { ChatMessage, ChatRequest } from '../../api/types';
 import type { GatewaySettings } from '../config/settingsModel';
+import { reasoningFor } from '../lm/request';
 
 export function buildChatRequest(
   chat: GatewaySettings['chat'],
@@ -10,8 +11,8 @@ export function buildChatRequest(
   const request: ChatRequest = { model, messages, stream: true };
   if (chat.temperature !== undefined) request.temperature = chat.temperature;
   if (chat.maxTokens !== undefined) request.max_tokens = chat.maxTokens;
-  if (chat.reasoningEffort === 'none') request.reasoning = { enabled: false };
-  else if (chat.reasoningEffort !== 'default') request.reasoning = { effort: chat.reasoningEffort };
+  const reasoning = reasoningFor(chat.reasoningEffort);
+  if (reasoning !== undefined) request.reasoning = reasoning;
   if (chat.responseFormat === 'json_object') request.response_format = { type: 'json_object' };
   if (chat.provider) request.provider = chat.provider;
   const plugins = [...chat.plugins];

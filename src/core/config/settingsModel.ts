@@ -29,6 +29,10 @@ export interface GatewaySettings {
     /** Send reasoning, tools and response_format even to models the catalog says lack them. */
     forceParameters: boolean;
   };
+  languageModels: {
+    /** Ids or globs (`!` excludes) of the models offered to VS Code's chat; empty: the chat models. */
+    include: string[];
+  };
   media: {
     model: string;
     parameters: Record<string, unknown>;
@@ -121,6 +125,7 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       imageInput: imageInputMode(get(Setting.chatImageInput)),
       forceParameters: get(Setting.chatForceParameters) === true,
     },
+    languageModels: { include: strings(get(Setting.languageModelsInclude)) },
     media: {
       model: (str(get(Setting.mediaModel)) ?? '').trim(),
       parameters: record(get(Setting.mediaParameters)) ?? {},

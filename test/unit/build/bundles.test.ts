@@ -14,12 +14,13 @@ const BUNDLES = [
   'extension.js',
   'chat.js',
   'media.js',
+  'lm.js',
   'api.js',
   'shared.js',
   'webview.js',
   'mediaPreview.js',
 ];
-const HOST_BUNDLES = ['extension.js', 'chat.js', 'media.js', 'api.js'];
+const HOST_BUNDLES = ['extension.js', 'chat.js', 'media.js', 'lm.js', 'api.js'];
 
 function bundle(name: string): string {
   return readFileSync(path.join(dist, name), 'utf8');
@@ -42,15 +43,20 @@ describe('built bundles', function () {
     for (const name of HOST_BUNDLES) assert.match(bundle(name), /require\("\.\/shared\.js"\)/, name);
   });
 
-  it('the entry holds none of the chat or media code, and requires each feature bundle once', () => {
+  it('the entry holds none of the chat, media or language-model code, and requires each feature bundle once', () => {
     const entry = bundle('extension.js');
-    for (const feature of ['chat', 'media'])
+    for (const feature of ['chat', 'media', 'lm'])
       assert.equal(entry.match(new RegExp(`require\\("\\./${feature}\\.js"\\)`, 'g'))?.length, 1, feature);
     // Names that exist only in the features' code (kept in production builds: they are strings).
-    for (const marker of ['Ignored a malformed message from the chat view', 'Preparing the result'])
+    for (const marker of [
+      'Ignored a malformed message from the chat view',
+      'Preparing the result',
+      'Reasoning is not shown in this VS Code',
+    ])
       assert.ok(!entry.includes(marker), `the entry contains "${marker}"`);
     assert.ok(bundle('chat.js').includes('Ignored a malformed message from the chat view'));
     assert.ok(bundle('media.js').includes('Preparing the result'));
+    assert.ok(bundle('lm.js').includes('Reasoning is not shown in this VS Code'));
   });
 
   it('loading the entry and running activate() require neither a feature nor the client', () => {
@@ -93,8 +99,8 @@ describe('built bundles', function () {
   });
 
   it('the features do not reach each other or the client bundle directly', () => {
-    for (const name of ['chat.js', 'media.js'])
-      assert.doesNotMatch(bundle(name), /require\("\.\/(api|chat|media|extension)\.js"\)/, name);
+    for (const name of ['chat.js', 'media.js', 'lm.js'])
+      assert.doesNotMatch(bundle(name), /require\("\.\/(api|chat|media|lm|extension)\.js"\)/, name);
   });
 
   it('the entry loads the client bundle only through require("./api.js"), and holds no undici', () => {
