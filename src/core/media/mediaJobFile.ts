@@ -180,11 +180,20 @@ export class MediaJobFile {
    * and hands it to `onMerged` (so the window can take the other windows' jobs).
    */
   save(jobs: readonly MediaJob[], onMerged?: (state: MediaJobsState) => void): Promise<void> {
-    const ours: MediaJobsState = { jobs: [...jobs], removed: removals(Object.entries(this.removed)) };
+    const snapshot = [...jobs];
     return this.queue.run(MEDIA_JOBS_FILE, async () => {
-      const merged = mergeJobs(await this.read(), ours);
+      // Removals are taken when the write runs, not when it was queued: a job removed while this
+      // save waited must not be written back (and then taken back into the model).
+      const started = this.now();
+      const theirs = await this.read();
+      const ours: MediaJobsState = { jobs: snapshot, removed: removals(Object.entries(this.removed)) };
+      const merged = mergeJobs(theirs, ours);
       await this.files.write(MEDIA_JOBS_FILE, serializeJobsFile(merged));
-      this.removed = removals(Object.entries(merged.removed));
+      const next = removals(Object.entries(merged.removed));
+      // A removal made during the write is kept for the next one.
+      for (const [id, at] of Object.entries(this.removed))
+        if (next[id] === undefined && at >= started) next[id] = at;
+      this.removed = next;
       onMerged?.(merged);
     });
   }

@@ -56,6 +56,24 @@ describe('MediaJobFile', () => {
     assert.equal(parseJobsFile({ jobs: [job('../x')] })?.jobs.length, 0, 'unusable ids are skipped');
   });
 
+  it('a job removed while a save waits in the queue is not written back or handed back', async () => {
+    const file = new MediaJobFile(memoryFolder());
+    const first = file.save([job('a')]);
+    // Queued behind the first write, with a snapshot that still holds the job.
+    let handedBack: string[] = [];
+    const second = file.save([job('a'), job('b')], (merged) => {
+      handedBack = merged.jobs.map((j) => j.id);
+    });
+    file.markRemoved('b');
+    await Promise.all([first, second]);
+    assert.deepEqual(handedBack, ['a'], 'the removed job is not handed back to the model');
+    assert.ok(file.isRemoved('b'), 'the removal is remembered after the write');
+    assert.deepEqual(
+      (await file.read()).jobs.map((j) => j.id),
+      ['a'],
+    );
+  });
+
   it("two windows saving at once keep each other's jobs", async () => {
     const folder = memoryFolder();
     const one = new MediaJobFile(folder);
