@@ -128,8 +128,17 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
         // The list filters as it is typed into: wait until the command is the focused row, so
         // Enter runs it rather than whatever was focused a moment earlier.
         const row = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).first();
-        await row.waitFor({ timeout: 15_000 });
-        await page.keyboard.press('Enter');
+        const focused = await row.waitFor({ timeout: 15_000 }).then(
+          () => true,
+          () => false,
+        );
+        if (focused) await page.keyboard.press('Enter');
+        else {
+          // Under load the palette sometimes lists the command without focusing it (1.139 puts
+          // recently used and similar commands first): click it, as a person would.
+          const listed = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+          await listed.click({ timeout: 10_000 });
+        }
         // 1.100 removes the row; 1.139 keeps it hidden.
         await row.waitFor({ state: 'hidden', timeout: 15_000 });
       },
