@@ -7,19 +7,13 @@
 import type { Dispatcher } from 'undici';
 import { GatewayError } from '../errors';
 import { proxyUrlFor } from './proxy';
+import { loadUndici } from './undiciParts';
+import type { UndiciParts } from './undiciParts';
 import { redactSecret } from '../redact';
 import type { ClientOptions, ProxyOptions, RequestLogEntry } from '../types';
 
-type Undici = typeof import('undici');
 type ResponseBody = Dispatcher.ResponseData['body'];
 export type ResponseHeaders = Dispatcher.ResponseData['headers'];
-
-let undiciModule: Undici | undefined;
-function loadUndici(): Undici {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  undiciModule ??= require('undici') as Undici;
-  return undiciModule;
-}
 
 export interface TransportSettings {
   timeoutMs: number;
@@ -181,15 +175,14 @@ export class HttpExchange {
   }
 
   async send(
-    request: Undici['request'],
+    request: UndiciParts['request'],
     dispatcher: Dispatcher,
     headers: Record<string, string>,
     body: string | undefined,
   ): Promise<void> {
     const deadline = setTimeout(() => this.stop('deadline'), this.settings.timeoutMs);
     try {
-      const response = await request(this.call.url, {
-        dispatcher,
+      const response = await request(dispatcher, this.call.url, {
         method: this.call.method,
         headers,
         body,

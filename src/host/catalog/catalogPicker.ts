@@ -26,14 +26,12 @@ const GROUP_LABELS: Record<PickerEntry['group'], string> = {
   models: 'Models',
 };
 
-const FAVOURITE_ON: vscode.QuickInputButton = {
-  iconPath: new vscode.ThemeIcon('star-full'),
-  tooltip: 'Remove from favourites',
-};
-const FAVOURITE_OFF: vscode.QuickInputButton = {
-  iconPath: new vscode.ThemeIcon('star-empty'),
-  tooltip: 'Add to favourites',
-};
+/** The star button of a row; made on use, so loading this module builds nothing of VS Code's. */
+function favouriteButton(favourite: boolean): vscode.QuickInputButton {
+  return favourite
+    ? { iconPath: new vscode.ThemeIcon('star-full'), tooltip: 'Remove from favourites' }
+    : { iconPath: new vscode.ThemeIcon('star-empty'), tooltip: 'Add to favourites' };
+}
 
 /** Quick-pick items with group separators, from the pure entries. */
 export function toQuickPickItems(entries: readonly PickerEntry[]): ModelItem[] {
@@ -50,7 +48,7 @@ export function toQuickPickItems(entries: readonly PickerEntry[]): ModelItem[] {
       detail: entry.detail || undefined,
       model: entry.id,
       iconPath: new vscode.ThemeIcon(entry.current ? 'check' : 'sparkle'),
-      buttons: [entry.favourite ? FAVOURITE_ON : FAVOURITE_OFF],
+      buttons: [favouriteButton(entry.favourite)],
     });
   }
   return items;

@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import { Command, ContextKey, Setting, Tool, View } from '../../../src/core/ids';
 
 const root = path.resolve(__dirname, '../../../..');
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+const manifest = readFileSync(path.join(root, 'package.json'), 'utf8');
+const pkg = JSON.parse(manifest) as {
   contributes: {
     commands: Array<{ command: string }>;
     views: Record<string, Array<{ id: string }>>;
@@ -32,7 +33,32 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** Keys that appear twice in one object of a JSON text (JSON.parse silently keeps the last). */
+function duplicateKeys(text: string): string[] {
+  const objects: Array<Set<string> | undefined> = [];
+  const found: string[] = [];
+  const token = /"(?:[^"\\]|\\.)*"|[{}[\]]/g;
+  for (let match = token.exec(text); match; match = token.exec(text)) {
+    const [value] = match;
+    if (value === '{') objects.push(new Set());
+    else if (value === '[') objects.push(undefined);
+    else if (value === '}' || value === ']') objects.pop();
+    else if (/^\s*:/.test(text.slice(token.lastIndex, token.lastIndex + 8))) {
+      const keys = objects.at(-1);
+      const key = JSON.parse(value) as string;
+      if (keys?.has(key)) found.push(key);
+      keys?.add(key);
+    }
+  }
+  return found;
+}
+
 describe('ids and package.json', () => {
+  it('package.json has no key twice in one object (the second would silently replace the first)', () => {
+    assert.deepEqual(duplicateKeys('{"a": {"b": 1, "c": [{"b": 2}], "b": 3}}'), ['b']);
+    assert.deepEqual(duplicateKeys(manifest), []);
+  });
+
   it('every command constant is contributed, and every contributed command has a constant', () => {
     assert.deepEqual(sorted(Object.values(Command)), sorted(pkg.contributes.commands.map((c) => c.command)));
   });
