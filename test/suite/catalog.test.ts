@@ -78,6 +78,30 @@ describe('Model catalog and capabilities', function () {
     }
   });
 
+  it('a catalog refused for want of a key is fetched again once a key is set', async () => {
+    const { catalog, apiKey } = await gatewayApi();
+    sim.catalogMode = { status: 401 };
+    await catalog.catalog.refresh();
+    assert.equal(catalog.catalog.source, 'settings');
+    sim.catalogMode = 'ok';
+    const changed = new Promise<void>((resolve) => {
+      const listener = catalog.catalog.onDidChange(() => {
+        listener.dispose();
+        resolve();
+      });
+    });
+    await apiKey.set(`${TEST_KEY}-renewed`);
+    try {
+      await changed;
+      const models = await catalog.catalog.models();
+      // From the gateway, or its fresh copy on disk from an earlier test: not the settings.
+      assert.notEqual(catalog.catalog.source, 'settings');
+      assert.equal(models.length, sim.models.length);
+    } finally {
+      await apiKey.set(TEST_KEY);
+    }
+  });
+
   it('sends reasoning only to a model whose catalog entry supports it, unless forced', async () => {
     const { catalog } = await gatewayApi();
     await catalog.catalog.refresh();

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { Command } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
+import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
@@ -20,12 +21,19 @@ export class CatalogFeature extends Disposable {
   readonly credits: CreditsService;
   readonly favourites: FavouriteModels;
 
-  constructor(deps: { context: vscode.ExtensionContext; gateway: GatewayService; logger: Logger }) {
+  constructor(deps: {
+    context: vscode.ExtensionContext;
+    gateway: GatewayService;
+    apiKey: ApiKeyStore;
+    logger: Logger;
+  }) {
     super();
-    const { context, gateway, logger } = deps;
+    const { context, gateway, apiKey, logger } = deps;
     this.catalog = this.register(
       new ModelCatalog(gateway, storageFolder(context.globalStorageUri, 'catalog'), logger),
     );
+    // A catalog that could not be fetched (no key yet, a revoked one) is asked for again with the new key.
+    this.register(apiKey.onDidChange(() => this.catalog.keyChanged()));
     this.credits = this.register(new CreditsService(gateway, logger));
     this.favourites = new FavouriteModels(context.globalState);
     this.register(

@@ -79,6 +79,15 @@ export class ModelCatalog extends Disposable {
     return this.loading;
   }
 
+  /**
+   * The API key changed. A list that came from the settings because the gateway refused or could
+   * not be asked (no key yet, a revoked one) is dropped, so the next use fetches the catalog with
+   * the new key; a fetched catalog stays.
+   */
+  keyChanged(): void {
+    if (this.lastSource === 'settings' && (this.loaded || this.loading)) this.forget();
+  }
+
   private forget(): void {
     this.generation++;
     this.loaded = undefined;
