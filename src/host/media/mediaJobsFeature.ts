@@ -1,11 +1,8 @@
 import * as vscode from 'vscode';
 import { mimeFromUrl } from '../../api/media';
 import type { MediaOutput } from '../../api/types';
-import type { ApiKeyStore } from '../auth/apiKeyStore';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
-import type { GatewayService } from '../gateway/gatewayService';
-import type { Logger } from '../log/logger';
 import { askGenerateArgs, parseGenerateArgs, reportStartFailure } from './mediaCommands';
 import type { GenerateArgs } from './mediaCommands';
 import { createMediaJob } from '../../core/media/mediaJob';
@@ -18,7 +15,6 @@ import type { MediaJobsState } from '../../core/media/mediaJobFile';
 import { lacksAny, pickJob } from '../../core/media/mediaJobFile';
 import { isFinal } from '../../core/media/mediaJob';
 import { FolderWatch } from '../storage/folderWatch';
-import type { StorageReports } from '../storage/storageReports';
 import { MediaJobsTreeProvider } from './mediaJobsTree';
 import { describeOutputs, kindOf, MediaPreviewPanel } from './mediaPreview';
 import type { PreviewItem } from './mediaPreview';
@@ -27,18 +23,8 @@ import { notify } from '../notify';
 import type { CommandHandler } from '../lazyFeature';
 import type { MediaCommand, MediaStudioCommand } from './mediaCommandIds';
 import { MediaStudio } from '../mediaStudio/mediaStudio';
-
-export interface MediaJobsDeps {
-  context: vscode.ExtensionContext;
-  gateway: GatewayService;
-  apiKey: ApiKeyStore;
-  logger: Logger;
-  /** A picker of the catalog's media models (step 2 of Generate Media); an input box without it. */
-  pickMediaModel?: (current: string) => Promise<string | undefined>;
-  /** The Media Jobs tree view, created at activation. */
-  treeView: vscode.TreeView<MediaJob>;
-  reports?: StorageReports;
-}
+import { jobFrom } from './mediaJobs';
+import type { MediaJobs, MediaJobsDeps } from './mediaJobs';
 
 /**
  * The media-jobs feature: the model (state), the poller (timing), the tree (view), the store
@@ -47,7 +33,7 @@ export interface MediaJobsDeps {
  * just after activation, off its path, when stored jobs may still be running. Stored jobs load
  * and polling resumes then.
  */
-export class MediaJobsFeature extends Disposable {
+export class MediaJobsFeature extends Disposable implements MediaJobs {
   readonly model = this.register(new MediaJobModel());
   readonly store: MediaJobStore;
   readonly tree: MediaJobsTreeProvider;
@@ -370,17 +356,6 @@ export class MediaJobsFeature extends Disposable {
     this.saveTimer = undefined;
     await this.store.save(this.model.all(), (merged) => this.takeStored(merged));
   }
-}
-
-/** The job a command was given: its id, or an object with an `id` (a tree item's job). */
-export function jobFrom(feature: MediaJobsFeature, value: unknown): MediaJob | undefined {
-  const id =
-    typeof value === 'string'
-      ? value
-      : value && typeof value === 'object' && 'id' in value
-        ? String(value.id)
-        : undefined;
-  return id ? feature.model.get(id) : undefined;
 }
 
 /** The media commands' handlers, each acting on the feature. */

@@ -8,7 +8,7 @@ import { shorten } from '../../core/util/text';
 import { kindOf } from '../media/mediaPreview';
 import { notify } from '../notify';
 import { GALLERY_PAGE, showPage, webviewOptions } from '../webview/webviewShell';
-import type { MediaStudio } from './mediaStudio';
+import type { MediaStudioActions } from './studioActions';
 
 /** `key: value` pairs for a card; long values (a reference image's data URL) shortened. */
 export function describeParameters(parameters: Record<string, unknown> | undefined): string {
@@ -31,7 +31,7 @@ export class MediaGalleryPanel extends Disposable {
   private ready = false;
 
   static async show(
-    studio: MediaStudio,
+    studio: MediaStudioActions,
     extensionUri: vscode.Uri,
     storageFolder: vscode.Uri,
   ): Promise<MediaGalleryPanel> {
@@ -62,7 +62,7 @@ export class MediaGalleryPanel extends Disposable {
 
   private constructor(
     readonly panel: vscode.WebviewPanel,
-    private readonly studio: MediaStudio,
+    private readonly studio: MediaStudioActions,
   ) {
     super();
     MediaGalleryPanel.current = this;

@@ -6,7 +6,7 @@ import { parseGenerateMediaInput } from '../../core/mediaStudio/toolInput';
 import type { GenerateMediaInput } from '../../core/mediaStudio/toolInput';
 import { inertText, shorten } from '../../core/util/text';
 import { readSettings } from '../config/settings';
-import type { MediaStudio } from './mediaStudio';
+import type { MediaStudioActions } from './studioActions';
 
 /**
  * `gateway_generateMedia`, for VS Code's agents and chat participants: asks the user first
@@ -14,7 +14,7 @@ import type { MediaStudio } from './mediaStudio';
  * saves the result into the workspace and answers with the saved paths.
  */
 export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMediaInput> {
-  constructor(private readonly studio: MediaStudio) {}
+  constructor(private readonly studio: MediaStudioActions) {}
 
   prepareInvocation(
     options: vscode.LanguageModelToolInvocationPrepareOptions<GenerateMediaInput>,

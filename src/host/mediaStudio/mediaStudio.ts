@@ -9,29 +9,21 @@ import {
   insertionText,
   relativePosix,
 } from '../../core/mediaStudio/resultNames';
-import type { ResultKind } from '../../core/mediaStudio/resultNames';
 import { formatBytes, planCleanup } from '../../core/mediaStudio/storageBudget';
 import type { CleanupPlan } from '../../core/mediaStudio/storageBudget';
 import { Disposable } from '../../core/util/lifecycle';
 import { shorten } from '../../core/util/text';
 import { readSettings } from '../config/settings';
-import type { MediaJobsDeps, MediaJobsFeature } from '../media/mediaJobsFeature';
-import { jobFrom } from '../media/mediaJobsFeature';
+import { jobFrom } from '../media/mediaJobs';
+import type { MediaJobs, MediaJobsDeps } from '../media/mediaJobs';
 import { kindOf } from '../media/mediaPreview';
 import { notify } from '../notify';
 import { MediaGalleryPanel } from './galleryPanel';
 import { GenerateMediaTool } from './generateMediaTool';
 import { SavedResults } from './savedResults';
+import type { MediaStudioActions, SavedFile } from './studioActions';
 import type { CommandHandler } from '../lazyFeature';
 import type { MediaStudioCommand } from '../media/mediaCommandIds';
-
-/** One result file saved into the workspace. */
-export interface SavedFile {
-  uri: vscode.Uri;
-  /** Relative to the workspace folder, with forward slashes. */
-  relativePath: string;
-  kind: ResultKind;
-}
 
 const MB = 1024 * 1024;
 
@@ -40,7 +32,7 @@ const MB = 1024 * 1024;
  * cursor, drag them into an editor, re-run and vary jobs, keep extension storage under its cap,
  * the gallery, and the `gateway_generateMedia` tool for VS Code's agents.
  */
-export class MediaStudio extends Disposable {
+export class MediaStudio extends Disposable implements MediaStudioActions {
   readonly saved: SavedResults;
   readonly tool = new GenerateMediaTool(this);
   private lastTextEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
@@ -48,7 +40,7 @@ export class MediaStudio extends Disposable {
   private budgetRun: Promise<unknown> = Promise.resolve();
 
   constructor(
-    readonly media: MediaJobsFeature,
+    readonly media: MediaJobs,
     private readonly deps: MediaJobsDeps,
   ) {
     super();

@@ -1,0 +1,56 @@
+import type * as vscode from 'vscode';
+import type { MediaJob } from '../../core/media/mediaJob';
+import type { MediaJobModel } from '../../core/media/mediaJobModel';
+import type { ApiKeyStore } from '../auth/apiKeyStore';
+import type { GatewayService } from '../gateway/gatewayService';
+import type { Logger } from '../log/logger';
+import type { StorageReports } from '../storage/storageReports';
+import type { GenerateArgs } from './mediaCommands';
+import type { PreviewItem } from './mediaPreview';
+
+/** What the media-jobs feature is built from (mediaLoader.ts hands it over). */
+export interface MediaJobsDeps {
+  context: vscode.ExtensionContext;
+  gateway: GatewayService;
+  apiKey: ApiKeyStore;
+  logger: Logger;
+  /** A picker of the catalog's media models (step 2 of Generate Media); an input box without it. */
+  pickMediaModel?: (current: string) => Promise<string | undefined>;
+  /** The Media Jobs tree view, created at activation. */
+  treeView: vscode.TreeView<MediaJob>;
+  reports?: StorageReports;
+}
+
+/**
+ * What the rest of the extension (the studio, its gallery and the agents' tool) may use of the
+ * media-jobs feature. The feature implements it; its users depend on this, never on the feature's
+ * class, so the feature can own the studio without an import running back.
+ */
+export interface MediaJobs {
+  /** Every job and its changes: the one model the tree, the gallery and the chat follow. */
+  readonly model: MediaJobModel;
+  readonly store: {
+    /** The folder of downloaded results (for webviews' local resource roots). */
+    readonly folder: vscode.Uri;
+    fileFor(jobId: string, index: number, mimeType: string | undefined): vscode.Uri;
+  };
+  /** The Media Jobs tree, with its selection. */
+  readonly treeView: vscode.TreeView<MediaJob>;
+  /** Starts a job; resolves with its id once the gateway accepted it. */
+  generate(args: GenerateArgs): Promise<string>;
+  remove(id: string): Promise<void>;
+  open(job: MediaJob): Promise<unknown>;
+  /** The job's results as local files (downloaded once), for previews and saving. */
+  resultItems(job: MediaJob, token?: vscode.CancellationToken): Promise<PreviewItem[]>;
+}
+
+/** The job a command was given: its id, or an object with an `id` (a tree item's job). */
+export function jobFrom(jobs: Pick<MediaJobs, 'model'>, value: unknown): MediaJob | undefined {
+  const id =
+    typeof value === 'string'
+      ? value
+      : value && typeof value === 'object' && 'id' in value
+        ? String(value.id)
+        : undefined;
+  return id ? jobs.model.get(id) : undefined;
+}
