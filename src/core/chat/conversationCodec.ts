@@ -1,136 +1,44 @@
 /**
  * Stored conversations and the history index, read back from files that may hold anything: an
  * older version's shape, a hand edit, half a write, another program's junk. Reading never throws:
- * a field of the wrong type becomes absent (and is named in `dropped`, for one log line), a turn
- * without what it needs is left out, and only a file that is not a conversation at all is refused.
+ * a field of the wrong type gets a safe value or becomes absent (and is named in `dropped`, for one
+ * log line), a turn without an id or a role is left out, and only a file that is not a
+ * conversation at all is refused.
  */
 import { isRecord } from '../../api/json';
-import type { JsonObject } from '../../api/json';
-import type {
-  AssistantTurn,
-  Citation,
-  ConversationSummary,
-  ErrorAction,
-  ToolCallView,
-  Turn,
-  TurnError,
-  TurnStatus,
-  TurnUsage,
-} from '../protocol/chatProtocol';
+import { parseTurn } from '../protocol/chatProtocol';
+import type { ConversationSummary, Turn, TurnStatus } from '../protocol/chatProtocol';
 import { isValidId } from '../storage/storeFiles';
 import type { Conversation } from './conversation';
 
 export interface Parsed<T> {
   value: T;
-  /** What was left out, e.g. "turn 3: usage"; empty when everything was read. */
+  /** What was left out, e.g. "turns[2].usage"; empty when everything was read. */
   dropped: string[];
 }
-
-const STATUSES: readonly TurnStatus[] = ['streaming', 'complete', 'stopped', 'error'];
-const ACTIONS: readonly ErrorAction[] = ['setApiKey', 'retry', 'openSettings', 'selectModel'];
 
 function isTime(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
-function isCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
-}
+/** Statuses a stored reply keeps; any other (streaming when its window closed, or none) did not finish. */
+const FINISHED: ReadonlySet<unknown> = new Set<TurnStatus>(['complete', 'stopped', 'error']);
 
-/** Copies the optional field if it has the type `check` wants; otherwise notes it as dropped. */
-function optional<T>(
-  source: JsonObject,
-  name: string,
-  check: (value: unknown) => T | undefined,
+/**
+ * A stored turn, read by the same parser as a turn the webview receives (chatProtocol.ts), so the
+ * two boundaries cannot drift apart. Storage adds its own rules: a reply without a finished status
+ * was cut off, and a turn without a time takes the conversation's.
+ */
+function parseStoredTurn(
+  raw: unknown,
+  index: number,
   dropped: string[],
-  where: string,
-): T | undefined {
-  const raw = source[name];
-  if (raw === undefined || raw === null) return undefined;
-  const value = check(raw);
-  if (value === undefined) dropped.push(`${where}${name}`);
-  return value;
-}
-
-const asString = (v: unknown) => (typeof v === 'string' ? v : undefined);
-
-function asUsage(v: unknown): TurnUsage | undefined {
-  if (!isRecord(v)) return undefined;
-  const usage: TurnUsage = {};
-  for (const key of ['promptTokens', 'completionTokens', 'reasoningTokens', 'totalTokens', 'cost'] as const) {
-    if (isCount(v[key])) usage[key] = v[key];
-  }
-  return usage;
-}
-
-function asToolCalls(v: unknown): ToolCallView[] | undefined {
-  if (!Array.isArray(v)) return undefined;
-  const calls: ToolCallView[] = [];
-  for (const c of v as unknown[]) {
-    if (!isRecord(c) || typeof c.name !== 'string' || typeof c.arguments !== 'string') continue;
-    calls.push(
-      typeof c.id === 'string'
-        ? { id: c.id, name: c.name, arguments: c.arguments }
-        : { name: c.name, arguments: c.arguments },
-    );
-  }
-  return calls;
-}
-
-function asCitations(v: unknown): Citation[] | undefined {
-  if (!Array.isArray(v)) return undefined;
-  const citations: Citation[] = [];
-  for (const c of v as unknown[]) {
-    if (!isRecord(c) || typeof c.url !== 'string') continue;
-    citations.push(typeof c.title === 'string' ? { url: c.url, title: c.title } : { url: c.url });
-  }
-  return citations;
-}
-
-function asTurnError(v: unknown): TurnError | undefined {
-  if (!isRecord(v) || typeof v.message !== 'string') return undefined;
-  const error: TurnError = {
-    message: v.message,
-    actions: Array.isArray(v.actions)
-      ? (v.actions as unknown[]).filter((a): a is ErrorAction => ACTIONS.includes(a as ErrorAction))
-      : [],
-  };
-  if (isCount(v.status)) error.status = v.status;
-  if (typeof v.provider === 'string') error.provider = v.provider;
-  if (isCount(v.retryAfter)) error.retryAfter = v.retryAfter;
-  return error;
-}
-
-function parseTurn(value: unknown, where: string, dropped: string[]): Turn | undefined {
-  if (!isRecord(value)) return undefined;
-  const { id, role, content, createdAt } = value;
-  if (typeof id !== 'string' || typeof content !== 'string' || !isTime(createdAt)) return undefined;
-  if (role === 'user') return { id, role, content, createdAt };
-  if (role !== 'assistant' || typeof value.model !== 'string') return undefined;
-  const stored = STATUSES.includes(value.status as TurnStatus) ? (value.status as TurnStatus) : undefined;
-  if (!stored) dropped.push(`${where}status`);
-  const turn: AssistantTurn = {
-    id,
-    role,
-    content,
-    reasoning: typeof value.reasoning === 'string' ? value.reasoning : '',
-    // A reply that was streaming when its window closed did not finish: say so.
-    status: !stored || stored === 'streaming' ? 'stopped' : stored,
-    model: value.model,
-    createdAt,
-  };
-  const provider = optional(value, 'provider', asString, dropped, where);
-  if (provider !== undefined) turn.provider = provider;
-  const finishReason = optional(value, 'finishReason', asString, dropped, where);
-  if (finishReason !== undefined) turn.finishReason = finishReason;
-  const usage = optional(value, 'usage', asUsage, dropped, where);
-  if (usage !== undefined) turn.usage = usage;
-  const toolCalls = optional(value, 'toolCalls', asToolCalls, dropped, where);
-  if (toolCalls !== undefined) turn.toolCalls = toolCalls;
-  const citations = optional(value, 'citations', asCitations, dropped, where);
-  if (citations !== undefined) turn.citations = citations;
-  const error = optional(value, 'error', asTurnError, dropped, where);
-  if (error !== undefined) turn.error = error;
+  fallbackTime: number,
+): Turn | undefined {
+  const turn = parseTurn(raw, (path) => dropped.push(path), `turns[${index}]`);
+  if (!turn || !isRecord(raw)) return undefined;
+  if (!isTime(raw.createdAt)) turn.createdAt = fallbackTime;
+  if (turn.role === 'assistant' && !FINISHED.has(raw.status)) turn.status = 'stopped';
   return turn;
 }
 
@@ -144,8 +52,8 @@ export function parseConversation(value: unknown, fallbackTime = 0): Parsed<Conv
   const turns: Turn[] = [];
   const seen = new Set<string>();
   (value.turns as unknown[]).forEach((raw, i) => {
-    const turn = parseTurn(raw, `turn ${i + 1}: `, dropped);
-    if (!turn || seen.has(turn.id)) dropped.push(`turn ${i + 1}`);
+    const turn = parseStoredTurn(raw, i, dropped, fallbackTime);
+    if (!turn || seen.has(turn.id)) dropped.push(`turns[${i}]`);
     else {
       seen.add(turn.id);
       turns.push(turn);

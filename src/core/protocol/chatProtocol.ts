@@ -390,10 +390,9 @@ function parseError(fields: FieldReader): TurnError {
 function parseToolCall(value: unknown, path: string, report: ReportProblem): ToolCallView | undefined {
   if (!isRecord(value)) return undefined;
   const fields = new FieldReader(value, path, report);
-  const call: ToolCallView = { name: fields.string('name', ''), arguments: fields.string('arguments', '') };
   const id = fields.optionalString('id');
-  if (id !== undefined) call.id = id;
-  return call;
+  const call = { name: fields.string('name', ''), arguments: fields.string('arguments', '') };
+  return id === undefined ? call : { id, ...call };
 }
 
 function parseCitation(value: unknown, path: string, report: ReportProblem): Citation | undefined {
