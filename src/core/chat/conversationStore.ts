@@ -18,9 +18,8 @@
 import { tryParseJson } from '../../api/json';
 import type { ConversationSummary, Turn } from '../protocol/chatProtocol';
 import { describeError, hashName, isAsideName, isValidId, keepAside } from '../storage/storeFiles';
-import type { KeptFile, StoreFiles } from '../storage/storeFiles';
+import type { StoreEvents, StoreFiles } from '../storage/storeFiles';
 import { WriteQueue } from '../storage/writeQueue';
-import type { Clock } from '../util/clock';
 import { Emitter } from '../util/emitter';
 import type { Event } from '../util/emitter';
 import { summarize } from './conversation';
@@ -44,17 +43,7 @@ export function legacyConversationFile(id: string): string {
   return `${id.replace(/[^\w.-]/g, '_')}.json`;
 }
 
-export interface ConversationStoreOptions {
-  /** Told about stored data that was skipped or repaired, for the log (once per problem). */
-  onProblem?: (message: string) => void;
-  /** Told when an unreadable file was moved aside. */
-  onKept?: (kept: KeptFile) => void;
-  /** Told once per burst of failed writes (they are retried). */
-  onSaveFailed?: (error: unknown) => void;
-  /** Told when writing works again after a failure. */
-  onSaveRecovered?: () => void;
-  clock?: Clock;
-}
+export type ConversationStoreOptions = StoreEvents;
 
 export interface ConversationsChange {
   /** Conversations another writer added, changed or deleted. */

@@ -7,9 +7,8 @@
 import { isRecord, tryParseJson } from '../../api/json';
 import { StorageKey } from '../ids';
 import { isValidId, keepAside } from '../storage/storeFiles';
-import type { KeptFile, StoreFiles } from '../storage/storeFiles';
+import type { StoreEvents, StoreFiles } from '../storage/storeFiles';
 import { WriteQueue } from '../storage/writeQueue';
-import type { Clock } from '../util/clock';
 import { isFinal } from './mediaJob';
 import type { MediaJob } from './mediaJob';
 import { deserializeJobs, serializeJobs } from './mediaJobCodec';
@@ -111,13 +110,7 @@ export function serializeJobsFile(state: MediaJobsState): string {
   return JSON.stringify({ version: FILE_VERSION, jobs: value.jobs, removed: state.removed });
 }
 
-export interface MediaJobFileOptions {
-  onProblem?: (message: string) => void;
-  onKept?: (kept: KeptFile) => void;
-  onSaveFailed?: (error: unknown) => void;
-  onSaveRecovered?: () => void;
-  clock?: Clock;
-}
+export type MediaJobFileOptions = StoreEvents;
 
 /** Reads, merges and writes the shared jobs file. */
 export class MediaJobFile {

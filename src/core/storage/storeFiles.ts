@@ -5,6 +5,7 @@
  * unit tests use a temporary folder.
  */
 import { createHash } from 'node:crypto';
+import type { Clock } from '../util/clock';
 
 export interface StoreFiles {
   /** The file's text, or undefined when there is no such file. */
@@ -25,6 +26,19 @@ export interface KeptFile {
   /** The name it has now, in the same folder. */
   keptAs: string;
   reason: string;
+}
+
+/** What a store built on these files tells its owner (the conversation store, the media jobs file). */
+export interface StoreEvents {
+  /** Told about stored data that was skipped or repaired, for the log (once per problem). */
+  onProblem?: (message: string) => void;
+  /** Told when an unreadable file was moved aside. */
+  onKept?: (kept: KeptFile) => void;
+  /** Told once per burst of failed writes (they are retried). */
+  onSaveFailed?: (error: unknown) => void;
+  /** Told when writing works again after a failure. */
+  onSaveRecovered?: () => void;
+  clock?: Clock;
 }
 
 const ID_PATTERN = /^[\w.:@+-]{1,200}$/;
