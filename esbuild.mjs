@@ -1,7 +1,7 @@
 // One shared base, two builds: the extension host's bundles (Node, CommonJS, `vscode` external:
 // the entry, the lazy features and client, the shared errors) and the webviews' front ends (browser). Flags: --production (minified, no source maps), --watch.
 import * as esbuild from 'esbuild';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 
 const production = process.argv.includes('--production');
@@ -59,6 +59,26 @@ const splitPoints = {
   },
 };
 
+/**
+ * `import * as vscode from 'vscode'` compiles to esbuild's `__toESM(require("vscode"))`, which
+ * copies every property of VS Code's API object into a fresh namespace object, once per importing
+ * module: about 19 ms of activation in a CPU profile of the extension host, more than all our own
+ * code. The API object needs no conversion, so the same import is compiled as TypeScript's
+ * `import vscode = require('vscode')`, which esbuild emits as a plain `require("vscode")`. Type
+ * checking and the tests still see the ordinary import.
+ */
+const VSCODE_IMPORT = "import * as vscode from 'vscode';";
+const plainVscodeRequire = {
+  name: 'plain-vscode-require',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes(VSCODE_IMPORT)) return undefined;
+      return { contents: text.replace(VSCODE_IMPORT, "import vscode = require('vscode');"), loader: 'ts' };
+    });
+  },
+};
+
 /** @type {import('esbuild').BuildOptions} */
 const extension = {
   ...base,
@@ -70,7 +90,7 @@ const extension = {
     api: 'src/api/index.ts',
     shared: 'src/api/shared.ts',
   },
-  plugins: [splitPoints],
+  plugins: [splitPoints, plainVscodeRequire],
   outdir: 'dist',
   platform: 'node',
   format: 'cjs',

@@ -5,6 +5,9 @@
  * ext.activate() includes VS Code's own work (building the extension's context), so the
  * extension's activate function is also timed on its own: that part is ours to keep small.
  *
+ * GATEWAY_BENCH_ACTIVATION_PROFILE=1 also writes a CPU profile of the load and activation to each
+ * run's folder (.test-work/bench/activation-N/activation.cpuprofile), for Chrome's DevTools.
+ *
  * The peer for the bundle's load time is undici alone (the network stack our bundle must not
  * load eagerly), required fresh in a plain Node process on the same machine, same run.
  */
@@ -49,7 +52,11 @@ async function measureOnce(browser: Browser, extensionDir: string, index: number
   const server = await startVsCodeServer({
     userDataDir: path.join(runDir, 'user-data'),
     extensionsDir: path.join(runDir, 'extensions'),
-    env: { GATEWAY_BENCH_ACTIVATION_RESULT: resultFile },
+    env: {
+      GATEWAY_BENCH_ACTIVATION_RESULT: resultFile,
+      GATEWAY_BENCH_ACTIVATION_PROFILE:
+        process.env.GATEWAY_BENCH_ACTIVATION_PROFILE && path.join(runDir, 'activation.cpuprofile'),
+    },
   });
   let context: BrowserContext | undefined;
   try {

@@ -47,6 +47,32 @@ type ExtensionModule = {
 };
 
 async function measure(result: ActivationProbeResult): Promise<void> {
+  const profileFile = process.env.GATEWAY_BENCH_ACTIVATION_PROFILE;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const inspector = profileFile ? (require('node:inspector') as typeof import('node:inspector')) : undefined;
+  const session = inspector ? new inspector.Session() : undefined;
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session!.post(method, params, (error, value) => (error ? reject(error) : resolve(value))),
+    );
+  if (session) {
+    session.connect();
+    await post('Profiler.enable');
+    await post('Profiler.setSamplingInterval', { interval: 50 });
+    await post('Profiler.start');
+  }
+  try {
+    await measureOnce(result);
+  } finally {
+    if (session && profileFile) {
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      writeFileSync(profileFile, JSON.stringify(profile));
+      session.disconnect();
+    }
+  }
+}
+
+async function measureOnce(result: ActivationProbeResult): Promise<void> {
   const ext = vscode.extensions.getExtension(EXTENSION_ID);
   if (!ext) throw new Error(`${EXTENSION_ID} is not loaded in this extension host`);
   // Something activated it already (a restored view, an eager event): a timing now would be empty.
