@@ -99,6 +99,15 @@ export function canHighlight(language: string): boolean {
   return !!language && !!hljs.getLanguage(language);
 }
 
+/**
+ * Whether the language's grammar is compiled. highlight.js compiles a grammar on its first use,
+ * which takes 5 to 55 ms (Java the most); that must not happen inside a streaming frame, so the
+ * first block of each language is highlighted in a task of its own (`highlightLater`).
+ */
+export function isGrammarReady(language: string): boolean {
+  return hljs.getLanguage(language)?.isCompiled === true;
+}
+
 /** Highlighted HTML for `code` if it was highlighted recently. */
 export function recentHighlight(code: string, language: string): string | undefined {
   return recentResults.get(`${language}\u0000${code}`);

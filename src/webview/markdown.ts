@@ -17,6 +17,7 @@ import {
   HIGHLIGHT_PENDING_CLASS,
   highlightCode,
   highlightLater,
+  isGrammarReady,
   recentHighlight,
   setHighlightSanitizer,
 } from './highlight';
@@ -94,12 +95,13 @@ renderRules.fence = (tokens, index, _options, env?: RenderEnv) => {
   const language = fenceLanguage(token.info);
   const open = env?.isFenceOpen?.(token) ?? false;
   // An open fence at the streaming tail changes every frame: highlight it once it is complete.
-  // Long code is highlighted after rendering, in short tasks (see `highlightPendingCode`).
+  // Long code, and the first block of a language (its grammar compiles on first use), is
+  // highlighted after rendering, in short tasks (see `highlightPendingCode`).
   const code = token.content;
   let body: string;
   let later = false;
   if (open) body = escapeHtml(code);
-  else if (code.length <= HIGHLIGHT_NOW_CHARS || !canHighlight(language))
+  else if (!canHighlight(language) || (code.length <= HIGHLIGHT_NOW_CHARS && isGrammarReady(language)))
     body = highlightCode(code, language);
   else {
     const recent = recentHighlight(code, language);

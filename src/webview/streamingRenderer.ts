@@ -84,7 +84,7 @@ const NODES_PER_PAGE = 64;
  * Characters of Markdown parsed and rendered in one step: a few milliseconds of markdown-it,
  * DOMPurify and DOM building on a slow machine. A render stops between steps when its time is up.
  */
-const STEP_CHARS = 4096;
+const STEP_CHARS = 2048;
 
 /** A line that may define a link reference (`[label]: url`); see `rememberReferences`. */
 const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:/m;
@@ -147,6 +147,12 @@ export class StreamingMarkdown {
       return true;
     }
     for (;;) {
+      // Out of time before the first step (the caller spent the frame on other turns): all of it
+      // waits for the next call.
+      if (performance.now() >= deadline) {
+        this.behind = true;
+        return false;
+      }
       if (this.tail.length <= this.stepChars) {
         this.renderWholeTail(complete);
         this.behind = false;
@@ -172,8 +178,13 @@ export class StreamingMarkdown {
    * is longer than that, the next step takes twice as much, until the block fits.
    */
   private renderStep(): void {
-    const newline = this.tail.indexOf('\n', this.stepChars);
-    const end = newline < 0 ? this.tail.length : newline + 1;
+    // Up to the first line end after stepChars; when the text after stepChars is one unfinished
+    // line, up to the last line end before it. (Taking the whole tail there would leave no cut
+    // and make the next step render everything at once: a long task, and after that a step size
+    // that never came back down.)
+    const after = this.tail.indexOf('\n', this.stepChars);
+    const before = this.tail.lastIndexOf('\n', this.stepChars);
+    const end = after >= 0 ? after + 1 : before > 0 ? before + 1 : this.tail.length;
     const prefix = this.tail.slice(0, end);
     const tokens = parseMarkdown(prefix, { references: { ...this.references } });
     const cut = end < this.tail.length ? findStableCut(prefix, tokens) : undefined;
@@ -202,6 +213,8 @@ export class StreamingMarkdown {
     if (cut) {
       this.rememberReferences(this.tail.slice(0, cut.offset));
       this.tail = this.tail.slice(cut.offset);
+      // The long block that made the steps grow (if one did) is behind us.
+      this.stepChars = STEP_CHARS;
     }
   }
 

@@ -25,14 +25,14 @@ interface TurnEntry {
 
 /** Rendering the newest turns of a conversation is synchronous up to this budget... */
 const INITIAL_RENDER_BUDGET_MS = 16;
-const INITIAL_MIN_TURNS = 4;
+const INITIAL_MIN_TURNS = 2;
 /** ...and the rest waits for idle time, in slices short enough not to delay input. */
 const IDLE_SLICE_MS = 10;
 /**
  * Rendering time per animation frame. Style, layout and paint of what was rendered follow in
  * the same task, so this stays well under the 50 ms that makes a task "long".
  */
-const FRAME_BUDGET_MS = 12;
+const FRAME_BUDGET_MS = 10;
 
 export class Transcript {
   readonly element: HTMLElement;
