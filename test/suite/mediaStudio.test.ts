@@ -61,6 +61,14 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     assert.ok(api.media.studio.saved.has(id), 'the job is remembered as saved');
   });
 
+  it('each job has a thumbnail file of its own, whatever characters its id holds', async () => {
+    const { studio } = (await gatewayApi()).media;
+    const ids = ['gen/1', 'gen_1', 'gen:1', 'gen.1', `${'x'.repeat(80)}a`, `${'x'.repeat(80)}b`];
+    const names = ids.map((id) => studio.thumbnailFile(id).path);
+    assert.equal(new Set(names).size, ids.length, names.join('\n'));
+    assert.ok(names.every((name) => name.startsWith(studio.thumbnailFolder.path)));
+  });
+
   it('in another language the relative path is inserted, from the document’s folder', async () => {
     const id = await completedJob('logo');
     const docUri = vscode.Uri.joinPath(root, 'src', 'app.ts');

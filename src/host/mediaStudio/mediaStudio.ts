@@ -21,6 +21,7 @@ import { notify } from '../notify';
 import { MediaGalleryPanel } from './galleryPanel';
 import { GenerateMediaTool } from './generateMediaTool';
 import { SavedResults } from './savedResults';
+import { hashName } from '../../core/storage/storeFiles';
 import type { MediaStudioActions, SavedFile } from './studioActions';
 import type { CommandHandler } from '../lazyFeature';
 import type { MediaStudioCommand } from '../media/mediaCommandIds';
@@ -240,9 +241,9 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
     return files;
   }
 
+  /** One thumbnail per job and one job per thumbnail: named by the id's hash, like results. */
   thumbnailFile(jobId: string): vscode.Uri {
-    const safe = jobId.replace(/[^\w.-]/g, '_').slice(0, 80);
-    return vscode.Uri.joinPath(this.thumbnailFolder, `${safe}.webp`);
+    return vscode.Uri.joinPath(this.thumbnailFolder, `${hashName(jobId)}.webp`);
   }
 
   get thumbnailFolder(): vscode.Uri {
