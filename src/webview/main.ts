@@ -118,6 +118,8 @@ window.addEventListener('message', (event: MessageEvent) => {
   }
   try {
     apply(message);
+    // A sent, queued or replaced prompt changes the draft without an input event.
+    if (message.type !== 'turnDelta') meter.setDraft(input?.value ?? '');
   } catch (error) {
     // A bug in one view must not stop the next message from being applied.
     console.error(`Gateway AI: applying "${message.type}" failed:`, error);
@@ -136,7 +138,11 @@ document.addEventListener('keydown', (event) => {
 
 const app = document.getElementById('app') ?? document.body.appendChild(h('div', { attrs: { id: 'app' } }));
 header.element.insertBefore(meter.element, header.element.lastElementChild);
-composer.element.prepend(attachments.element);
+composer.element.prepend(meter.warning, attachments.element);
+// The prompt being typed counts towards the meter's overflow warning.
+const input = composer.element.querySelector<HTMLTextAreaElement>('.composer-input');
+meter.setDraft(input?.value ?? '');
+composer.element.addEventListener('input', () => meter.setDraft(input?.value ?? ''));
 composer.element.querySelector('.composer-box')?.prepend(attachments.addButton);
 app.append(
   header.element,

@@ -16,8 +16,10 @@ import type {
   TurnError,
   TurnStatus,
   TurnUsage,
+  UserTurn,
 } from '../protocol/chatProtocol';
 import { isValidId } from '../storage/storeFiles';
+import { parseAttachments } from './attachments';
 import type { Conversation } from './conversation';
 
 export interface Parsed<T> {
@@ -105,7 +107,21 @@ function parseTurn(value: unknown, where: string, dropped: string[]): Turn | und
   if (!isRecord(value)) return undefined;
   const { id, role, content, createdAt } = value;
   if (typeof id !== 'string' || typeof content !== 'string' || !isTime(createdAt)) return undefined;
-  if (role === 'user') return { id, role, content, createdAt };
+  if (role === 'user') {
+    const turn: UserTurn = { id, role, content, createdAt };
+    // Files written before attachments were kept have none; that is not a loss.
+    if (value.attachments !== undefined && value.attachments !== null) {
+      const attachments = parseAttachments(value.attachments);
+      if (!attachments) dropped.push(`${where}attachments`);
+      else {
+        const lost = (value.attachments as unknown[]).length - attachments.length;
+        if (lost > 0) dropped.push(`${where}${lost} attachment(s)`);
+        if (attachments.length) turn.attachments = attachments;
+      }
+    }
+    if (value.leftOut === true) turn.leftOut = true;
+    return turn;
+  }
   if (role !== 'assistant' || typeof value.model !== 'string') return undefined;
   const stored = STATUSES.includes(value.status as TurnStatus) ? (value.status as TurnStatus) : undefined;
   if (!stored) dropped.push(`${where}status`);
@@ -119,6 +135,7 @@ function parseTurn(value: unknown, where: string, dropped: string[]): Turn | und
     model: value.model,
     createdAt,
   };
+  if (value.leftOut === true) turn.leftOut = true;
   const provider = optional(value, 'provider', asString, dropped, where);
   if (provider !== undefined) turn.provider = provider;
   const finishReason = optional(value, 'finishReason', asString, dropped, where);

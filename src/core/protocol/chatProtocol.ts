@@ -51,6 +51,8 @@ export interface UserTurn {
   createdAt: number;
   /** What the prompt carried (text attachments with their text; images by their stored file). */
   attachments?: Attachment[];
+  /** Kept and shown, but left out of what is sent, so the conversation fits the model's context. */
+  leftOut?: boolean;
 }
 
 /** A chip above the composer: what will go with the next prompt. */
@@ -88,6 +90,8 @@ export interface AssistantTurn {
   toolCalls?: ToolCallView[];
   citations?: Citation[];
   error?: TurnError;
+  /** Kept and shown, but left out of what is sent, so the conversation fits the model's context. */
+  leftOut?: boolean;
 }
 
 export type Turn = UserTurn | AssistantTurn;
@@ -171,7 +175,14 @@ export type WebviewMessage =
   | { type: 'attachImage'; name: string; mimeType: string; data: string }
   /** Files dropped from the Explorer or editor tabs (`text/uri-list`). */
   | { type: 'attachUris'; uris: string[] }
-  | { type: 'attachFile' };
+  | { type: 'attachFile' }
+  /**
+   * The context meter's "Drop oldest turns": leave just enough of the oldest turns out of what
+   * is sent that the conversation and a prompt of `promptTokens` fit (they stay in the chat).
+   */
+  | { type: 'leaveOutOldestTurns'; promptTokens: number }
+  /** Send the turns that were left out again. */
+  | { type: 'includeLeftOutTurns' };
 
 export const ERROR_ACTIONS: readonly ErrorAction[] = ['setApiKey', 'retry', 'openSettings', 'selectModel'];
 
@@ -211,7 +222,15 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'newChat':
     case 'exportConversation':
     case 'attachFile':
+    case 'includeLeftOutTurns':
       return { type: m.type };
+    case 'leaveOutOldestTurns':
+      return typeof m.promptTokens === 'number' &&
+        Number.isSafeInteger(m.promptTokens) &&
+        m.promptTokens >= 0 &&
+        m.promptTokens <= MAX_WEBVIEW_TEXT
+        ? { type: 'leaveOutOldestTurns', promptTokens: m.promptTokens }
+        : undefined;
     case 'removeAttachment':
       return isId(m.id) ? { type: 'removeAttachment', id: m.id } : undefined;
     case 'attachImage':
@@ -317,6 +336,14 @@ class FieldReader {
     return fallback;
   }
 
+  optionalBoolean(name: string): boolean | undefined {
+    const value = this.record[name];
+    if (value === undefined) return undefined;
+    if (typeof value === 'boolean') return value;
+    this.wrong(name);
+    return undefined;
+  }
+
   optionalNumber(name: string): number | undefined {
     const value = this.record[name];
     if (value === undefined) return undefined;
@@ -417,6 +444,7 @@ export function parseTurn(value: unknown, report: ReportProblem, path = 'turn'):
       parseAttachment(item, itemPath, report),
     );
     if (attachments) user.attachments = attachments;
+    if (fields.optionalBoolean('leftOut')) user.leftOut = true;
     return user;
   }
   if (value.role !== 'assistant') return undefined;
@@ -449,6 +477,7 @@ export function parseTurn(value: unknown, report: ReportProblem, path = 'turn'):
   if (toolCalls) turn.toolCalls = toolCalls;
   if (citations) turn.citations = citations;
   if (error) turn.error = parseError(error);
+  if (fields.optionalBoolean('leftOut')) turn.leftOut = true;
   return turn;
 }
 

@@ -80,6 +80,11 @@ export class ChatViewRouter {
         return this.attachDropped(message.uris);
       case 'attachImage':
         return this.attachImage(message.name, message.mimeType, message.data);
+      case 'leaveOutOldestTurns':
+        await this.session.leaveOutOldestTurns(message.promptTokens);
+        return;
+      case 'includeLeftOutTurns':
+        return this.session.includeLeftOutTurns();
       default: {
         const unhandled: never = message;
         void unhandled;
