@@ -45,7 +45,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   const logger = new Logger(() => [apiKey.peek()]);
   const gateway = new GatewayService(apiKey, logger);
   const reports = new StorageReports(logger);
-  const catalog = new CatalogFeature({ context, gateway, logger });
+  const catalog = new CatalogFeature({ context, gateway, logger, onDidChangeApiKey: apiKey.onDidChange });
   const chat = registerChat({ context, gateway, apiKey, logger, catalog, reports });
   const media = registerMedia({
     context,

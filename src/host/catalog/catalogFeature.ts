@@ -20,12 +20,19 @@ export class CatalogFeature extends Disposable {
   readonly credits: CreditsService;
   readonly favourites: FavouriteModels;
 
-  constructor(deps: { context: vscode.ExtensionContext; gateway: GatewayService; logger: Logger }) {
+  constructor(deps: {
+    context: vscode.ExtensionContext;
+    gateway: GatewayService;
+    logger: Logger;
+    /** Key changes: a catalog that fell back for want of a key is read again. */
+    onDidChangeApiKey?: vscode.Event<unknown>;
+  }) {
     super();
     const { context, gateway, logger } = deps;
     this.catalog = this.register(
       new ModelCatalog(gateway, storageFolder(context.globalStorageUri, 'catalog'), logger),
     );
+    if (deps.onDidChangeApiKey) this.register(deps.onDidChangeApiKey(() => this.catalog.keyChanged()));
     this.credits = this.register(new CreditsService(gateway, logger));
     this.favourites = new FavouriteModels(context.globalState);
     this.register(

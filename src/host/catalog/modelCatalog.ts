@@ -79,6 +79,15 @@ export class ModelCatalog extends Disposable {
     return this.loading;
   }
 
+  /**
+   * The API key changed. A list that is only the configured fallback may be so for want of a
+   * key (a 401, or no key at all): it is read again on next use, so the pickers show the
+   * catalog's prices and context without waiting for a refresh.
+   */
+  keyChanged(): void {
+    if (this.lastSource === 'settings' && (this.loaded || this.loading)) this.forget();
+  }
+
   private forget(): void {
     this.generation++;
     this.loaded = undefined;
