@@ -9,6 +9,7 @@ import { AttachmentBar } from './attachments';
 import { Composer } from './composer';
 import { ContextMeter } from './contextMeter';
 import { h } from './dom';
+import { FileMention } from './fileMention';
 import { Header } from './header';
 import { HistoryPanel } from './history';
 import { QueuePanel } from './queuePanel';
@@ -80,6 +81,9 @@ function apply(message: HostMessage): void {
       if (grew) composer.promptAccepted();
       break;
     }
+    case 'fileSuggestions':
+      mention?.show(message.query, message.files);
+      break;
     case 'context':
       attachments.render(message.attachments);
       attachments.setAcceptsImages(message.acceptsImages);
@@ -143,6 +147,9 @@ composer.element.prepend(meter.warning, attachments.element);
 const input = composer.element.querySelector<HTMLTextAreaElement>('.composer-input');
 meter.setDraft(input?.value ?? '');
 composer.element.addEventListener('input', () => meter.setDraft(input?.value ?? ''));
+// `#file:` in the prompt offers workspace files to attach.
+const mention = input ? new FileMention(input, composer.element) : undefined;
+if (mention) composer.element.prepend(mention.element);
 composer.element.querySelector('.composer-box')?.prepend(attachments.addButton);
 app.append(
   header.element,

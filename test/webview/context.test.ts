@@ -130,3 +130,59 @@ describe('chat webview: context (sent attachments, left-out turns, overflow warn
     assert.ok(await warning.isHidden());
   });
 });
+
+describe('chat webview: #file: mentions', function () {
+  this.timeout(30_000);
+  const fixture = useChatPage();
+  const input = () => fixture.chat.page.locator('textarea.composer-input');
+
+  it('asks the host for matching files, offers them, and Enter attaches the chosen one instead of sending', async () => {
+    const { chat } = fixture;
+    await chat.send(initMessage([]));
+    await input().click();
+    await chat.page.keyboard.type('Explain #file:app');
+    assert.deepStrictEqual(await chat.waitForPosted('findFiles'), { type: 'findFiles', query: 'app' });
+    const files = [
+      { path: 'src/app.ts', uri: 'file:///w/src/app.ts' },
+      { path: 'test/<b>app</b>.test.ts', uri: 'file:///w/test/app.test.ts' },
+    ];
+    // An answer for an older query is ignored.
+    await chat.send({ type: 'fileSuggestions', query: 'ap', files });
+    await chat.nextFrames();
+    assert.ok(await chat.page.locator('.file-mention').isHidden());
+    await chat.send({ type: 'fileSuggestions', query: 'app', files });
+    const options = chat.page.locator('.file-mention-option');
+    await chat.waitForCount('.file-mention-option', 2);
+    assert.deepStrictEqual(await options.allTextContents(), ['src/app.ts', 'test/<b>app</b>.test.ts']);
+    assert.strictEqual(await chat.page.locator('.file-mention b').count(), 0, 'paths are text');
+
+    await chat.page.keyboard.press('ArrowDown');
+    await chat.page.keyboard.press('Enter');
+    assert.deepStrictEqual(await chat.waitForPosted('attachUris'), {
+      type: 'attachUris',
+      uris: ['file:///w/test/app.test.ts'],
+    });
+    assert.strictEqual(await input().inputValue(), 'Explain ', 'the mention leaves the prompt');
+    assert.ok(await chat.page.locator('.file-mention').isHidden());
+    assert.strictEqual(
+      (await chat.posted()).filter((m) => m.type === 'send').length,
+      0,
+      'Enter did not send',
+    );
+  });
+
+  it('Escape closes the list and keeps the text; the next Enter sends', async () => {
+    const { chat } = fixture;
+    await chat.send(initMessage([]));
+    await input().click();
+    await chat.page.keyboard.type('#file:');
+    await chat.waitForPosted('findFiles');
+    await chat.send({ type: 'fileSuggestions', query: '', files: [{ path: 'a.md', uri: 'file:///w/a.md' }] });
+    await chat.waitForCount('.file-mention-option', 1);
+    await chat.page.keyboard.press('Escape');
+    assert.ok(await chat.page.locator('.file-mention').isHidden());
+    assert.strictEqual(await input().inputValue(), '#file:');
+    await chat.page.keyboard.press('Enter');
+    assert.deepStrictEqual(await chat.waitForPosted('send'), { type: 'send', text: '#file:' });
+  });
+});

@@ -8,6 +8,7 @@
 
 import { isRecord } from '../../api/json';
 import type { Attachment, AttachmentKind } from '../chat/attachments';
+import type { FileSuggestion } from '../chat/fileMention';
 
 export type TurnStatus = 'streaming' | 'complete' | 'stopped' | 'error';
 
@@ -142,7 +143,9 @@ export type HostMessage =
   /** The prompts waiting for the streaming reply to end, oldest first (the whole list each time). */
   | { type: 'queue'; items: QueuedPrompt[] }
   /** Attachments waiting to be sent, and the context meter's and the cost's figures. */
-  | ({ type: 'context' } & ContextState);
+  | ({ type: 'context' } & ContextState)
+  /** Workspace files for a `#file:` mention, answering `findFiles` with the same query. */
+  | { type: 'fileSuggestions'; query: string; files: FileSuggestion[] };
 
 // ---------------------------------------------------------------------------------------------
 // Webview → host
@@ -182,7 +185,9 @@ export type WebviewMessage =
    */
   | { type: 'leaveOutOldestTurns'; promptTokens: number }
   /** Send the turns that were left out again. */
-  | { type: 'includeLeftOutTurns' };
+  | { type: 'includeLeftOutTurns' }
+  /** A `#file:` mention is being typed: which workspace files match `query`. */
+  | { type: 'findFiles'; query: string };
 
 export const ERROR_ACTIONS: readonly ErrorAction[] = ['setApiKey', 'retry', 'openSettings', 'selectModel'];
 
@@ -224,6 +229,8 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'attachFile':
     case 'includeLeftOutTurns':
       return { type: m.type };
+    case 'findFiles':
+      return isText(m.query, 500) ? { type: 'findFiles', query: m.query } : undefined;
     case 'leaveOutOldestTurns':
       return typeof m.promptTokens === 'number' &&
         Number.isSafeInteger(m.promptTokens) &&
@@ -609,6 +616,16 @@ export function parseHostMessage(
     case 'queue': {
       const items = fields.optionalArray('items', parseQueued);
       return items ? { type: 'queue', items } : undefined;
+    }
+    case 'fileSuggestions': {
+      if (typeof m.query !== 'string') return undefined;
+      const files =
+        fields.optionalArray('files', (item) =>
+          isRecord(item) && isText(item.path, 4096) && isText(item.uri, 8192)
+            ? { path: item.path, uri: item.uri }
+            : undefined,
+        ) ?? [];
+      return { type: 'fileSuggestions', query: m.query, files: files.slice(0, 100) };
     }
     case 'context': {
       const context: HostMessage = {

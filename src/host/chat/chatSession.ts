@@ -129,6 +129,11 @@ export class ChatSession extends Disposable {
     });
   }
 
+  /** Posts to the view, if one is attached (for intents the router answers itself). */
+  postToView(message: HostMessage): void {
+    this.post(message);
+  }
+
   /** The current conversation (loaded from storage on first use). */
   current(): Promise<Conversation> {
     if (this.conversation) return Promise.resolve(this.conversation);
