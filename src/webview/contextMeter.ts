@@ -77,7 +77,6 @@ export class ContextMeter {
       : `~${formatTokens(used)} tok`;
     this.element.dataset.used = String(used);
     this.element.classList.toggle('is-warning', share >= WARN_SHARE && share < 1);
-    this.element.classList.toggle('is-over', !!total && used > total);
     this.cost.textContent =
       state.cost !== undefined ? `$${state.cost.toFixed(state.cost < 0.01 ? 4 : 2)}` : '';
     const title = total
@@ -93,6 +92,7 @@ export class ContextMeter {
     const needed = (this.state?.usedTokens ?? 0) + this.draftTokens;
     const over = !!total && needed > total;
     this.warning.hidden = !over;
+    // Over: the conversation alone, or with the prompt being typed.
     this.element.classList.toggle('is-over', over);
     if (over)
       this.warningText.textContent = `Sending this would overflow the model's context: about ${formatTokens(needed)} of ${formatTokens(total)} tokens.`;
