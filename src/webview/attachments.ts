@@ -3,24 +3,19 @@
  * pasted or dropped into the chat: scaled down on a canvas, then posted to the host. Files
  * dropped from the Explorer or editor tabs arrive as `text/uri-list` and go to the host as URIs.
  */
+import { formatBytes } from '../core/chat/attachments';
 import type { AttachmentChip } from '../core/protocol/chatProtocol';
 import { codicon, h, iconButton } from './dom';
 import { postToHost } from './vscodeApi';
 
 const MAX_SIDE = 2048;
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
-const KIND_ICONS: Record<AttachmentChip['kind'], string> = {
+export const KIND_ICONS: Record<AttachmentChip['kind'], string> = {
   selection: 'code',
   file: 'file',
   problems: 'warning',
   image: 'file-media',
 };
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 export class AttachmentBar {
   readonly element = h('div', {

@@ -9,6 +9,7 @@ import { AttachmentBar } from './attachments';
 import { Composer } from './composer';
 import { ContextMeter } from './contextMeter';
 import { h } from './dom';
+import { FileMention } from './fileMention';
 import { Header } from './header';
 import { HistoryPanel } from './history';
 import { QueuePanel } from './queuePanel';
@@ -80,6 +81,9 @@ function apply(message: HostMessage): void {
       if (grew) composer.promptAccepted();
       break;
     }
+    case 'fileSuggestions':
+      mention?.show(message.query, message.files);
+      break;
     case 'context':
       attachments.render(message.attachments);
       attachments.setAcceptsImages(message.acceptsImages);
@@ -118,6 +122,8 @@ window.addEventListener('message', (event: MessageEvent) => {
   }
   try {
     apply(message);
+    // A sent, queued or replaced prompt changes the draft without an input event.
+    if (message.type !== 'turnDelta') meter.setDraft(input?.value ?? '');
   } catch (error) {
     // A bug in one view must not stop the next message from being applied.
     console.error(`Gateway AI: applying "${message.type}" failed:`, error);
@@ -136,7 +142,14 @@ document.addEventListener('keydown', (event) => {
 
 const app = document.getElementById('app') ?? document.body.appendChild(h('div', { attrs: { id: 'app' } }));
 header.element.insertBefore(meter.element, header.element.lastElementChild);
-composer.element.prepend(attachments.element);
+composer.element.prepend(meter.warning, attachments.element);
+// The prompt being typed counts towards the meter's overflow warning.
+const input = composer.element.querySelector<HTMLTextAreaElement>('.composer-input');
+meter.setDraft(input?.value ?? '');
+composer.element.addEventListener('input', () => meter.setDraft(input?.value ?? ''));
+// `#file:` in the prompt offers workspace files to attach.
+const mention = input ? new FileMention(input, composer.element) : undefined;
+if (mention) composer.element.prepend(mention.element);
 composer.element.querySelector('.composer-box')?.prepend(attachments.addButton);
 app.append(
   header.element,

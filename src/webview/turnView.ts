@@ -6,6 +6,7 @@
 import type { AssistantTurn, Turn, UserTurn } from '../core/protocol/chatProtocol';
 import { codicon, h, iconButton, spinner } from './dom';
 import { StreamingMarkdown } from './streamingRenderer';
+import { renderTurnContext } from './turnContext';
 import { citationsView, errorView, footerView, toolCallsView, TURN_ACTIONS } from './turnParts';
 
 export interface TurnView {
@@ -23,6 +24,8 @@ export interface TurnView {
 export class UserTurnView implements TurnView {
   readonly element: HTMLElement;
   private readonly text: HTMLElement;
+  /** What the prompt carried, and whether it is left out of requests. */
+  private readonly context = h('div', { className: 'turn-context' });
 
   constructor(public turn: UserTurn) {
     this.text = h('div', { className: 'user-text', text: turn.content });
@@ -43,8 +46,10 @@ export class UserTurnView implements TurnView {
       { className: 'turn turn-user', attrs: { 'aria-label': 'You' } },
       header,
       this.text,
+      this.context,
     );
     this.element.dataset.turnId = turn.id;
+    renderTurnContext(this.element, this.context, turn);
   }
 
   get id(): string {
@@ -54,6 +59,8 @@ export class UserTurnView implements TurnView {
   update(turn: Turn): void {
     if (turn.role !== 'user') return;
     if (turn.content !== this.turn.content) this.text.textContent = turn.content;
+    if (turn.leftOut !== this.turn.leftOut || turn.attachments !== this.turn.attachments)
+      renderTurnContext(this.element, this.context, turn);
     this.turn = turn;
   }
 
@@ -95,6 +102,8 @@ export class AssistantTurnView implements TurnView {
   private reasoning?: ReasoningBlock;
   /** Tool calls, citations, error and footer: rebuilt by `update`. */
   private readonly details = h('div', { className: 'turn-details' });
+  /** Whether the reply is left out of requests. */
+  private readonly context = h('div', { className: 'turn-context' });
 
   constructor(
     turn: AssistantTurn,
@@ -106,6 +115,7 @@ export class AssistantTurnView implements TurnView {
       { className: 'turn turn-assistant', attrs: { 'aria-label': 'Reply' } },
       this.content.element,
       this.details,
+      this.context,
     );
     this.element.dataset.turnId = turn.id;
     this.appendReasoning(turn.reasoning);
@@ -175,6 +185,7 @@ export class AssistantTurnView implements TurnView {
       footerView(turn),
     ];
     this.details.replaceChildren(...parts.filter((part): part is HTMLElement => part !== undefined));
+    renderTurnContext(this.element, this.context, turn);
   }
 }
 

@@ -1,45 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import type { Frame } from 'playwright-core';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator } from '../simulator';
-import { openWorkbench, screenshots } from './workbench';
+import { openWorkbench, screenshots, sendAndWait } from './workbench';
 import type { Workbench } from './workbench';
 
 const KEY = 'sk-e2e-test-key-0123456789';
-
-/** Sends a prompt from the composer and waits until its reply has finished streaming. */
-async function sendAndWait(frame: Frame, prompt: string): Promise<string> {
-  const before = await frame.locator('.turn-assistant').count();
-  const input = frame.locator('.composer-input');
-  // Keyboard focus must be in the webview (a notification or editor may hold it), as a person's click would put it.
-  await input.click();
-  await input.fill(prompt);
-  await input.press('Enter');
-  const reply = frame.locator('.turn-assistant').nth(before);
-  await reply.waitFor({ timeout: 30_000 });
-  // Runs in the webview. A function, not a string: the webview's CSP forbids eval, as it should.
-  await frame.waitForFunction(
-    (index: number) => {
-      const doc = (
-        globalThis as unknown as {
-          document: {
-            querySelectorAll(
-              s: string,
-            ): ArrayLike<{ querySelector(s: string): unknown; textContent: string | null }>;
-          };
-        }
-      ).document;
-      const turn = doc.querySelectorAll('.turn-assistant')[index];
-      return (
-        !!turn && !turn.querySelector('.codicon-loading') && !(turn.textContent ?? '').includes('Generating…')
-      );
-    },
-    before,
-    { timeout: 30_000 },
-  );
-  return (await reply.textContent()) ?? '';
-}
 
 describe('Chat panel in the real workbench', function () {
   this.timeout(240_000);

@@ -21,6 +21,10 @@ export interface WorkbenchOptions {
   settings?: Record<string, unknown>;
   /** Load the extension from this checkout (default) or only from the extensions folder. */
   development?: boolean;
+  /** Load the development extension from this folder instead of the checkout (the demo's launcher). */
+  developmentPath?: string;
+  /** Open this folder instead of a fresh one (then `files` are not written). */
+  folder?: string;
   /** Prepare the extensions folder before the server starts (e.g. install a .vsix). */
   beforeStart?: (dirs: { extensionsDir: string; userDataDir: string }) => void | Promise<void>;
   /** Files to create in the workspace folder, by relative path. */
@@ -47,9 +51,9 @@ export interface Workbench {
 export async function openWorkbench(options: WorkbenchOptions): Promise<Workbench> {
   const runDir = path.join(workRoot, 'e2e', options.name);
   rmSync(runDir, { recursive: true, force: true });
-  const workspace = path.join(runDir, 'workspace');
+  const workspace = options.folder ?? path.join(runDir, 'workspace');
   mkdirSync(workspace, { recursive: true });
-  for (const [file, content] of Object.entries(options.files ?? {})) {
+  for (const [file, content] of Object.entries(options.folder ? {} : (options.files ?? {}))) {
     mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
     writeFileSync(path.join(workspace, file), content);
   }
@@ -72,7 +76,7 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const url = server.workbenchUrl({
       folder: workspace,
-      developmentPath: options.development === false ? undefined : repoRoot,
+      developmentPath: options.development === false ? undefined : (options.developmentPath ?? repoRoot),
     });
     await allowDevelopmentPayload(page, server);
     await page.goto(url);
@@ -167,4 +171,37 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
     await server.stop();
     throw error;
   }
+}
+
+/** Sends a prompt from the composer and waits until its reply has finished streaming. */
+export async function sendAndWait(frame: Frame, prompt: string): Promise<string> {
+  const before = await frame.locator('.turn-assistant').count();
+  const input = frame.locator('.composer-input');
+  // Keyboard focus must be in the webview (a notification or editor may hold it), as a person's click would put it.
+  await input.click();
+  await input.fill(prompt);
+  await input.press('Enter');
+  const reply = frame.locator('.turn-assistant').nth(before);
+  await reply.waitFor({ timeout: 30_000 });
+  // Runs in the webview. A function, not a string: the webview's CSP forbids eval, as it should.
+  await frame.waitForFunction(
+    (index: number) => {
+      const doc = (
+        globalThis as unknown as {
+          document: {
+            querySelectorAll(
+              s: string,
+            ): ArrayLike<{ querySelector(s: string): unknown; textContent: string | null }>;
+          };
+        }
+      ).document;
+      const turn = doc.querySelectorAll('.turn-assistant')[index];
+      return (
+        !!turn && !turn.querySelector('.codicon-loading') && !(turn.textContent ?? '').includes('Generating…')
+      );
+    },
+    before,
+    { timeout: 30_000 },
+  );
+  return (await reply.textContent()) ?? '';
 }

@@ -111,4 +111,43 @@ describe('Attachments', function () {
     await setSetting('chat.model', 'testvendor/echo-model');
     await vscode.commands.executeCommand('gateway.newChat');
   });
+
+  it('"Drop oldest turns" leaves the oldest exchange out of requests, keeps it in the chat, and can include it again', async () => {
+    const api = await gatewayApi();
+    await api.catalog.catalog.refresh();
+    await setSetting('chat.model', 'testvendor/tiny-context');
+    await vscode.commands.executeCommand('gateway.newChat');
+    const first = `first ${'a'.repeat(800)}`;
+    await vscode.commands.executeCommand('gateway.ask', first);
+    await vscode.commands.executeCommand('gateway.ask', 'second question');
+    const sentTexts = () => {
+      const request = sim.requests.filter((r) => r.path.endsWith('/v1/chat/completions')).at(-1);
+      const messages = (request?.body as { messages: Array<{ content: unknown }> }).messages;
+      return messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+    };
+    assert.ok(sentTexts().includes(first), 'sent while it fits');
+
+    // A prompt of 1,500 tokens would overflow the 2,000-token context: the first exchange goes.
+    const ids = await api.chat.leaveOutOldestTurns(1500);
+    const turns = (await api.chat.current()).turns;
+    assert.deepEqual(
+      ids,
+      turns.slice(0, 2).map((t) => t.id),
+      'just the oldest exchange',
+    );
+    assert.equal(turns.length, 4, 'nothing is removed from the chat');
+    assert.ok(turns[0].leftOut && turns[1].leftOut && !turns[2].leftOut);
+
+    await vscode.commands.executeCommand('gateway.ask', 'third question');
+    assert.ok(!sentTexts().includes(first), 'left out of the request');
+    assert.ok(sentTexts().includes('second question'));
+    const stored = (await api.chat.current()).turns;
+    assert.equal(stored[0].content, first, 'still in the conversation');
+
+    await api.chat.includeLeftOutTurns();
+    await vscode.commands.executeCommand('gateway.ask', 'fourth question');
+    assert.ok(sentTexts().includes(first), 'sent again once included');
+    await setSetting('chat.model', 'testvendor/echo-model');
+    await vscode.commands.executeCommand('gateway.newChat');
+  });
 });

@@ -103,59 +103,119 @@ export function userMessageWithAttachments(
   return { role: 'user', content: parts };
 }
 
-/** Parses attachments kept in a stored turn (outside data); malformed entries are dropped. */
+/** A size or a token count read from outside: a finite number, not negative. */
+function isAmount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+/**
+ * Parses attachments kept in a stored turn (outside data): the one parser the conversation
+ * store reads them through. Malformed entries are dropped; an image's stored file must be a
+ * bare file name (never a path) and its type one we send.
+ */
 export function parseAttachments(value: unknown): Attachment[] | undefined {
   if (!Array.isArray(value)) return undefined;
   const out: Attachment[] = [];
-  for (const a of value) {
-    if (!a || typeof a !== 'object') continue;
+  for (const a of value as unknown[]) {
+    if (!a || typeof a !== 'object' || Array.isArray(a)) continue;
     const r = a as Record<string, unknown>;
     const kind = r.kind;
     if (kind !== 'selection' && kind !== 'file' && kind !== 'problems' && kind !== 'image') continue;
-    if (typeof r.id !== 'string' || typeof r.name !== 'string') continue;
-    if (typeof r.bytes !== 'number' || typeof r.tokens !== 'number') continue;
-    const opt = (k: string) => (typeof r[k] === 'string' ? r[k] : undefined);
-    out.push({
+    if (typeof r.id !== 'string' || !r.id || typeof r.name !== 'string') continue;
+    if (!isAmount(r.bytes) || !isAmount(r.tokens)) continue;
+    const opt = (k: string): string | undefined => (typeof r[k] === 'string' ? r[k] : undefined);
+    const mimeType = opt('mimeType');
+    const file = opt('file');
+    // Built in the order of the type, so a stored turn reads back as it was written.
+    const attachment: Attachment = {
       id: r.id,
       kind,
       name: r.name,
       path: opt('path'),
       language: opt('language'),
       text: opt('text'),
-      mimeType: opt('mimeType'),
-      file: opt('file') && /^[A-Za-z0-9_.-]+$/.test(opt('file')!) ? opt('file') : undefined,
+      mimeType: mimeType !== undefined && IMAGE_MIME_TYPES.includes(mimeType) ? mimeType : undefined,
+      file: file !== undefined && /^[A-Za-z0-9_.-]+$/.test(file) && !/^\.+$/.test(file) ? file : undefined,
       bytes: r.bytes,
       tokens: r.tokens,
-    });
+    };
+    for (const key of ['path', 'language', 'text', 'mimeType', 'file'] as const)
+      if (attachment[key] === undefined) delete attachment[key];
+    out.push(attachment);
   }
   return out;
 }
 
+/** What the estimate and the request need of a turn. */
+interface SentTurn {
+  role: string;
+  content: string;
+  attachments?: readonly Attachment[];
+  /** Left out of what is sent (to fit the model's context): counted as nothing. */
+  leftOut?: boolean;
+}
+
+/** Tokens one turn adds to a request (a coarse estimate from its text and attachments). */
+export function estimateTurn(turn: SentTurn): number {
+  if (turn.leftOut) return 0;
+  let tokens = estimateTokens(turn.content) + 4;
+  for (const a of turn.attachments ?? []) tokens += a.tokens;
+  return tokens;
+}
+
 /** Tokens of the conversation so far (a coarse estimate from its text) plus pending attachments. */
 export function estimateContext(
-  turns: ReadonlyArray<{ role: string; content: string; attachments?: readonly Attachment[] }>,
+  turns: readonly SentTurn[],
   systemPrompt: string,
   pending: readonly Attachment[],
 ): number {
   let tokens = estimateTokens(systemPrompt);
-  for (const turn of turns) {
-    tokens += estimateTokens(turn.content) + 4;
-    for (const a of turn.attachments ?? []) tokens += a.tokens;
-  }
+  for (const turn of turns) tokens += estimateTurn(turn);
   for (const a of pending) tokens += a.tokens;
   return tokens;
 }
 
 /**
+ * The ids of the oldest turns to leave out of requests so that the conversation, the pending
+ * attachments and a prompt of `promptTokens` fit in `contextLength`: whole exchanges (a prompt
+ * and its replies), oldest first, just enough of them. Turns already left out stay so. The
+ * prompt itself and the pending attachments are never among them; when even leaving out every
+ * turn is not enough, every turn is named and the caller says what is still too large.
+ */
+export function turnsToLeaveOut(
+  turns: ReadonlyArray<SentTurn & { id: string }>,
+  systemPrompt: string,
+  pending: readonly Attachment[],
+  promptTokens: number,
+  contextLength: number,
+): string[] {
+  let used = estimateContext(turns, systemPrompt, pending) + promptTokens;
+  const ids: string[] = [];
+  let i = 0;
+  while (used > contextLength && i < turns.length) {
+    // One exchange: this turn and the replies up to the next prompt.
+    let end = i + 1;
+    while (end < turns.length && turns[end].role !== 'user') end++;
+    for (const turn of turns.slice(i, end)) {
+      if (turn.leftOut) continue;
+      used -= estimateTurn(turn);
+      ids.push(turn.id);
+    }
+    i = end;
+  }
+  return ids;
+}
+
+/**
  * Puts each user turn's attachments into its message: `messages` is `toApiMessages(turns, …)`,
- * which writes one message per user turn, in order.
+ * which writes one message per user turn that is not left out, in order.
  */
 export function attachToMessages(
   messages: ChatMessage[],
-  turns: ReadonlyArray<{ role: string; content: string; attachments?: readonly Attachment[] }>,
+  turns: readonly SentTurn[],
   imageData: (attachment: Attachment) => string | undefined,
 ): ChatMessage[] {
-  const userTurns = turns.filter((t) => t.role === 'user');
+  const userTurns = turns.filter((t) => t.role === 'user' && !t.leftOut);
   let k = 0;
   return messages.map((message) => {
     if (message.role !== 'user') return message;

@@ -63,12 +63,14 @@ export function assistantTurn(model: string, now = Date.now()): AssistantTurn {
 
 /**
  * The messages sent to the gateway for the conversation so far: the system prompt, then each
- * user turn and each assistant reply that has text (failed turns without text are left out).
+ * user turn and each assistant reply that has text (failed turns without text are left out, and
+ * so are turns the user chose to leave out to fit the model's context).
  */
 export function toApiMessages(turns: readonly Turn[], systemPrompt: string): ChatMessage[] {
   const messages: ChatMessage[] = [];
   if (systemPrompt.trim()) messages.push({ role: 'system', content: systemPrompt });
   for (const turn of turns) {
+    if (turn.leftOut) continue;
     if (turn.role === 'user') messages.push({ role: 'user', content: turn.content });
     else if (turn.content.trim() !== '') messages.push({ role: 'assistant', content: turn.content });
   }

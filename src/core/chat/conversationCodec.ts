@@ -7,8 +7,9 @@
  */
 import { isRecord } from '../../api/json';
 import { parseTurn } from '../protocol/chatProtocol';
-import type { ConversationSummary, Turn, TurnStatus } from '../protocol/chatProtocol';
+import type { ConversationSummary, Turn, TurnStatus, UserTurn } from '../protocol/chatProtocol';
 import { isValidId } from '../storage/storeFiles';
+import { parseAttachments } from './attachments';
 import type { Conversation } from './conversation';
 
 export interface Parsed<T> {
@@ -35,11 +36,34 @@ function parseStoredTurn(
   dropped: string[],
   fallbackTime: number,
 ): Turn | undefined {
-  const turn = parseTurn(raw, (path) => dropped.push(path), `turns[${index}]`);
+  const where = `turns[${index}]`;
+  const attachmentsPath = `${where}.attachments`;
+  const turn = parseTurn(
+    raw,
+    // Stored attachments are read by their own, stricter parser below.
+    (path) => path.startsWith(attachmentsPath) || dropped.push(path),
+    where,
+  );
   if (!turn || !isRecord(raw)) return undefined;
   if (!isTime(raw.createdAt)) turn.createdAt = fallbackTime;
-  if (turn.role === 'assistant' && !FINISHED.has(raw.status)) turn.status = 'stopped';
-  return turn;
+  if (turn.role === 'assistant') {
+    if (!FINISHED.has(raw.status)) turn.status = 'stopped';
+    return turn;
+  }
+  // What a stored prompt carried: its image files must be bare names in our folder, and only the
+  // image types we send. Files written before attachments were kept have none; that is no loss.
+  const { attachments: _fromProtocol, leftOut, ...user } = turn;
+  let attachments: UserTurn['attachments'];
+  if (raw.attachments !== undefined && raw.attachments !== null) {
+    const parsed = parseAttachments(raw.attachments);
+    if (!parsed) dropped.push(attachmentsPath);
+    else {
+      const lost = (raw.attachments as unknown[]).length - parsed.length;
+      if (lost > 0) dropped.push(`${attachmentsPath} (${lost} left out)`);
+      if (parsed.length) attachments = parsed;
+    }
+  }
+  return { ...user, ...(attachments ? { attachments } : {}), ...(leftOut ? { leftOut } : {}) };
 }
 
 /**

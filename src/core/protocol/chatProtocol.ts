@@ -8,6 +8,7 @@
 
 import { isRecord } from '../../api/json';
 import type { Attachment, AttachmentKind } from '../chat/attachments';
+import type { FileSuggestion } from '../chat/fileMention';
 
 export type TurnStatus = 'streaming' | 'complete' | 'stopped' | 'error';
 
@@ -51,6 +52,8 @@ export interface UserTurn {
   createdAt: number;
   /** What the prompt carried (text attachments with their text; images by their stored file). */
   attachments?: Attachment[];
+  /** Kept and shown, but left out of what is sent, so the conversation fits the model's context. */
+  leftOut?: boolean;
 }
 
 /** A chip above the composer: what will go with the next prompt. */
@@ -88,6 +91,8 @@ export interface AssistantTurn {
   toolCalls?: ToolCallView[];
   citations?: Citation[];
   error?: TurnError;
+  /** Kept and shown, but left out of what is sent, so the conversation fits the model's context. */
+  leftOut?: boolean;
 }
 
 export type Turn = UserTurn | AssistantTurn;
@@ -138,7 +143,9 @@ export type HostMessage =
   /** The prompts waiting for the streaming reply to end, oldest first (the whole list each time). */
   | { type: 'queue'; items: QueuedPrompt[] }
   /** Attachments waiting to be sent, and the context meter's and the cost's figures. */
-  | ({ type: 'context' } & ContextState);
+  | ({ type: 'context' } & ContextState)
+  /** Workspace files for a `#file:` mention, answering `findFiles` with the same query. */
+  | { type: 'fileSuggestions'; query: string; files: FileSuggestion[] };
 
 // ---------------------------------------------------------------------------------------------
 // Webview → host
@@ -171,7 +178,16 @@ export type WebviewMessage =
   | { type: 'attachImage'; name: string; mimeType: string; data: string }
   /** Files dropped from the Explorer or editor tabs (`text/uri-list`). */
   | { type: 'attachUris'; uris: string[] }
-  | { type: 'attachFile' };
+  | { type: 'attachFile' }
+  /**
+   * The context meter's "Drop oldest turns": leave just enough of the oldest turns out of what
+   * is sent that the conversation and a prompt of `promptTokens` fit (they stay in the chat).
+   */
+  | { type: 'leaveOutOldestTurns'; promptTokens: number }
+  /** Send the turns that were left out again. */
+  | { type: 'includeLeftOutTurns' }
+  /** A `#file:` mention is being typed: which workspace files match `query`. */
+  | { type: 'findFiles'; query: string };
 
 export const ERROR_ACTIONS: readonly ErrorAction[] = ['setApiKey', 'retry', 'openSettings', 'selectModel'];
 
@@ -211,7 +227,17 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'newChat':
     case 'exportConversation':
     case 'attachFile':
+    case 'includeLeftOutTurns':
       return { type: m.type };
+    case 'findFiles':
+      return isText(m.query, 500) ? { type: 'findFiles', query: m.query } : undefined;
+    case 'leaveOutOldestTurns':
+      return typeof m.promptTokens === 'number' &&
+        Number.isSafeInteger(m.promptTokens) &&
+        m.promptTokens >= 0 &&
+        m.promptTokens <= MAX_WEBVIEW_TEXT
+        ? { type: 'leaveOutOldestTurns', promptTokens: m.promptTokens }
+        : undefined;
     case 'removeAttachment':
       return isId(m.id) ? { type: 'removeAttachment', id: m.id } : undefined;
     case 'attachImage':
@@ -317,6 +343,14 @@ class FieldReader {
     return fallback;
   }
 
+  optionalBoolean(name: string): boolean | undefined {
+    const value = this.record[name];
+    if (value === undefined) return undefined;
+    if (typeof value === 'boolean') return value;
+    this.wrong(name);
+    return undefined;
+  }
+
   optionalNumber(name: string): number | undefined {
     const value = this.record[name];
     if (value === undefined) return undefined;
@@ -416,6 +450,7 @@ export function parseTurn(value: unknown, report: ReportProblem, path = 'turn'):
       parseAttachment(item, itemPath, report),
     );
     if (attachments) user.attachments = attachments;
+    if (fields.optionalBoolean('leftOut')) user.leftOut = true;
     return user;
   }
   if (value.role !== 'assistant') return undefined;
@@ -448,6 +483,7 @@ export function parseTurn(value: unknown, report: ReportProblem, path = 'turn'):
   if (toolCalls) turn.toolCalls = toolCalls;
   if (citations) turn.citations = citations;
   if (error) turn.error = parseError(error);
+  if (fields.optionalBoolean('leftOut')) turn.leftOut = true;
   return turn;
 }
 
@@ -579,6 +615,16 @@ export function parseHostMessage(
     case 'queue': {
       const items = fields.optionalArray('items', parseQueued);
       return items ? { type: 'queue', items } : undefined;
+    }
+    case 'fileSuggestions': {
+      if (typeof m.query !== 'string') return undefined;
+      const files =
+        fields.optionalArray('files', (item) =>
+          isRecord(item) && isText(item.path, 4096) && isText(item.uri, 8192)
+            ? { path: item.path, uri: item.uri }
+            : undefined,
+        ) ?? [];
+      return { type: 'fileSuggestions', query: m.query, files: files.slice(0, 100) };
     }
     case 'context': {
       const context: HostMessage = {

@@ -109,9 +109,11 @@ export async function pickCatalogModel(
   };
   return new Promise((resolve) => {
     let resolved = false;
+    const listeners: vscode.Disposable[] = [];
     const done = (value: string | undefined) => {
       if (resolved) return;
       resolved = true;
+      for (const listener of listeners) listener.dispose();
       resolve(value);
       pick.dispose();
     };
@@ -126,19 +128,29 @@ export async function pickCatalogModel(
       const model = pick.selectedItems[0]?.model;
       if (model) done(model);
     });
+    // The current model is there at once; the catalog fills in the rest when it arrives, and
+    // again when it changes while the picker is open (a refresh, a key set after a fallback).
+    const load = () =>
+      void catalog.models().then(
+        (loaded) => {
+          models = loaded;
+          pick.busy = false;
+          if (!resolved) render();
+        },
+        () => {
+          pick.busy = false;
+        },
+      );
+    listeners.push(
+      catalog.onDidChange(() => {
+        if (resolved) return;
+        pick.busy = true;
+        load();
+      }),
+    );
     pick.onDidHide(() => done(undefined));
-    // The current model is there at once; the catalog fills in the rest when it arrives.
     render();
     pick.show();
-    void catalog.models().then(
-      (loaded) => {
-        models = loaded;
-        pick.busy = false;
-        if (!resolved) render();
-      },
-      () => {
-        pick.busy = false;
-      },
-    );
+    load();
   });
 }

@@ -4,7 +4,7 @@ import type { ChatDelta, ChatRequest, Usage } from '../../api/types';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { CatalogFeature } from '../catalog/catalogFeature';
 import { acceptsImages, capabilitiesOf, gateRequest } from '../../core/catalog/capabilities';
-import { attachToMessages, estimateContext } from '../../core/chat/attachments';
+import { attachToMessages, estimateContext, turnsToLeaveOut } from '../../core/chat/attachments';
 import type { AttachmentTray } from './attachments';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
@@ -127,6 +127,11 @@ export class ChatSession extends Disposable {
     return new vscode.Disposable(() => {
       if (this.post === post) this.post = () => undefined;
     });
+  }
+
+  /** Posts to the view, if one is attached (for intents the router answers itself). */
+  postToView(message: HostMessage): void {
+    this.post(message);
   }
 
   /** The current conversation (loaded from storage on first use). */
@@ -310,10 +315,72 @@ export class ChatSession extends Disposable {
     const conversation = await this.stopAndClaim(() => this.current());
     const index = conversation.turns.findIndex((t) => t.id === turnId && t.role === 'user');
     if (index < 0) return this.drainQueue();
+    const edited = conversation.turns[index];
     this.removeFrom(conversation, index);
     if (conversation.turns.length === 0) conversation.title = titleFrom(prompt);
-    this.append(conversation, userTurn(prompt));
+    const turn = userTurn(prompt);
+    // The edited prompt keeps what it carried: the user attached it and did not remove it.
+    if (edited.role === 'user' && edited.attachments?.length) turn.attachments = edited.attachments;
+    this.append(conversation, turn);
     await this.reply(conversation);
+  }
+
+  /**
+   * The context meter's "Drop oldest turns": leaves just enough of the oldest exchanges out of
+   * what is sent that the conversation, the pending attachments and a prompt of `promptTokens`
+   * fit the model's context. They stay in the chat, marked, and can be included again; nothing
+   * is deleted. Returns the ids left out.
+   */
+  async leaveOutOldestTurns(promptTokens: number): Promise<string[]> {
+    const conversation = await this.current();
+    const settings = readSettings().chat;
+    const contextLength = this.deps.catalog?.catalog.peek(settings.model)?.contextLength;
+    if (!contextLength) {
+      void notify.info(
+        `Gateway AI: the model catalog does not give ${settings.model}'s context length, so nothing was left out.`,
+      );
+      return [];
+    }
+    if (this.active) {
+      void notify.info('Gateway AI: wait for the reply to finish, then drop the oldest turns.');
+      return [];
+    }
+    const pending = this.deps.tray?.list() ?? [];
+    const ids = new Set(
+      turnsToLeaveOut(conversation.turns, settings.systemPrompt, pending, promptTokens, contextLength),
+    );
+    for (const turn of conversation.turns) {
+      if (!ids.has(turn.id)) continue;
+      turn.leftOut = true;
+      this.post({ type: 'turnUpdated', turn });
+    }
+    const still = estimateContext(conversation.turns, settings.systemPrompt, pending) + promptTokens;
+    if (still > contextLength)
+      void notify.warn(
+        `Gateway AI: even without the earlier turns, the prompt and attachments are about ${still} tokens, more than ${settings.model}'s ${contextLength}. Remove attachments or shorten the prompt.`,
+      );
+    if (ids.size) {
+      conversation.updatedAt = Date.now();
+      void this.saveInBackground(conversation);
+    }
+    await this.postContext();
+    return [...ids];
+  }
+
+  /** Sends the turns that were left out again. */
+  async includeLeftOutTurns(): Promise<void> {
+    const conversation = await this.current();
+    let changed = false;
+    for (const turn of conversation.turns) {
+      if (!turn.leftOut) continue;
+      delete turn.leftOut;
+      changed = true;
+      this.post({ type: 'turnUpdated', turn });
+    }
+    if (!changed) return;
+    conversation.updatedAt = Date.now();
+    void this.saveInBackground(conversation);
+    await this.postContext();
   }
 
   async newChat(): Promise<void> {

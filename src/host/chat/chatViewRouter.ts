@@ -7,12 +7,15 @@ import type { ChatSession } from './chatSession';
 import type { AttachmentCommandDeps } from './attachmentCommands';
 import { attachUris } from './attachmentCommands';
 import { notify } from '../notify';
+import { WorkspaceFiles } from './workspaceFiles';
 
 /**
  * Where each validated message from the chat view goes: the conversation's intents to the
  * session, the rest (clipboard, editors, links, our commands) handled here. One intent, one case.
  */
 export class ChatViewRouter {
+  private readonly files = new WorkspaceFiles();
+
   constructor(
     private readonly session: ChatSession,
     private readonly logger: Logger,
@@ -80,6 +83,19 @@ export class ChatViewRouter {
         return this.attachDropped(message.uris);
       case 'attachImage':
         return this.attachImage(message.name, message.mimeType, message.data);
+      case 'leaveOutOldestTurns':
+        await this.session.leaveOutOldestTurns(message.promptTokens);
+        return;
+      case 'includeLeftOutTurns':
+        return this.session.includeLeftOutTurns();
+      case 'findFiles':
+        // The chosen file comes back as `attachUris`, checked like a file dropped on the chat.
+        this.session.postToView({
+          type: 'fileSuggestions',
+          query: message.query,
+          files: await this.files.suggest(message.query),
+        });
+        return;
       default: {
         const unhandled: never = message;
         void unhandled;

@@ -3,12 +3,16 @@ import fc from 'fast-check';
 import {
   attachToMessages,
   fencedBlock,
+  estimateContext,
   parseAttachments,
   textAttachment,
+  turnsToLeaveOut,
   userMessageWithAttachments,
 } from '../../../../src/core/chat/attachments';
 import type { Attachment } from '../../../../src/core/chat/attachments';
+import { toApiMessages } from '../../../../src/core/chat/conversation';
 import { parseWebviewMessage } from '../../../../src/core/protocol/chatProtocol';
+import type { Turn } from '../../../../src/core/protocol/chatProtocol';
 
 const FUZZ_RUNS = 2000;
 
@@ -103,5 +107,50 @@ describe('attachments', () => {
       ),
       { numRuns: FUZZ_RUNS },
     );
+  });
+
+  describe('leaving the oldest turns out to fit the context', () => {
+    /** Each turn's text is 36 characters: 9 tokens, plus 4 per message = 13. */
+    const text = 'x'.repeat(36);
+    function exchange(n: number): Turn[] {
+      return [
+        { id: `u${n}`, role: 'user', content: text, createdAt: n },
+        {
+          id: `a${n}`,
+          role: 'assistant',
+          content: text,
+          reasoning: '',
+          status: 'complete',
+          model: 'm',
+          createdAt: n,
+        },
+      ];
+    }
+    const turns = [...exchange(1), ...exchange(2), ...exchange(3)];
+
+    it('leaves out just enough whole exchanges, oldest first', () => {
+      assert.equal(estimateContext(turns, '', []), 78);
+      assert.deepEqual(turnsToLeaveOut(turns, '', [], 10, 100), []);
+      assert.deepEqual(turnsToLeaveOut(turns, '', [], 30, 100), ['u1', 'a1']);
+      assert.deepEqual(turnsToLeaveOut(turns, '', [], 60, 100), ['u1', 'a1', 'u2', 'a2']);
+    });
+
+    it('counts pending attachments and never names more than every turn', () => {
+      const big = textAttachment({ id: 'p', kind: 'file', name: 'big', text: 'y'.repeat(4000) });
+      assert.deepEqual(turnsToLeaveOut(turns, '', [big], 0, 100), ['u1', 'a1', 'u2', 'a2', 'u3', 'a3']);
+    });
+
+    it('left-out turns are not counted, not sent, and their attachments stay off the request', () => {
+      const kept = turns.map((t) => (t.id === 'u1' || t.id === 'a1' ? { ...t, leftOut: true } : t));
+      (kept[0] as Extract<Turn, { role: 'user' }>).attachments = [file];
+      assert.equal(estimateContext(kept, '', []), 52);
+      assert.deepEqual(turnsToLeaveOut(kept, '', [], 60, 100), ['u2', 'a2']);
+      const messages = attachToMessages(toApiMessages(kept, ''), kept, () => undefined);
+      assert.equal(messages.length, 4);
+      assert.ok(
+        messages.every((m) => typeof m.content === 'string'),
+        'no attachment of a left-out turn',
+      );
+    });
   });
 });

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSy
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { assistantTurn, newConversation, userTurn } from '../../../../src/core/chat/conversation';
+import { parseConversation } from '../../../../src/core/chat/conversationCodec';
 import {
   ConversationStore,
   conversationFile,
@@ -32,6 +33,84 @@ describe('ConversationStore', () => {
       [[c.id, 'First', 2]],
     );
     assert.deepEqual(await reloaded.load(c.id), c);
+  });
+
+  it('keeps what each prompt carried and which turns are left out, across a reload', async () => {
+    const store = new ConversationStore(folder(dir));
+    const c = newConversation();
+    const prompt = userTurn('what is wrong here?');
+    prompt.attachments = [
+      {
+        id: 'sel-1',
+        kind: 'selection',
+        name: 'src/a.ts:1-3',
+        path: 'src/a.ts',
+        language: 'typescript',
+        text: 'let a',
+        bytes: 5,
+        tokens: 9,
+      },
+      {
+        id: 'img-1',
+        kind: 'image',
+        name: 'shot.png',
+        mimeType: 'image/png',
+        file: 'img-1.png',
+        bytes: 2048,
+        tokens: 765,
+      },
+    ];
+    prompt.leftOut = true;
+    c.turns.push(prompt, {
+      ...assistantTurn('a/b'),
+      content: 'a is fine',
+      status: 'complete',
+      leftOut: true,
+    });
+    c.turns.push(userTurn('and now?'));
+    await store.save(c);
+    await store.flush();
+
+    const loaded = await new ConversationStore(folder(dir)).load(c.id);
+    assert.deepEqual(loaded, c);
+  });
+
+  it('loads files written before attachments were kept, and drops only the bad attachments', async () => {
+    const old = {
+      id: 'c-old',
+      title: 'Old',
+      createdAt: 1,
+      updatedAt: 2,
+      turns: [
+        { id: 'u-1', role: 'user', content: 'hi', createdAt: 1 },
+        {
+          id: 'u-2',
+          role: 'user',
+          content: 'with junk',
+          createdAt: 2,
+          attachments: [
+            { id: 'f', kind: 'file', name: 'a.md', text: 'x', bytes: 1, tokens: 3 },
+            { id: 'g', kind: 'image', name: 'p.png', file: '../../etc/passwd', bytes: 1, tokens: 765 },
+            { id: 'h', kind: 'script', name: 'x', bytes: 1, tokens: 1 },
+            { id: 'i', kind: 'file', name: 'huge', bytes: -1, tokens: 1 },
+            'nonsense',
+          ],
+        },
+      ],
+    };
+    writeFileSync(path.join(dir, conversationFile('c-old')), JSON.stringify(old));
+    const parsed = parseConversation(old);
+    assert.ok(parsed);
+    const [first, second] = parsed.value.turns;
+    assert.equal(first.role === 'user' && first.attachments, undefined);
+    assert.ok(second.role === 'user');
+    assert.deepEqual(second.attachments, [
+      { id: 'f', kind: 'file', name: 'a.md', text: 'x', bytes: 1, tokens: 3 },
+      { id: 'g', kind: 'image', name: 'p.png', bytes: 1, tokens: 765 },
+    ]);
+    assert.deepEqual(parsed.dropped, ['turns[1].attachments (3 left out)']);
+    const loaded = await new ConversationStore(folder(dir)).load('c-old');
+    assert.equal(loaded?.turns.length, 2);
   });
 
   it('does not store empty conversations, but remembers the current one', async () => {

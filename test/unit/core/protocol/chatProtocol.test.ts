@@ -24,6 +24,8 @@ describe('chat protocol validation', () => {
       { type: 'openConversation', id: 'c-1' },
       { type: 'deleteConversation', id: 'c-1' },
       { type: 'exportConversation' },
+      { type: 'leaveOutOldestTurns', promptTokens: 120 },
+      { type: 'includeLeftOutTurns' },
     ];
     for (const message of good)
       assert.deepEqual(parseWebviewMessage(message), message, JSON.stringify(message));
@@ -42,6 +44,10 @@ describe('chat protocol validation', () => {
       { type: 'deleteEverything' },
       { type: 'openCode', code: 'x', language: 7 },
       { type: 'openConversation', id: 'x'.repeat(500) },
+      { type: 'leaveOutOldestTurns' },
+      { type: 'leaveOutOldestTurns', promptTokens: -1 },
+      { type: 'leaveOutOldestTurns', promptTokens: 1.5 },
+      { type: 'leaveOutOldestTurns', promptTokens: '9' },
     ];
     for (const message of bad)
       assert.equal(parseWebviewMessage(message), undefined, JSON.stringify(message)?.slice(0, 80));

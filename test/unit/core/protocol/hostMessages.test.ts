@@ -22,7 +22,14 @@ function assertTurnShape(turn: Turn): void {
   assert.equal(typeof turn.id, 'string');
   assert.equal(typeof turn.content, 'string');
   assert.ok(Number.isFinite(turn.createdAt));
-  if (turn.role === 'user') return;
+  assert.ok(turn.leftOut === undefined || turn.leftOut === true, 'leftOut is true or absent');
+  if (turn.role === 'user') {
+    for (const a of turn.attachments ?? []) {
+      assert.equal(typeof a.name, 'string');
+      assert.ok(Number.isFinite(a.bytes) && Number.isFinite(a.tokens));
+    }
+    return;
+  }
   assert.equal(turn.role, 'assistant');
   assert.equal(typeof turn.reasoning, 'string');
   assert.equal(typeof turn.model, 'string');
@@ -87,6 +94,18 @@ const turnLike = fc.record(
     toolCalls: fc.oneof(fc.array(fc.record({ name: anyJson, arguments: anyJson })), anyJson),
     citations: fc.oneof(fc.array(fc.record({ url: anyJson, title: anyJson })), anyJson),
     error: fc.oneof(fc.record({ message: anyJson, actions: anyJson, retryAfter: anyJson }), anyJson),
+    leftOut: fc.oneof(fc.boolean(), anyJson),
+    attachments: fc.oneof(
+      fc.array(
+        fc.record({
+          id: anyJson,
+          kind: fc.constantFrom('file', 'image', 'x'),
+          name: anyJson,
+          bytes: anyJson,
+        }),
+      ),
+      anyJson,
+    ),
   },
   { requiredKeys: [] },
 );

@@ -174,13 +174,101 @@ describe('storage boundary (fast-check)', function () {
     });
   });
 
+  it('stored attachments go through one parser: any value in, well-formed attachments out, valid ones kept', () => {
+    const validAttachment = fc.record(
+      {
+        id: fc.string({ minLength: 1 }),
+        kind: fc.constantFrom('selection', 'file', 'problems', 'image'),
+        name: fc.string(),
+        path: fc.string(),
+        text: fc.string(),
+        mimeType: fc.constantFrom('image/png', 'image/jpeg', 'image/webp', 'image/gif'),
+        file: fc.stringMatching(/^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,40}$/),
+        bytes: fc.nat(),
+        tokens: fc.nat(),
+      },
+      { requiredKeys: ['id', 'kind', 'name', 'bytes', 'tokens'] },
+    );
+    const entry = fc.oneof(validAttachment, fc.jsonValue(), fc.anything());
+    return run(
+      fc.tuple(fc.array(entry, { maxLength: 6 }), fc.boolean()),
+      ([attachments, leftOut]) => {
+        const stored = {
+          id: 'c-1',
+          title: 't',
+          createdAt: 1,
+          updatedAt: 2,
+          turns: [{ id: 'u-1', role: 'user', content: 'hi', createdAt: 1, attachments, leftOut }],
+        };
+        let value: unknown;
+        try {
+          value = JSON.parse(JSON.stringify(stored)) as unknown;
+        } catch {
+          return; // Not storable as JSON (a BigInt): a file can never hold it.
+        }
+        const parsed = parseConversation(value);
+        assert.ok(parsed, 'the conversation is read');
+        const turn = parsed.value.turns[0];
+        assert.ok(turn && turn.role === 'user', 'the turn is kept whatever its attachments');
+        for (const a of turn.attachments ?? []) {
+          assert.ok(['selection', 'file', 'problems', 'image'].includes(a.kind));
+          assert.ok(typeof a.name === 'string' && Number.isFinite(a.bytes) && a.bytes >= 0);
+          if (a.file) assert.match(a.file, /^[A-Za-z0-9_.-]+$/, 'a stored image is a bare file name');
+        }
+        const raw = (value as { turns: Array<{ attachments: unknown[] }> }).turns[0].attachments;
+        const valid = raw.filter((a) => {
+          try {
+            return (
+              typeof a === 'object' &&
+              a !== null &&
+              typeof (a as { id?: unknown }).id === 'string' &&
+              (a as { id: string }).id !== '' &&
+              ['selection', 'file', 'problems', 'image'].includes((a as { kind?: string }).kind ?? '') &&
+              typeof (a as { name?: unknown }).name === 'string' &&
+              Number.isFinite((a as { bytes?: unknown }).bytes) &&
+              (a as { bytes: number }).bytes >= 0 &&
+              Number.isFinite((a as { tokens?: unknown }).tokens) &&
+              (a as { tokens: number }).tokens >= 0
+            );
+          } catch {
+            return false;
+          }
+        });
+        assert.equal(turn.attachments?.length ?? 0, valid.length, 'no valid attachment is lost');
+        assert.equal(parsed.dropped.length > 0, valid.length < raw.length, 'what was dropped is named');
+        assert.equal(turn.leftOut === true, leftOut);
+      },
+      1000,
+    );
+  });
+
   it('valid conversations survive the round trip exactly', () => {
-    const turn = fc.record({
-      id: fc.uuid(),
-      role: fc.constant('user' as const),
-      content: fc.string({ unit: 'grapheme' }),
-      createdAt: fc.nat(),
-    });
+    const attachment = fc.record(
+      {
+        id: fc.string({ minLength: 1 }),
+        kind: fc.constantFrom('selection' as const, 'file' as const, 'problems' as const, 'image' as const),
+        name: fc.string(),
+        path: fc.string(),
+        language: fc.string(),
+        text: fc.string(),
+        mimeType: fc.constantFrom('image/png', 'image/jpeg'),
+        file: fc.stringMatching(/^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,40}$/),
+        bytes: fc.nat(),
+        tokens: fc.nat(),
+      },
+      { requiredKeys: ['id', 'kind', 'name', 'bytes', 'tokens'] },
+    );
+    const turn = fc.record(
+      {
+        id: fc.uuid(),
+        role: fc.constant('user' as const),
+        content: fc.string({ unit: 'grapheme' }),
+        createdAt: fc.nat(),
+        attachments: fc.array(attachment, { minLength: 1, maxLength: 3 }),
+        leftOut: fc.constant(true as const),
+      },
+      { requiredKeys: ['id', 'role', 'content', 'createdAt'] },
+    );
     return run(
       fc.record({
         id: fc.stringMatching(/^[\w.:@+-]{1,200}$/),
