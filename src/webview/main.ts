@@ -11,6 +11,7 @@ import { ContextMeter } from './contextMeter';
 import { h } from './dom';
 import { Header } from './header';
 import { HistoryPanel } from './history';
+import { applyMediaJob } from './mediaCard';
 import { QueuePanel } from './queuePanel';
 import { Transcript } from './transcript';
 import { postToHost } from './vscodeApi';
@@ -80,6 +81,12 @@ function apply(message: HostMessage): void {
       if (grew) composer.promptAccepted();
       break;
     }
+    case 'mediaJob':
+      applyMediaJob(message.job);
+      break;
+    case 'composerNotice':
+      composer.showNotice(message.message);
+      break;
     case 'context':
       attachments.render(message.attachments);
       attachments.setAcceptsImages(message.acceptsImages);

@@ -7,6 +7,7 @@ import type { AssistantTurn, Turn, UserTurn } from '../core/protocol/chatProtoco
 import { codicon, h, iconButton, spinner } from './dom';
 import { StreamingMarkdown } from './streamingRenderer';
 import { citationsView, errorView, footerView, toolCallsView, TURN_ACTIONS } from './turnParts';
+import { MediaCardView } from './mediaCard';
 
 export interface TurnView {
   readonly id: string;
@@ -230,5 +231,6 @@ export function rawTextOf(turn: Turn): string {
 }
 
 export function createTurnView(turn: Turn, requestRender: (view: TurnView) => void): TurnView {
+  if (turn.role === 'assistant' && turn.media) return new MediaCardView(turn, turn.media);
   return turn.role === 'user' ? new UserTurnView(turn) : new AssistantTurnView(turn, requestRender);
 }

@@ -18,6 +18,7 @@ import type {
   TurnUsage,
 } from '../protocol/chatProtocol';
 import { isValidId } from '../storage/storeFiles';
+import { parseMediaCardRef } from '../protocol/mediaCardProtocol';
 import type { Conversation } from './conversation';
 
 export interface Parsed<T> {
@@ -131,6 +132,9 @@ function parseTurn(value: unknown, where: string, dropped: string[]): Turn | und
   if (citations !== undefined) turn.citations = citations;
   const error = optional(value, 'error', asTurnError, dropped, where);
   if (error !== undefined) turn.error = error;
+  // Files written before media cards have no `media`; they load as before.
+  const media = optional(value, 'media', parseMediaCardRef, dropped, where);
+  if (media !== undefined) turn.media = media;
   return turn;
 }
 

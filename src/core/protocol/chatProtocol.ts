@@ -8,6 +8,8 @@
 
 import { isRecord } from '../../api/json';
 import type { Attachment, AttachmentKind } from '../chat/attachments';
+import { parseMediaAction, parseMediaCardRef, parseMediaCardState } from './mediaCardProtocol';
+import type { MediaCardAction, MediaCardRef, MediaCardState } from './mediaCardProtocol';
 
 export type TurnStatus = 'streaming' | 'complete' | 'stopped' | 'error';
 
@@ -88,6 +90,8 @@ export interface AssistantTurn {
   toolCalls?: ToolCallView[];
   citations?: Citation[];
   error?: TurnError;
+  /** A media job started from the chat (`/image …`): the turn shows the job's card. */
+  media?: MediaCardRef;
 }
 
 export type Turn = UserTurn | AssistantTurn;
@@ -137,6 +141,10 @@ export type HostMessage =
   | { type: 'focusComposer' }
   /** The prompts waiting for the streaming reply to end, oldest first (the whole list each time). */
   | { type: 'queue'; items: QueuedPrompt[] }
+  /** A media card's job changed (or is sent after `init` for each card of the conversation). */
+  | { type: 'mediaJob'; job: MediaCardState }
+  /** A prompt the host refused (e.g. `/video` with a model that makes no video): shown at the composer, whose text stays. */
+  | { type: 'composerNotice'; message: string }
   /** Attachments waiting to be sent, and the context meter's and the cost's figures. */
   | ({ type: 'context' } & ContextState);
 
@@ -171,7 +179,9 @@ export type WebviewMessage =
   | { type: 'attachImage'; name: string; mimeType: string; data: string }
   /** Files dropped from the Explorer or editor tabs (`text/uri-list`). */
   | { type: 'attachUris'; uris: string[] }
-  | { type: 'attachFile' };
+  | { type: 'attachFile' }
+  /** A button on a media card: Open, Save to Workspace, Insert, Copy Path, Re-run, Variation. */
+  | { type: 'mediaAction'; action: MediaCardAction; jobId: string };
 
 export const ERROR_ACTIONS: readonly ErrorAction[] = ['setApiKey', 'retry', 'openSettings', 'selectModel'];
 
@@ -256,6 +266,8 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'openConversation':
     case 'deleteConversation':
       return isId(m.id) ? { type: m.type, id: m.id } : undefined;
+    case 'mediaAction':
+      return parseMediaAction(m);
     default: {
       const unknownType: never = m.type;
       void unknownType;
@@ -449,6 +461,11 @@ export function parseTurn(value: unknown, report: ReportProblem, path = 'turn'):
   if (toolCalls) turn.toolCalls = toolCalls;
   if (citations) turn.citations = citations;
   if (error) turn.error = parseError(error);
+  if (value.media !== undefined) {
+    const media = parseMediaCardRef(value.media);
+    if (media) turn.media = media;
+    else report(`${path}.media`);
+  }
   return turn;
 }
 
@@ -594,6 +611,14 @@ export function parseHostMessage(
       if (cost !== undefined) context.cost = cost;
       return context;
     }
+    case 'mediaJob': {
+      const job = parseMediaCardState(m.job, report);
+      return job ? { type: 'mediaJob', job } : undefined;
+    }
+    case 'composerNotice':
+      return typeof m.message === 'string'
+        ? { type: 'composerNotice', message: m.message.slice(0, 2000) }
+        : undefined;
     default: {
       const unknownType: never = m.type;
       void unknownType;

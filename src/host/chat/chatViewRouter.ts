@@ -80,6 +80,8 @@ export class ChatViewRouter {
         return this.attachDropped(message.uris);
       case 'attachImage':
         return this.attachImage(message.name, message.mimeType, message.data);
+      case 'mediaAction':
+        return this.session.mediaAction(message.action, message.jobId);
       default: {
         const unhandled: never = message;
         void unhandled;
