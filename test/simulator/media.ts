@@ -4,7 +4,7 @@
  */
 import { respondWithFailure } from './context';
 import type { RequestContext, SimulatorCore } from './context';
-import { gradientPng } from './png';
+import { colourNamedIn, gradientPng, solidPng } from './png';
 import { isRecord, sendError, sendJson } from './respond';
 import { ScenarioSet, scenariosFromMarkers } from './scenarios';
 
@@ -155,6 +155,8 @@ function mediaStatus(job: MediaJob, core: SimulatorCore): Record<string, unknown
   return { id: job.id, status: 'completed', [markers.has('result') ? 'result' : 'output']: output };
 }
 
+/** A picture of the colour the prompt names ("a red square"), or a gradient per job. */
 export function mediaPng(job: MediaJob): Buffer {
-  return gradientPng(64, 64, job.seed);
+  const colour = colourNamedIn(job.prompt);
+  return colour ? solidPng(64, 64, colour) : gradientPng(64, 64, job.seed);
 }
