@@ -6,6 +6,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { launchChromium } from '../launch/chromium';
+import { startGatewaySimulator } from '../simulator';
+import type { GatewaySimulator, SimulatorOptions } from '../simulator';
 import { repoRoot, workRoot } from '../launch/paths';
 import { allowDevelopmentPayload, startVsCodeServer } from '../launch/vscodeServer';
 import type { VsCodeServer } from '../launch/vscodeServer';
@@ -42,6 +44,36 @@ export interface Workbench {
   answerInput(title: string, value?: string): Promise<void>;
   screenshot(file: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Mocha wiring for a describe block: a gateway simulator, and a workbench whose options are made
+ * from it; both closed afterwards.
+ */
+export function useSimulatorWorkbench(
+  simulatorOptions: SimulatorOptions,
+  workbenchOptions: (sim: GatewaySimulator) => WorkbenchOptions,
+): { readonly sim: GatewaySimulator; readonly workbench: Workbench } {
+  let sim: GatewaySimulator | undefined;
+  let workbench: Workbench | undefined;
+  before(async () => {
+    sim = await startGatewaySimulator(simulatorOptions);
+    workbench = await openWorkbench(workbenchOptions(sim));
+  });
+  after(async () => {
+    await workbench?.close();
+    await sim?.close();
+  });
+  return {
+    get sim() {
+      if (!sim) throw new Error('The simulator did not start');
+      return sim;
+    },
+    get workbench() {
+      if (!workbench) throw new Error('The workbench did not open');
+      return workbench;
+    },
+  };
 }
 
 export async function openWorkbench(options: WorkbenchOptions): Promise<Workbench> {
