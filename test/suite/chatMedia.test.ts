@@ -3,7 +3,10 @@ import * as vscode from 'vscode';
 import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { HostMessage } from '../../src/core/protocol/chatProtocol';
 import type { MediaCardState } from '../../src/core/protocol/mediaCardProtocol';
+import type { GalleryItem } from '../../src/core/protocol/galleryProtocol';
+import type { MediaGalleryPanel } from '../../src/host/mediaStudio/galleryPanel';
 import { startGatewaySimulator } from '../simulator';
+import { MEDIA_COST } from '../simulator/media';
 import type { GatewaySimulator } from '../simulator';
 import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
 import { observed } from './observed';
@@ -101,6 +104,20 @@ describe('Media from the chat: /image starts a job the Media Jobs tree shows, an
     const file = finished.outputs[0];
     assert.ok(file.kind === 'url' && file.url.startsWith('file:'), 'the result was moved into a file');
     assert.ok(src.endsWith(vscode.Uri.parse(file.url).path.split('/').pop()!), src);
+
+    // The gateway reported the cost: the job keeps it, and the gallery shows it.
+    assert.equal(finished.cost, MEDIA_COST);
+    const gallery = await vscode.commands.executeCommand<MediaGalleryPanel>('gateway.openMediaGallery');
+    const listed = await waitFor(
+      () =>
+        observed.webviewMessages
+          .filter((m) => m.target === 'gateway.mediaGallery')
+          .flatMap((m) => (JSON.parse(m.json) as { items?: GalleryItem[] }).items ?? [])
+          .find((item) => item.id === jobId),
+      'the gallery to list the job',
+    );
+    assert.equal(listed.cost, MEDIA_COST);
+    gallery.panel.dispose();
 
     // Stored with the conversation: after a reload the card is there, with the job's state now.
     const stored = await api.chatStore.load((await api.chat.current()).id);
