@@ -33,10 +33,7 @@ describe('Media from the chat in the real workbench', function () {
     const { page } = workbench;
     await workbench.openGatewayView();
     // The Markdown file the result is inserted into later: open beside the chat.
-    await page.locator('.part.statusbar').click({ position: { x: 600, y: 5 } });
-    await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').fill('notes.md');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'notes.md' }).first().click();
+    await workbench.openFile('notes.md');
     await page.locator('.monaco-editor .view-lines', { hasText: '# Notes' }).waitFor({ timeout: 20_000 });
 
     const frame = await workbench.webviewFrame('.composer-input');
