@@ -163,4 +163,29 @@ describe('Media from the chat: /image starts a job the Media Jobs tree shows, an
     assert.ok(last?.role === 'assistant' && last.media && last.media.jobId !== card.media.jobId);
     assert.equal(api.media.model.get(last.media.jobId)?.prompt, 'a red square');
   });
+
+  it('editing the command starts the edited job in place of the old card', async () => {
+    const api = await gatewayApi();
+    // A copy: the session changes its turns in place.
+    const before = [...(await api.chat.current()).turns];
+    const command = before.find((t) => t.role === 'user' && t.content.startsWith('/image'));
+    assert.ok(command);
+    const message = parseWebviewMessage({
+      type: 'editAndResend',
+      turnId: command.id,
+      text: '/image a blue square',
+    });
+    assert.ok(message);
+    await api.chatRouter.handle(message);
+    const turns = (await api.chat.current()).turns;
+    assert.equal(
+      turns.length,
+      before.indexOf(command) + 2,
+      'the edited command and its card replace the rest',
+    );
+    const [edited, card] = turns.slice(-2);
+    assert.equal(edited.content, '/image a blue square');
+    assert.ok(card.role === 'assistant' && card.media?.prompt === 'a blue square');
+    assert.equal(api.media.model.get(card.media.jobId)?.prompt, 'a blue square');
+  });
 });

@@ -83,7 +83,13 @@ export class ChatMedia extends Disposable {
   show(jobIds: readonly string[]): void {
     this.shown = new Set(jobIds);
     if (jobIds.length === 0) return;
-    this.media();
+    try {
+      this.media();
+    } catch (error) {
+      // The chat itself must still show: the cards stay at "Looking up the job".
+      this.deps.logger.error('The media feature could not be loaded for the chat', error);
+      return;
+    }
     for (const id of jobIds) void this.postState(id, true);
   }
 

@@ -395,12 +395,17 @@ export class ChatSession extends Disposable {
   async editAndResend(turnId: string, text: string): Promise<void> {
     const prompt = text.trim();
     if (!prompt) return;
-    if (this.media && mediaCommandKind(prompt)) {
-      // The turns go only once the job has started: a refused command leaves everything as it was.
-      return this.startMedia(this.media, prompt, (conversation) => {
-        const index = conversation.turns.findIndex((t) => t.id === turnId && t.role === 'user');
-        if (index >= 0) this.removeFrom(conversation, index);
-      });
+    const media = this.media;
+    if (media && mediaCommandKind(prompt)) {
+      // Like any edit, it stops the running reply first. The turns go only once the job has
+      // started: a refused command leaves everything as it was.
+      await this.stopAndClaim(() =>
+        this.startMedia(media, prompt, (conversation) => {
+          const index = conversation.turns.findIndex((t) => t.id === turnId && t.role === 'user');
+          if (index >= 0) this.removeFrom(conversation, index);
+        }),
+      );
+      return this.drainQueue();
     }
     const conversation = await this.stopAndClaim(() => this.current());
     const index = conversation.turns.findIndex((t) => t.id === turnId && t.role === 'user');
