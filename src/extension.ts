@@ -46,7 +46,6 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   const gateway = new GatewayService(apiKey, logger);
   const reports = new StorageReports(logger);
   const catalog = new CatalogFeature({ context, gateway, apiKey, logger });
-  const chat = registerChat({ context, gateway, apiKey, logger, catalog, reports });
   const media = registerMedia({
     context,
     gateway,
@@ -55,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     reports,
     pickMediaModel: (current) => catalog.pickMediaModel(current),
   });
+  const chat = registerChat({ context, gateway, apiKey, logger, catalog, reports, media: () => media.get() });
 
   const status = new ModelStatusItem(apiKey, catalog.credits);
   // Only where VS Code has the provider API (1.104+); the provider loads on VS Code's first call.

@@ -4,6 +4,7 @@
  * `{data}` lists, or arrays of any of these, and never throws on an unexpected one.
  */
 import { GatewayError } from './errors';
+import { readNumber } from './fields';
 import { excerpt, isRecord, stringField } from './json';
 import type { JsonObject } from './json';
 import { silentProblems } from './problems';
@@ -130,11 +131,16 @@ export function normalizeMediaRecord(
   // A cancellation or an expiry says so, with the gateway's own reason after it when it gave one.
   const reason = status === 'failed' ? FAILURE_REASONS.get(word) : undefined;
   const error = reason ? (given ? `${reason} ${given}` : reason) : given;
+  const usage = isRecord(record.usage) ? record.usage : undefined;
+  const cost =
+    (usage && readNumber(usage, 'cost', 'media.usage', problems, { min: 0, numericString: true })) ??
+    readNumber(record, 'cost', 'media', problems, { min: 0, numericString: true });
   return {
     id: (typeof id === 'string' && id !== '') || isFiniteNumber(id) ? String(id) : requestedId,
     ...(status !== undefined ? { status } : {}),
     outputs: collectMediaOutputs(source),
     ...(error !== undefined ? { error } : {}),
+    ...(cost !== undefined ? { cost } : {}),
   };
 }
 

@@ -114,6 +114,8 @@ export interface MediaRecord {
   status?: MediaStatus;
   outputs: MediaOutput[];
   error?: string;
+  /** What the job cost, in the gateway's credits, where it says (`usage.cost` or `cost`). */
+  cost?: number;
 }
 
 export interface MediaRequest {

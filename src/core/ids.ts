@@ -105,6 +105,8 @@ export const StorageKey = {
   /** The folder in global storage, and the file in it, that every window's media jobs share. */
   mediaJobsFolder: 'media-jobs',
   mediaJobsFile: 'jobs.json',
+  /** The folder in global storage that holds media results, one file per output. */
+  mediaResultsFolder: 'media',
   mediaSaved: 'gateway.mediaSaved',
 } as const;
 

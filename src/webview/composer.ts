@@ -22,6 +22,8 @@ export class Composer {
   private readonly sendButton: HTMLButtonElement;
   private readonly stopButton: HTMLButtonElement;
   private readonly editingBanner: HTMLElement;
+  /** Why the host refused the last prompt (e.g. a bad `/image` flag); gone once the text changes. */
+  private readonly notice = h('div', { className: 'composer-notice', attrs: { role: 'alert', hidden: '' } });
   private editing?: EditingState;
   /** Text posted with the last send, until the host answers with a new user turn. */
   private sentText?: string;
@@ -50,7 +52,7 @@ export class Composer {
     this.stopButton = iconButton({ icon: 'debug-stop', label: 'Stop (Escape)', className: 'stop-button' });
     this.stopButton.hidden = true;
     const box = h('div', { className: 'composer-box' }, this.textarea, this.stopButton, this.sendButton);
-    this.element = h('div', { className: 'composer' }, this.editingBanner, box);
+    this.element = h('div', { className: 'composer' }, this.editingBanner, this.notice, box);
 
     this.textarea.addEventListener('input', () => this.onInput());
     this.textarea.addEventListener('keydown', (event) => this.onKeyDown(event));
@@ -139,7 +141,15 @@ export class Composer {
     }
   }
 
+  /** The host refused the prompt: say why; the text stays as typed. */
+  showNotice(message: string): void {
+    this.sentText = undefined;
+    this.notice.replaceChildren(codicon('warning'), h('span', { text: message }));
+    this.notice.hidden = false;
+  }
+
   private onInput(): void {
+    this.notice.hidden = true;
     // The edited prompt is conversation content; only a draft of the user's own is kept.
     if (!this.editing) saveDraft(this.textarea.value);
     this.autoGrow();

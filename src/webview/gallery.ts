@@ -72,7 +72,9 @@ function card(item: GalleryItem): HTMLElement {
       text: item.status === 'completed' ? item.kind : item.status,
     });
   }
-  const meta = `${item.model} · ${relativeTime(item.createdAt)}`;
+  const cost =
+    typeof item.cost === 'number' && Number.isFinite(item.cost) ? ` · $${item.cost.toFixed(4)}` : '';
+  const meta = `${item.model} · ${relativeTime(item.createdAt)}${cost}`;
   const actions = h('div', { className: 'actions' });
   const buttons: Array<[string, string]> =
     item.status === 'completed'

@@ -12,6 +12,7 @@ import { h } from './dom';
 import { FileMention } from './fileMention';
 import { Header } from './header';
 import { HistoryPanel } from './history';
+import { applyMediaJob } from './mediaCard';
 import { QueuePanel } from './queuePanel';
 import { Transcript } from './transcript';
 import { postToHost } from './vscodeApi';
@@ -83,6 +84,12 @@ function apply(message: HostMessage): void {
     }
     case 'fileSuggestions':
       mention?.show(message.query, message.files);
+      break;
+    case 'mediaJob':
+      applyMediaJob(message.job);
+      break;
+    case 'composerNotice':
+      composer.showNotice(message.message);
       break;
     case 'context':
       attachments.render(message.attachments);

@@ -8,6 +8,7 @@ import { errorActionMessage, isAllowedLink } from '../core/protocol/chatProtocol
 import type { ErrorAction, Turn } from '../core/protocol/chatProtocol';
 import { CODE_ACTIONS, codeBlockOf } from './codeBlocks';
 import { TURN_ACTIONS } from './turnParts';
+import { mediaActionMessage } from './mediaCard';
 import { rawTextOf } from './turnView';
 import { postToHost } from './vscodeApi';
 
@@ -74,6 +75,11 @@ export function attachTranscriptActions(root: HTMLElement, context: TranscriptAc
     if (!button || !action) return;
     if (Object.values(CODE_ACTIONS).includes(action as never)) {
       handleCodeAction(action, button);
+      return;
+    }
+    const media = mediaActionMessage(action, button);
+    if (media) {
+      postToHost(media);
       return;
     }
     const turnId = button.closest<HTMLElement>('[data-turn-id]')?.dataset.turnId;

@@ -8,18 +8,10 @@ import { codicon, h, iconButton, spinner } from './dom';
 import { StreamingMarkdown } from './streamingRenderer';
 import { renderTurnContext } from './turnContext';
 import { citationsView, errorView, footerView, toolCallsView, TURN_ACTIONS } from './turnParts';
+import { MediaCardView } from './mediaCard';
+import type { TurnView } from './turnViewType';
 
-export interface TurnView {
-  readonly id: string;
-  readonly element: HTMLElement;
-  readonly turn: Turn;
-  update(turn: Turn): void;
-  /**
-   * Renders queued text until `deadline` (a `performance.now()` time); called at most once per
-   * animation frame. Returns false when text is left for the next frame.
-   */
-  render(deadline?: number): boolean;
-}
+export type { TurnView } from './turnViewType';
 
 export class UserTurnView implements TurnView {
   readonly element: HTMLElement;
@@ -241,5 +233,6 @@ export function rawTextOf(turn: Turn): string {
 }
 
 export function createTurnView(turn: Turn, requestRender: (view: TurnView) => void): TurnView {
+  if (turn.role === 'assistant' && turn.media) return new MediaCardView(turn, turn.media);
   return turn.role === 'user' ? new UserTurnView(turn) : new AssistantTurnView(turn, requestRender);
 }

@@ -1,30 +1,17 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { startGatewaySimulator } from '../simulator';
-import type { GatewaySimulator } from '../simulator';
-import { openWorkbench, screenshots } from './workbench';
-import type { Workbench } from './workbench';
+import { screenshots, useSimulatorWorkbench } from './workbench';
 
 describe('Media jobs in the real workbench', function () {
   this.timeout(240_000);
-  let sim: GatewaySimulator;
-  let workbench: Workbench;
-
-  before(async () => {
-    sim = await startGatewaySimulator({ mediaTimings: { queuedMs: 2500, processingMs: 3000 } });
-    workbench = await openWorkbench({
-      name: 'media',
-      settings: { 'gateway.baseUrl': sim.baseUrl, 'gateway.media.model': 'demo/image-1' },
-      env: { GATEWAY_AI_DEMO_KEY: 'sk-e2e-media-0123456789' },
-    });
-  });
-
-  after(async () => {
-    await workbench?.close();
-    await sim?.close();
-  });
+  const fixture = useSimulatorWorkbench({ mediaTimings: { queuedMs: 2500, processingMs: 3000 } }, (sim) => ({
+    name: 'media',
+    settings: { 'gateway.baseUrl': sim.baseUrl, 'gateway.media.model': 'demo/image-1' },
+    env: { GATEWAY_AI_DEMO_KEY: 'sk-e2e-media-0123456789' },
+  }));
 
   it('the tree shows the job queued, processing, then completed, and the preview shows the PNG', async () => {
+    const { workbench } = fixture;
     const { page } = workbench;
     await workbench.openGatewayView();
     await workbench.runCommand('Gateway AI: Generate Media…');

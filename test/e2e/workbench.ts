@@ -6,6 +6,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { launchChromium } from '../launch/chromium';
+import { startGatewaySimulator } from '../simulator';
+import type { GatewaySimulator, SimulatorOptions } from '../simulator';
 import { repoRoot, workRoot } from '../launch/paths';
 import { allowDevelopmentPayload, startVsCodeServer } from '../launch/vscodeServer';
 import type { VsCodeServer } from '../launch/vscodeServer';
@@ -42,10 +44,61 @@ export interface Workbench {
   webviewFrame(selector: string, timeoutMs?: number): Promise<Frame>;
   /** Runs a command through the command palette, by its title as shown there. */
   runCommand(title: string): Promise<void>;
+  /** Opens a workspace file in the active editor group through Quick Open. */
+  openFile(relativePath: string): Promise<void>;
   /** Waits for the input box whose title contains `title`, types `value` (if given) and accepts. */
   answerInput(title: string, value?: string): Promise<void>;
   screenshot(file: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Mocha wiring for a describe block: a gateway simulator, and a workbench whose options are made
+ * from it; both closed afterwards.
+ */
+export function useSimulatorWorkbench(
+  simulatorOptions: SimulatorOptions,
+  workbenchOptions: (sim: GatewaySimulator) => WorkbenchOptions,
+): { readonly sim: GatewaySimulator; readonly workbench: Workbench } {
+  let sim: GatewaySimulator | undefined;
+  let workbench: Workbench | undefined;
+  before(async () => {
+    sim = await startGatewaySimulator(simulatorOptions);
+    workbench = await openWorkbench(workbenchOptions(sim));
+  });
+  after(async () => {
+    await workbench?.close();
+    await sim?.close();
+  });
+  return {
+    get sim() {
+      if (!sim) throw new Error('The simulator did not start');
+      return sim;
+    },
+    get workbench() {
+      if (!workbench) throw new Error('The workbench did not open');
+      return workbench;
+    },
+  };
+}
+
+/**
+ * Opens the command palette or Quick Open. The key reaches the workbench only when the keyboard
+ * focus is in it, not inside a webview that has just taken it: click a neutral part (the status
+ * bar) first, and try again if it does not open.
+ */
+async function openQuickInput(page: Page, key: string, purpose: string) {
+  const input = page.locator('.quick-input-widget input');
+  for (let attempt = 1; ; attempt++) {
+    await page.locator('.part.statusbar').click({ position: { x: 600, y: 5 } });
+    await page.keyboard.press(key);
+    const opened = await input.waitFor({ timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (opened) return input;
+    if (attempt === 3) throw new Error(`The quick input did not open to ${purpose}`);
+  }
 }
 
 export async function openWorkbench(options: WorkbenchOptions): Promise<Workbench> {
@@ -114,20 +167,7 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
         throw new Error(`No webview showed "${selector}" within ${timeoutMs} ms`);
       },
       async runCommand(title) {
-        const input = page.locator('.quick-input-widget input');
-        // F1 reaches the workbench only when the keyboard focus is in it, not inside a webview
-        // that has just taken it: click a neutral part (the status bar) first, and try again if
-        // the palette does not open.
-        for (let attempt = 1; ; attempt++) {
-          await page.locator('.part.statusbar').click({ position: { x: 600, y: 5 } });
-          await page.keyboard.press('F1');
-          const opened = await input.waitFor({ timeout: 5_000 }).then(
-            () => true,
-            () => false,
-          );
-          if (opened) break;
-          if (attempt === 3) throw new Error(`The command palette did not open to run "${title}"`);
-        }
+        const input = await openQuickInput(page, 'F1', `run "${title}"`);
         await input.fill(`>${title}`);
         // The list filters as it is typed into: wait until the command is the focused row, so
         // Enter runs it rather than whatever was focused a moment earlier.
@@ -145,6 +185,11 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
         }
         // 1.100 removes the row; 1.139 keeps it hidden.
         await row.waitFor({ state: 'hidden', timeout: 15_000 });
+      },
+      async openFile(relativePath) {
+        const input = await openQuickInput(page, 'Control+P', `open ${relativePath}`);
+        await input.fill(relativePath);
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: relativePath }).first().click();
       },
       async answerInput(title, value) {
         await page

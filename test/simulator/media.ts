@@ -4,7 +4,7 @@
  */
 import { respondWithFailure } from './context';
 import type { RequestContext, SimulatorCore } from './context';
-import { gradientPng } from './png';
+import { colourNamedIn, gradientPng, solidPng } from './png';
 import { isRecord, sendError, sendJson } from './respond';
 import { ScenarioSet, scenariosFromMarkers } from './scenarios';
 
@@ -152,9 +152,21 @@ function mediaStatus(job: MediaJob, core: SimulatorCore): Record<string, unknown
   else if (markers.has('url'))
     output = [{ url: `${core.origin}/api/files/${encodeURIComponent(job.id)}.png` }];
   else output = [`data:image/png;base64,${base64}`];
-  return { id: job.id, status: 'completed', [markers.has('result') ? 'result' : 'output']: output };
+  // What it cost, as OpenRouter-style gateways report it (a numeric string with #sim:cost-text).
+  const cost = markers.has('cost-text') ? '0.0400' : MEDIA_COST;
+  return {
+    id: job.id,
+    status: 'completed',
+    [markers.has('result') ? 'result' : 'output']: output,
+    usage: { cost },
+  };
 }
 
+/** A picture of the colour the prompt names ("a red square"), or a gradient per job. */
+/** The cost the simulator reports for a completed media job, in credits. */
+export const MEDIA_COST = 0.04;
+
 export function mediaPng(job: MediaJob): Buffer {
-  return gradientPng(64, 64, job.seed);
+  const colour = colourNamedIn(job.prompt);
+  return colour ? solidPng(64, 64, colour) : gradientPng(64, 64, job.seed);
 }

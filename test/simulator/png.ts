@@ -28,17 +28,52 @@ function chunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, typeAndData, crc]);
 }
 
+type Rgb = readonly [number, number, number];
+
 /** An RGB gradient; `seed` shifts the colours so different jobs give different pictures. */
 export function gradientPng(width = 64, height = 64, seed = 0): Buffer {
+  return rgbPng(width, height, (x, y) => [
+    (Math.round((x / (width - 1)) * 255) + seed * 37) & 0xff,
+    (Math.round((y / (height - 1)) * 255) + seed * 11) & 0xff,
+    (160 + seed * 53) & 0xff,
+  ]);
+}
+
+/** An image of one colour. */
+export function solidPng(width: number, height: number, colour: Rgb): Buffer {
+  return rgbPng(width, height, () => colour);
+}
+
+/** The colours a prompt may name to get a picture of that colour (`/image a red square`). */
+export const NAMED_COLOURS: Readonly<Record<string, Rgb>> = {
+  red: [255, 0, 0],
+  green: [0, 255, 0],
+  blue: [0, 0, 255],
+  yellow: [255, 255, 0],
+  black: [0, 0, 0],
+  white: [255, 255, 255],
+};
+
+/** The first colour `prompt` names as a word, if any. */
+export function colourNamedIn(prompt: string): Rgb | undefined {
+  const word = prompt
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .find((w) => Object.hasOwn(NAMED_COLOURS, w));
+  return word ? NAMED_COLOURS[word] : undefined;
+}
+
+function rgbPng(width: number, height: number, pixel: (x: number, y: number) => Rgb): Buffer {
   const rowLength = 1 + width * 3;
   const pixels = Buffer.alloc(rowLength * height);
   for (let y = 0; y < height; y++) {
     pixels[y * rowLength] = 0; // filter: none
     for (let x = 0; x < width; x++) {
       const offset = y * rowLength + 1 + x * 3;
-      pixels[offset] = (Math.round((x / (width - 1)) * 255) + seed * 37) & 0xff;
-      pixels[offset + 1] = (Math.round((y / (height - 1)) * 255) + seed * 11) & 0xff;
-      pixels[offset + 2] = (160 + seed * 53) & 0xff;
+      const [r, g, b] = pixel(x, y);
+      pixels[offset] = r;
+      pixels[offset + 1] = g;
+      pixels[offset + 2] = b;
     }
   }
   const header = Buffer.alloc(13);

@@ -62,6 +62,18 @@ export function assistantTurn(model: string, now = Date.now()): AssistantTurn {
 }
 
 /**
+ * The turns the chat model is told about: all but media commands (`/image …`) and their cards,
+ * which are between the user and the media model.
+ */
+export function chatTurns(turns: readonly Turn[]): Turn[] {
+  return turns.filter((turn, index) => {
+    if (turn.role === 'assistant') return turn.media === undefined;
+    const next = turns[index + 1];
+    return !(next?.role === 'assistant' && next.media !== undefined);
+  });
+}
+
+/**
  * The messages sent to the gateway for the conversation so far: the system prompt, then each
  * user turn and each assistant reply that has text (failed turns without text are left out, and
  * so are turns the user chose to leave out to fit the model's context).
@@ -107,6 +119,8 @@ export function toMarkdown(c: Conversation): string {
       continue;
     }
     lines.push(`## ${turn.model}`, '');
+    if (turn.media)
+      lines.push(`_Media job ${turn.media.jobId} (${turn.media.kind}): ${turn.media.prompt}_`, '');
     if (turn.reasoning.trim()) {
       lines.push('<details><summary>Reasoning</summary>', '', turn.reasoning, '', '</details>', '');
     }

@@ -31,6 +31,8 @@ export interface MediaJob {
   outputs: MediaOutput[];
   /** Why the generation failed, as the gateway said. */
   error?: string;
+  /** What it cost in the gateway's credits, when the gateway reported it. */
+  cost?: number;
   lastCheckedAt?: number;
   /**
    * A passing problem with the last status check (gateway busy, network down, ...), for the

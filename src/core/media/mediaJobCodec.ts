@@ -86,6 +86,7 @@ function copyJob(job: MediaJob): MediaJob {
   if (job.parameters !== undefined) copy.parameters = job.parameters;
   if (job.finishedAt !== undefined) copy.finishedAt = job.finishedAt;
   if (job.error !== undefined) copy.error = job.error;
+  if (job.cost !== undefined) copy.cost = job.cost;
   if (job.lastCheckedAt !== undefined) copy.lastCheckedAt = job.lastCheckedAt;
   if (job.lastProblem !== undefined) copy.lastProblem = job.lastProblem;
   return copy;
@@ -129,7 +130,7 @@ function readJob(entry: unknown): MediaJob | string {
     pollCount,
   };
   // JSON turns a missing value into null in some writers, so null reads as "absent".
-  const { parameters, finishedAt, error, lastCheckedAt, lastProblem } = entry;
+  const { parameters, finishedAt, error, lastCheckedAt, lastProblem, cost } = entry;
   if (parameters != null) {
     if (!isRecord(parameters)) return 'bad parameters';
     job.parameters = parameters;
@@ -142,6 +143,8 @@ function readJob(entry: unknown): MediaJob | string {
     if (!isTime(value)) return `bad ${name}`;
     job[name] = value;
   }
+  // An unreadable cost is only not shown: the job itself is fine.
+  if (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0) job.cost = cost;
   for (const [name, value] of [
     ['error', error],
     ['lastProblem', lastProblem],

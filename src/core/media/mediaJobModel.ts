@@ -78,6 +78,8 @@ export class MediaJobModel {
       status: record.status ?? job.status,
       outputs: [...record.outputs],
       error: record.error,
+      // A later answer without the cost does not take back one already reported.
+      cost: record.cost ?? job.cost,
       ...this.checked(job),
       lastProblem: undefined,
     });

@@ -9,6 +9,8 @@
 import { isRecord } from '../../api/json';
 import type { Attachment, AttachmentKind } from '../chat/attachments';
 import type { FileSuggestion } from '../chat/fileMention';
+import { parseMediaAction, parseMediaCardRef, parseMediaCardState } from './mediaCardProtocol';
+import type { MediaCardAction, MediaCardRef, MediaCardState } from './mediaCardProtocol';
 
 export type TurnStatus = 'streaming' | 'complete' | 'stopped' | 'error';
 
@@ -93,6 +95,8 @@ export interface AssistantTurn {
   error?: TurnError;
   /** Kept and shown, but left out of what is sent, so the conversation fits the model's context. */
   leftOut?: boolean;
+  /** A media job started from the chat (`/image …`): the turn shows the job's card. */
+  media?: MediaCardRef;
 }
 
 export type Turn = UserTurn | AssistantTurn;
@@ -142,6 +146,10 @@ export type HostMessage =
   | { type: 'focusComposer' }
   /** The prompts waiting for the streaming reply to end, oldest first (the whole list each time). */
   | { type: 'queue'; items: QueuedPrompt[] }
+  /** A media card's job changed (or is sent after `init` for each card of the conversation). */
+  | { type: 'mediaJob'; job: MediaCardState }
+  /** A prompt the host refused (e.g. `/video` with a model that makes no video): shown at the composer, whose text stays. */
+  | { type: 'composerNotice'; message: string }
   /** Attachments waiting to be sent, and the context meter's and the cost's figures. */
   | ({ type: 'context' } & ContextState)
   /** Workspace files for a `#file:` mention, answering `findFiles` with the same query. */
@@ -187,7 +195,9 @@ export type WebviewMessage =
   /** Send the turns that were left out again. */
   | { type: 'includeLeftOutTurns' }
   /** A `#file:` mention is being typed: which workspace files match `query`. */
-  | { type: 'findFiles'; query: string };
+  | { type: 'findFiles'; query: string }
+  /** A button on a media card: Open, Save to Workspace, Insert, Copy Path, Re-run, Variation. */
+  | { type: 'mediaAction'; action: MediaCardAction; jobId: string };
 
 export const ERROR_ACTIONS: readonly ErrorAction[] = ['setApiKey', 'retry', 'openSettings', 'selectModel'];
 
@@ -282,6 +292,8 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'openConversation':
     case 'deleteConversation':
       return isId(m.id) ? { type: m.type, id: m.id } : undefined;
+    case 'mediaAction':
+      return parseMediaAction(m);
     default: {
       const unknownType: never = m.type;
       void unknownType;
@@ -484,6 +496,11 @@ export function parseTurn(value: unknown, report: ReportProblem, path = 'turn'):
   if (citations) turn.citations = citations;
   if (error) turn.error = parseError(error);
   if (fields.optionalBoolean('leftOut')) turn.leftOut = true;
+  if (value.media !== undefined) {
+    const media = parseMediaCardRef(value.media);
+    if (media) turn.media = media;
+    else report(`${path}.media`);
+  }
   return turn;
 }
 
@@ -639,6 +656,14 @@ export function parseHostMessage(
       if (cost !== undefined) context.cost = cost;
       return context;
     }
+    case 'mediaJob': {
+      const job = parseMediaCardState(m.job, report);
+      return job ? { type: 'mediaJob', job } : undefined;
+    }
+    case 'composerNotice':
+      return typeof m.message === 'string'
+        ? { type: 'composerNotice', message: m.message.slice(0, 2000) }
+        : undefined;
     default: {
       const unknownType: never = m.type;
       void unknownType;

@@ -20,6 +20,8 @@ export interface GalleryItem {
   needsThumbnail?: boolean;
   saved: boolean;
   error?: string;
+  /** What the job cost, in the gateway's credits, when the gateway reported it. */
+  cost?: number;
 }
 
 export type GalleryHostMessage = { type: 'items'; items: GalleryItem[] };

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { ConversationStore, INDEX_FILE } from '../../core/chat/conversationStore';
-import { Command } from '../../core/ids';
+import { Command, StorageKey } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { CatalogFeature } from '../catalog/catalogFeature';
@@ -18,6 +18,7 @@ import { ChatSession } from './chatSession';
 import { ChatViewProvider } from './chatViewProvider';
 import { ChatViewRouter } from './chatViewRouter';
 import { RecentModels } from './modelPicker';
+import type { ChatMediaJobs } from './chatMedia';
 
 export interface ChatFeatureDeps {
   context: vscode.ExtensionContext;
@@ -26,6 +27,8 @@ export interface ChatFeatureDeps {
   logger: Logger;
   catalog: CatalogFeature;
   reports: StorageReports;
+  /** The media-jobs feature, loaded on first call: `/image …` in the chat starts its jobs. */
+  media?: () => ChatMediaJobs;
 }
 
 /**
@@ -43,7 +46,7 @@ export class ChatFeature extends Disposable {
 
   constructor(deps: ChatFeatureDeps) {
     super();
-    const { context, gateway, apiKey, logger, catalog, reports } = deps;
+    const { context, gateway, apiKey, logger, catalog, reports, media } = deps;
     const folder = storageFolder(context.globalStorageUri, 'conversations');
     const store = new ConversationStore(folder, {
       onProblem: (problem) => logger.warn(problem),
@@ -56,14 +59,29 @@ export class ChatFeature extends Disposable {
     // Other windows write to the same folder: follow them.
     this.register(new FolderWatch(folder.uri, [INDEX_FILE], () => void store.refresh()));
     const tray = this.register(new AttachmentTray(vscode.Uri.joinPath(context.globalStorageUri, 'images')));
-    this.session = this.register(new ChatSession({ gateway, store, apiKey, logger, catalog, tray }));
+    this.session = this.register(
+      new ChatSession({
+        gateway,
+        store,
+        apiKey,
+        logger,
+        catalog,
+        tray,
+        media,
+        webview: () => this.view.webviewView?.webview,
+      }),
+    );
     const attachmentDeps = {
       tray,
       reveal: () => this.view.reveal(),
       imagesAllowed: () => this.session.imagesAllowed(),
     };
     this.router = new ChatViewRouter(this.session, logger, attachmentDeps);
-    this.view = this.register(new ChatViewProvider(context.extensionUri, this.session, this.router, logger));
+    // Media cards show result files from the media jobs' storage folder.
+    const mediaResults = vscode.Uri.joinPath(context.globalStorageUri, StorageKey.mediaResultsFolder);
+    this.view = this.register(
+      new ChatViewProvider(context.extensionUri, this.session, this.router, logger, [mediaResults]),
+    );
 
     const commandDeps = {
       session: this.session,

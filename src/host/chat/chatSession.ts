@@ -19,6 +19,7 @@ import type {
 } from '../../core/protocol/chatProtocol';
 import {
   assistantTurn,
+  chatTurns,
   newConversation,
   newId,
   titleFrom,
@@ -33,7 +34,11 @@ import { DeltaBatcher } from '../../core/chat/deltaBatcher';
 import { buildChatRequest } from '../../core/chat/requestBuilder';
 import { isAbort, toTurnError } from '../../core/chat/turnError';
 import { Setting } from '../../core/ids';
+import { mediaCommandKind } from '../../core/mediaStudio/mediaCommand';
+import type { MediaCardAction } from '../../core/protocol/mediaCardProtocol';
 import { notify } from '../notify';
+import { ChatMedia } from './chatMedia';
+import type { ChatMediaJobs } from './chatMedia';
 
 const SAVE_WHILE_STREAMING_MS = 3000;
 /** How long a first request waits for the model catalog before it is sent ungated. */
@@ -77,6 +82,8 @@ export class ChatSession extends Disposable {
   private queue: QueuedPrompt[] = [];
   private post: Post = () => undefined;
   private readonly turnFinished = this.register(new vscode.EventEmitter<AssistantTurn>());
+  /** `/image …` and the other media commands, where the media feature is wired in. */
+  private readonly media: ChatMedia | undefined;
   /** Fires when a reply ends (completed, stopped or failed); tests and the status bar listen. */
   readonly onDidFinishTurn = this.turnFinished.event;
 
@@ -88,9 +95,25 @@ export class ChatSession extends Disposable {
       logger: Logger;
       catalog?: CatalogFeature;
       tray?: AttachmentTray;
+      /** The media-jobs feature (loaded on first call), for media commands and their cards. */
+      media?: () => ChatMediaJobs;
+      /** The chat view's webview while it is open. */
+      webview?: () => vscode.Webview | undefined;
     },
   ) {
     super();
+    const media = deps.media;
+    this.media =
+      media &&
+      this.register(
+        new ChatMedia({
+          media,
+          webview: () => deps.webview?.(),
+          catalogEntry: (model) => this.catalogEntry(model),
+          post: (message) => this.post(message),
+          logger: deps.logger,
+        }),
+      );
     if (deps.tray) this.register(deps.tray.onDidChange(() => void this.postContext()));
     if (deps.catalog) this.register(deps.catalog.catalog.onDidChange(() => void this.postContext()));
     this.register(deps.apiKey.onDidChange((key) => this.post({ type: 'apiKey', hasApiKey: !!key })));
@@ -158,6 +181,9 @@ export class ChatSession extends Disposable {
     });
     this.postQueue();
     await this.postContext();
+    this.media?.show(
+      conversation.turns.flatMap((t) => (t.role === 'assistant' && t.media ? [t.media.jobId] : [])),
+    );
   }
 
   /** The prompts waiting for the running turn, oldest first. */
@@ -232,6 +258,8 @@ export class ChatSession extends Disposable {
   async send(text: string): Promise<void> {
     const prompt = text.trim();
     if (!prompt) return;
+    // A media job runs beside the chat: it neither waits for a reply nor holds one up.
+    if (this.media && mediaCommandKind(prompt)) return this.startMedia(this.media, prompt);
     if (this.busy || this.claims > 0 || this.queue.length > 0) {
       this.enqueue(prompt);
       return;
@@ -248,6 +276,66 @@ export class ChatSession extends Disposable {
     this.postQueue();
     // Nothing may be running after all (the queue was waiting on a turn that just ended).
     this.drainQueue();
+  }
+
+  /**
+   * Starts a media job from a media command and shows the command and the job's card. A command
+   * that cannot run (a bad flag, a model that makes no video) or a job the gateway refuses adds
+   * nothing: the view is told why, and what was typed stays in the composer.
+   */
+  private async startMedia(
+    media: ChatMedia,
+    text: string,
+    beforeAppend?: (conversation: Conversation) => void,
+  ): Promise<void> {
+    const planned = await media.plan(text);
+    if (!planned) return;
+    if (!planned.ok) {
+      this.post({ type: 'composerNotice', message: planned.error });
+      return;
+    }
+    let jobId: string;
+    try {
+      jobId = await media.start(planned.plan);
+    } catch (error) {
+      this.deps.logger.warn(`A media job from the chat was not started: ${(error as Error).message}`);
+      this.post({
+        type: 'composerNotice',
+        message: `The media job was not started. ${toTurnError(error).message}`,
+      });
+      return;
+    }
+    const conversation = await this.current();
+    beforeAppend?.(conversation);
+    if (conversation.turns.length === 0) conversation.title = titleFrom(planned.plan.prompt);
+    this.append(conversation, userTurn(text));
+    this.addCard(conversation, media, jobId, planned.plan);
+  }
+
+  /** A reply turn that shows the media job's card. */
+  private addCard(
+    conversation: Conversation,
+    media: ChatMedia,
+    jobId: string,
+    job: { kind: NonNullable<AssistantTurn['media']>['kind']; prompt: string; model: string },
+  ): void {
+    const card = assistantTurn(job.model);
+    card.status = 'complete';
+    card.media = { jobId, kind: job.kind, prompt: job.prompt };
+    this.append(conversation, card);
+    media.add(jobId);
+    void this.saveInBackground(conversation).then(() => this.postHistory());
+  }
+
+  /** A button on a media card; Re-run and Variation get a card of their own. */
+  async mediaAction(action: MediaCardAction, jobId: string): Promise<void> {
+    if (!this.media) return;
+    const started = await this.media.act(action, jobId);
+    if (!started) return;
+    const conversation = await this.current();
+    const from = conversation.turns.find((t) => t.role === 'assistant' && t.media?.jobId === jobId);
+    if (from?.role !== 'assistant' || !from.media) return;
+    this.addCard(conversation, this.media, started, { ...from.media, model: from.model });
   }
 
   private async startTurn(prompt: string): Promise<void> {
@@ -312,6 +400,18 @@ export class ChatSession extends Disposable {
   async editAndResend(turnId: string, text: string): Promise<void> {
     const prompt = text.trim();
     if (!prompt) return;
+    const media = this.media;
+    if (media && mediaCommandKind(prompt)) {
+      // Like any edit, it stops the running reply first. The turns go only once the job has
+      // started: a refused command leaves everything as it was.
+      await this.stopAndClaim(() =>
+        this.startMedia(media, prompt, (conversation) => {
+          const index = conversation.turns.findIndex((t) => t.id === turnId && t.role === 'user');
+          if (index >= 0) this.removeFrom(conversation, index);
+        }),
+      );
+      return this.drainQueue();
+    }
     const conversation = await this.stopAndClaim(() => this.current());
     const index = conversation.turns.findIndex((t) => t.id === turnId && t.role === 'user');
     if (index < 0) return this.drainQueue();
@@ -467,10 +567,9 @@ export class ChatSession extends Disposable {
       (await this.deps.tray?.readImages(
         conversation.turns.flatMap((t) => (t.role === 'user' ? (t.attachments ?? []) : [])),
       )) ?? new Map<string, string>();
-    const messages = attachToMessages(
-      toApiMessages(conversation.turns, settings.chat.systemPrompt),
-      conversation.turns,
-      (a) => (a.file ? images.get(a.file) : undefined),
+    const turns = chatTurns(conversation.turns);
+    const messages = attachToMessages(toApiMessages(turns, settings.chat.systemPrompt), turns, (a) =>
+      a.file ? images.get(a.file) : undefined,
     );
     this.append(conversation, turn);
     void this.saveInBackground(conversation).then(() => this.postHistory());

@@ -24,13 +24,15 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     private readonly session: ChatSession,
     private readonly router: ChatViewRouter,
     private readonly logger: Logger,
+    /** Folders besides the extension's own the page may load files from (media results). */
+    private readonly resourceRoots: readonly vscode.Uri[] = [],
   ) {
     super();
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
-    view.webview.options = webviewOptions(this.extensionUri);
+    view.webview.options = webviewOptions(this.extensionUri, this.resourceRoots);
     const webview = view.webview;
     showPage(webview, this.extensionUri, CHAT_PAGE);
     // Connected once the page says it is ready: its first message from the host is then the

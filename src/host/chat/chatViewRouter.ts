@@ -96,6 +96,8 @@ export class ChatViewRouter {
           files: await this.files.suggest(message.query),
         });
         return;
+      case 'mediaAction':
+        return this.session.mediaAction(message.action, message.jobId);
       default: {
         const unhandled: never = message;
         void unhandled;

@@ -32,7 +32,7 @@ export class MediaJobStore {
     private readonly logger: Pick<Logger, 'warn' | 'info'>,
     reports?: StorageReports,
   ) {
-    this.folder = vscode.Uri.joinPath(storageUri, 'media');
+    this.folder = vscode.Uri.joinPath(storageUri, StorageKey.mediaResultsFolder);
     this.jobsFolder = storageFolder(storageUri, StorageKey.mediaJobsFolder);
     this.file = new MediaJobFile(this.jobsFolder, {
       onProblem: (problem) => logger.warn(problem),

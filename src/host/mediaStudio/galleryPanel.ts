@@ -131,6 +131,7 @@ export class MediaGalleryPanel extends Disposable {
       kind,
       saved: this.studio.saved.has(job.id),
       ...(job.error ? { error: job.error } : {}),
+      ...(job.cost !== undefined ? { cost: job.cost } : {}),
     };
     if (kind === 'image' && first?.kind === 'url') {
       const thumbnail = this.studio.thumbnailFile(job.id);

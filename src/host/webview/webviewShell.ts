@@ -33,6 +33,8 @@ export const CHAT_PAGE: PageSpec = {
   scripts: ['dist/webview.js'],
   styles: ['dist/codicons/codicon.css', 'media/chat.css'],
   body: '<div id="app"></div>',
+  // Video and audio results play in the chat's media cards.
+  media: true,
 };
 
 export const GALLERY_PAGE: PageSpec = {

@@ -114,6 +114,21 @@ describe('api: media normalization (pure)', () => {
     assert.equal(normalizeMediaRecord({ id: 12, status: 'queued' }, 'asked').id, '12');
   });
 
+  it('keeps the cost where the gateway reports it, and nothing that is not one', () => {
+    const cost = (body: Record<string, unknown>) => normalizeMediaRecord({ id: 'j', ...body }, 'j').cost;
+    assert.equal(cost({ usage: { cost: 0.04 } }), 0.04);
+    assert.equal(cost({ usage: { cost: '0.0400' } }), 0.04);
+    assert.equal(cost({ cost: 0.5 }), 0.5);
+    for (const bad of [
+      { usage: { cost: -1 } },
+      { usage: { cost: 'free' } },
+      { usage: 'x' },
+      { cost: null },
+      {},
+    ])
+      assert.equal(cost(bad), undefined, JSON.stringify(bad));
+  });
+
   it('accepts every output shape', () => {
     const png = 'iVBORw0KGgo=';
     assert.deepEqual(collectMediaOutputs('https://cdn.example.com/a/b.webp?sig=1'), [

@@ -1,12 +1,14 @@
 import * as assert from 'node:assert/strict';
 import {
   assistantTurn,
+  chatTurns,
   newConversation,
   titleFrom,
   toApiMessages,
   toMarkdown,
   userTurn,
 } from '../../../../src/core/chat/conversation';
+import { parseConversation } from '../../../../src/core/chat/conversationCodec';
 import { explainPrompt } from '../../../../src/core/chat/explainPrompt';
 
 describe('conversation', () => {
@@ -29,6 +31,43 @@ describe('conversation', () => {
       { role: 'user', content: 'q3' },
     ]);
     assert.equal(toApiMessages(turns, '  ')[0].role, 'user');
+  });
+
+  it('leaves media commands and their cards out of what the chat model is told', () => {
+    const card = { ...assistantTurn('openai/gpt-image-1'), status: 'complete' as const };
+    card.media = { jobId: 'media-1', kind: 'image', prompt: 'a red square' };
+    const ok = { ...assistantTurn('a/b'), content: 'answer', status: 'complete' as const };
+    const turns = [userTurn('q1'), ok, userTurn('/image a red square'), card, userTurn('q2')];
+    assert.deepEqual(
+      chatTurns(turns).map((t) => t.content),
+      ['q1', 'answer', 'q2'],
+    );
+  });
+
+  it('stores a media card with the conversation and reads files from before cards as they were', () => {
+    const conversation = newConversation(1000);
+    const card = { ...assistantTurn('openai/gpt-image-1', 1001), status: 'complete' as const };
+    card.media = { jobId: 'media-1', kind: 'image', prompt: 'a red square' };
+    conversation.turns.push(userTurn('/image a red square', 1000), card);
+    const stored = JSON.parse(JSON.stringify(conversation)) as unknown;
+    assert.deepEqual(parseConversation(stored)?.value.turns, conversation.turns);
+    assert.deepEqual(parseConversation(stored)?.dropped, []);
+    // A broken reference drops only itself: the turn stays, and the drop is named.
+    const broken = JSON.parse(JSON.stringify(conversation)) as { turns: Array<Record<string, unknown>> };
+    broken.turns[1].media = { jobId: 7 };
+    const parsed = parseConversation(broken);
+    assert.equal(parsed?.value.turns.length, 2);
+    assert.equal((parsed?.value.turns[1] as { media?: unknown }).media, undefined);
+    assert.deepEqual(parsed?.dropped, ['turns[1].media']);
+    // What older versions wrote has no media field at all.
+    const old = {
+      id: 'c-old',
+      title: 'Old',
+      createdAt: 1,
+      updatedAt: 2,
+      turns: [{ id: 'a', role: 'assistant', content: 'hi', model: 'm', status: 'complete', createdAt: 1 }],
+    };
+    assert.deepEqual(parseConversation(old)?.dropped, []);
   });
 
   it('exports as Markdown with reasoning, stop marks, errors and usage', () => {

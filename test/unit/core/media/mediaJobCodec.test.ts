@@ -21,6 +21,7 @@ function fullJob(id: string): MediaJob {
     lastCheckedAt: 9_000,
     lastProblem: 'Gateway busy (429), retrying in 20 s',
     pollCount: 4,
+    cost: 0.04,
   };
 }
 
@@ -38,6 +39,14 @@ describe('media job storage', () => {
     const jobs = [fullJob('a'), createMediaJob({ id: 'b', prompt: 'p', model: 'm/x' }, 2_000)];
     const result = deserializeJobs(roundTrip(jobs));
     assert.deepStrictEqual(result, { jobs, skipped: 0, problems: [] });
+  });
+
+  it('reads a job whose cost is unreadable, without the cost', () => {
+    const stored = roundTrip([fullJob('a')]) as { jobs: Array<Record<string, unknown>> };
+    stored.jobs[0].cost = 'a lot';
+    const { jobs, skipped } = deserializeJobs(stored);
+    assert.equal(skipped, 0);
+    assert.equal(jobs[0].cost, undefined);
   });
 
   it('stores only the known fields', () => {

@@ -36,6 +36,15 @@ describe('MediaJobModel', () => {
     assert.strictEqual(model.get('missing'), undefined);
   });
 
+  it('keeps the cost a status record reports, and a later record without one does not take it back', () => {
+    const { model } = newModel();
+    model.add(job('a', 1_000));
+    model.applyRecord('a', record('a', 'completed', { cost: 0.04 }));
+    assert.strictEqual(model.get('a')?.cost, 0.04);
+    model.applyRecord('a', record('a', 'completed'));
+    assert.strictEqual(model.get('a')?.cost, 0.04);
+  });
+
   it('refuses a second job with the same id', () => {
     const { model } = newModel();
     model.add(job('a', 1));

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
 import {
   isAllowedLink,
   parseHostMessage,
@@ -26,6 +27,11 @@ describe('chat protocol validation', () => {
       { type: 'exportConversation' },
       { type: 'leaveOutOldestTurns', promptTokens: 120 },
       { type: 'includeLeftOutTurns' },
+      ...['open', 'save', 'insert', 'copyPath', 'rerun', 'variation'].map((action) => ({
+        type: 'mediaAction',
+        action,
+        jobId: 'media-1',
+      })),
     ];
     for (const message of good)
       assert.deepEqual(parseWebviewMessage(message), message, JSON.stringify(message));
@@ -48,9 +54,44 @@ describe('chat protocol validation', () => {
       { type: 'leaveOutOldestTurns', promptTokens: -1 },
       { type: 'leaveOutOldestTurns', promptTokens: 1.5 },
       { type: 'leaveOutOldestTurns', promptTokens: '9' },
+      { type: 'mediaAction', action: 'delete', jobId: 'media-1' },
+      { type: 'mediaAction', action: 'open' },
+      { type: 'mediaAction', action: 'open', jobId: 42 },
+      { type: 'mediaAction', action: 'toString', jobId: 'media-1' },
     ];
     for (const message of bad)
       assert.equal(parseWebviewMessage(message), undefined, JSON.stringify(message)?.slice(0, 80));
+  });
+
+  it('media card buttons: never throws, and only a known action with a job id gets through (fuzz)', () => {
+    const anyJson = fc.jsonValue({ maxDepth: 2 });
+    const actions = ['open', 'save', 'insert', 'copyPath', 'rerun', 'variation'];
+    let passed = 0;
+    fc.assert(
+      fc.property(
+        fc.record(
+          {
+            type: fc.oneof(fc.constant('mediaAction'), anyJson),
+            action: fc.oneof(fc.constantFrom(...actions, 'delete', '__proto__'), anyJson),
+            jobId: fc.oneof(fc.string({ maxLength: 600 }), anyJson),
+            extra: anyJson,
+          },
+          { requiredKeys: ['type'] },
+        ),
+        (value) => {
+          const message = parseWebviewMessage(value);
+          if (message?.type !== 'mediaAction') return;
+          passed++;
+          assert.deepEqual(Object.keys(message).sort(), ['action', 'jobId', 'type']);
+          assert.ok(actions.includes(message.action));
+          assert.ok(
+            typeof message.jobId === 'string' && message.jobId.length > 0 && message.jobId.length <= 500,
+          );
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    assert.ok(passed > 50, `only ${passed} usable messages; the generator is off`);
   });
 
   it('drops extra fields so nothing unvalidated reaches the host', () => {

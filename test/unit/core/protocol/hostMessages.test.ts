@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseHostMessage, parseTurn } from '../../../../src/core/protocol/chatProtocol';
 import type { HostMessage, Turn } from '../../../../src/core/protocol/chatProtocol';
+import { isCardSource } from '../../../../src/core/protocol/mediaCardProtocol';
 
 const FUZZ_RUNS = 2000;
 /** Anything JSON can carry, kept shallow so thousands of cases stay quick. */
@@ -45,6 +46,11 @@ function assertTurnShape(turn: Turn): void {
     assert.equal(typeof citation.url, 'string');
     assert.ok(citation.title === undefined || typeof citation.title === 'string');
   }
+  if (turn.media) {
+    assert.equal(typeof turn.media.jobId, 'string');
+    assert.ok(['image', 'video', 'audio', 'media'].includes(turn.media.kind));
+    assert.equal(typeof turn.media.prompt, 'string');
+  }
   if (turn.error) {
     assert.equal(typeof turn.error.message, 'string');
     assert.ok(Array.isArray(turn.error.actions));
@@ -75,6 +81,24 @@ function assertMessageShape(message: HostMessage): void {
     case 'queue':
       assert.ok(message.items.every((item) => typeof item.id === 'string' && typeof item.text === 'string'));
       break;
+    case 'mediaJob': {
+      const { job } = message;
+      assert.ok(typeof job.jobId === 'string' && job.jobId.length > 0);
+      assert.equal(typeof job.status, 'string');
+      assert.equal(typeof job.model, 'string');
+      assert.ok(Number.isFinite(job.createdAt));
+      assert.ok(job.error === undefined || typeof job.error === 'string');
+      for (const output of job.outputs) {
+        if (output.kind === 'text') assert.equal(typeof output.text, 'string');
+        else if (output.kind === 'file') assert.equal(typeof output.note, 'string');
+        // Only the webview's own resource URLs: never remote, never data.
+        else assert.ok(isCardSource(output.src), output.src);
+      }
+      break;
+    }
+    case 'composerNotice':
+      assert.equal(typeof message.message, 'string');
+      break;
     default:
       break;
   }
@@ -104,6 +128,14 @@ const turnLike = fc.record(
           bytes: anyJson,
         }),
       ),
+      anyJson,
+    ),
+    media: fc.oneof(
+      fc.record({
+        jobId: fc.oneof(fc.constant('j1'), anyJson),
+        kind: fc.oneof(fc.constant('image'), anyJson),
+        prompt: anyJson,
+      }),
       anyJson,
     ),
   },
@@ -137,6 +169,47 @@ const messageLike = fc.oneof(
     hasApiKey: anyJson,
     text: anyJson,
   }),
+  fc.record(
+    {
+      type: fc.constant('mediaJob'),
+      job: fc.oneof(
+        fc.record(
+          {
+            jobId: fc.oneof(fc.constant('j1'), anyJson),
+            status: fc.oneof(fc.constantFrom('queued', 'processing', 'completed', 'failed'), anyJson),
+            model: anyJson,
+            createdAt: fc.oneof(fc.nat(), anyJson),
+            finishedAt: anyJson,
+            error: anyJson,
+            preparing: anyJson,
+            outputs: fc.oneof(
+              fc.array(
+                fc.record({
+                  kind: fc.oneof(fc.constantFrom('image', 'video', 'audio', 'text', 'file'), anyJson),
+                  src: fc.oneof(
+                    fc.constantFrom(
+                      'https://file+.vscode-resource.vscode-cdn.net/x.png',
+                      'https://evil.example/x.png',
+                      'data:image/png;base64,AAAA',
+                      'javascript:alert(1)',
+                    ),
+                    anyJson,
+                  ),
+                  text: anyJson,
+                  note: anyJson,
+                }),
+              ),
+              anyJson,
+            ),
+          },
+          { requiredKeys: [] },
+        ),
+        anyJson,
+      ),
+    },
+    { requiredKeys: ['type'] },
+  ),
+  fc.record({ type: fc.constant('composerNotice'), message: anyJson }),
   anyJson,
 );
 
@@ -222,6 +295,51 @@ describe('host messages: parsed by type in the webview', function () {
       ['u', 'a-1'],
     );
     assert.equal(problems.length, 2);
+  });
+
+  it('keeps a media card state and leaves out results the webview may not load', () => {
+    const problems: string[] = [];
+    const job = {
+      jobId: 'j1',
+      status: 'completed',
+      model: 'openai/gpt-image-1',
+      createdAt: 5,
+      finishedAt: 9,
+    };
+    const local = { kind: 'image', src: 'https://file+.vscode-resource.vscode-cdn.net/g/media/a-1.png' };
+    const text = { kind: 'text', text: '<b>[x](command:y)</b>' };
+    const outputs = [
+      local,
+      { kind: 'image', src: 'https://evil.example/p.png' },
+      { kind: 'video', src: 'data:video/mp4;base64,AAAA' },
+      text,
+      { kind: 'script', src: 'x' },
+    ];
+    const message = parseHostMessage({ type: 'mediaJob', job: { ...job, outputs } }, (path) =>
+      problems.push(path),
+    );
+    assert.deepEqual(message, { type: 'mediaJob', job: { ...job, outputs: [local, text] } });
+    assert.deepEqual(problems, ['job.outputs[1]', 'job.outputs[2]', 'job.outputs[4]']);
+    assert.equal(parseHostMessage({ type: 'mediaJob', job: { status: 'queued' } }), undefined);
+  });
+
+  it("keeps a turn's media card reference, and reports a broken one", () => {
+    const media = { jobId: 'j1', kind: 'image', prompt: 'a red square' };
+    assert.deepEqual(
+      parseTurn({ ...goodAssistant, media }, () => assert.fail('nothing to report')),
+      {
+        ...goodAssistant,
+        media,
+      },
+    );
+    const problems: string[] = [];
+    assert.deepEqual(
+      parseTurn({ ...goodAssistant, media: { jobId: 'j1', kind: 'hologram', prompt: 'x' } }, (p) =>
+        problems.push(p),
+      ),
+      goodAssistant,
+    );
+    assert.deepEqual(problems, ['turn.media']);
   });
 
   it(`never throws, and whatever it returns has our types (${FUZZ_RUNS} arbitrary messages)`, () => {
