@@ -164,7 +164,11 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
       source.token,
     );
     await waitFor(() => mediaPosts().length > before, 'the job to start');
-    const id = api.media.model.all().find((job) => job.prompt === 'cancel me')!.id;
+    // The gateway's answer with the job's id reaches the model a moment after the POST.
+    const { id } = await waitFor(
+      () => api.media.model.all().find((job) => job.prompt === 'cancel me'),
+      'the job in the model',
+    );
     const started = Date.now();
     source.cancel();
     await assert.rejects(Promise.resolve(invocation), (error: Error) =>
