@@ -4,7 +4,7 @@
  * Thumbnails the host has not cached yet are drawn here once, from the loaded image, and sent
  * back to be cached.
  */
-import { filterGallery } from '../core/protocol/galleryProtocol';
+import { filterGallery, parseGalleryHostMessage } from '../core/protocol/galleryProtocol';
 import type { GalleryItem, GalleryMessage } from '../core/protocol/galleryProtocol';
 import { relativeTime } from '../core/util/text';
 import { h } from './dom';
@@ -205,9 +205,9 @@ document.addEventListener('click', (event) => {
 });
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  const data = event.data as { type?: unknown; items?: unknown };
-  if (data?.type !== 'items' || !Array.isArray(data.items)) return;
-  items = data.items as GalleryItem[];
+  const message = parseGalleryHostMessage(event.data);
+  if (!message) return;
+  items = message.items;
   render();
   // For measurements: the first frame that shows the results.
   requestAnimationFrame(() => performance.mark('gallery-painted'));

@@ -1,8 +1,10 @@
 /**
  * Messages between the media gallery webview and the host. The page names results only by job
- * id; the host looks each up itself. Every message from the page is parsed here first.
+ * id; the host looks each up itself. Every message from the page is parsed here first, and so is
+ * every message the page receives (its items hold the gateway's text).
  */
 import { isRecord } from '../../api/json';
+import { isCardSource } from './mediaCardProtocol';
 
 /** One result as the gallery shows it: text only, plus a webview URL the host made. */
 export interface GalleryItem {
@@ -37,6 +39,53 @@ const ACTIONS: readonly GalleryAction[] = ['open', 'insert', 'rerun', 'variation
 /** Thumbnails are small: a 192-pixel WebP or PNG is a few tens of KB. */
 export const MAX_THUMBNAIL_CHARS = 400_000;
 const THUMBNAIL = /^data:image\/(webp|png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$/;
+
+const KINDS: ReadonlySet<unknown> = new Set<GalleryItem['kind']>([
+  'image',
+  'video',
+  'audio',
+  'text',
+  'file',
+  'none',
+]);
+
+function text(value: unknown, max = 20_000): string {
+  return typeof value === 'string' ? value.slice(0, max) : '';
+}
+
+/** One item as the page shows it, or undefined without a usable id; odd fields get safe values. */
+function parseGalleryItem(value: unknown): GalleryItem | undefined {
+  if (!isRecord(value) || typeof value.id !== 'string' || !value.id || value.id.length > 500)
+    return undefined;
+  const item: GalleryItem = {
+    id: value.id,
+    prompt: text(value.prompt),
+    model: text(value.model, 500),
+    status: text(value.status, 100),
+    parameters: text(value.parameters),
+    createdAt: typeof value.createdAt === 'number' && Number.isFinite(value.createdAt) ? value.createdAt : 0,
+    kind: KINDS.has(value.kind) ? (value.kind as GalleryItem['kind']) : 'none',
+    saved: value.saved === true,
+  };
+  // Only a URL the host made for this webview (the same rule as media cards' results).
+  if (isCardSource(value.src)) item.src = value.src;
+  if (value.needsThumbnail === true && item.src) item.needsThumbnail = true;
+  if (typeof value.error === 'string') item.error = text(value.error, 2_000);
+  if (typeof value.cost === 'number' && Number.isFinite(value.cost) && value.cost >= 0)
+    item.cost = value.cost;
+  return item;
+}
+
+/** A message to the page, parsed by type; items that cannot be shown are left out. */
+export function parseGalleryHostMessage(value: unknown): GalleryHostMessage | undefined {
+  if (!isRecord(value) || value.type !== 'items' || !Array.isArray(value.items)) return undefined;
+  const items: GalleryItem[] = [];
+  for (const raw of value.items as unknown[]) {
+    const item = parseGalleryItem(raw);
+    if (item) items.push(item);
+  }
+  return { type: 'items', items };
+}
 
 export function parseGalleryMessage(value: unknown): GalleryMessage | undefined {
   if (!isRecord(value)) return undefined;
