@@ -5,10 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { Frame } from 'playwright-core';
-import { startGatewaySimulator } from '../simulator';
-import type { GatewaySimulator } from '../simulator';
-import { openWorkbench, sendAndWait } from './workbench';
-import type { Workbench } from './workbench';
+import { sendAndWait, useSimulatorWorkbench } from './workbench';
 
 /** A 1×1 PNG, as a user would paste a (very small) screenshot. */
 const PNG_1x1 =
@@ -24,25 +21,15 @@ async function meterValue(frame: Frame): Promise<number> {
 
 describe('Context, images and the model catalog in the real workbench', function () {
   this.timeout(240_000);
-  let sim: GatewaySimulator;
-  let workbench: Workbench;
-
-  before(async () => {
-    sim = await startGatewaySimulator({ chunkDelayMs: 2 });
-    workbench = await openWorkbench({
-      name: 'context',
-      settings: { 'gateway.baseUrl': sim.baseUrl, 'gateway.chat.model': 'openai/gpt-4o-mini' },
-      env: { GATEWAY_AI_DEMO_KEY: 'sk-e2e-context-0123456789' },
-      files: { 'notes.md': NOTES },
-    });
-  });
-
-  after(async () => {
-    await workbench?.close();
-    await sim?.close();
-  });
+  const fixture = useSimulatorWorkbench({ chunkDelayMs: 2 }, (sim) => ({
+    name: 'context',
+    settings: { 'gateway.baseUrl': sim.baseUrl, 'gateway.chat.model': 'openai/gpt-4o-mini' },
+    env: { GATEWAY_AI_DEMO_KEY: 'sk-e2e-context-0123456789' },
+    files: { 'notes.md': NOTES },
+  }));
 
   it('the model picker shows price and context from the catalog', async () => {
+    const { workbench } = fixture;
     const { page } = workbench;
     await workbench.openGatewayView();
     await workbench.runCommand('Gateway AI: Select Chat Model');
@@ -61,6 +48,7 @@ describe('Context, images and the model catalog in the real workbench', function
   });
 
   it('the context meter moves when a file is attached from the Explorer', async () => {
+    const { workbench } = fixture;
     const { page } = workbench;
     await workbench.openGatewayView();
     let frame = await workbench.webviewFrame('.composer-input');
@@ -96,6 +84,7 @@ describe('Context, images and the model catalog in the real workbench', function
   });
 
   it('an image pasted into the chat reaches the gateway, which reports it', async () => {
+    const { workbench, sim } = fixture;
     const frame = await workbench.webviewFrame('.composer-input');
     const input = frame.locator('.composer-input');
     await input.click();
@@ -134,6 +123,7 @@ describe('Context, images and the model catalog in the real workbench', function
   });
 
   it('#file: in the prompt offers the workspace files and attaches the chosen one', async () => {
+    const { workbench } = fixture;
     const frame = await workbench.webviewFrame('.composer-input');
     const input = frame.locator('.composer-input');
     await input.click();

@@ -1,10 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { startGatewaySimulator } from '../simulator';
-import type { GatewaySimulator } from '../simulator';
 import { NEWEST_CODE_SERVER } from '../launch/vscodeServer';
-import { openWorkbench, screenshots } from './workbench';
-import type { Workbench } from './workbench';
+import { screenshots, useSimulatorWorkbench } from './workbench';
 
 const KEY = 'sk-e2e-vscode-chat-0123456789';
 
@@ -14,49 +11,40 @@ const KEY = 'sk-e2e-vscode-chat-0123456789';
  */
 describe("Gateway models in VS Code 1.139's built-in chat", function () {
   this.timeout(240_000);
-  let sim: GatewaySimulator;
-  let workbench: Workbench;
-
-  before(async () => {
-    sim = await startGatewaySimulator({ chunkDelayMs: 2 });
-    workbench = await openWorkbench({
-      name: 'vscode-chat',
-      codeServerVersion: NEWEST_CODE_SERVER,
-      settings: {
-        'gateway.baseUrl': sim.baseUrl,
-        'gateway.languageModels.include': ['sim/*'],
-        // The test's profile, not the extension, turns VS Code's chat on: a fresh browser profile
-        // starts with it off until chat setup runs (see below).
-        'chat.disableAIFeatures': false,
-        'chat.allowAnonymousAccess': true,
-        'workbench.colorTheme': 'Default Dark Modern',
-      },
-      env: { GATEWAY_AI_DEMO_KEY: KEY },
-    });
-  });
+  const fixture = useSimulatorWorkbench({ chunkDelayMs: 2 }, (sim) => ({
+    name: 'vscode-chat',
+    codeServerVersion: NEWEST_CODE_SERVER,
+    settings: {
+      'gateway.baseUrl': sim.baseUrl,
+      'gateway.languageModels.include': ['sim/*'],
+      // The test's profile, not the extension, turns VS Code's chat on: a fresh browser profile
+      // starts with it off until chat setup runs (see below).
+      'chat.disableAIFeatures': false,
+      'chat.allowAnonymousAccess': true,
+      'workbench.colorTheme': 'Default Dark Modern',
+    },
+    env: { GATEWAY_AI_DEMO_KEY: KEY },
+  }));
 
   afterEach(async function () {
     if (this.currentTest?.state === 'failed')
-      await workbench?.screenshot(
+      await fixture.workbench.screenshot(
         path.join(screenshots, `failed-${this.currentTest.title.replace(/\W+/g, '-')}.png`),
       );
   });
 
-  after(async () => {
-    await workbench?.close();
-    await sim?.close();
-  });
-
-  const modelsAsked = () => sim.requests.some((r) => r.method === 'GET' && r.path.endsWith('/v1/models'));
+  const modelsAsked = () =>
+    fixture.sim.requests.some((r) => r.method === 'GET' && r.path.endsWith('/v1/models'));
   async function waitFor(done: () => boolean, timeoutMs: number, message: string): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!done()) {
       if (Date.now() > deadline) throw new Error(message);
-      await workbench.page.waitForTimeout(250);
+      await fixture.workbench.page.waitForTimeout(250);
     }
   }
 
   it('a gateway model picked in the Chat view answers a prompt', async () => {
+    const { workbench, sim } = fixture;
     const { page } = workbench;
     // VS Code 1.139 opens its Chat view in the secondary side bar of a fresh profile; if a
     // layout hides it, its keybinding shows it.
