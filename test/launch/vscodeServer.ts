@@ -5,11 +5,13 @@
 import { spawn, execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { MissingDependencyError } from './chromium';
 import { repoRoot } from './paths';
+import { freePort } from './ports';
+
+export { freePort } from './ports';
 
 export interface VsCodeServer {
   readonly port: number;
@@ -80,18 +82,6 @@ export function vsCodeServerVersion(entry: string): string {
   const out = execFileSync(serverNode(entry), [entry, '--version'], { encoding: 'utf8' });
   const match = /with Code (\S+)/.exec(out);
   return match ? match[1] : out.split('\n')[0].trim();
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Installs a .vsix into an extensions folder with the server's own CLI (the Marketplace path). */

@@ -4,7 +4,7 @@
  * credentials in a proxy or base URL never reach a notification or the log.
  */
 import * as assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { freePort } from '../launch/ports';
 import * as vscode from 'vscode';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
 import { startGatewaySimulator } from '../simulator';
@@ -19,19 +19,6 @@ async function lastAssistant(): Promise<AssistantTurn> {
   const last = turns[turns.length - 1];
   assert.equal(last?.role, 'assistant');
   return last;
-}
-
-/** A loopback port nobody listens on. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function extensionLog(): Promise<string> {

@@ -1,7 +1,7 @@
 /** Shared set-up of the API client tests: a simulator per suite, clients with a fake retry clock. */
 import * as assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { createGatewayClient } from '../../../src/api/client';
+export { freePort } from '../../launch/ports';
 import type { ClientInternals, GatewayClient } from '../../../src/api/client';
 import { GatewayError } from '../../../src/api/errors';
 import type { GatewayErrorKind } from '../../../src/api/errors';
@@ -131,17 +131,4 @@ export function requestsTo(
   pathPart: string,
 ): GatewaySimulator['requests'] {
   return sim.requests.filter((request) => request.method === method && request.path.includes(pathPart));
-}
-
-/** A loopback port nobody listens on (connections to it are refused). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
