@@ -217,7 +217,8 @@ interface StreamRun {
   longestTaskMs: number;
 }
 
-async function streamOnce(harness: ChatHarness, text: string): Promise<StreamRun> {
+/** A fresh chat page with one prompt and an empty reply that is streaming, painted. */
+async function openStreamingTurn(harness: ChatHarness) {
   const chat = await harness.openPage({ viewport: { width: 420, height: 800 } });
   try {
     await chat.waitForPosted('ready');
@@ -225,6 +226,16 @@ async function streamOnce(harness: ChatHarness, text: string): Promise<StreamRun
     const turn = assistantTurn('', { status: 'streaming' });
     await chat.send({ type: 'turnAdded', turn });
     await chat.nextFrames();
+    return { chat, turn };
+  } catch (error) {
+    await chat.close();
+    throw error;
+  }
+}
+
+async function streamOnce(harness: ChatHarness, text: string): Promise<StreamRun> {
+  const { chat, turn } = await openStreamingTurn(harness);
+  try {
     await harness.browser.startTracing(chat.page, { categories: TRACE_CATEGORIES });
     await chat.streamText(turn.id, text, {
       charsPerDelta: CHARS_PER_DELTA,
@@ -260,13 +271,8 @@ interface BigChunkRun {
  * its own trace, so a slow end is not hidden in the streaming figure and the other way round.
  */
 async function streamBigChunksOnce(harness: ChatHarness, text: string): Promise<BigChunkRun> {
-  const chat = await harness.openPage({ viewport: { width: 420, height: 800 } });
+  const { chat, turn } = await openStreamingTurn(harness);
   try {
-    await chat.waitForPosted('ready');
-    await chat.send(initMessage([userTurn('Walk me through the configuration.')]));
-    const turn = assistantTurn('', { status: 'streaming' });
-    await chat.send({ type: 'turnAdded', turn });
-    await chat.nextFrames();
     await harness.browser.startTracing(chat.page, { categories: TRACE_CATEGORIES });
     await chat.streamText(turn.id, text, { charsPerDelta: BIG_DELTA, deltasPerFrame: 1 });
     await chat.nextFrames(4);

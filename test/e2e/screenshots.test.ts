@@ -1,9 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { startGatewaySimulator } from '../simulator';
-import type { GatewaySimulator } from '../simulator';
-import { openWorkbench, screenshots } from './workbench';
-import type { Workbench } from './workbench';
+import { screenshots, useSimulatorWorkbench } from './workbench';
 
 /**
  * The README's pictures, taken from the real workbench as a person sees it: a chat with a
@@ -11,15 +8,9 @@ import type { Workbench } from './workbench';
  */
 describe('Screenshots of the real UI', function () {
   this.timeout(240_000);
-  let sim: GatewaySimulator;
-  let workbench: Workbench;
-
-  before(async () => {
-    sim = await startGatewaySimulator({
-      chunkDelayMs: 1,
-      mediaTimings: { queuedMs: 500, processingMs: 1500 },
-    });
-    workbench = await openWorkbench({
+  const fixture = useSimulatorWorkbench(
+    { chunkDelayMs: 1, mediaTimings: { queuedMs: 500, processingMs: 1500 } },
+    (sim) => ({
       name: 'screenshots',
       settings: {
         'gateway.baseUrl': sim.baseUrl,
@@ -32,22 +23,11 @@ describe('Screenshots of the real UI', function () {
         'debounce.ts':
           'export function debounce<T extends (...args: never[]) => void>(fn: T, ms: number): T {\n  let timer: ReturnType<typeof setTimeout> | undefined;\n  return ((...args: Parameters<T>) => {\n    clearTimeout(timer);\n    timer = setTimeout(() => fn(...args), ms);\n  }) as T;\n}\n',
       },
-    });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      await workbench?.screenshot(
-        path.join(screenshots, `failed-${this.currentTest.title.replace(/\W+/g, '-')}.png`),
-      );
-  });
-
-  after(async () => {
-    await workbench?.close();
-    await sim?.close();
-  });
+    }),
+  );
 
   it('chat panel with a streamed reply', async () => {
+    const { workbench } = fixture;
     const { page } = workbench;
     await workbench.openGatewayView();
     // A wider sidebar, and the media view folded, as someone chatting would have it.
@@ -80,6 +60,7 @@ describe('Screenshots of the real UI', function () {
   });
 
   it('media jobs with a preview', async () => {
+    const { workbench } = fixture;
     const { page } = workbench;
     await page.locator('.pane-header', { hasText: 'Media Jobs' }).click();
     await page.locator('.pane-header', { hasText: 'Chat' }).first().click();

@@ -26,13 +26,6 @@ describe("Gateway models in VS Code 1.139's built-in chat", function () {
     env: { GATEWAY_AI_DEMO_KEY: KEY },
   }));
 
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      await fixture.workbench.screenshot(
-        path.join(screenshots, `failed-${this.currentTest.title.replace(/\W+/g, '-')}.png`),
-      );
-  });
-
   const modelsAsked = () =>
     fixture.sim.requests.some((r) => r.method === 'GET' && r.path.endsWith('/v1/models'));
   async function waitFor(done: () => boolean, timeoutMs: number, message: string): Promise<void> {

@@ -54,7 +54,7 @@ export interface Workbench {
 
 /**
  * Mocha wiring for a describe block: a gateway simulator, and a workbench whose options are made
- * from it; both closed afterwards.
+ * from it; both closed afterwards. A failed test leaves a screenshot of the workbench.
  */
 export function useSimulatorWorkbench(
   simulatorOptions: SimulatorOptions,
@@ -65,6 +65,12 @@ export function useSimulatorWorkbench(
   before(async () => {
     sim = await startGatewaySimulator(simulatorOptions);
     workbench = await openWorkbench(workbenchOptions(sim));
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed')
+      await workbench?.screenshot(
+        path.join(screenshots, `failed-${this.currentTest.title.replace(/\W+/g, '-')}.png`),
+      );
   });
   after(async () => {
     await workbench?.close();
