@@ -96,6 +96,17 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     assert.equal(edit?.insertText, '![dropped cat](assets/generated/dropped-cat.png)');
   });
 
+  it('a drop that names no completed job (unknown ids, junk, another type) inserts nothing', async () => {
+    const api = await gatewayApi();
+    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: '' });
+    for (const raw of ['["no-such-job"]', 'not json', '{"ids":["x"]}', '[7]', '']) {
+      const transfer = new vscode.DataTransfer();
+      transfer.set('application/vnd.code.tree.gateway.mediajobs', new vscode.DataTransferItem(raw));
+      assert.equal(await api.media.studio.dropEdit(document, transfer), undefined, raw);
+    }
+    assert.equal(await api.media.studio.dropEdit(document, new vscode.DataTransfer()), undefined);
+  });
+
   it('Re-run repeats the prompt and parameters; Variation sends the result as a reference image', async () => {
     const id = await completedJob('a blue circle');
     const before = mediaPosts().length;

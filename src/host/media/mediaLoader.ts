@@ -2,21 +2,23 @@ import * as vscode from 'vscode';
 import { StorageKey, Tool, UiId, View } from '../../core/ids';
 import type { GenerateMediaInput } from '../../core/mediaStudio/toolInput';
 import { isFinalStatus } from '../../core/media/mediaJob';
+import { encodeDraggedJobs } from '../../core/protocol/mediaDrag';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { LazyFeature } from '../lazyFeature';
 import { MEDIA_COMMANDS } from './mediaCommandIds';
 import type { MediaJobsDeps, MediaJobsFeature } from './mediaBundle';
 
 /**
- * Results dragged from the Media Jobs tree carry their job ids under the tree's own MIME type; an
- * editor's drop provider (loaded with the feature) turns them into a saved file and a link.
+ * Results dragged from the Media Jobs tree (or the gallery page) carry their job ids under the
+ * tree's own MIME type; an editor's drop provider (loaded with the feature) turns them into a saved
+ * file and a link.
  */
 export const mediaJobDragController: vscode.TreeDragAndDropController<MediaJob> = {
   dragMimeTypes: [UiId.mediaJobDrag],
   dropMimeTypes: [],
   handleDrag(source, dataTransfer) {
     const ids = source.filter((job) => job.status === 'completed').map((job) => job.id);
-    if (ids.length) dataTransfer.set(UiId.mediaJobDrag, new vscode.DataTransferItem(JSON.stringify(ids)));
+    if (ids.length) dataTransfer.set(UiId.mediaJobDrag, new vscode.DataTransferItem(encodeDraggedJobs(ids)));
   },
 };
 

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { mimeFromUrl } from '../../api/media';
 import { Command, Setting, SettingSection, UiId } from '../../core/ids';
 import type { MediaJob } from '../../core/media/mediaJob';
+import { parseDraggedJobs } from '../../core/protocol/mediaDrag';
 import { dataUrl, referenceParameterFor, withReference } from '../../core/mediaStudio/referenceImage';
 import {
   candidateNames,
@@ -169,29 +170,29 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
       .join('\n');
   }
 
-  /** A drop of jobs from the tree into an editor: save them and insert their references. */
+  /**
+   * A drop of results into an editor, from the Media Jobs tree or the gallery: save them and
+   * insert their references, as Insert into Editor does.
+   */
   async dropEdit(
     document: vscode.TextDocument,
     dataTransfer: vscode.DataTransfer,
   ): Promise<vscode.DocumentDropEdit | undefined> {
-    const raw = await dataTransfer.get(UiId.mediaJobDrag)?.asString();
-    let ids: unknown;
-    try {
-      ids = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      return undefined;
-    }
-    if (!Array.isArray(ids)) return undefined;
+    const ids = parseDraggedJobs(await dataTransfer.get(UiId.mediaJobDrag)?.asString());
     const parts: string[] = [];
+    // One message per reason, not one per result: a drop of many results without a workspace
+    // folder says so once.
+    const problems = new Set<string>();
     for (const id of ids) {
-      const job = typeof id === 'string' ? this.media.model.get(id) : undefined;
+      const job = this.media.model.get(id);
       if (job?.status !== 'completed') continue;
       try {
         parts.push(this.referenceText(document, job, await this.save(job)));
       } catch (error) {
-        void notify.error(`Gateway AI: could not save the result: ${(error as Error).message}`);
+        problems.add((error as Error).message);
       }
     }
+    for (const problem of problems) void notify.error(`Gateway AI: could not save the result: ${problem}`);
     return parts.length ? new vscode.DocumentDropEdit(parts.join('\n')) : undefined;
   }
 
