@@ -5,7 +5,9 @@
  * back to be cached.
  */
 import { filterGallery, parseGalleryHostMessage } from '../core/protocol/galleryProtocol';
+import { encodeDraggedJobs } from '../core/protocol/mediaDrag';
 import type { GalleryItem, GalleryMessage } from '../core/protocol/galleryProtocol';
+import { UiId } from '../core/ids';
 import { relativeTime } from '../core/util/text';
 import { h } from './dom';
 
@@ -72,6 +74,7 @@ function card(item: GalleryItem): HTMLElement {
       text: item.status === 'completed' ? item.kind : item.status,
     });
   }
+  if (item.status === 'completed') preview.title = 'Drag into an editor with Shift held to save and insert';
   const cost =
     typeof item.cost === 'number' && Number.isFinite(item.cost) ? ` · $${item.cost.toFixed(4)}` : '';
   const meta = `${item.model} · ${relativeTime(item.createdAt)}${cost}`;
@@ -98,7 +101,11 @@ function card(item: GalleryItem): HTMLElement {
     'div',
     {
       className: `card status-${item.status}${item.saved ? ' saved' : ''}`,
-      attrs: { role: 'listitem', 'data-id': item.id },
+      attrs: {
+        role: 'listitem',
+        'data-id': item.id,
+        ...(item.status === 'completed' ? { draggable: 'true' } : {}),
+      },
     },
     h('label', { className: 'select' }, checkbox),
     preview,
@@ -202,6 +209,19 @@ document.addEventListener('click', (event) => {
       action === 'variation')
   )
     api.postMessage({ type: 'action', action, ids: [id] });
+});
+
+// A completed result (or the selection it belongs to) dragged into an editor, with Shift held as
+// VS Code asks: the editor's drop provider saves it into the workspace and inserts its reference,
+// as Insert does. Same payload as a drag from the Media Jobs tree.
+grid.addEventListener('dragstart', (event) => {
+  const card = event.target instanceof Element ? event.target.closest<HTMLElement>('.card[draggable]') : null;
+  const id = card?.dataset.id;
+  if (!card || !id || !event.dataTransfer) return;
+  const completed = (jobId: string) => items.some((i) => i.id === jobId && i.status === 'completed');
+  const ids = selected.has(id) ? [...selected].filter(completed) : [id];
+  event.dataTransfer.setData(UiId.mediaJobDrag, encodeDraggedJobs(ids));
+  event.dataTransfer.effectAllowed = 'copy';
 });
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {

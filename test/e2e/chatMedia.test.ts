@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { screenshots, useSimulatorWorkbench } from './workbench';
+import { screenshots, useSimulatorWorkbench, waitForText } from './workbench';
 
 /** Runs in the webview: draws the image on a canvas and reads its middle pixel back. */
 type Img = { complete: boolean; naturalWidth: number; naturalHeight: number; decode(): Promise<void> };
@@ -87,11 +87,7 @@ describe('Media from the chat in the real workbench', function () {
     await frame.locator('.turn-media').last().getByRole('button', { name: 'Insert into Editor' }).click();
     const editor = page.locator('.monaco-editor .view-lines', { hasText: '# Notes' });
     const expected = '![a red square](assets/generated/a-red-square.png)';
-    let text = '';
-    for (let i = 0; i < 60 && !text.includes(expected); i++) {
-      text = ((await editor.textContent()) ?? '').replace(/\u00a0/g, ' ');
-      if (!text.includes(expected)) await page.waitForTimeout(250);
-    }
+    const text = await waitForText(page, editor, expected);
     assert.ok(text.includes(expected), `the editor shows the image: ${text}`);
     assert.ok(
       existsSync(path.join(workbench.workspace, 'assets/generated/a-red-square.png')),
@@ -101,11 +97,43 @@ describe('Media from the chat in the real workbench', function () {
 
   it('the gallery lists the result', async () => {
     const { workbench } = fixture;
+    // The gallery opens in the active group: split first, so the Markdown file stays in sight for
+    // the drag below.
+    await workbench.runCommand('View: Split Editor Right');
     await workbench.runCommand('Gateway AI: Open Media Gallery');
     const gallery = await workbench.webviewFrame('.grid .card');
     const card = gallery.locator('.grid .card', { hasText: 'a red square' }).first();
     await card.waitFor({ timeout: 20_000 });
     assert.match((await card.locator('.state').textContent()) ?? '', /completed/);
     await workbench.screenshot(path.join(screenshots, 'chat-media-gallery.png'));
+  });
+
+  it('dragging the result from the gallery into the Markdown editor (Shift held) saves and inserts it too', async () => {
+    const { workbench } = fixture;
+    const { page } = workbench;
+    const gallery = await workbench.webviewFrame('.grid .card[draggable]');
+    const thumb = gallery
+      .locator('.grid .card[draggable]', { hasText: 'a red square' })
+      .first()
+      .locator('.thumb');
+    const editor = page.locator('.monaco-editor .view-lines', { hasText: '# Notes' }).first();
+    const from = await thumb.boundingBox();
+    const to = await editor.boundingBox();
+    assert.ok(from && to, 'the gallery card and the Markdown editor are both on screen');
+    // Playwright's mouse: Chromium's DevTools drag, delivered as real drag events to the gallery's
+    // frame (dragstart) and to the workbench (dragenter, dragover, drop). The pointer-drag suite
+    // (galleryDrag.test.ts) does the same with a window-system mouse.
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(from.x + from.width / 2 + 10, from.y + from.height / 2 + 10, { steps: 4 });
+    await page.keyboard.down('Shift');
+    await page.mouse.move(to.x + 60, to.y + 40, { steps: 20 });
+    await page.mouse.move(to.x + 70, to.y + 45, { steps: 4 });
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    const expected = '![a red square](assets/generated/a-red-square-2.png)';
+    const text = await waitForText(page, editor, expected);
+    assert.ok(text.includes(expected), `the editor shows the dropped image: ${text}`);
+    assert.ok(existsSync(path.join(workbench.workspace, 'assets/generated/a-red-square-2.png')));
   });
 });

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../launch/chromium';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator, SimulatorOptions } from '../simulator';
@@ -32,6 +32,8 @@ export interface WorkbenchOptions {
   /** Files to create in the workspace folder, by relative path. */
   files?: Record<string, string>;
   env?: NodeJS.ProcessEnv;
+  /** Show the workbench in a real window on this X display (see test/launch/xDisplay.ts). */
+  display?: string;
 }
 
 export interface Workbench {
@@ -131,7 +133,7 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
   });
   let browser: Browser | undefined;
   try {
-    browser = await launchChromium();
+    browser = await launchChromium({ display: options.display });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const url = server.workbenchUrl({
       folder: workspace,
@@ -255,4 +257,14 @@ export async function sendAndWait(frame: Frame, prompt: string): Promise<string>
     { timeout: 30_000 },
   );
   return (await reply.textContent()) ?? '';
+}
+
+/** An editor's text once it contains `expected` (or after 15 s), non-breaking spaces made plain. */
+export async function waitForText(page: Page, editor: Locator, expected: string): Promise<string> {
+  let text = '';
+  for (let i = 0; i < 60 && !text.includes(expected); i++) {
+    text = ((await editor.textContent()) ?? '').replace(/\u00a0/g, ' ');
+    if (!text.includes(expected)) await page.waitForTimeout(250);
+  }
+  return text;
 }
