@@ -34,7 +34,18 @@ export function chromiumPath(): string {
   return found;
 }
 
-export async function launchChromium(): Promise<Browser> {
+/**
+ * Headless by default. With `display` (an X display such as Xvfb's), a real window at the screen's
+ * top-left corner instead, so a pointer moved there by the window system reaches the page.
+ */
+export async function launchChromium(options: { display?: string } = {}): Promise<Browser> {
   const { chromium } = await import('playwright-core');
+  if (options.display)
+    return chromium.launch({
+      executablePath: chromiumPath(),
+      args: [...CHROMIUM_ARGS, '--window-position=0,0', '--window-size=1400,1000'],
+      headless: false,
+      env: { ...process.env, DISPLAY: options.display },
+    });
   return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS, headless: true });
 }
