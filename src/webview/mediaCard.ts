@@ -9,6 +9,7 @@ import type { AssistantTurn, Turn, WebviewMessage } from '../core/protocol/chatP
 import { MEDIA_CARD_ACTIONS, REMOVED_STATUS } from '../core/protocol/mediaCardProtocol';
 import type { MediaCardAction, MediaCardRef, MediaCardState } from '../core/protocol/mediaCardProtocol';
 import { codicon, h, iconButton, spinner } from './dom';
+import { formatCost } from '../core/util/text';
 import type { TurnView } from './turnViewType';
 
 const states = new Map<string, MediaCardState>();
@@ -212,10 +213,12 @@ function statusLine(state: MediaCardState | undefined): string {
       return `Queued · ${formatElapsed(Date.now() - state.createdAt)}`;
     case 'processing':
       return `Processing · ${formatElapsed(Date.now() - state.createdAt)}`;
-    case 'completed':
+    case 'completed': {
+      const cost = state.cost !== undefined ? ` · ${formatCost(state.cost)}` : '';
       return state.finishedAt !== undefined
-        ? `Completed in ${formatElapsed(state.finishedAt - state.createdAt)}`
-        : 'Completed';
+        ? `Completed in ${formatElapsed(state.finishedAt - state.createdAt)}${cost}`
+        : `Completed${cost}`;
+    }
     case 'failed':
       return `Failed: ${state.error ?? 'the gateway gave no reason.'}`;
     case 'unknown':

@@ -11,6 +11,7 @@ import type {
   TurnError,
   TurnUsage,
 } from '../core/protocol/chatProtocol';
+import { formatCost } from '../core/util/text';
 import { codicon, h, iconButton, spinner } from './dom';
 
 export const TURN_ACTIONS = {
@@ -134,12 +135,6 @@ export function errorView(error: TurnError | undefined): HTMLElement | undefined
     box.append(actions);
   }
   return box;
-}
-
-export function formatCost(cost: number): string {
-  if (cost === 0) return '$0';
-  if (cost < 0.0001) return '<$0.0001';
-  return `$${cost >= 1 ? cost.toFixed(2) : cost.toFixed(4)}`;
 }
 
 function usageParts(usage: TurnUsage | undefined): string[] {

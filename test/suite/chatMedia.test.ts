@@ -97,6 +97,7 @@ describe('Media from the chat: /image starts a job the Media Jobs tree shows, an
     assert.equal(statuses[0], 'queued');
     assert.ok(statuses.includes('processing'), `the card saw processing: ${statuses.join(', ')}`);
     assert.equal(completed.outputs[0].kind, 'image');
+    assert.equal(completed.cost, MEDIA_COST, 'the card shows the cost the gateway reported');
     const src = (completed.outputs[0] as { src: string }).src;
     assert.doesNotMatch(src, /127\.0\.0\.1|^data:/, 'a webview resource, never the gateway or inline data');
     // The file it names is the job's result in extension storage.
@@ -130,6 +131,39 @@ describe('Media from the chat: /image starts a job the Media Jobs tree shows, an
       'the card state after a reload',
     );
     assert.equal(again.status, 'completed');
+  });
+
+  it("announces a job's end by notification only when the chat, and so its card, is out of sight", async function () {
+    if (!observed.windowObservable) this.skip();
+    const api = await gatewayApi();
+    const announced = (prompt: string) =>
+      observed.notifications.some((n) => n.message.includes(`media job completed: "${prompt}"`));
+    const cardJob = async () => {
+      const card = (await api.chat.current()).turns.at(-1);
+      assert.ok(card?.role === 'assistant' && card.media);
+      return card.media.jobId;
+    };
+
+    assert.ok(api.chatView.webviewView?.visible, 'the chat is in sight');
+    await typed('/image a watched square');
+    const watched = await cardJob();
+    await waitFor(
+      () => api.media.model.get(watched)?.status === 'completed',
+      'the watched job to end',
+      20_000,
+    );
+    assert.ok(!announced('a watched square'), 'the card showed the end: no notification');
+
+    await vscode.commands.executeCommand('workbench.view.explorer');
+    await waitFor(() => !api.chatView.webviewView?.visible, 'the chat to be out of sight');
+    try {
+      await typed('/image an unwatched square');
+      await cardJob();
+      await waitFor(() => announced('an unwatched square'), 'the notification of the unwatched job', 20_000);
+    } finally {
+      await vscode.commands.executeCommand('gateway.chat.focus');
+      await waitFor(() => api.chatView.webviewView?.visible, 'the chat to be in sight again');
+    }
   });
 
   it('refuses /video with a model that makes only images: the reason goes to the composer, nothing is added', async () => {

@@ -55,9 +55,10 @@ describe('chat webview: media cards', function () {
         createdAt: started,
         finishedAt: started + 65_000,
         outputs: [{ kind: 'image', src }],
+        cost: 0.04,
       }),
     });
-    assert.strictEqual(await status().textContent(), 'Completed in 1 min 5 s');
+    assert.strictEqual(await status().textContent(), 'Completed in 1 min 5 s · $0.0400');
     const image = card().locator('img.media-image');
     assert.strictEqual(await image.getAttribute('src'), src);
     assert.strictEqual(await image.getAttribute('alt'), 'a red square (result 1)');

@@ -42,6 +42,8 @@ export interface MediaCardState {
   outputs: MediaCardOutput[];
   /** Results are still being moved into files or downloaded. */
   preparing?: boolean;
+  /** What the job cost, when the gateway reported it. */
+  cost?: number;
 }
 
 export const REMOVED_STATUS = 'removed';
@@ -93,6 +95,7 @@ function parseOutput(value: unknown): MediaCardOutput | undefined {
   }
 }
 
+/** A finite number that is not negative: a time or a cost. */
 function time(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
@@ -122,6 +125,9 @@ export function parseMediaCardState(value: unknown, report: Report): MediaCardSt
   if (typeof value.error === 'string') state.error = value.error.slice(0, 4000);
   else if (value.error !== undefined) report('job.error');
   if (value.preparing === true) state.preparing = true;
+  const cost = time(value.cost);
+  if (cost !== undefined) state.cost = cost;
+  else if (value.cost !== undefined) report('job.cost');
   if (Array.isArray(value.outputs)) {
     value.outputs.slice(0, MAX_OUTPUTS).forEach((item: unknown, index) => {
       const output = parseOutput(item);

@@ -45,3 +45,10 @@ export function inertText(text: string, max = 2000): string {
     .replace(/<(?=[a-z]+:)/gi, '< ');
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+
+/** A cost the gateway reported, as every view shows it: `$0.0400`, `$1.25`, `<$0.0001`. */
+export function formatCost(cost: number): string {
+  if (cost === 0) return '$0';
+  if (cost < 0.0001) return '<$0.0001';
+  return `$${cost >= 1 ? cost.toFixed(2) : cost.toFixed(4)}`;
+}

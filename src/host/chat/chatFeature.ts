@@ -69,6 +69,7 @@ export class ChatFeature extends Disposable {
         tray,
         media,
         webview: () => this.view.webviewView?.webview,
+        visible: () => this.view.webviewView?.visible ?? false,
       }),
     );
     const attachmentDeps = {

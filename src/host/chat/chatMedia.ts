@@ -13,6 +13,7 @@ import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { Logger } from '../log/logger';
 import type { GenerateArgs } from '../media/mediaCommands';
+import type { GenerateOptions } from '../media/mediaJobs';
 import type { PreviewItem } from '../media/mediaPreview';
 import { notify } from '../notify';
 
@@ -25,7 +26,7 @@ export interface ChatMediaJobs {
     get(id: string): MediaJob | undefined;
     readonly onDidChange: Event<MediaJobsChange>;
   };
-  generate(args: GenerateArgs): Promise<string>;
+  generate(args: GenerateArgs, options?: GenerateOptions): Promise<string>;
   resultItems(job: MediaJob): Promise<PreviewItem[]>;
 }
 
@@ -34,6 +35,8 @@ export interface ChatMediaDeps {
   media: () => ChatMediaJobs;
   /** The chat view's webview while it is open: result files become its resource URLs. */
   webview: () => vscode.Webview | undefined;
+  /** Whether the chat view is in sight: a card there shows a job's end, so no notification. */
+  visible: () => boolean;
   catalogEntry: (model: string) => Promise<CatalogModel | undefined>;
   post: (message: HostMessage) => void;
   logger: Logger;
@@ -74,9 +77,15 @@ export class ChatMedia extends Disposable {
     return error ? { ok: false, error } : planned;
   }
 
-  /** Starts the job in the media-jobs feature (so the tree shows it too); returns its id. */
+  /**
+   * Starts the job in the media-jobs feature (so the tree shows it too); returns its id. Its end
+   * is announced only when the chat is out of sight then, and the card with it.
+   */
   start(plan: ChatMediaPlan): Promise<string> {
-    return this.media().generate({ prompt: plan.prompt, model: plan.model, parameters: plan.parameters });
+    return this.media().generate(
+      { prompt: plan.prompt, model: plan.model, parameters: plan.parameters },
+      { announce: () => !this.deps.visible() },
+    );
   }
 
   /** The open conversation's cards: their jobs are followed and their states posted now. */
@@ -162,6 +171,7 @@ export class ChatMedia extends Disposable {
     };
     if (job.finishedAt !== undefined) state.finishedAt = job.finishedAt;
     if (job.error) state.error = job.error;
+    if (job.cost !== undefined) state.cost = job.cost;
     if (job.status !== 'completed') return state;
     const webview = this.deps.webview();
     // Inline results are being moved into files (a change follows); without a view, later.

@@ -99,6 +99,8 @@ export class ChatSession extends Disposable {
       media?: () => ChatMediaJobs;
       /** The chat view's webview while it is open. */
       webview?: () => vscode.Webview | undefined;
+      /** Whether the chat view is in sight. */
+      visible?: () => boolean;
     },
   ) {
     super();
@@ -109,6 +111,7 @@ export class ChatSession extends Disposable {
         new ChatMedia({
           media,
           webview: () => deps.webview?.(),
+          visible: () => deps.visible?.() ?? false,
           catalogEntry: (model) => this.catalogEntry(model),
           post: (message) => this.post(message),
           logger: deps.logger,

@@ -8,6 +8,16 @@ import type { StorageReports } from '../storage/storageReports';
 import type { GenerateArgs } from './mediaCommands';
 import type { PreviewItem } from './mediaPreview';
 
+/** How a job started by another part of the extension ends. */
+export interface GenerateOptions {
+  /**
+   * Asked once, when the job ends: whether to show the "completed" or "failed" notification.
+   * False when the starter shows the end itself right now (a chat card in sight, an agent's tool
+   * still waiting). Without it, the notification always shows.
+   */
+  announce?: () => boolean;
+}
+
 /** What the media-jobs feature is built from (mediaLoader.ts hands it over). */
 export interface MediaJobsDeps {
   context: vscode.ExtensionContext;
@@ -37,7 +47,7 @@ export interface MediaJobs {
   /** The Media Jobs tree, with its selection. */
   readonly treeView: vscode.TreeView<MediaJob>;
   /** Starts a job; resolves with its id once the gateway accepted it. */
-  generate(args: GenerateArgs): Promise<string>;
+  generate(args: GenerateArgs, options?: GenerateOptions): Promise<string>;
   remove(id: string): Promise<void>;
   open(job: MediaJob): Promise<unknown>;
   /** The job's results as local files (downloaded once), for previews and saving. */

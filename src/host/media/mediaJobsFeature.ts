@@ -24,7 +24,7 @@ import type { CommandHandler } from '../lazyFeature';
 import type { MediaCommand, MediaStudioCommand } from './mediaCommandIds';
 import { MediaStudio } from '../mediaStudio/mediaStudio';
 import { jobFrom } from './mediaJobs';
-import type { MediaJobs, MediaJobsDeps } from './mediaJobs';
+import type { GenerateOptions, MediaJobs, MediaJobsDeps } from './mediaJobs';
 
 /**
  * The media-jobs feature: the model (state), the poller (timing), the tree (view), the store
@@ -43,6 +43,8 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
   /** Saving, inserting, the gallery, variations, the storage budget and the agents' tool. */
   readonly studio: MediaStudio;
   private poller: MediaJobPoller | undefined;
+  /** Jobs whose starter decides, when they end, whether the end is announced (GenerateOptions). */
+  private readonly announceWhen = new Map<string, () => boolean>();
   private loading: Promise<void> | undefined;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   /** Aborted on dispose: every download of a result listens to it. */
@@ -170,7 +172,7 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
   }
 
   /** Starts a generation; returns the new job's id. POST /v1/media is never retried blindly. */
-  async generate(args: GenerateArgs): Promise<string> {
+  async generate(args: GenerateArgs, options: GenerateOptions = {}): Promise<string> {
     void this.load();
     const settings = readSettings().media;
     const model = args.model ?? settings.model;
@@ -180,6 +182,7 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
       { id: started.id, prompt: args.prompt, model, parameters, status: started.status },
       Date.now(),
     );
+    if (options.announce) this.announceWhen.set(job.id, options.announce);
     this.model.add(job);
     this.ensurePoller().track(job.id);
     this.deps.logger.info(`Media job ${job.id} started with ${model}`);
@@ -320,6 +323,9 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
   }
 
   private announce(job: MediaJob): void {
+    const when = this.announceWhen.get(job.id);
+    this.announceWhen.delete(job.id);
+    if (when && !when()) return;
     const prompt = job.prompt.length > 40 ? `${job.prompt.slice(0, 39)}…` : job.prompt;
     if (job.status === 'completed') {
       void notify.info(`Gateway AI: media job completed: "${prompt}"`, 'Open').then((choice) => {

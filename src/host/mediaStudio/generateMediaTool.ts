@@ -51,11 +51,12 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
       async (progress, progressToken) => {
         const cancelled = () => token.isCancellationRequested || progressToken.isCancellationRequested;
         if (cancelled()) throw new vscode.CancellationError();
-        const id = await this.studio.media.generate({
-          prompt: input.prompt,
-          model,
-          parameters: input.parameters,
-        });
+        // While the tool waits, its progress shows the job's end; once it stopped waiting
+        // (cancelled), the usual notification tells the user about the job left running.
+        const id = await this.studio.media.generate(
+          { prompt: input.prompt, model, parameters: input.parameters },
+          { announce: cancelled },
+        );
         const job = await this.untilFinal(id, [token, progressToken], (status) =>
           progress.report({ message: status }),
         );

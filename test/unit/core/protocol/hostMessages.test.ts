@@ -88,6 +88,7 @@ function assertMessageShape(message: HostMessage): void {
       assert.equal(typeof job.model, 'string');
       assert.ok(Number.isFinite(job.createdAt));
       assert.ok(job.error === undefined || typeof job.error === 'string');
+      assert.ok(job.cost === undefined || (Number.isFinite(job.cost) && job.cost >= 0), String(job.cost));
       for (const output of job.outputs) {
         if (output.kind === 'text') assert.equal(typeof output.text, 'string');
         else if (output.kind === 'file') assert.equal(typeof output.note, 'string');
@@ -182,6 +183,7 @@ const messageLike = fc.oneof(
             finishedAt: anyJson,
             error: anyJson,
             preparing: anyJson,
+            cost: fc.oneof(fc.double(), anyJson),
             outputs: fc.oneof(
               fc.array(
                 fc.record({
@@ -305,6 +307,7 @@ describe('host messages: parsed by type in the webview', function () {
       model: 'openai/gpt-image-1',
       createdAt: 5,
       finishedAt: 9,
+      cost: 0.04,
     };
     const local = { kind: 'image', src: 'https://file+.vscode-resource.vscode-cdn.net/g/media/a-1.png' };
     const text = { kind: 'text', text: '<b>[x](command:y)</b>' };
@@ -321,6 +324,14 @@ describe('host messages: parsed by type in the webview', function () {
     assert.deepEqual(message, { type: 'mediaJob', job: { ...job, outputs: [local, text] } });
     assert.deepEqual(problems, ['job.outputs[1]', 'job.outputs[2]', 'job.outputs[4]']);
     assert.equal(parseHostMessage({ type: 'mediaJob', job: { status: 'queued' } }), undefined);
+    for (const cost of [-1, 'free', Infinity]) {
+      const odd: string[] = [];
+      const parsed = parseHostMessage({ type: 'mediaJob', job: { ...job, cost, outputs: [] } }, (path) =>
+        odd.push(path),
+      );
+      assert.ok(parsed?.type === 'mediaJob' && parsed.job.cost === undefined, String(cost));
+      assert.deepEqual(odd, ['job.cost']);
+    }
   });
 
   it("keeps a turn's media card reference, and reports a broken one", () => {
