@@ -96,6 +96,18 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     assert.equal(edit?.insertText, '![dropped cat](assets/generated/dropped-cat.png)');
   });
 
+  it('two saves of one result at once get a file each: neither replaces the other', async () => {
+    const api = await gatewayApi();
+    const job = api.media.model.get(await completedJob('twin cat'))!;
+    const [first, second] = await Promise.all([api.media.studio.save(job), api.media.studio.save(job)]);
+    assert.deepEqual(
+      [first[0].relativePath, second[0].relativePath],
+      ['assets/generated/twin-cat.png', 'assets/generated/twin-cat-2.png'],
+    );
+    for (const file of [first[0], second[0]])
+      assert.deepEqual([...(await vscode.workspace.fs.readFile(file.uri)).subarray(0, 8)], PNG_SIGNATURE);
+  });
+
   it('a drop that names no completed job (unknown ids, junk, another type) inserts nothing', async () => {
     const api = await gatewayApi();
     const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: '' });
@@ -163,6 +175,11 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     assert.match(text, /"art\/tool-owl\.png"/, text);
     const bytes = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, 'art/tool-owl.png'));
     assert.deepEqual([...bytes.subarray(0, 8)], PNG_SIGNATURE);
+    if (observed.windowObservable)
+      assert.ok(
+        !observed.notifications.some((n) => n.message.includes('"tool owl"')),
+        'the tool reported the end itself: no notification on top',
+      );
   });
 
   it('gateway_generateMedia honours cancellation: it stops waiting at once', async () => {
@@ -191,6 +208,13 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     await assert.rejects(
       Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(root, 'assets/generated/cancel-me.png'))),
     );
+    // The job runs on without the tool: its end is announced as any job's.
+    if (observed.windowObservable)
+      await waitFor(
+        () => observed.notifications.some((n) => n.message.includes('media job completed: "cancel me"')),
+        'the notification of the job the tool stopped waiting for',
+        20_000,
+      );
   });
 
   it('the gallery opens in the editor area under the strict CSP, and deleting removes results', async () => {

@@ -68,11 +68,14 @@ export function insertionText(options: {
   return kind === 'image' ? `![${alt}](${target})` : `[${alt}](${target})`;
 }
 
-/** Link text that cannot end the label early or break the line. */
+/**
+ * Link text that cannot end the label early, break the line, or run: braces are escaped too, as
+ * MDX evaluates `{…}` in text. Shortened by code points, so no emoji is cut in half.
+ */
 function markdownLabel(prompt: string): string {
-  const flat = prompt.replace(/\s+/g, ' ').trim();
-  const short = flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
-  return short.replace(/[[\]\\`*_<>]/g, (c) => `\\${c}`) || 'media';
+  const flat = [...prompt.replace(/\s+/g, ' ').trim()];
+  const short = flat.length > 60 ? `${flat.slice(0, 59).join('')}…` : flat.join('');
+  return short.replace(/[[\]\\`*_<>{}]/g, (c) => `\\${c}`) || 'media';
 }
 
 /** A link target: spaces, parentheses and other unsafe characters percent-encoded per segment. */

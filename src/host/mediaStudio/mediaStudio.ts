@@ -40,6 +40,7 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
   private lastTextEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
   private budgetTimer: ReturnType<typeof setTimeout> | undefined;
   private budgetRun: Promise<unknown> = Promise.resolve();
+  private saving: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly media: MediaJobs,
@@ -66,10 +67,10 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
     this.register({ dispose: () => this.budgetTimer && clearTimeout(this.budgetTimer) });
     this.register(
       vscode.languages.registerDocumentDropEditProvider(
-        { scheme: 'file' },
+        [{ scheme: 'file' }, { scheme: 'untitled' }],
         {
-          provideDocumentDropEdits: (document, _position, dataTransfer) =>
-            this.dropEdit(document, dataTransfer),
+          provideDocumentDropEdits: (document, _position, dataTransfer, token) =>
+            this.dropEdit(document, dataTransfer, token),
         },
         {
           dropMimeTypes: [UiId.mediaJobDrag],
@@ -95,7 +96,15 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
    * Copies a completed job's results into the workspace folder from settings (or `folder`),
    * under names from the prompt that exist nowhere yet: nothing is ever overwritten.
    */
-  async save(job: MediaJob, folder?: string): Promise<SavedFile[]> {
+  save(job: MediaJob, folder?: string): Promise<SavedFile[]> {
+    // One save at a time in this window: two saves of one prompt (a drop while Insert runs)
+    // would otherwise both find the same name free, and the second write would replace the first.
+    const run = this.saving.then(() => this.saveNow(job, folder));
+    this.saving = run.catch(() => undefined);
+    return run;
+  }
+
+  private async saveNow(job: MediaJob, folder: string | undefined): Promise<SavedFile[]> {
     if (job.status !== 'completed') throw new Error(`This job is ${job.status}; there is no result to save.`);
     const root = this.workspaceRoot();
     if (!root) throw new Error('Open a folder first: results are saved into the workspace.');
@@ -177,6 +186,7 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
   async dropEdit(
     document: vscode.TextDocument,
     dataTransfer: vscode.DataTransfer,
+    token?: vscode.CancellationToken,
   ): Promise<vscode.DocumentDropEdit | undefined> {
     const ids = parseDraggedJobs(await dataTransfer.get(UiId.mediaJobDrag)?.asString());
     const parts: string[] = [];
@@ -184,6 +194,8 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
     // folder says so once.
     const problems = new Set<string>();
     for (const id of ids) {
+      // A drop VS Code gave up on (the user moved on) saves nothing more; what was saved stays.
+      if (token?.isCancellationRequested) return undefined;
       const job = this.media.model.get(id);
       if (job?.status !== 'completed') continue;
       try {

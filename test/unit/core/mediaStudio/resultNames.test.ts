@@ -8,6 +8,8 @@ import {
   slugFromPrompt,
 } from '../../../../src/core/mediaStudio/resultNames';
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 describe('result names and insertion text', () => {
   it('slugs prompts into safe names, with numbered alternatives', () => {
     assert.equal(slugFromPrompt('A red square!'), 'a-red-square');
@@ -49,10 +51,29 @@ describe('result names and insertion text', () => {
     assert.equal(insertionText({ ...base, languageId: 'typescript', kind: 'image' }), base.relativePath);
   });
 
+  it('keeps a prompt inert in MDX (braces escaped) and never cuts an emoji in half', () => {
+    const mdx = insertionText({
+      languageId: 'mdx',
+      relativePath: 'a.txt',
+      kind: 'text',
+      prompt: 'a cat {globalThis.PWNED = 1} <Boom />',
+    });
+    assert.equal(mdx, '[a cat \\{globalThis.PWNED = 1\\} \\<Boom /\\>](a.txt)');
+    const long = `${'x'.repeat(58)}🐱🐱🐱`;
+    const label = insertionText({
+      languageId: 'markdown',
+      relativePath: 'a.png',
+      kind: 'image',
+      prompt: long,
+    });
+    assert.equal(label, `![${'x'.repeat(58)}🐱…](a.png)`);
+    assert.ok(!LONE_SURROGATE.test(label), 'no lone surrogate');
+  });
+
   it('a Markdown insertion is always one well-formed image or link (property)', () => {
     fc.assert(
       fc.property(
-        fc.string(),
+        fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' })),
         fc.array(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 3 }),
         (prompt, segments) => {
           const text = insertionText({
@@ -61,7 +82,8 @@ describe('result names and insertion text', () => {
             kind: 'image',
             prompt,
           });
-          assert.match(text, /^!\[(?:[^\]\\\n]|\\.)*\]\([^\s()]*\)$/);
+          assert.match(text, /^!\[(?:[^\]\\\n{}]|\\.)*\]\([^\s()]*\)$/);
+          assert.ok(LONE_SURROGATE.test(prompt) || !LONE_SURROGATE.test(text), 'no lone surrogate made');
         },
       ),
     );
