@@ -8,7 +8,7 @@ import { filterGallery, parseGalleryHostMessage } from '../core/protocol/gallery
 import { encodeDraggedJobs } from '../core/protocol/mediaDrag';
 import type { GalleryItem, GalleryMessage } from '../core/protocol/galleryProtocol';
 import { UiId } from '../core/ids';
-import { relativeTime } from '../core/util/text';
+import { formatCost, relativeTime } from '../core/util/text';
 import { h } from './dom';
 
 interface GalleryApi {
@@ -64,7 +64,7 @@ function card(item: GalleryItem): HTMLElement {
   if (item.src && item.kind === 'image') {
     const img = h('img', {
       className: 'thumb',
-      attrs: { src: item.src, alt: item.prompt, loading: 'lazy', decoding: 'async', draggable: 'false' },
+      attrs: { src: item.src, alt: item.prompt, loading: 'lazy', decoding: 'async' },
     });
     if (item.needsThumbnail) img.addEventListener('load', () => makeThumbnail(item.id, img), { once: true });
     preview = img;
@@ -74,9 +74,11 @@ function card(item: GalleryItem): HTMLElement {
       text: item.status === 'completed' ? item.kind : item.status,
     });
   }
-  if (item.status === 'completed') preview.title = 'Drag into an editor with Shift held to save and insert';
+  // The picture is the handle, so the card's text stays selectable.
+  preview.draggable = item.status === 'completed';
+  if (preview.draggable) preview.title = 'Drag into an editor with Shift held to save and insert';
   const cost =
-    typeof item.cost === 'number' && Number.isFinite(item.cost) ? ` · $${item.cost.toFixed(4)}` : '';
+    typeof item.cost === 'number' && Number.isFinite(item.cost) ? ` · ${formatCost(item.cost)}` : '';
   const meta = `${item.model} · ${relativeTime(item.createdAt)}${cost}`;
   const actions = h('div', { className: 'actions' });
   const buttons: Array<[string, string]> =
@@ -101,11 +103,7 @@ function card(item: GalleryItem): HTMLElement {
     'div',
     {
       className: `card status-${item.status}${item.saved ? ' saved' : ''}`,
-      attrs: {
-        role: 'listitem',
-        'data-id': item.id,
-        ...(item.status === 'completed' ? { draggable: 'true' } : {}),
-      },
+      attrs: { role: 'listitem', 'data-id': item.id },
     },
     h('label', { className: 'select' }, checkbox),
     preview,
@@ -215,9 +213,9 @@ document.addEventListener('click', (event) => {
 // VS Code asks: the editor's drop provider saves it into the workspace and inserts its reference,
 // as Insert does. Same payload as a drag from the Media Jobs tree.
 grid.addEventListener('dragstart', (event) => {
-  const card = event.target instanceof Element ? event.target.closest<HTMLElement>('.card[draggable]') : null;
-  const id = card?.dataset.id;
-  if (!card || !id || !event.dataTransfer) return;
+  const handle = event.target instanceof HTMLElement && event.target.draggable ? event.target : null;
+  const id = handle?.closest<HTMLElement>('.card')?.dataset.id;
+  if (!id || !event.dataTransfer) return;
   const completed = (jobId: string) => items.some((i) => i.id === jobId && i.status === 'completed');
   const ids = selected.has(id) ? [...selected].filter(completed) : [id];
   event.dataTransfer.setData(UiId.mediaJobDrag, encodeDraggedJobs(ids));

@@ -16,7 +16,9 @@ type Canvas = {
 
 describe('Media from the chat in the real workbench', function () {
   this.timeout(240_000);
-  const fixture = useSimulatorWorkbench({ mediaTimings: { queuedMs: 2500, processingMs: 3000 } }, (sim) => ({
+  // Checks come about 1 s, 3 s and 8 s after the start (±20%): a job processing from 1.5 s to
+  // 6 s is always seen processing at the second check, and completed at the third.
+  const fixture = useSimulatorWorkbench({ mediaTimings: { queuedMs: 1500, processingMs: 4500 } }, (sim) => ({
     name: 'chat-media',
     settings: {
       'gateway.baseUrl': sim.baseUrl,
@@ -111,11 +113,11 @@ describe('Media from the chat in the real workbench', function () {
   it('dragging the result from the gallery into the Markdown editor (Shift held) saves and inserts it too', async () => {
     const { workbench } = fixture;
     const { page } = workbench;
-    const gallery = await workbench.webviewFrame('.grid .card[draggable]');
+    const gallery = await workbench.webviewFrame('.grid .thumb[draggable="true"]');
     const thumb = gallery
-      .locator('.grid .card[draggable]', { hasText: 'a red square' })
+      .locator('.grid .card', { hasText: 'a red square' })
       .first()
-      .locator('.thumb');
+      .locator('.thumb[draggable="true"]');
     const editor = page.locator('.monaco-editor .view-lines', { hasText: '# Notes' }).first();
     const from = await thumb.boundingBox();
     const to = await editor.boundingBox();

@@ -53,11 +53,11 @@ describe('Gallery drag with a real pointer', function () {
     await editor.waitFor({ timeout: 20_000 });
     await workbench.runCommand('View: Split Editor Right');
     await workbench.runCommand('Gateway AI: Open Media Gallery');
-    const gallery = await workbench.webviewFrame('.grid .card[draggable]');
+    const gallery = await workbench.webviewFrame('.grid .thumb[draggable="true"]');
     const thumb = gallery
-      .locator('.grid .card[draggable]', { hasText: 'a blue square' })
+      .locator('.grid .card', { hasText: 'a blue square' })
       .first()
-      .locator('.thumb');
+      .locator('.thumb[draggable="true"]');
     await thumb.waitFor({ timeout: 20_000 });
 
     const from = await thumb.boundingBox();

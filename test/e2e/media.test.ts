@@ -4,7 +4,9 @@ import { screenshots, useSimulatorWorkbench } from './workbench';
 
 describe('Media jobs in the real workbench', function () {
   this.timeout(240_000);
-  const fixture = useSimulatorWorkbench({ mediaTimings: { queuedMs: 2500, processingMs: 3000 } }, (sim) => ({
+  // Checks come about 1 s, 3 s and 8 s after the start (±20%): a job processing from 1.5 s to
+  // 6 s is always seen processing at the second check, and completed at the third.
+  const fixture = useSimulatorWorkbench({ mediaTimings: { queuedMs: 1500, processingMs: 4500 } }, (sim) => ({
     name: 'media',
     settings: { 'gateway.baseUrl': sim.baseUrl, 'gateway.media.model': 'demo/image-1' },
     env: { GATEWAY_AI_DEMO_KEY: 'sk-e2e-media-0123456789' },
