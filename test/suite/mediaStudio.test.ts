@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { observed } from './observed';
 import type { MediaGalleryPanel } from '../../src/host/mediaStudio/galleryPanel';
@@ -67,6 +68,39 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     const names = ids.map((id) => studio.thumbnailFile(id).path);
     assert.equal(new Set(names).size, ids.length, names.join('\n'));
     assert.ok(names.every((name) => name.startsWith(studio.thumbnailFolder.path)));
+  });
+
+  it('storage cleanup deletes thumbnails no job has any more, once they are an hour old', async function () {
+    const { studio } = (await gatewayApi()).media;
+    if (studio.thumbnailFolder.scheme !== 'file') this.skip();
+    const id = await completedJob('thumbnail keeper');
+    await vscode.workspace.fs.createDirectory(studio.thumbnailFolder);
+    const HOURS_2 = 2 * 60 * 60_000;
+    const place = async (uri: vscode.Uri, ageMs: number) => {
+      await vscode.workspace.fs.writeFile(uri, new Uint8Array([1, 2, 3]));
+      const time = (Date.now() - ageMs) / 1000;
+      fs.utimesSync(uri.fsPath, time, time);
+    };
+    const ofAJob = studio.thumbnailFile(id);
+    // Named the way before thumbnails were named by the id's hash, and one another window
+    // may have cached a moment ago for a job this window has not heard of yet.
+    const oldOrphan = vscode.Uri.joinPath(studio.thumbnailFolder, 'gen_1.webp');
+    const freshOrphan = vscode.Uri.joinPath(studio.thumbnailFolder, 'just-cached.webp');
+    await place(ofAJob, HOURS_2);
+    await place(oldOrphan, HOURS_2);
+    await place(freshOrphan, 0);
+
+    await studio.enforceBudget();
+    const exists = (uri: vscode.Uri) =>
+      Promise.resolve(vscode.workspace.fs.stat(uri)).then(
+        () => true,
+        () => false,
+      );
+    assert.deepEqual(
+      [await exists(ofAJob), await exists(oldOrphan), await exists(freshOrphan)],
+      [true, false, true],
+      'kept: the job’s own and the fresh one; deleted: the hour-old orphan',
+    );
   });
 
   it('in another language the relative path is inserted, from the document’s folder', async () => {

@@ -28,6 +28,8 @@ import type { CommandHandler } from '../lazyFeature';
 import type { MediaStudioCommand } from '../media/mediaCommandIds';
 
 const MB = 1024 * 1024;
+/** How long a thumbnail without a job is left alone before it is deleted (removeOrphanThumbnails). */
+const ORPHAN_THUMBNAIL_AGE_MS = 60 * 60_000;
 
 /**
  * Using results: save them into the workspace (never overwriting), insert a reference at the
@@ -256,7 +258,7 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
 
   /** One thumbnail per job and one job per thumbnail: named by the id's hash, like results. */
   thumbnailFile(jobId: string): vscode.Uri {
-    return vscode.Uri.joinPath(this.thumbnailFolder, `${hashName(jobId)}.webp`);
+    return vscode.Uri.joinPath(this.thumbnailFolder, thumbnailName(jobId));
   }
 
   get thumbnailFolder(): vscode.Uri {
@@ -321,7 +323,37 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
       );
     }
     await this.saved.keepOnly(new Set(this.media.model.all().map((job) => job.id)));
+    await this.removeOrphanThumbnails();
     return plan;
+  }
+
+  /**
+   * Deletes cached thumbnails no job has any more: those of jobs removed in another window, and
+   * those named the way before thumbnails were named by the job id's hash. Only files untouched
+   * for an hour: a thumbnail another window cached a moment ago may be of a job this window has
+   * not heard of yet. Thumbnails are a cache; the gallery draws a missing one again.
+   */
+  private async removeOrphanThumbnails(now = Date.now()): Promise<void> {
+    const kept = new Set(this.media.model.all().map((job) => thumbnailName(job.id)));
+    let entries: [string, vscode.FileType][];
+    try {
+      entries = await vscode.workspace.fs.readDirectory(this.thumbnailFolder);
+    } catch {
+      return; // No thumbnails yet.
+    }
+    let removed = 0;
+    for (const [name, type] of entries) {
+      if (type !== vscode.FileType.File || kept.has(name)) continue;
+      const file = vscode.Uri.joinPath(this.thumbnailFolder, name);
+      try {
+        if (now - (await vscode.workspace.fs.stat(file)).mtime < ORPHAN_THUMBNAIL_AGE_MS) continue;
+        await vscode.workspace.fs.delete(file);
+        removed++;
+      } catch {
+        // Gone already, or busy: the next pass tries again.
+      }
+    }
+    if (removed) this.deps.logger.info(`Removed ${removed} thumbnail(s) of media jobs that no longer exist`);
   }
 
   /** Its commands' handlers; activation registers the commands (mediaLoader.ts). */
@@ -395,6 +427,10 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
 
 function relative(root: vscode.Uri, uri: vscode.Uri): string {
   return relativePosix(root.path, uri.path);
+}
+
+function thumbnailName(jobId: string): string {
+  return `${hashName(jobId)}.webp`;
 }
 
 async function sizeOf(uri: vscode.Uri): Promise<number> {
