@@ -7,6 +7,7 @@
  */
 import { estimateTokens } from '../core/chat/attachments';
 import type { ContextState } from '../core/protocol/chatProtocol';
+import { formatCost } from '../core/util/text';
 import { codicon, h, iconButton } from './dom';
 import { postToHost } from './vscodeApi';
 
@@ -83,7 +84,7 @@ export class ContextMeter {
       ? `About ${used} of ${total} tokens of the model's context${used > total ? ': the next send would overflow it. Drop the oldest turns, start a new chat or remove attachments.' : share >= WARN_SHARE ? ': close to the limit.' : '.'}`
       : `About ${used} tokens (the model's context is not known).`;
     this.element.title =
-      state.cost !== undefined ? `${title} This chat has cost $${state.cost.toFixed(4)}.` : title;
+      state.cost !== undefined ? `${title} This chat has cost ${formatCost(state.cost)}.` : title;
     this.refreshWarning();
   }
 

@@ -9,6 +9,7 @@ import type {
   Turn,
   UserTurn,
 } from '../protocol/chatProtocol';
+import { formatCost } from '../util/text';
 
 export interface Conversation {
   id: string;
@@ -101,7 +102,7 @@ function formatUsage(turn: AssistantTurn): string {
   const parts: string[] = [];
   if (turn.usage?.promptTokens !== undefined) parts.push(`${turn.usage.promptTokens} tokens in`);
   if (turn.usage?.completionTokens !== undefined) parts.push(`${turn.usage.completionTokens} out`);
-  if (turn.usage?.cost !== undefined) parts.push(`$${turn.usage.cost.toFixed(4)}`);
+  if (turn.usage?.cost !== undefined) parts.push(formatCost(turn.usage.cost));
   return parts.join(', ');
 }
 

@@ -197,6 +197,7 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
 
   /** Removes a job (in every window) and deletes its stored files; resolves once they are gone. */
   async remove(id: string): Promise<void> {
+    this.announceWhen.delete(id);
     this.store.markRemoved(id);
     if (this.model.remove(id)) await this.store.forget(id);
   }
