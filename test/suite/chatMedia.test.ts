@@ -133,7 +133,7 @@ describe('Media from the chat: /image starts a job the Media Jobs tree shows, an
     assert.equal(again.status, 'completed');
   });
 
-  it("announces a job's end by notification only when the chat, and so its card, is out of sight", async function () {
+  it("announces a job's end by notification unless its card is on screen", async function () {
     if (!observed.windowObservable) this.skip();
     const api = await gatewayApi();
     const announced = (prompt: string) =>
@@ -163,6 +163,21 @@ describe('Media from the chat: /image starts a job the Media Jobs tree shows, an
     } finally {
       await vscode.commands.executeCommand('gateway.chat.focus');
       await waitFor(() => api.chatView.webviewView?.visible, 'the chat to be in sight again');
+    }
+
+    // In sight, but showing another conversation: no card shows the end, so it is announced.
+    const conversation = (await api.chat.current()).id;
+    await typed('/image a left-behind square');
+    await cardJob();
+    await vscode.commands.executeCommand('gateway.newChat');
+    try {
+      await waitFor(
+        () => announced('a left-behind square'),
+        'the notification of the job whose card is not shown',
+        20_000,
+      );
+    } finally {
+      await api.chat.open(conversation);
     }
   });
 

@@ -79,13 +79,18 @@ export class ChatMedia extends Disposable {
 
   /**
    * Starts the job in the media-jobs feature (so the tree shows it too); returns its id. Its end
-   * is announced only when the chat is out of sight then, and the card with it.
+   * is announced unless its card is on screen then: the chat in sight, showing its conversation.
    */
-  start(plan: ChatMediaPlan): Promise<string> {
-    return this.media().generate(
+  async start(plan: ChatMediaPlan): Promise<string> {
+    // The id is known once the gateway accepted the job; the job can end only after that.
+    const started: { id?: string } = {};
+    started.id = await this.media().generate(
       { prompt: plan.prompt, model: plan.model, parameters: plan.parameters },
-      { announce: () => !this.deps.visible() },
+      {
+        announce: () => !(started.id !== undefined && this.shown.has(started.id) && this.deps.visible()),
+      },
     );
+    return started.id;
   }
 
   /** The open conversation's cards: their jobs are followed and their states posted now. */
