@@ -68,7 +68,7 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
           );
         }
         progress.report({ message: 'saving' });
-        const saved = await this.studio.save(job, folder);
+        const saved = await this.studio.save(job, folder, token);
         const paths = saved.map((file) => file.relativePath);
         const described = saved.map((file) => `${file.kind} ${file.relativePath}`).join(', ');
         return new vscode.LanguageModelToolResult([

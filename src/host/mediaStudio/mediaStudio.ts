@@ -18,6 +18,7 @@ import { readSettings } from '../config/settings';
 import { jobFrom } from '../media/mediaJobs';
 import type { MediaJobs, MediaJobsDeps } from '../media/mediaJobs';
 import { kindOf } from '../media/mediaPreview';
+import type { PreviewItem } from '../media/mediaPreview';
 import { notify } from '../notify';
 import { MediaGalleryPanel } from './galleryPanel';
 import { GenerateMediaTool } from './generateMediaTool';
@@ -98,22 +99,30 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
    * Copies a completed job's results into the workspace folder from settings (or `folder`),
    * under names from the prompt that exist nowhere yet: nothing is ever overwritten.
    */
-  save(job: MediaJob, folder?: string): Promise<SavedFile[]> {
-    // One save at a time in this window: two saves of one prompt (a drop while Insert runs)
-    // would otherwise both find the same name free, and the second write would replace the first.
-    const run = this.saving.then(() => this.saveNow(job, folder));
+  async save(job: MediaJob, folder?: string, token?: vscode.CancellationToken): Promise<SavedFile[]> {
+    if (job.status !== 'completed') throw new Error(`This job is ${job.status}; there is no result to save.`);
+    const root = this.workspaceRoot();
+    if (!root) throw new Error('Open a folder first: results are saved into the workspace.');
+    // Downloads first, each save on its own: a slow one holds up no other save.
+    const items = await this.media.resultItems(job, token);
+    if (token?.isCancellationRequested) throw new vscode.CancellationError();
+    // Then naming and writing, one save at a time in this window: two saves of one prompt (a
+    // drop while Insert runs) would otherwise both find one name free, and the second write
+    // would replace the first.
+    const run = this.saving.then(() => this.write(job, items, root, folder));
     this.saving = run.catch(() => undefined);
     return run;
   }
 
-  private async saveNow(job: MediaJob, folder: string | undefined): Promise<SavedFile[]> {
-    if (job.status !== 'completed') throw new Error(`This job is ${job.status}; there is no result to save.`);
-    const root = this.workspaceRoot();
-    if (!root) throw new Error('Open a folder first: results are saved into the workspace.');
+  private async write(
+    job: MediaJob,
+    items: readonly PreviewItem[],
+    root: vscode.Uri,
+    folder: string | undefined,
+  ): Promise<SavedFile[]> {
     const relativeFolder = cleanRelativeFolder(folder ?? readSettings().media.saveFolder);
     const target = relativeFolder ? vscode.Uri.joinPath(root, relativeFolder) : root;
     await vscode.workspace.fs.createDirectory(target);
-    const items = await this.media.resultItems(job);
     const saved: SavedFile[] = [];
     const problems: string[] = [];
     for (const [index, item] of items.entries()) {
@@ -201,8 +210,9 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
       const job = this.media.model.get(id);
       if (job?.status !== 'completed') continue;
       try {
-        parts.push(this.referenceText(document, job, await this.save(job)));
+        parts.push(this.referenceText(document, job, await this.save(job, undefined, token)));
       } catch (error) {
+        if (error instanceof vscode.CancellationError) return undefined;
         problems.add((error as Error).message);
       }
     }

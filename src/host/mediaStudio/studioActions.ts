@@ -23,7 +23,7 @@ export interface MediaStudioActions {
   readonly thumbnailFolder: vscode.Uri;
   thumbnailFile(jobId: string): vscode.Uri;
   /** Saves the job's results into the workspace folder (or `folder` under it), never overwriting. */
-  save(job: MediaJob, folder?: string): Promise<SavedFile[]>;
+  save(job: MediaJob, folder?: string, token?: vscode.CancellationToken): Promise<SavedFile[]>;
   /** Saves the results and inserts a reference to them at the cursor. */
   insert(job: MediaJob): Promise<SavedFile[]>;
   rerun(job: MediaJob): Promise<string>;
