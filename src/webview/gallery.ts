@@ -218,6 +218,9 @@ grid.addEventListener('dragstart', (event) => {
   if (!id || !event.dataTransfer) return;
   const completed = (jobId: string) => items.some((i) => i.id === jobId && i.status === 'completed');
   const ids = selected.has(id) ? [...selected].filter(completed) : [id];
+  // Only our payload: the image's own URL (a webview resource) would let an editor offer a
+  // link to the cache instead of saving the result.
+  event.dataTransfer.clearData();
   event.dataTransfer.setData(UiId.mediaJobDrag, encodeDraggedJobs(ids));
   event.dataTransfer.effectAllowed = 'copy';
 });

@@ -68,12 +68,15 @@ export function insertionText(options: {
   return kind === 'image' ? `![${alt}](${target})` : `[${alt}](${target})`;
 }
 
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
 /**
  * Link text that cannot end the label early, break the line, or run: braces are escaped too, as
- * MDX evaluates `{…}` in text. Shortened by code points, so no emoji is cut in half.
+ * MDX evaluates `{…}` in text. Shortened by whole characters as a reader sees them, so no emoji
+ * or flag is cut in half.
  */
 function markdownLabel(prompt: string): string {
-  const flat = [...prompt.replace(/\s+/g, ' ').trim()];
+  const flat = Array.from(graphemes.segment(prompt.replace(/\s+/g, ' ').trim()), (part) => part.segment);
   const short = flat.length > 60 ? `${flat.slice(0, 59).join('')}…` : flat.join('');
   return short.replace(/[[\]\\`*_<>{}]/g, (c) => `\\${c}`) || 'media';
 }

@@ -50,5 +50,6 @@ export function inertText(text: string, max = 2000): string {
 export function formatCost(cost: number): string {
   if (cost === 0) return '$0';
   if (cost < 0.0001) return '<$0.0001';
-  return `$${cost >= 1 ? cost.toFixed(2) : cost.toFixed(4)}`;
+  const small = cost.toFixed(4);
+  return `$${Number(small) >= 1 ? cost.toFixed(2) : small}`;
 }

@@ -68,12 +68,27 @@ describe('result names and insertion text', () => {
     });
     assert.equal(label, `![${'x'.repeat(58)}🐱…](a.png)`);
     assert.ok(!LONE_SURROGATE.test(label), 'no lone surrogate');
+    // A flag is two code points, a family emoji several: each stays whole or goes whole.
+    const flags = insertionText({
+      languageId: 'markdown',
+      relativePath: 'a.png',
+      kind: 'image',
+      prompt: `${'x'.repeat(58)}🇩🇪👨‍👩‍👧🇫🇷`,
+    });
+    assert.equal(flags, `![${'x'.repeat(58)}🇩🇪…](a.png)`);
   });
 
   it('a Markdown insertion is always one well-formed image or link (property)', () => {
     fc.assert(
       fc.property(
-        fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' })),
+        fc.oneof(
+          fc.string(),
+          fc.string({ unit: 'grapheme' }),
+          fc.string({ unit: 'binary' }),
+          // Around the 60-character cut.
+          fc.string({ unit: 'grapheme', minLength: 55, maxLength: 80 }),
+          fc.string({ unit: 'binary', minLength: 55, maxLength: 80 }),
+        ),
         fc.array(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 3 }),
         (prompt, segments) => {
           const text = insertionText({
@@ -86,6 +101,7 @@ describe('result names and insertion text', () => {
           assert.ok(LONE_SURROGATE.test(prompt) || !LONE_SURROGATE.test(text), 'no lone surrogate made');
         },
       ),
+      { numRuns: 1_000 },
     );
   });
 });

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { escapeHtml, inertText, relativeTime, shorten } from '../../../../src/core/util/text';
+import { escapeHtml, formatCost, inertText, relativeTime, shorten } from '../../../../src/core/util/text';
 
 /** VS Code's notification link syntax, `[label](target)` (see its LinkedText parser). */
 const NOTIFICATION_LINK = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/i;
@@ -65,5 +65,20 @@ describe('text helpers', () => {
         /show(Information|Warning|Error)Message/.test(readFileSync(file, 'utf8')),
     );
     assert.deepEqual(direct, []);
+  });
+});
+
+describe('formatCost', () => {
+  it('shows four decimals under a dollar, two from a dollar on, and a floor for dust', () => {
+    assert.deepEqual([0, 0.00001, 0.00123, 0.04, 0.99994, 0.99996, 1, 12.345].map(formatCost), [
+      '$0',
+      '<$0.0001',
+      '$0.0012',
+      '$0.0400',
+      '$0.9999',
+      '$1.00',
+      '$1.00',
+      '$12.35',
+    ]);
   });
 });
