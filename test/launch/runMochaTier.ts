@@ -5,12 +5,16 @@
 import Mocha from 'mocha';
 import * as path from 'node:path';
 import { MissingDependencyError } from './chromium';
+import { configurePropertySeed, replayHint } from './propertySeed';
 import { countMochaRun, findTests, reportTier } from './results';
 
 async function main(): Promise<void> {
   const [tier, dir, timeout] = process.argv.slice(2);
   if (!tier || !dir) throw new Error('usage: runMochaTier <tier> <dir-under-out/test> [timeout-ms]');
   const started = Date.now();
+  // The tiers with property tests share one printed seed per run (GATEWAY_TEST_SEED replays it).
+  const seeded = tier === 'unit' || tier === 'webview';
+  if (seeded) configurePropertySeed();
   const mocha = new Mocha({
     ui: 'bdd',
     reporter: 'spec',
@@ -29,6 +33,7 @@ async function main(): Promise<void> {
     const runner = mocha.run((failures: number) => resolve({ counts, failures }));
     const counts = countMochaRun(runner);
   });
+  if (seeded && failures > 0) console.log(`\n${replayHint()}\n`);
   reportTier({ tier, ...counts, durationMs: Date.now() - started });
   // Servers or browsers a test forgot to close must not keep the tier alive.
   process.exit(failures > 0 || counts.passed === 0 ? 1 : 0);

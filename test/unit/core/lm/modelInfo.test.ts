@@ -10,6 +10,13 @@ function parseModelCatalog(body: unknown): CatalogModel[] {
   return parseCatalog(body) ?? [];
 }
 
+/** Each field VS Code shows: no control characters and no Markdown link, read one field at a time. */
+function assertInert(info: { name: string; tooltip: string; detail: string }): void {
+  for (const [field, text] of Object.entries({ name: info.name, tooltip: info.tooltip, detail: info.detail }))
+    // eslint-disable-next-line no-control-regex -- control characters are what must not be there
+    assert.doesNotMatch(text, /[\u0000-\u001f]|\]\(/, `${field}: ${JSON.stringify(text)}`);
+}
+
 describe('language-model information', () => {
   it('reads an OpenRouter-style catalog: limits, image input, tools, prices', () => {
     const catalog = parseModelCatalog({ data: ECHO_MODELS });
@@ -118,6 +125,16 @@ describe('language-model information', () => {
     assert.doesNotMatch(`${info.name} ${info.tooltip}`, /\]\(|\u202e/);
   });
 
+  // Found by the property below (seed 1701871855): a name ending in "]" was joined to a tooltip
+  // starting with "(", and the joined string read as a Markdown link though no field held one.
+  it('a name of "(]" is inert in every field, each read on its own', () => {
+    const [model] = parseModelCatalog([{ id: 'a/b', name: '(]' }]);
+    const info = toModelInfo(model.id, model);
+    assert.equal(info.name, '(]');
+    assert.match(info.tooltip, /^\(\] \(a\/b\) through your gateway/);
+    assertInert(info);
+  });
+
   it('reads any JSON without throwing, and keeps only well-formed, unique ids (property)', () => {
     const entry = fc.record(
       {
@@ -156,8 +173,7 @@ describe('language-model information', () => {
             assert.ok(Number.isInteger(info.maxOutputTokens) && info.maxOutputTokens >= 1);
             assert.equal(typeof info.capabilities.imageInput, 'boolean');
             assert.equal(typeof info.capabilities.toolCalling, 'boolean');
-            // eslint-disable-next-line no-control-regex -- control characters are what must not be there
-            assert.doesNotMatch(info.name + info.tooltip + info.detail, /[\u0000-\u001f]|\]\(/);
+            assertInert(info);
           }
         },
       ),
