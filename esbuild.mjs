@@ -1,11 +1,23 @@
 // One shared base, two builds: the extension host's bundles (Node, CommonJS, `vscode` external:
-// the entry, the lazy features and client, the shared errors) and the webviews' front ends (browser). Flags: --production (minified, no source maps), --watch.
+// the entry, the lazy features and client, the shared errors) and the webviews' front ends
+// (browser). Which bundles, split points and copied files there are comes from build/bundles.mjs,
+// the one table the package and the tests read too. Flags: --production (minified, no source
+// maps), --watch, --outdir=<folder> (instead of dist/; the tests build into a folder of their own).
 import * as esbuild from 'esbuild';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import {
+  COPIED_FILES,
+  hostEntryPoints,
+  splitPoints as tableSplitPoints,
+  webviewEntryPoints,
+} from './build/bundles.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--outdir='.length) || 'dist';
+/** Where a file the table names under dist/ is written. */
+const output = (file) => path.join(outdir, path.relative('dist', file));
 
 /** @type {import('esbuild').BuildOptions} */
 const base = {
@@ -19,26 +31,19 @@ const base = {
 };
 
 /**
- * Modules that are bundles of their own, required at run time from the sibling file instead of
- * being copied into every bundle that imports them:
+ * Modules that are bundles of their own (the split points of build/bundles.mjs), required at run
+ * time from the sibling file instead of being copied into every bundle that imports them:
  * - `dist/api.js`, the gateway client with undici: required on the first request (only by
  *   src/host/gateway/clientLoader.ts), so activation neither parses nor evaluates the network stack;
  * - `dist/shared.js`, the errors and constants the client and the host share: one copy, so a
  *   GatewayError thrown by the client is an `instanceof GatewayError` in the host;
- * - `dist/chat.js`, `dist/media.js` and `dist/lm.js`, the features: required when their view, a command or an
- *   event first needs them (src/host/chat/chatLoader.ts, src/host/media/mediaLoader.ts,
- *   src/host/lm/lmLoader.ts), so the
- *   entry holds only what activation runs. Small stateless helpers they share with the entry
- *   (ids, settings, notify) are copied into each; anything with state shared across bundles
- *   belongs in a split point of its own.
+ * - the features (`dist/chat.js`, `dist/media.js`, `dist/lm.js`): required when their view, a
+ *   command or an event first needs them (each feature's `<feature>Loader.ts`), so the entry holds
+ *   only what activation runs. Small stateless helpers they share with the entry (ids, settings,
+ *   notify) are copied into each; anything with state shared across bundles belongs in a split
+ *   point of its own.
  */
-const SPLIT_POINTS = [
-  { bundle: 'api', sources: ['src/api/index.ts'] },
-  { bundle: 'chat', sources: ['src/host/chat/chatBundle.ts'] },
-  { bundle: 'media', sources: ['src/host/media/mediaBundle.ts'] },
-  { bundle: 'lm', sources: ['src/host/lm/lmBundle.ts'] },
-  { bundle: 'shared', sources: ['src/api/shared.ts', 'src/api/errors.ts', 'src/api/types.ts'] },
-];
+const SPLIT_POINTS = tableSplitPoints();
 
 const splitPoints = {
   name: 'split-points',
@@ -82,16 +87,9 @@ const plainVscodeRequire = {
 /** @type {import('esbuild').BuildOptions} */
 const extension = {
   ...base,
-  entryPoints: {
-    extension: 'src/extension.ts',
-    chat: 'src/host/chat/chatBundle.ts',
-    media: 'src/host/media/mediaBundle.ts',
-    lm: 'src/host/lm/lmBundle.ts',
-    api: 'src/api/index.ts',
-    shared: 'src/api/shared.ts',
-  },
+  entryPoints: hostEntryPoints(),
   plugins: [splitPoints, plainVscodeRequire],
-  outdir: 'dist',
+  outdir,
   platform: 'node',
   format: 'cjs',
   target: 'node20',
@@ -102,23 +100,22 @@ const extension = {
 /** @type {import('esbuild').BuildOptions} */
 const webview = {
   ...base,
-  entryPoints: {
-    webview: 'src/webview/main.ts',
-    mediaPreview: 'src/webview/mediaPreview.ts',
-    gallery: 'src/webview/gallery.ts',
-  },
-  outdir: 'dist',
+  entryPoints: webviewEntryPoints(),
+  outdir,
   platform: 'browser',
   format: 'iife',
   target: ['chrome120'],
   loader: { '.ttf': 'file' },
 };
 
-/** Codicons ship as a font plus a stylesheet; the webview loads both from `dist/codicons`. */
-async function copyCodicons() {
-  await mkdir('dist/codicons', { recursive: true });
-  await copyFile('node_modules/@vscode/codicons/dist/codicon.css', 'dist/codicons/codicon.css');
-  await copyFile('node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/codicons/codicon.ttf');
+/** Files that ship as they come from a dependency (the codicon font and its stylesheet). */
+async function copyFiles() {
+  await Promise.all(
+    COPIED_FILES.map(async ({ file, from }) => {
+      await mkdir(path.dirname(output(file)), { recursive: true });
+      await copyFile(from, output(file));
+    }),
+  );
 }
 
 /**
@@ -149,7 +146,7 @@ const watchLog = {
 };
 
 async function main() {
-  await copyCodicons();
+  await copyFiles();
   if (watch) {
     const quiet = (options) => ({
       ...options,

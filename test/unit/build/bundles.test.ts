@@ -8,19 +8,18 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { bundleTable } from '../../package/bundleTable';
 
 const dist = path.resolve(__dirname, '../../../../dist');
-const BUNDLES = [
-  'extension.js',
-  'chat.js',
-  'media.js',
-  'lm.js',
-  'api.js',
-  'shared.js',
-  'webview.js',
-  'mediaPreview.js',
-];
-const HOST_BUNDLES = ['extension.js', 'chat.js', 'media.js', 'lm.js', 'api.js'];
+const table = bundleTable();
+const fileName = (file: string) => path.posix.basename(file);
+/** Every bundle of build/bundles.mjs, as its file name in dist/. */
+const BUNDLES = [...table.hostBundleFiles, ...table.webviewBundleFiles].map(fileName);
+/** The host bundles that require the shared one: all but the shared bundle itself. */
+const HOST_BUNDLES = table.hostBundles.filter((b) => b.name !== 'shared').map((b) => `${b.name}.js`);
+/** The lazily loaded features: the split points other than the client and the shared code. */
+const FEATURES = table.splitPoints.map((p) => p.bundle).filter((name) => name !== 'api' && name !== 'shared');
+const WEBVIEW_BUNDLES = table.webviewBundleFiles.map(fileName);
 
 function bundle(name: string): string {
   return readFileSync(path.join(dist, name), 'utf8');
@@ -45,7 +44,7 @@ describe('built bundles', function () {
 
   it('the entry holds none of the chat, media or language-model code, and requires each feature bundle once', () => {
     const entry = bundle('extension.js');
-    for (const feature of ['chat', 'media', 'lm'])
+    for (const feature of FEATURES)
       assert.equal(entry.match(new RegExp(`require\\("\\./${feature}\\.js"\\)`, 'g'))?.length, 1, feature);
     // Names that exist only in the features' code (kept in production builds: they are strings).
     for (const marker of [
@@ -99,8 +98,8 @@ describe('built bundles', function () {
   });
 
   it('the features do not reach each other or the client bundle directly', () => {
-    for (const name of ['chat.js', 'media.js', 'lm.js'])
-      assert.doesNotMatch(bundle(name), /require\("\.\/(api|chat|media|lm|extension)\.js"\)/, name);
+    const others = new RegExp(`require\\("\\./(${['api', 'extension', ...FEATURES].join('|')})\\.js"\\)`);
+    for (const feature of FEATURES) assert.doesNotMatch(bundle(`${feature}.js`), others, feature);
   });
 
   it('the entry loads the client bundle only through require("./api.js"), and holds no undici', () => {
@@ -110,7 +109,7 @@ describe('built bundles', function () {
   });
 
   it('the webview bundles hold no host or Node code', () => {
-    for (const name of ['webview.js', 'mediaPreview.js']) {
+    for (const name of WEBVIEW_BUNDLES) {
       const text = bundle(name);
       assert.doesNotMatch(text, /require\("(vscode|node:[a-z]+|fs|crypto|undici)"\)/, name);
       assert.doesNotMatch(
