@@ -18,7 +18,7 @@ describe('Screenshots of the real UI', function () {
         'gateway.media.model': 'openai/gpt-image-1',
         'workbench.colorTheme': 'Default Dark Modern',
       },
-      env: { GATEWAY_AI_DEMO_KEY: 'sk-screenshot-0123456789' },
+      apiKey: 'sk-screenshot-0123456789',
       files: {
         'debounce.ts':
           'export function debounce<T extends (...args: never[]) => void>(fn: T, ms: number): T {\n  let timer: ReturnType<typeof setTimeout> | undefined;\n  return ((...args: Parameters<T>) => {\n    clearTimeout(timer);\n    timer = setTimeout(() => fn(...args), ms);\n  }) as T;\n}\n',
@@ -39,7 +39,7 @@ describe('Screenshots of the real UI', function () {
       await page.mouse.move(560, box.y + 200, { steps: 5 });
       await page.mouse.up();
     }
-    await page.locator('.pane-header', { hasText: 'Media Jobs' }).click();
+    await workbench.setSectionExpanded('Media Jobs', false);
     const frame = await workbench.webviewFrame('.composer-input');
     // The file being discussed, open beside the chat.
     await page.keyboard.press('Control+P');
@@ -62,8 +62,8 @@ describe('Screenshots of the real UI', function () {
   it('media jobs with a preview', async () => {
     const { workbench } = fixture;
     const { page } = workbench;
-    await page.locator('.pane-header', { hasText: 'Media Jobs' }).click();
-    await page.locator('.pane-header', { hasText: 'Chat' }).first().click();
+    await workbench.setSectionExpanded('Media Jobs', true);
+    await workbench.setSectionExpanded('Chat', false);
     await workbench.runCommand('Gateway AI: Generate Media…');
     await workbench.answerInput('Generate Media (1/3)', 'a lighthouse at dusk, watercolour');
     // Model and parameters: keep the defaults.
@@ -74,11 +74,8 @@ describe('Screenshots of the real UI', function () {
       .filter({ hasText: 'completed' })
       .first();
     await row.waitFor({ timeout: 30_000 });
-    let frame;
-    for (let attempt = 0; !frame && attempt < 4; attempt++) {
-      await row.click();
-      frame = await workbench.webviewFrame('img.media-output', 10_000).catch(() => undefined);
-    }
+    await workbench.openMediaJob('a lighthouse');
+    const frame = await workbench.webviewFrame('img.media-output', 30_000);
     assert.ok(frame);
     await page.waitForTimeout(1000);
     await workbench.screenshot(path.join(screenshots, 'readme-media.png'));

@@ -9,7 +9,13 @@ import { launchChromium } from '../launch/chromium';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator, SimulatorOptions } from '../simulator';
 import { repoRoot, workRoot } from '../launch/paths';
-import { allowDevelopmentPayload, startVsCodeServer } from '../launch/vscodeServer';
+import {
+  allowDevelopmentPayload,
+  ensureVsCodeServer,
+  installVsix,
+  startVsCodeServer,
+} from '../launch/vscodeServer';
+import { packagedVsix } from '../launch/vsix';
 import type { VsCodeServer } from '../launch/vscodeServer';
 
 /** Where end-to-end tests leave screenshots of the real UI (the README's come from here). */
@@ -21,10 +27,24 @@ export interface WorkbenchOptions {
   /** Which code-server (so which VS Code) to run; default the oldest supported (1.100.3). */
   codeServerVersion?: string;
   settings?: Record<string, unknown>;
-  /** Load the extension from this checkout (default) or only from the extensions folder. */
-  development?: boolean;
+  /** Start from VS Code's own defaults plus `settings` only, as a new user's profile does. */
+  vscodeDefaults?: boolean;
+  /**
+   * Which extension runs:
+   * - `package` (the default): the .vsix this test run built, installed with --install-extension
+   *   into the fresh profile, as a user installs it from the Marketplace;
+   * - `development`: this checkout as a development extension, for the inner loop only
+   *   (GATEWAY_E2E_FROM=development makes it the default);
+   * - `none`: only what `beforeStart` installs.
+   */
+  extension?: 'package' | 'development' | 'none';
   /** Load the development extension from this folder instead of the checkout (the demo's launcher). */
   developmentPath?: string;
+  /**
+   * An API key to type in through "Gateway AI: Set API Key" once the window is open, as a new
+   * user does. (The installed package ignores the demo's environment variable.)
+   */
+  apiKey?: string;
   /** Open this folder instead of a fresh one (then `files` are not written). */
   folder?: string;
   /** Prepare the extensions folder before the server starts (e.g. install a .vsix). */
@@ -40,10 +60,28 @@ export interface Workbench {
   page: Page;
   server: VsCodeServer;
   workspace: string;
-  /** Opens the Gateway AI container in the activity bar. */
+  /**
+   * Shows one of the extension's views (its section expanded) through the view's focus command,
+   * which never hides what is open. Fails saying what the sidebar showed instead.
+   */
+  showView(name: 'Chat' | 'Media Jobs'): Promise<void>;
+  /** Shows the chat view (see showView). */
   openGatewayView(): Promise<void>;
+  /**
+   * Opens a completed job's result from the Media Jobs tree by keyboard: the tree is focused
+   * through its focus command, the job's row is made the focused one, and Enter opens it. (A
+   * click can be lost while the row re-renders as the job changes; the focus follows the job.)
+   */
+  openMediaJob(promptText: string): Promise<void>;
+  /** Expands or collapses a section of the sidebar, clicking its header only when needed. */
+  setSectionExpanded(name: string, expanded: boolean): Promise<void>;
   /** The frame of a webview whose document has an element matching `selector`. */
   webviewFrame(selector: string, timeoutMs?: number): Promise<Frame>;
+  /**
+   * Types a key in through "Gateway AI: Set API Key", as a new user does, once the extension's
+   * contributions are there, and waits until the input box has closed.
+   */
+  setApiKey(key: string): Promise<void>;
   /** Runs a command through the command palette, by its title as shown there. */
   runCommand(title: string): Promise<void>;
   /** Opens a workspace file in the active editor group through Quick Open. */
@@ -91,22 +129,73 @@ export function useSimulatorWorkbench(
 }
 
 /**
- * Opens the command palette or Quick Open. The key reaches the workbench only when the keyboard
- * focus is in it, not inside a webview that has just taken it: click a neutral part (the status
- * bar) first, and try again if it does not open.
+ * Moves the keyboard focus from wherever it is (a webview's frame, an editor, a list) to the
+ * workbench's own document, without clicking anything: a click on the status bar or a header can
+ * land on an item and run its command, or toggle what it meant to open.
  */
+async function focusWorkbench(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const doc = (globalThis as unknown as { document: { activeElement: { blur?(): void } | null } }).document;
+    doc.activeElement?.blur?.();
+  });
+}
+
+/** What has the keyboard focus, for an error message. */
+async function describeFocus(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const el = (
+      globalThis as unknown as {
+        document: {
+          activeElement: {
+            tagName: string;
+            className: string;
+            getAttribute(n: string): string | null;
+          } | null;
+        };
+      }
+    ).document.activeElement;
+    if (!el) return 'nothing';
+    const label = el.getAttribute('aria-label');
+    return `<${el.tagName.toLowerCase()} class="${String(el.className).slice(0, 80)}"${label ? ` aria-label="${label}"` : ''}>`;
+  });
+}
+
+/** Opens the command palette or Quick Open, once the workbench has the keyboard focus. */
 async function openQuickInput(page: Page, key: string, purpose: string) {
   const input = page.locator('.quick-input-widget input');
-  for (let attempt = 1; ; attempt++) {
-    await page.locator('.part.statusbar').click({ position: { x: 600, y: 5 } });
-    await page.keyboard.press(key);
-    const opened = await input.waitFor({ timeout: 5_000 }).then(
-      () => true,
-      () => false,
+  await focusWorkbench(page);
+  await page.keyboard.press(key);
+  const opened = await input.waitFor({ timeout: 15_000 }).then(
+    () => true,
+    () => false,
+  );
+  if (!opened)
+    throw new Error(
+      `The quick input did not open to ${purpose}: ${key} was pressed with the focus on ${await describeFocus(page)}`,
     );
-    if (opened) return input;
-    if (attempt === 3) throw new Error(`The quick input did not open to ${purpose}`);
-  }
+  return input;
+}
+
+/** The sidebar as a person sees it: its title, and each section with whether it is expanded. */
+async function describeSidebar(page: Page): Promise<string> {
+  const title = (
+    (await page
+      .locator('.part.sidebar .title-label')
+      .first()
+      .textContent()
+      .catch(() => '')) ?? ''
+  ).trim();
+  const sections = await page
+    .locator('.part.sidebar .pane-header')
+    // Runs in the page; this file is compiled without the DOM's types.
+    .evaluateAll((headers) =>
+      (headers as unknown as Array<{ getAttribute(name: string): string | null }>).map(
+        (h) =>
+          `${h.getAttribute('aria-label') ?? '?'} (${h.getAttribute('aria-expanded') === 'true' ? 'expanded' : 'collapsed'})`,
+      ),
+    )
+    .catch(() => [] as string[]);
+  return `sidebar "${title || 'hidden'}" with ${sections.length ? sections.join(', ') : 'no sections'}`;
 }
 
 export async function openWorkbench(options: WorkbenchOptions): Promise<Workbench> {
@@ -123,12 +212,23 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
     extensionsDir: path.join(runDir, 'extensions'),
   };
   mkdirSync(dirs.extensionsDir, { recursive: true });
+  const extension =
+    options.extension ??
+    (options.developmentPath || process.env.GATEWAY_E2E_FROM === 'development' ? 'development' : 'package');
+  if (extension === 'package')
+    installVsix(
+      ensureVsCodeServer(options.codeServerVersion),
+      packagedVsix(),
+      dirs.extensionsDir,
+      dirs.userDataDir,
+    );
   await options.beforeStart?.(dirs);
 
   const server = await startVsCodeServer({
     ...dirs,
     codeServerVersion: options.codeServerVersion,
     settings: options.settings,
+    vscodeDefaults: options.vscodeDefaults,
     env: options.env,
   });
   let browser: Browser | undefined;
@@ -137,28 +237,82 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const url = server.workbenchUrl({
       folder: workspace,
-      developmentPath: options.development === false ? undefined : (options.developmentPath ?? repoRoot),
+      developmentPath: extension === 'development' ? (options.developmentPath ?? repoRoot) : undefined,
     });
     await allowDevelopmentPayload(page, server);
     await page.goto(url);
     await page.waitForSelector('.monaco-workbench .activitybar', { timeout: 60_000 });
     const opened = browser;
-    return {
+    /**
+     * The extension's contributions are registered: its activity bar entry is there, and its
+     * commands are in the palette from then on (a palette opened before lists them not).
+     */
+    const contributed = () =>
+      page
+        .locator('.activitybar [aria-label^="Gateway AI"]')
+        .first()
+        .waitFor({ timeout: 60_000 })
+        .catch(() => {
+          throw new Error('The Gateway AI activity bar entry never appeared: the extension did not load');
+        });
+    const workbench: Workbench = {
       page,
       server,
       workspace,
+      async showView(name) {
+        // The view's own focus command only reveals: it opens the container, expands the
+        // section and focuses it, whatever state they were in. (The activity bar item toggles.)
+        await contributed();
+        await workbench.runCommand(`Gateway AI: Focus on ${name} View`);
+        const header = page.locator(
+          `.part.sidebar .pane-header[aria-label="${name} Section"][aria-expanded="true"]`,
+        );
+        const shown = await header.waitFor({ timeout: 30_000 }).then(
+          () => true,
+          () => false,
+        );
+        if (!shown)
+          throw new Error(`"Focus on ${name} View" did not show it: ${await describeSidebar(page)}`);
+      },
       async openGatewayView() {
-        const button = page
-          .locator(
-            '.activitybar a[aria-label^="Gateway AI"], .activitybar .action-item[aria-label^="Gateway AI"]',
-          )
-          .first();
-        await button.waitFor({ timeout: 60_000 });
-        const expanded = await button.getAttribute('aria-expanded');
-        if (expanded !== 'true') await button.click();
-        await page
-          .waitForSelector('.pane-header[aria-label^="Chat"], .pane-header >> text=Chat', { timeout: 30_000 })
-          .catch(() => undefined);
+        await workbench.showView('Chat');
+      },
+      async openMediaJob(promptText) {
+        const rows = page.locator('.part.sidebar .pane-body .monaco-list-row', { hasText: promptText });
+        await rows.filter({ hasText: 'completed' }).first().waitFor({ timeout: 30_000 });
+        await workbench.showView('Media Jobs');
+        const focusedRow = page.locator('.part.sidebar .monaco-list:focus-within .monaco-list-row.focused');
+        // Home, then Down until the focused row is the job's: the tree lists the newest first.
+        await page.keyboard.press('Home');
+        for (let step = 0; step < 50; step++) {
+          await focusedRow.first().waitFor({ timeout: 10_000 });
+          if (((await focusedRow.first().textContent()) ?? '').includes(promptText)) break;
+          await page.keyboard.press('ArrowDown');
+        }
+        const text = (await focusedRow.first().textContent()) ?? '';
+        if (!text.includes(promptText))
+          throw new Error(
+            `No row for "${promptText}" took the focus in the Media Jobs tree (last: "${text}")`,
+          );
+        await page.keyboard.press('Enter');
+      },
+      async setSectionExpanded(name, expanded) {
+        const header = page.locator(`.part.sidebar .pane-header[aria-label="${name} Section"]`);
+        await header.waitFor({ timeout: 30_000 });
+        const want = expanded ? 'true' : 'false';
+        // A click on a section header toggles it: click only when it is not already as wanted.
+        if ((await header.getAttribute('aria-expanded')) !== want) await header.click();
+        const done = await page
+          .locator(`.part.sidebar .pane-header[aria-label="${name} Section"][aria-expanded="${want}"]`)
+          .waitFor({ timeout: 10_000 })
+          .then(
+            () => true,
+            () => false,
+          );
+        if (!done)
+          throw new Error(
+            `The ${name} section did not become ${expanded ? 'expanded' : 'collapsed'}: ${await describeSidebar(page)}`,
+          );
       },
       async webviewFrame(selector, timeoutMs = 60_000) {
         const deadline = Date.now() + timeoutMs;
@@ -172,7 +326,14 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
           }
           await page.waitForTimeout(250);
         }
-        throw new Error(`No webview showed "${selector}" within ${timeoutMs} ms`);
+        throw new Error(
+          `No webview showed "${selector}" within ${timeoutMs} ms (${page.frames().length} frames; ${await describeSidebar(page)})`,
+        );
+      },
+      async setApiKey(key) {
+        await contributed();
+        await workbench.runCommand('Gateway AI: Set API Key');
+        await workbench.answerInput('Gateway AI: Set API Key', key);
       },
       async runCommand(title) {
         const input = await openQuickInput(page, 'F1', `run "${title}"`);
@@ -219,6 +380,8 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
         await server.stop();
       },
     };
+    if (options.apiKey !== undefined) await workbench.setApiKey(options.apiKey);
+    return workbench;
   } catch (error) {
     await browser?.close().catch(() => undefined);
     await server.stop();
