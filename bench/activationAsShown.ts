@@ -144,7 +144,7 @@ export async function measureAsShown(vsix: string, emptyVsix: string, index: num
   const entry = ensureVsCodeServer();
   const workbench = await openWorkbench({
     name: `bench-activation-shown-${index}`,
-    development: false,
+    extension: 'none',
     beforeStart: ({ extensionsDir, userDataDir }) => {
       installVsix(entry, vsix, extensionsDir, userDataDir);
       installVsix(entry, emptyVsix, extensionsDir, userDataDir);

@@ -1,5 +1,6 @@
 // Packages the extension as `npm run package` does (vsce package --no-dependencies, which runs the
-// production build through `vscode:prepublish`), into the file given:
+// production build through `vscode:prepublish`), into the file given, then restores the
+// development build in dist/:
 //
 //   node scripts/package-vsix.mjs [--out <file.vsix>]
 //
@@ -39,6 +40,10 @@ export function packageVsix(out = defaultVsixPath()) {
   } catch (error) {
     const text = [error.stdout, error.stderr].filter(Boolean).join('\n').trim();
     throw new Error(`vsce package failed${text ? `:\n${text}` : `: ${error.message}`}`);
+  } finally {
+    // vsce's prepublish step wrote the production build over dist/: put the development build
+    // back, so the tiers and the inner loop that run from dist/ see what `npm run build` makes.
+    execFileSync(process.execPath, ['esbuild.mjs'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   return target;
 }

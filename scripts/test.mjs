@@ -1,8 +1,9 @@
 // Runs every test tier in order and ends with one line, summed over all tiers:
 //   N passed, N failed
 // Tiers: lint (ESLint and Prettier's check, one test each), unit (plain Node), webview (the chat
-// front end in Chromium), integration (inside a real VS Code extension host), end-to-end (the real
-// workbench in Chromium, and the packaged .vsix). The integration tier runs twice: in VS Code 1.100.3
+// front end in Chromium), integration (inside a real VS Code extension host), package (the .vsix
+// this run builds, checked against build/bundles.mjs), end-to-end (that .vsix installed into the
+// real workbench in Chromium, driven as a new user would). The integration tier runs twice: in VS Code 1.100.3
 // (the oldest supported) and in VS Code 1.139.1 (language-model provider API, built-in chat); its
 // counts are summed with the rest.
 // `npm test` builds first (pretest). Pick tiers with GATEWAY_TEST_TIERS=lint,unit,webview,...
@@ -25,8 +26,16 @@ const tiers = [
         label: `integration@${version}`,
         args: ['out/test/launch/runServerTests.js', version],
       }))),
-  { name: 'e2e', args: ['out/test/launch/runMochaTier.js', 'e2e', 'e2e', '180000'] },
+  // The .vsix this run builds (scripts/package-vsix.mjs), checked against build/bundles.mjs; the
+  // e2e tier then installs that same file into fresh profiles.
+  { name: 'package', args: ['out/test/launch/runMochaTier.js', 'package', 'package', '240000'], vsix: true },
+  { name: 'e2e', args: ['out/test/launch/runMochaTier.js', 'e2e', 'e2e', '180000'], vsix: true },
 ];
+
+function packageName() {
+  const { name, version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  return `${name}-${version}`;
+}
 
 const wanted = process.env.GATEWAY_TEST_TIERS?.split(',')
   .map((t) => t.trim())
@@ -35,6 +44,8 @@ const selected = wanted ? tiers.filter((t) => wanted.includes(t.name)) : tiers;
 
 rmSync(resultsDir, { recursive: true, force: true });
 const summary = [];
+const vsixFile = path.join(root, '.test-work', 'vsix', `${packageName()}.vsix`);
+let vsixBuilt;
 for (const tier of selected) {
   if (!existsSync(path.join(root, tier.args[0]))) {
     console.error(
@@ -46,11 +57,27 @@ for (const tier of selected) {
   console.log(`\n=== ${label} tests ===`);
   const resultFile = path.join(resultsDir, `${label}.json`);
   const started = Date.now();
-  const run = spawnSync(process.execPath, tier.args, {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, GATEWAY_TIER_RESULT: resultFile },
-  });
+  const env = { ...process.env, GATEWAY_TIER_RESULT: resultFile };
+  if (tier.vsix) {
+    // Built once per run, the way `npm run package` builds it; a failure to package fails the tier.
+    vsixBuilt ??= spawnSync(process.execPath, ['scripts/package-vsix.mjs', '--out', vsixFile], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    }).status;
+    if (vsixBuilt === 0) env.GATEWAY_VSIX = vsixFile;
+    else {
+      summary.push({
+        tier: tier.name,
+        passed: 0,
+        failed: 1,
+        pending: 0,
+        failures: [`the .vsix could not be built for the ${label} tier (exit ${vsixBuilt})`],
+        durationMs: Date.now() - started,
+      });
+      continue;
+    }
+  }
+  const run = spawnSync(process.execPath, tier.args, { cwd: root, stdio: 'inherit', env });
   let result;
   if (existsSync(resultFile)) {
     result = JSON.parse(readFileSync(resultFile, 'utf8'));

@@ -26,7 +26,7 @@ describe('Media from the chat in the real workbench', function () {
       // The simulator's catalog says this model makes images.
       'gateway.media.model': 'openai/gpt-image-1',
     },
-    env: { GATEWAY_AI_DEMO_KEY: 'sk-e2e-chat-media-0123456789' },
+    apiKey: 'sk-e2e-chat-media-0123456789',
     files: { 'notes.md': '# Notes\n\n' },
   }));
 

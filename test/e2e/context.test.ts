@@ -24,7 +24,7 @@ describe('Context, images and the model catalog in the real workbench', function
   const fixture = useSimulatorWorkbench({ chunkDelayMs: 2 }, (sim) => ({
     name: 'context',
     settings: { 'gateway.baseUrl': sim.baseUrl, 'gateway.chat.model': 'openai/gpt-4o-mini' },
-    env: { GATEWAY_AI_DEMO_KEY: 'sk-e2e-context-0123456789' },
+    apiKey: 'sk-e2e-context-0123456789',
     files: { 'notes.md': NOTES },
   }));
 

@@ -27,7 +27,7 @@ describe('Gallery drag with a real pointer', function () {
       'gateway.baseUrl': sim.baseUrl,
       'gateway.media.model': 'openai/gpt-image-1',
     },
-    env: { GATEWAY_AI_DEMO_KEY: 'sk-e2e-gallery-drag-0123456789' },
+    apiKey: 'sk-e2e-gallery-drag-0123456789',
     files: { 'notes.md': '# Notes\n\n' },
     display: x?.display,
   }));

@@ -37,6 +37,11 @@ export interface StartOptions {
   extensionsDir: string;
   /** User settings written before start. */
   settings?: Record<string, unknown>;
+  /**
+   * Write only `settings`, not the harness's quieter defaults (no telemetry, no welcome page, VS
+   * Code's AI features off): a profile as a new user's starts.
+   */
+  vscodeDefaults?: boolean;
   /** Extra environment for the server and its extension host. */
   env?: NodeJS.ProcessEnv;
   port?: number;
@@ -113,20 +118,22 @@ export async function startVsCodeServer(options: StartOptions): Promise<VsCodeSe
   const port = options.port ?? (await freePort());
   mkdirSync(path.join(options.userDataDir, 'User'), { recursive: true });
   mkdirSync(options.extensionsDir, { recursive: true });
-  const settings = {
-    'workbench.startupEditor': 'none',
-    'workbench.tips.enabled': false,
-    'workbench.enableExperiments': false,
-    'telemetry.telemetryLevel': 'off',
-    'update.mode': 'none',
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-    'security.workspace.trust.enabled': false,
-    'chat.disableAIFeatures': true,
-    // Test and demo workspaces live inside this repository; don't offer to open it.
-    'git.openRepositoryInParentFolders': 'never',
-    ...options.settings,
-  };
+  const settings = options.vscodeDefaults
+    ? { ...options.settings }
+    : {
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'workbench.enableExperiments': false,
+        'telemetry.telemetryLevel': 'off',
+        'update.mode': 'none',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'security.workspace.trust.enabled': false,
+        'chat.disableAIFeatures': true,
+        // Test and demo workspaces live inside this repository; don't offer to open it.
+        'git.openRepositoryInParentFolders': 'never',
+        ...options.settings,
+      };
   writeFileSync(path.join(options.userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 
   const child: ChildProcess = spawn(
