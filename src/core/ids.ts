@@ -10,6 +10,7 @@ export const EXTENSION_ID = 'gateway-ai.gateway-ai';
 export const Command = {
   setApiKey: 'gateway.setApiKey',
   clearApiKey: 'gateway.clearApiKey',
+  manageApiKey: 'gateway.manageApiKey',
   newChat: 'gateway.newChat',
   ask: 'gateway.ask',
   explainSelection: 'gateway.explainSelection',

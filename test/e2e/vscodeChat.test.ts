@@ -1,118 +1,194 @@
 import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
 import { NEWEST_CODE_SERVER } from '../launch/vscodeServer';
 import { screenshots, useSimulatorWorkbench } from './workbench';
+import type { Workbench } from './workbench';
 
 const KEY = 'sk-e2e-vscode-chat-0123456789';
+const NEW_KEY = 'sk-e2e-vscode-chat-rotated-98765';
+/** The model a fresh profile offers: the default of gateway.chat.model, as the catalog names it. */
+const MODEL_NAME = 'OpenAI: GPT-4o-mini';
+const MODEL_ID = 'openai/gpt-4o-mini';
+/** How soon a key set, changed or cleared must show in VS Code's lists. */
+const KEY_CHANGE_MS = 5_000;
+
+/** Waits for a locator, and fails with `what` and how long it waited. */
+async function expectShown(locator: Locator, what: string, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  await locator.waitFor({ timeout: timeoutMs }).catch(() => {
+    throw new Error(`${what}: not shown within ${timeoutMs} ms`);
+  });
+  return Date.now() - started;
+}
+
+/** The Language Models editor's row for a model, once VS Code lists it. */
+function modelRow(page: Page, name: string): Locator {
+  return page.locator('.editor-instance .monaco-list-row', { hasText: name }).first();
+}
 
 /**
- * The gateway's models in VS Code's own Chat view, in the real VS Code 1.139 workbench, signed
- * out: a model picked from the chat's model picker answers a prompt with the simulator's reply.
+ * VS Code 1.139's own Chat view as a new user meets it: the .vsix this run built installed into a
+ * fresh profile with VS Code's default settings (only the gateway's address set), no environment
+ * variables, the key typed in after the window opened, the chat unlocked through "Manage
+ * Models…", then a gateway model picked in the chat's own picker, answering, and VS Code's agent
+ * calling the extension's media tool.
  */
-describe("Gateway models in VS Code 1.139's built-in chat", function () {
-  this.timeout(240_000);
-  const fixture = useSimulatorWorkbench({ chunkDelayMs: 2 }, (sim) => ({
-    name: 'vscode-chat',
-    codeServerVersion: NEWEST_CODE_SERVER,
-    settings: {
-      'gateway.baseUrl': sim.baseUrl,
-      'gateway.languageModels.include': ['sim/*'],
-      // The test's profile, not the extension, turns VS Code's chat on: a fresh browser profile
-      // starts with it off until chat setup runs (see below).
-      'chat.disableAIFeatures': false,
-      'chat.allowAnonymousAccess': true,
-      'workbench.colorTheme': 'Default Dark Modern',
-    },
-    env: { GATEWAY_AI_DEMO_KEY: KEY },
-  }));
+describe("VS Code 1.139's own chat, as a new user meets it", function () {
+  this.timeout(300_000);
+  const fixture = useSimulatorWorkbench(
+    { chunkDelayMs: 2, mediaTimings: { queuedMs: 300, processingMs: 600 } },
+    (sim) => ({
+      name: 'vscode-chat',
+      codeServerVersion: NEWEST_CODE_SERVER,
+      extension: 'package',
+      vscodeDefaults: true,
+      settings: { 'gateway.baseUrl': sim.baseUrl },
+    }),
+  );
+  let workbench: Workbench;
+  let page: Page;
+  before(() => {
+    workbench = fixture.workbench;
+    page = workbench.page;
+  });
 
-  const modelsAsked = () =>
-    fixture.sim.requests.some((r) => r.method === 'GET' && r.path.endsWith('/v1/models'));
-  async function waitFor(done: () => boolean, timeoutMs: number, message: string): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error(message);
-      await fixture.workbench.page.waitForTimeout(250);
-    }
-  }
+  it('with no key, "Manage Models…" lists Gateway AI, which asks for the key', async () => {
+    await workbench.runCommand('Chat: Manage Language Models');
+    const add = page.locator('.editor-instance .monaco-button', { hasText: 'Add Models' }).first();
+    await expectShown(add, 'The Language Models editor', 30_000);
+    await add.click();
+    const vendor = page
+      .locator('.context-view .action-label, .action-widget .monaco-list-row', {
+        hasText: /^\s*Gateway AI\s*$/,
+      })
+      .first();
+    await expectShown(vendor, '"Gateway AI" among the providers to add', 15_000);
+    await vendor.click();
+    // VS Code asks the provider for its models, not silently: with no key, the provider asks for
+    // one there and then, in the same box as "Gateway AI: Set API Key".
+    await expectShown(
+      page.locator('.quick-input-widget .quick-input-title', { hasText: 'Gateway AI: Set API Key' }),
+      'The key box after "Gateway AI" was picked',
+      15_000,
+    );
+    await workbench.screenshot(path.join(screenshots, 'vscode-chat-no-key.png'));
+    await workbench.answerInput('Gateway AI: Set API Key', KEY);
+    const ms = await expectShown(
+      modelRow(page, MODEL_NAME),
+      `${MODEL_NAME} in the Language Models editor after the key was set`,
+      KEY_CHANGE_MS,
+    );
+    console.log(`      the gateway's model was listed ${ms} ms after the key was set`);
+  });
+
+  it('a key cleared or changed after start updates the lists within 5 s, without a reload', async () => {
+    const { sim } = fixture;
+    await workbench.runCommand('Gateway AI: Clear API Key');
+    // Clearing asks first, in a modal dialog.
+    const confirm = page
+      .locator('.monaco-dialog-box .monaco-button', { hasText: /Clear|Remove|Yes/ })
+      .first();
+    if (await confirm.isVisible().catch(() => false)) await confirm.click();
+    const row = modelRow(page, MODEL_NAME);
+    await row.waitFor({ state: 'detached', timeout: KEY_CHANGE_MS }).catch(() => {
+      throw new Error(`${MODEL_NAME} was still listed ${KEY_CHANGE_MS} ms after the key was cleared`);
+    });
+
+    const asked = sim.requests.length;
+    await workbench.setApiKey(NEW_KEY);
+    await expectShown(row, `${MODEL_NAME} after a new key was set`, KEY_CHANGE_MS);
+    // The catalog was asked again with the new key.
+    const catalog = sim.requests.slice(asked).filter((r) => r.path.endsWith('/v1/models'));
+    assert.ok(
+      catalog.every((r) => r.headers.authorization === `Bearer ${NEW_KEY}`),
+      'the catalog is asked with the new key only',
+    );
+  });
 
   it('a gateway model picked in the Chat view answers a prompt', async () => {
-    const { workbench, sim } = fixture;
-    const { page } = workbench;
-    // VS Code 1.139 opens its Chat view in the secondary side bar of a fresh profile; if a
-    // layout hides it, its keybinding shows it.
+    const { sim } = fixture;
+    await page.keyboard.press('Escape');
+    // VS Code 1.139 opens its Chat view in the secondary side bar of a fresh profile.
     const input = page.locator('.interactive-input-part').first();
-    if (!(await input.isVisible())) await page.keyboard.press('Control+Alt+KeyI');
-    await input.waitFor({ timeout: 30_000 });
-
-    // Pick the model from the chat's own model picker. In a fresh profile it offers only "Auto"
-    // and "Manage Models...": VS Code asks providers for their models lazily, and the built-in
-    // chat stays locked until chat setup runs. "Manage Models..." is the unlock a user clicks
-    // (the recipe's workbench.action.chat.manage): it turns the built-in chat on and lists every
-    // vendor's models, which asks our provider. The extension itself never changes chat settings.
+    if (!(await input.isVisible())) await workbench.runCommand('Chat: Open Chat');
+    await expectShown(input, "VS Code's chat input", 30_000);
     const picker = input
       .locator('.action-label.model-picker-split, .chat-model-picker-item .action-label')
       .first();
-    const row = (text: string) => page.locator('.action-widget .monaco-list-row', { hasText: text }).first();
-    const option = row('Simulator: Echo Vision');
-    for (let attempt = 0; ; attempt++) {
-      await picker.click();
-      const shown = await Promise.race([
-        option.waitFor({ timeout: 10_000 }).then(
-          () => 'model' as const,
-          () => 'nothing' as const,
-        ),
-        row('Manage Models')
-          .waitFor({ timeout: 10_000 })
-          .then(
-            () => 'manage' as const,
-            () => 'nothing' as const,
-          ),
-      ]);
-      // The model row may render a moment after "Manage Models...".
-      if (shown === 'model' || (await option.isVisible())) break;
-      if (shown === 'manage' && !modelsAsked()) {
-        await row('Manage Models').click();
-        await waitFor(modelsAsked, 60_000, 'VS Code never asked the gateway for its models');
-      }
-      await page.keyboard.press('Escape');
-      if (attempt === 5) throw new Error('The model picker never offered the gateway model');
-    }
-    assert.match((await option.textContent()) ?? '', /\$0\.15 in \/ \$0\.60 out per 1M tokens/);
+    await picker.click();
+    // The picker lists the chosen model and folds the rest under "Other Models": search, as a
+    // person would.
+    const search = page.locator('.action-widget input[placeholder="Search models"]').first();
+    if (await search.isVisible().catch(() => false)) await search.fill('GPT-4o-mini');
+    const option = page.locator('.action-widget .monaco-list-row', { hasText: MODEL_NAME }).first();
+    await expectShown(option, `${MODEL_NAME} in the chat's model picker`, 15_000);
     await option.click();
-    await input
-      .locator('.model-picker-split', { hasText: 'Echo Vision' })
-      .first()
-      .waitFor({ timeout: 15_000 });
+    await expectShown(
+      input.locator('.model-picker-split, .chat-model-picker-item', { hasText: 'GPT-4o-mini' }).first(),
+      'the picked model in the picker',
+      15_000,
+    );
 
     const before = sim.requests.length;
-    // The input is a Monaco editor whose keyboard target is its edit context; a decoration lies
-    // over it, so it takes the focus directly, as a click into it would give it.
+    // The input is a Monaco editor whose keyboard target is its edit context.
     const editor = input
       .locator('.interactive-input-editor .native-edit-context, .interactive-input-editor textarea')
       .first();
     await editor.focus();
-    // Key by key with a pause: on a loaded machine the edit context drops fast keystrokes (spaces
-    // first), and the assertion below needs the text exactly.
     await page.keyboard.type('Hello from VS Code chat', { delay: 40 });
-    await input
-      .locator('.interactive-input-editor', { hasText: 'Hello from VS Code chat' })
-      .first()
-      .waitFor({ timeout: 10_000 });
+    await expectShown(
+      input.locator('.interactive-input-editor', { hasText: 'Hello from VS Code chat' }).first(),
+      'the typed prompt',
+      10_000,
+    );
     await page.keyboard.press('Enter');
-    const reply = page.locator('.interactive-response', { hasText: 'Echo from sim/echo-vision' }).last();
-    await reply.waitFor({ timeout: 90_000 });
-    await page.waitForTimeout(1500);
+    const reply = page.locator('.interactive-response', { hasText: `Echo from ${MODEL_ID}` }).last();
+    await expectShown(reply, "the gateway model's answer", 90_000);
     await workbench.screenshot(path.join(screenshots, 'readme-vscode-chat.png'));
 
     const chat = sim.requests.slice(before).filter((r) => r.path.endsWith('/v1/chat/completions'));
-    assert.ok(chat.length > 0, 'the prompt reached the gateway');
     const asked = chat.find((r) => JSON.stringify(r.body).includes('Hello from VS Code chat'));
     assert.ok(asked, 'the prompt itself was sent');
-    assert.equal((asked.body as { model: string }).model, 'sim/echo-vision');
-    assert.equal(asked.headers.authorization, `Bearer ${KEY}`);
-    assert.match((await reply.textContent()) ?? '', /Hello from VS Code chat/);
+    assert.equal((asked.body as { model: string }).model, MODEL_ID);
+    assert.equal(asked.headers.authorization, `Bearer ${NEW_KEY}`);
     // Nothing was signed in for this.
     assert.equal(await page.locator('.monaco-dialog-box', { hasText: /Sign in/i }).count(), 0);
+  });
+
+  it("VS Code's agent calls gateway_generateMedia: confirmation, job, saved file, answer", async () => {
+    const { sim } = fixture;
+    const input = page.locator('.interactive-input-part').first();
+    const editor = input
+      .locator('.interactive-input-editor .native-edit-context, .interactive-input-editor textarea')
+      .first();
+    await editor.focus();
+    await page.keyboard.type('Draw a lighthouse #sim:call:gateway_generateMedia', { delay: 20 });
+    await page.keyboard.press('Enter');
+
+    // VS Code shows the tool's own confirmation, naming the model and the prompt.
+    const confirmation = page.locator('.chat-confirmation-widget, .chat-confirmation-widget2').last();
+    await expectShown(confirmation, "the media tool's confirmation", 90_000);
+    const shown = ((await confirmation.textContent()) ?? '').replace(/\s+/g, ' ');
+    assert.match(shown, /a lighthouse at dusk, drawn by the agent/);
+    assert.match(shown, /Model: openai\/gpt-image-1/);
+    await workbench.screenshot(path.join(screenshots, 'vscode-chat-tool-confirmation.png'));
+    await confirmation
+      .locator('.monaco-button', { hasText: /^\s*Allow/ })
+      .first()
+      .click();
+
+    // The job ran at the gateway, the file was saved, and the agent answered with the tool's result.
+    const answer = page.locator('.interactive-response', { hasText: 'Tool results received by' }).last();
+    await expectShown(answer, "the agent's answer after the tool ran", 90_000);
+    const started = sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/v1/media'));
+    assert.equal(started.length, 1, 'one media job was started');
+    assert.equal((started[0].body as { prompt: string }).prompt, 'a lighthouse at dusk, drawn by the agent');
+    const text = (await answer.textContent()) ?? '';
+    const saved = /([\w./-]+\.png)/.exec(text)?.[1];
+    assert.ok(saved, `the tool's result names the saved file: ${text}`);
+    assert.ok(existsSync(path.join(workbench.workspace, saved)), `${saved} is in the workspace`);
+    await workbench.screenshot(path.join(screenshots, 'vscode-chat-tool.png'));
   });
 });

@@ -5,6 +5,7 @@ import type { RequestContext, SimulatorCore } from './context';
 import {
   REASONING_PARTS,
   TOOL_CALLS,
+  simToolCall,
   citationReply,
   echoReply,
   longReply,
@@ -13,6 +14,7 @@ import {
   tokens,
   xssReply,
 } from './replies';
+import type { SimToolCall } from './replies';
 import { isRecord, sendError, sendJson } from './respond';
 import { HOSTILE_SCENARIOS, scenariosFromMarkers } from './scenarios';
 import type { ScenarioSet } from './scenarios';
@@ -29,7 +31,8 @@ interface ReplyPlan {
   created: number;
   reasoning: string[];
   content: string[];
-  toolCalls: boolean;
+  /** The tool calls the reply makes instead of text (none: a text reply). */
+  toolCalls: SimToolCall[];
   annotations?: unknown[];
   finishReason: string;
   usage: Record<string, unknown>;
@@ -69,7 +72,7 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   const plan = planReply(context, core, scenarios, model, body.messages.length, lastUserText);
   if (toolResults) {
     plan.content = splitText(toolResultsReply(model, toolResults), 12);
-    plan.toolCalls = false;
+    plan.toolCalls = [];
     plan.finishReason = 'stop';
   }
   const hostile = scenarios.first(HOSTILE_SCENARIOS);
@@ -138,6 +141,12 @@ function trailingToolResults(messages: unknown[]): ToolResult[] | undefined {
   return results;
 }
 
+/** Whether the request's `tools` lists a function of that name. */
+function offersTool(body: unknown, name: string | undefined): boolean {
+  if (!name || !isRecord(body) || !Array.isArray(body.tools)) return false;
+  return body.tools.some((t) => isRecord(t) && isRecord(t.function) && t.function.name === name);
+}
+
 function toolResultsReply(model: string, results: ToolResult[]): string {
   return [
     `Tool results received by ${model}:`,
@@ -153,7 +162,7 @@ function planReply(
   messageCount: number,
   lastUserText: string,
 ): ReplyPlan {
-  const content = scenarios.first(['slow', 'long', 'tools', 'xss', 'citations']);
+  const content = scenarios.first(['slow', 'long', 'tools', 'call', 'xss', 'citations']);
   const messages = (context.body as Record<string, unknown>).messages as unknown[];
   const images = describeImages(imagesInLastUserMessage(messages));
   let text = echoReply(model, lastUserText, messageCount);
@@ -174,6 +183,11 @@ function planReply(
     case 'tools':
       text = '';
       break;
+    case 'call':
+      // A call of one named tool, made only when the request offers it.
+      if (offersTool(context.body, content.arg)) text = '';
+      else text = `The tool ${content.arg ?? '(none named)'} was not offered to ${model}.`;
+      break;
     case 'xss':
       text = xssReply(core.origin);
       break;
@@ -187,7 +201,13 @@ function planReply(
       break;
   }
   const reasoning = REASONING_PARTS;
-  const completionTokens = tokens(text) + (content?.name === 'tools' ? 20 : 0);
+  const toolCalls =
+    content?.name === 'tools'
+      ? TOOL_CALLS
+      : content?.name === 'call' && !text && content.arg
+        ? [simToolCall(content.arg)]
+        : [];
+  const completionTokens = tokens(text) + (toolCalls.length ? 20 : 0);
   const reasoningTokens = tokens(reasoning.join(''));
   const promptTokens = tokens(JSON.stringify((context.body as Record<string, unknown>).messages));
   return {
@@ -196,9 +216,9 @@ function planReply(
     created: Math.floor(Date.now() / 1000),
     reasoning,
     content: text ? splitText(text, pieceSize) : [],
-    toolCalls: content?.name === 'tools',
+    toolCalls,
     annotations,
-    finishReason: content?.name === 'tools' ? 'tool_calls' : 'stop',
+    finishReason: toolCalls.length ? 'tool_calls' : 'stop',
     delayMs,
     usage: {
       prompt_tokens: promptTokens,
@@ -272,7 +292,7 @@ function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSe
     items.push(...faultItemsFor(fault.name, base, core));
     if (fault.name !== 'malformed') return items;
   }
-  if (plan.toolCalls) items.push(...toolCallItems(chunk));
+  if (plan.toolCalls.length) items.push(...toolCallItems(plan.toolCalls, chunk));
   items.push(chunk({}, plan.finishReason));
   items.push({ kind: 'data', json: { ...base, choices: [], usage: plan.usage } });
   items.push({ kind: 'done' });
@@ -386,10 +406,10 @@ function faultItemsFor(name: string, base: Record<string, unknown>, core: Simula
   }
 }
 
-/** Two tool calls whose fragments arrive interleaved, each keyed by `index`. */
-function toolCallItems(chunk: (delta: Record<string, unknown>) => SseItem): SseItem[] {
+/** The tool calls, their fragments interleaved, each keyed by `index`. */
+function toolCallItems(calls: SimToolCall[], chunk: (delta: Record<string, unknown>) => SseItem): SseItem[] {
   const items: SseItem[] = [];
-  TOOL_CALLS.forEach((call, index) => {
+  calls.forEach((call, index) => {
     items.push(
       chunk({
         content: null,
@@ -397,7 +417,7 @@ function toolCallItems(chunk: (delta: Record<string, unknown>) => SseItem): SseI
       }),
     );
   });
-  const pieces = TOOL_CALLS.map((call) => splitText(call.arguments, 9));
+  const pieces = calls.map((call) => splitText(call.arguments, 9));
   const longest = Math.max(...pieces.map((list) => list.length));
   for (let p = 0; p < longest; p++) {
     pieces.forEach((list, index) => {
@@ -498,15 +518,15 @@ function answerWhole(
   }
   const message: Record<string, unknown> = {
     role: 'assistant',
-    content: plan.toolCalls ? null : plan.content.join(''),
+    content: plan.toolCalls.length ? null : plan.content.join(''),
     refusal: null,
     reasoning: plan.reasoning.join(''),
     reasoning_details: [
       { type: 'reasoning.text', text: plan.reasoning.join(''), format: 'unknown', index: 0 },
     ],
   };
-  if (plan.toolCalls) {
-    message.tool_calls = TOOL_CALLS.map((call, index) => ({
+  if (plan.toolCalls.length) {
+    message.tool_calls = plan.toolCalls.map((call, index) => ({
       index,
       id: call.id,
       type: 'function',

@@ -115,6 +115,16 @@ export const TOOL_CALLS: SimToolCall[] = [
   { id: 'call_sim_time', name: 'get_time', arguments: '{"timezone":"Europe/Paris"}' },
 ];
 
+/** What `#sim:call:<name>` passes to each tool it knows; any other tool gets `{}`. */
+const SIM_TOOL_ARGUMENTS: Record<string, string> = {
+  gateway_generateMedia: '{"prompt":"a lighthouse at dusk, drawn by the agent"}',
+};
+
+/** One call of a named tool (`#sim:call:<name>`). */
+export function simToolCall(name: string): SimToolCall {
+  return { id: `call_sim_${name.replace(/\W+/g, '_')}`, name, arguments: SIM_TOOL_ARGUMENTS[name] ?? '{}' };
+}
+
 /** Splits into pieces of about `size` characters without cutting a surrogate pair. */
 export function splitText(text: string, size: number): string[] {
   const pieces: string[] = [];

@@ -15,7 +15,8 @@ export const FAILURE_SCENARIOS = ['429', '429-then-ok', '500-then-ok', 'status']
 /** What goes wrong once a 200 stream has started. */
 export const STREAM_FAULT_SCENARIOS = ['drop', 'stall', 'malformed', 'error-chunk'] as const;
 /** What the reply says. */
-export const CONTENT_SCENARIOS = ['slow', 'long', 'tools', 'xss', 'citations'] as const;
+/** `call:<tool>`: one call of that tool, when the request offers it. */
+export const CONTENT_SCENARIOS = ['slow', 'long', 'tools', 'call', 'xss', 'citations'] as const;
 /**
  * Hostile replies: fields of the wrong type (`hostile-types`), a stream of nothing but keep-alives
  * (`keepalive[:ms]`), one that never ends (`endless[:ms]`), one of `huge[:megabytes]`.

@@ -44,10 +44,28 @@ export async function clearApiKey(store: ApiKeyStore): Promise<void> {
   }
 }
 
-/** Set API Key and Clear API Key. */
+/**
+ * `gateway.manageApiKey`: set or change the key, or clear it, from one list. VS Code's Language
+ * Models editor runs it (the provider's `managementCommand`) with the vendor's id as its argument,
+ * which is not a key: arguments are ignored.
+ */
+export async function manageApiKey(store: ApiKeyStore): Promise<void> {
+  const hasKey = Boolean(await store.get().catch(() => undefined));
+  const set = hasKey ? 'Change API Key' : 'Set API Key';
+  const clear = 'Clear API Key';
+  const choice = await vscode.window.showQuickPick(hasKey ? [set, clear] : [set], {
+    title: 'Gateway AI: Manage API Key',
+    placeHolder: hasKey ? 'A key is set, kept in VS Code\u2019s secret storage' : 'No key is set yet',
+  });
+  if (choice === set) await setApiKey(store);
+  else if (choice === clear) await clearApiKey(store);
+}
+
+/** Set API Key, Clear API Key and Manage API Key. */
 export function registerKeyCommands(store: ApiKeyStore): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand(Command.setApiKey, (key?: unknown) => setApiKey(store, key)),
     vscode.commands.registerCommand(Command.clearApiKey, () => clearApiKey(store)),
+    vscode.commands.registerCommand(Command.manageApiKey, () => manageApiKey(store)),
   ];
 }

@@ -21,7 +21,6 @@ import type { ModelCatalog } from '../catalog/modelCatalog';
 import { readSettings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
-import { notify } from '../notify';
 import { toLmMessage } from './parts';
 import { newerClasses } from './vscodeLmTypes';
 import type {
@@ -51,6 +50,7 @@ export interface LmProviderDeps {
 export class GatewayChatModelProvider {
   /** Cleared once the host refused a thinking part: reasoning is then left out. */
   private thinkingAccepted = true;
+  private keyPrompt: Promise<unknown> | undefined;
 
   constructor(private readonly deps: LmProviderDeps) {}
 
@@ -62,9 +62,17 @@ export class GatewayChatModelProvider {
     options: PrepareLanguageModelChatModelOptions,
     token: vscode.CancellationToken,
   ): Promise<LmModelInfo[]> {
-    const key = await this.deps.apiKey.get().catch(() => undefined);
+    let key = await this.deps.apiKey.get().catch(() => undefined);
+    if (!key && !options.silent) {
+      // Not silent: the user asked for these models (e.g. "Add Models → Gateway AI" in the
+      // Language Models editor), so ask for the key there and then, as a sign-in would.
+      await this.askForKey();
+      key = await this.deps.apiKey.get().catch(() => undefined);
+    }
     if (!key) {
-      if (!options.silent) this.offerSetKey();
+      this.deps.logger.info(
+        `VS Code asked for the gateway's models${options.silent ? ' silently' : ''}; no API key is set.`,
+      );
       return [];
     }
     const catalog = await this.catalogModels(token);
@@ -186,11 +194,12 @@ export class GatewayChatModelProvider {
     return models && catalog.source !== 'settings' ? models : undefined;
   }
 
-  private offerSetKey(): void {
-    const setKey = 'Set API Key';
-    void notify
-      .info('Gateway AI: set your gateway API key to use its models in chat.', setKey)
-      .then((choice) => (choice === setKey ? vscode.commands.executeCommand(Command.setApiKey) : undefined));
+  /** One key prompt at a time, however often VS Code asks while it is open. */
+  private askForKey(): Promise<unknown> {
+    this.keyPrompt ??= Promise.resolve(vscode.commands.executeCommand(Command.setApiKey)).finally(() => {
+      this.keyPrompt = undefined;
+    });
+    return this.keyPrompt;
   }
 }
 
