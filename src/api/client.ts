@@ -209,7 +209,12 @@ class UndiciGatewayClient implements GatewayClient {
         error: { operation: 'media-get', mediaId: id },
       });
       apiKey = opened.apiKey;
-      return normalizeMediaRecord(await readJson(opened.exchange, 'media status'), id, this.problems);
+      return normalizeMediaRecord(
+        await readJson(opened.exchange, 'media status'),
+        id,
+        this.problems,
+        this.secrets(apiKey),
+      );
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
     }
@@ -346,7 +351,7 @@ class UndiciGatewayClient implements GatewayClient {
         try {
           const text = await opened.errorText();
           failure = redactError(
-            httpError(status, opened.headers, text, { ...spec.error, secret: apiKey ?? '' }),
+            httpError(status, opened.headers, text, { ...spec.error, secret: this.secrets(apiKey) }),
             this.secrets(apiKey),
           );
         } catch (error) {

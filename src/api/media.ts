@@ -9,6 +9,8 @@ import { excerpt, isRecord, stringField } from './json';
 import type { JsonObject } from './json';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
+import { redact } from './redact';
+import type { Secrets } from './redact';
 import type { MediaOutput, MediaRecord, MediaStarted, MediaStatus } from './types';
 
 /**
@@ -115,11 +117,16 @@ export function normalizeMediaStatus(
   return status;
 }
 
-/** A media status record by type: never throws, whatever `body` is. */
+/**
+ * A media status record by type: never throws, whatever `body` is. `secrets` (the key, proxy
+ * credentials) are redacted from the texts the gateway wrote, before they are cut to length, so a
+ * gateway that echoes the key in a failure reason never brings it to the user.
+ */
 export function normalizeMediaRecord(
   body: unknown,
   requestedId: string,
   problems: ProblemReporter = silentProblems,
+  secrets: Secrets = [],
 ): MediaRecord {
   if (!isRecord(body)) problems.wrongType('media.record', 'an object', body);
   const record: JsonObject = isRecord(body) ? body : {};
@@ -127,7 +134,7 @@ export function normalizeMediaRecord(
   const source = record.output !== undefined && record.output !== null ? record.output : record.result;
   const status = normalizeMediaStatus(record.status, problems);
   const word = typeof record.status === 'string' ? record.status.trim().toLowerCase() : '';
-  const given = mediaErrorText(record.error);
+  const given = mediaErrorText(record.error, secrets);
   // A cancellation or an expiry says so, with the gateway's own reason after it when it gave one.
   const reason = status === 'failed' ? FAILURE_REASONS.get(word) : undefined;
   const error = reason ? (given ? `${reason} ${given}` : reason) : given;
@@ -138,7 +145,9 @@ export function normalizeMediaRecord(
   return {
     id: (typeof id === 'string' && id !== '') || isFiniteNumber(id) ? String(id) : requestedId,
     ...(status !== undefined ? { status } : {}),
-    outputs: collectMediaOutputs(source),
+    outputs: collectMediaOutputs(source).map((output) =>
+      output.kind === 'text' ? { kind: 'text', text: redact(output.text, secrets) } : output,
+    ),
     ...(error !== undefined ? { error } : {}),
     ...(cost !== undefined ? { cost } : {}),
   };
@@ -162,20 +171,22 @@ export function normalizeMediaStarted(
   return started;
 }
 
-/** `error` may be a string or `{message, code}`; anything else is shown as JSON. */
-export function mediaErrorText(error: unknown): string | undefined {
+/**
+ * `error` may be a string or `{message, code}`; anything else is shown as JSON. Secrets are
+ * redacted from the whole text first: cutting first could leave half a key behind.
+ */
+export function mediaErrorText(error: unknown, secrets: Secrets = []): string | undefined {
   if (error === undefined || error === null || error === '') return undefined;
-  if (typeof error === 'string') return excerpt(error, 1000);
+  const shown = (text: string): string => excerpt(redact(text, secrets), 1000);
+  if (typeof error === 'string') return shown(error);
   if (isRecord(error)) {
     const message = stringField(error, 'message', 'detail', 'error', 'reason');
     const code = error.code;
     const codeText = typeof code === 'string' || typeof code === 'number' ? ` (${code})` : '';
-    if (message) return excerpt(`${message}${codeText}`, 1000);
-    return excerpt(safeJson(error), 1000);
+    if (message) return shown(`${message}${codeText}`);
+    return shown(safeJson(error));
   }
-  return typeof error === 'number' || typeof error === 'boolean'
-    ? String(error)
-    : excerpt(safeJson(error), 1000);
+  return typeof error === 'number' || typeof error === 'boolean' ? String(error) : shown(safeJson(error));
 }
 
 function safeJson(value: unknown): string {

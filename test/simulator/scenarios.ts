@@ -28,6 +28,8 @@ export const MEDIA_SCENARIOS = [
   'fail',
   'fail-object',
   'fail-hostile',
+  /** A failure whose reason quotes the API key the status request carried. */
+  'fail-echo-key',
   'result',
   'text',
   'b64',
