@@ -10,7 +10,7 @@ import type { BodyLimit, HttpExchange } from './transport/http';
 import { httpError } from './httpErrors';
 import type { HttpErrorContext } from './httpErrors';
 import { tryParseJson } from './json';
-import { normalizeMediaRecord, normalizeMediaStarted } from './media';
+import { mediaRequestBody, normalizeMediaRecord, normalizeMediaStarted } from './media';
 import { ProblemReporter } from './problems';
 import { redactError, urlCredentials } from './redact';
 import type { Secrets } from './redact';
@@ -181,7 +181,7 @@ class UndiciGatewayClient implements GatewayClient {
       const opened = await this.open(callOptions, {
         method: 'POST',
         apiPath: '/v1/media',
-        body: { model: request.model, prompt: request.prompt, ...request.parameters },
+        body: mediaRequestBody(request),
         accept: 'application/json',
         rule: 'start-once',
         error: { operation: 'media-start', model: request.model },

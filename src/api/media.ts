@@ -11,7 +11,28 @@ import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
 import { redact } from './redact';
 import type { Secrets } from './redact';
-import type { MediaOutput, MediaRecord, MediaStarted, MediaStatus } from './types';
+import type { MediaOutput, MediaRecord, MediaRequest, MediaStarted, MediaStatus } from './types';
+
+/** Body fields of `POST /v1/media` that the request's own fields fill; no parameter replaces them. */
+export const RESERVED_MEDIA_KEYS: readonly string[] = ['model', 'prompt'];
+
+/** The parameters without the reserved keys (own properties only, `__proto__` kept as a plain key). */
+export function withoutReservedKeys(
+  parameters: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(parameters ?? {}).filter(([key]) => !RESERVED_MEDIA_KEYS.includes(key)),
+  );
+}
+
+/**
+ * The body of `POST /v1/media`: the parameters, then the model and the prompt. A parameter named
+ * `model` or `prompt` is dropped, so what is sent is always the model and prompt the caller named
+ * (and showed the user).
+ */
+export function mediaRequestBody(request: MediaRequest): Record<string, unknown> {
+  return { ...withoutReservedKeys(request.parameters), model: request.model, prompt: request.prompt };
+}
 
 /**
  * A gateway's status words → ours. A Map, never an object: status text from outside must not be

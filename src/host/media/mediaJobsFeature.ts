@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { mimeFromUrl } from '../../api/media';
+import { mimeFromUrl, withoutReservedKeys } from '../../api/media';
 import type { MediaOutput } from '../../api/types';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
@@ -176,7 +176,10 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     void this.load();
     const settings = readSettings().media;
     const model = args.model ?? settings.model;
-    const parameters = { ...settings.parameters, ...args.parameters };
+    // What is sent: a parameter never replaces the model or the prompt (see mediaRequestBody).
+    const parameters = withoutReservedKeys(
+      options.asGiven ? args.parameters : { ...settings.parameters, ...args.parameters },
+    );
     const started = await this.deps.gateway.client().startMedia({ model, prompt: args.prompt, parameters });
     const job = createMediaJob(
       { id: started.id, prompt: args.prompt, model, parameters, status: started.status },

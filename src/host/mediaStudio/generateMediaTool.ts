@@ -1,19 +1,26 @@
 import * as vscode from 'vscode';
 import { isFinal } from '../../core/media/mediaJob';
 import type { MediaJob } from '../../core/media/mediaJob';
-import { cleanRelativeFolder } from '../../core/mediaStudio/resultNames';
-import { parseGenerateMediaInput } from '../../core/mediaStudio/toolInput';
-import type { GenerateMediaInput } from '../../core/mediaStudio/toolInput';
+import {
+  ConfirmedPlans,
+  confirmationLines,
+  parseGenerateMediaInput,
+  planToolRequest,
+} from '../../core/mediaStudio/toolInput';
+import type { GenerateMediaInput, ToolPlan } from '../../core/mediaStudio/toolInput';
 import { inertText, shorten } from '../../core/util/text';
 import { readSettings } from '../config/settings';
 import type { MediaStudioActions } from './studioActions';
 
 /**
  * `gateway_generateMedia`, for VS Code's agents and chat participants: asks the user first
- * (naming the model and the prompt), runs the job to completion with progress and cancellation,
- * saves the result into the workspace and answers with the saved paths.
+ * (listing the model, the prompt and every parameter that will be sent), runs the job to
+ * completion with progress and cancellation, saves the result into the workspace and answers
+ * with the saved paths. What runs is the plan that was confirmed, or nothing.
  */
 export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMediaInput> {
+  private readonly confirmed = new ConfirmedPlans();
+
   constructor(private readonly studio: MediaStudioActions) {}
 
   prepareInvocation(
@@ -21,15 +28,13 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
   ): vscode.PreparedToolInvocation {
     const parsed = parseGenerateMediaInput(options.input);
     if (!parsed.ok) return { invocationMessage: 'Generating media' };
-    const { model, folder } = this.resolve(parsed.input);
-    // The prompt and model come from an agent: shown as plain text, never as Markdown.
+    const plan = this.plan(parsed.input);
+    this.confirmed.remember(options.input, plan);
+    // Made from the same plan as the request; every line is inert text, never Markdown.
     const message = new vscode.MarkdownString();
-    message.appendText(`Model: ${model}\n\nPrompt: ${parsed.input.prompt}\n\n`);
-    message.appendText(
-      `The result is saved into ${folder || 'the workspace folder'}. The gateway may charge for it.`,
-    );
+    message.appendText(confirmationLines(plan).join('\n'));
     return {
-      invocationMessage: `Generating media with ${inertText(model, 100)}`,
+      invocationMessage: `Generating media with ${inertText(plan.request.model, 100)}`,
       confirmationMessages: { title: 'Generate media through Gateway AI?', message },
     };
   }
@@ -41,7 +46,12 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
     const parsed = parseGenerateMediaInput(options.input);
     if (!parsed.ok) throw new Error(parsed.error);
     const input = parsed.input;
-    const { model, folder } = this.resolve(input);
+    const plan = this.plan(input);
+    if (!this.confirmed.matches(options.input, plan))
+      throw new Error(
+        'The media settings changed after the confirmation was shown, so nothing was sent. Ask again to see what would be sent now.',
+      );
+    const { request, folder } = plan;
     return vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
@@ -53,10 +63,8 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
         if (cancelled()) throw new vscode.CancellationError();
         // While the tool waits, its progress shows the job's end; once it stopped waiting
         // (cancelled), the usual notification tells the user about the job left running.
-        const id = await this.studio.media.generate(
-          { prompt: input.prompt, model, parameters: input.parameters },
-          { announce: cancelled },
-        );
+        // Exactly the confirmed request: the settings' parameters are in it already.
+        const id = await this.studio.media.generate(request, { announce: cancelled, asGiven: true });
         const job = await this.untilFinal(id, [token, progressToken], (status) =>
           progress.report({ message: status }),
         );
@@ -73,7 +81,7 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
         const described = saved.map((file) => `${file.kind} ${file.relativePath}`).join(', ');
         return new vscode.LanguageModelToolResult([
           new vscode.LanguageModelTextPart(
-            `Generated with ${model} and saved into the workspace: ${described}. ` +
+            `Generated with ${request.model} and saved into the workspace: ${described}. ` +
               `Workspace-relative path${paths.length === 1 ? '' : 's'}: ${JSON.stringify(paths)}.`,
           ),
         ]);
@@ -81,12 +89,13 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
     );
   }
 
-  private resolve(input: GenerateMediaInput): { model: string; folder: string } {
+  private plan(input: GenerateMediaInput): ToolPlan {
     const settings = readSettings().media;
-    return {
-      model: input.model ?? settings.model,
-      folder: cleanRelativeFolder(input.saveTo ?? settings.saveFolder),
-    };
+    return planToolRequest(input, {
+      model: settings.model,
+      parameters: settings.parameters,
+      saveFolder: settings.saveFolder,
+    });
   }
 
   /** Resolves with the job once it is final; rejects with a CancellationError when cancelled. */
