@@ -13,6 +13,13 @@ import { redact } from './redact';
 import type { Secrets } from './redact';
 import type { MediaOutput, MediaRecord, MediaRequest, MediaStarted, MediaStatus } from './types';
 
+/**
+ * The most results one media record may bring; the rest are left out (and counted). Every result
+ * may be downloaded and shown, so a record of thousands of links must not become thousands of
+ * downloads.
+ */
+export const MAX_MEDIA_OUTPUTS = 16;
+
 /** Body fields of `POST /v1/media` that the request's own fields fill; no parameter replaces them. */
 export const RESERVED_MEDIA_KEYS: readonly string[] = ['model', 'prompt'];
 
@@ -153,6 +160,13 @@ export function normalizeMediaRecord(
   const record: JsonObject = isRecord(body) ? body : {};
   const id = record.id;
   const source = record.output !== undefined && record.output !== null ? record.output : record.result;
+  const outputs = collectMediaOutputs(source);
+  const omitted = Math.max(0, outputs.length - MAX_MEDIA_OUTPUTS);
+  if (omitted)
+    problems.unknown(
+      'media.outputs',
+      `${outputs.length} results, more than the ${MAX_MEDIA_OUTPUTS} kept; the rest were left out`,
+    );
   const status = normalizeMediaStatus(record.status, problems);
   const word = typeof record.status === 'string' ? record.status.trim().toLowerCase() : '';
   const given = mediaErrorText(record.error, secrets);
@@ -166,11 +180,14 @@ export function normalizeMediaRecord(
   return {
     id: (typeof id === 'string' && id !== '') || isFiniteNumber(id) ? String(id) : requestedId,
     ...(status !== undefined ? { status } : {}),
-    outputs: collectMediaOutputs(source).map((output) =>
-      output.kind === 'text' ? { kind: 'text', text: redact(output.text, secrets) } : output,
-    ),
+    outputs: outputs
+      .slice(0, MAX_MEDIA_OUTPUTS)
+      .map((output) =>
+        output.kind === 'text' ? { kind: 'text', text: redact(output.text, secrets) } : output,
+      ),
     ...(error !== undefined ? { error } : {}),
     ...(cost !== undefined ? { cost } : {}),
+    ...(omitted ? { omittedOutputs: omitted } : {}),
   };
 }
 

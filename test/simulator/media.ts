@@ -178,6 +178,18 @@ function mediaStatus(job: MediaJob, core: SimulatorCore, apiKey: string): Record
   else if (markers.has('nested')) output = { data: [{ b64_json: base64, mime_type: 'image/png' }] };
   else if (markers.has('url'))
     output = [{ url: `${core.origin}/api/files/${encodeURIComponent(job.id)}.png` }];
+  else if (markers.has('many-outputs')) {
+    const count = Number(markers.find('many-outputs')?.arg ?? 100);
+    output = Array.from(
+      { length: count },
+      (_, index) => `${core.origin}/api/files/${encodeURIComponent(job.id)}.png?n=${index}`,
+    );
+  } else if (markers.has('text-data'))
+    output = [`data:text/plain,${encodeURIComponent(`A text result for the prompt: ${job.prompt}`)}`];
+  else if (markers.has('text-url'))
+    output = [{ url: `${core.origin}/api/files/${encodeURIComponent(job.id)}.txt` }];
+  else if (markers.has('text-untyped-url'))
+    output = [{ url: `${core.origin}/api/files/${encodeURIComponent(job.id)}?as=text` }];
   else output = [`data:image/png;base64,${base64}`];
   // What it cost, as OpenRouter-style gateways report it (a numeric string with #sim:cost-text).
   const cost = markers.has('cost-text') ? '0.0400' : MEDIA_COST;

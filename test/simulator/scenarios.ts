@@ -35,6 +35,13 @@ export const MEDIA_SCENARIOS = [
   'b64',
   'url',
   'nested',
+  /** `many-outputs:<n>`: n result URLs (default 100). */
+  'many-outputs',
+  /** A text result as a `data:text/plain,…` URL. */
+  'text-data',
+  /** A text result by URL: `….txt`, or without an extension (`text-untyped-url`), as text/plain. */
+  'text-url',
+  'text-untyped-url',
   /** In-progress records without `status`, then `completed`. */
   'no-status',
   /** In-progress records with a status nobody knows (`moderating`), then `completed`. */
