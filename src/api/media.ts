@@ -104,6 +104,7 @@ const MIME_BY_EXTENSION: ReadonlyMap<string, string> = new Map(
     ogg: 'audio/ogg',
     m4a: 'audio/mp4',
     flac: 'audio/flac',
+    txt: 'text/plain',
   }),
 );
 
