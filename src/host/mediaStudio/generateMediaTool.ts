@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { isFinal } from '../../core/media/mediaJob';
-import type { MediaJob } from '../../core/media/mediaJob';
+import { waitForJob } from '../../core/media/waitForJob';
+import type { WaitOutcome } from '../../core/media/waitForJob';
 import {
   ConfirmedPlans,
   confirmationLines,
@@ -18,6 +18,12 @@ import type { MediaStudioActions } from './studioActions';
  * completion with progress and cancellation, saves the result into the workspace and answers
  * with the saved paths. What runs is the plan that was confirmed, or nothing.
  */
+/**
+ * How long the tool waits for a job before it gives up waiting (the job goes on). An agent's turn
+ * must end: a job left queued for hours, or one whose checks are held, would hold it forever.
+ */
+export const TOOL_WAIT_MS = 15 * 60_000;
+
 export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMediaInput> {
   private readonly confirmed = new ConfirmedPlans();
 
@@ -62,12 +68,34 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
         const cancelled = () => token.isCancellationRequested || progressToken.isCancellationRequested;
         if (cancelled()) throw new vscode.CancellationError();
         // While the tool waits, its progress shows the job's end; once it stopped waiting
-        // (cancelled), the usual notification tells the user about the job left running.
+        // (cancelled, or out of time), the usual notification tells the user about the job.
+        let gaveUp = false;
         // Exactly the confirmed request: the settings' parameters are in it already.
-        const id = await this.studio.media.generate(request, { announce: cancelled, asGiven: true });
-        const job = await this.untilFinal(id, [token, progressToken], (status) =>
-          progress.report({ message: status }),
-        );
+        const id = await this.studio.media.generate(request, {
+          announce: () => cancelled() || gaveUp,
+          asGiven: true,
+        });
+        const abort = new AbortController();
+        const listeners = [token, progressToken].map((t) => t.onCancellationRequested(() => abort.abort()));
+        let outcome: WaitOutcome;
+        try {
+          outcome = await waitForJob(this.studio.media.model, id, {
+            timeoutMs: TOOL_WAIT_MS,
+            signal: abort.signal,
+            onStatus: (status) => progress.report({ message: status }),
+          });
+        } finally {
+          for (const listener of listeners) listener.dispose();
+        }
+        if (outcome.kind === 'cancelled') throw new vscode.CancellationError();
+        if (outcome.kind === 'removed') throw new Error('The media job was removed before it finished.');
+        if (outcome.kind === 'timeout') {
+          gaveUp = true;
+          throw new Error(
+            `The media job did not finish within ${TOOL_WAIT_MS / 60_000} minutes (it is ${outcome.job.status}), so the tool stopped waiting and saved nothing. The job goes on: it is in the Media Jobs view, and the user is told when it ends.`,
+          );
+        }
+        const { job } = outcome;
         if (job.status !== 'completed') {
           throw new Error(
             job.status === 'failed'
@@ -95,36 +123,6 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
       model: settings.model,
       parameters: settings.parameters,
       saveFolder: settings.saveFolder,
-    });
-  }
-
-  /** Resolves with the job once it is final; rejects with a CancellationError when cancelled. */
-  private untilFinal(
-    id: string,
-    tokens: readonly vscode.CancellationToken[],
-    onStatus: (status: string) => void,
-  ): Promise<MediaJob> {
-    const model = this.studio.media.model;
-    return new Promise<MediaJob>((resolve, reject) => {
-      const subscriptions: vscode.Disposable[] = [];
-      const settle = (action: () => void) => {
-        for (const s of subscriptions) s.dispose();
-        action();
-      };
-      let lastStatus = '';
-      const check = () => {
-        const job = model.get(id);
-        if (!job) return settle(() => reject(new Error('The media job was removed before it finished.')));
-        if (job.status !== lastStatus) onStatus((lastStatus = job.status));
-        if (isFinal(job)) settle(() => resolve(job));
-      };
-      subscriptions.push(model.onDidChange((change) => change.changed.includes(id) && check()));
-      for (const token of tokens) {
-        subscriptions.push(
-          token.onCancellationRequested(() => settle(() => reject(new vscode.CancellationError()))),
-        );
-      }
-      check();
     });
   }
 }
