@@ -92,7 +92,7 @@ describe('api: media downloads are bounded', () => {
     assert.equal(ctx.sim.fileRequests, requested, 'the cancelled download sent no request');
   });
 
-  it('F4: a redirect is followed only to the gateway or the result’s own site, never elsewhere on this computer', async () => {
+  it("F4: a redirect is followed only to the gateway or the result's own site, never elsewhere on this computer", async () => {
     const { client } = makeClient(ctx.sim);
     const record = await finished(client, 'a fox #sim:url');
     const other = await bystander();

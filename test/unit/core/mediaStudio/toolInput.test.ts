@@ -166,7 +166,7 @@ describe('core: the agents’ media tool input and its confirmation', () => {
 describe('api: the media request body against the simulator', () => {
   const ctx = withSimulator();
 
-  it('F3: a parameter named model or prompt never replaces the request’s own', async () => {
+  it("F3: a parameter named model or prompt never replaces the request's own", async () => {
     const { client } = makeClient(ctx.sim);
     await client.startMedia({
       model: 'openai/gpt-image-1',
