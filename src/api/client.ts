@@ -3,6 +3,7 @@
  * I/O and loads nothing; the HTTP stack is set up by the first call.
  */
 import { chatDeltasFromJson, chatDeltasFromSse, parseChatCompletion, parseChatReply } from './chatStream';
+import { downloadRefusal } from './downloadPolicy';
 import { readApiKey, resolveEndpoint } from './endpoint';
 import { GatewayError } from './errors';
 import { HttpTransport, IdleWatch } from './transport/http';
@@ -10,7 +11,8 @@ import type { BodyLimit, HttpExchange } from './transport/http';
 import { httpError } from './httpErrors';
 import type { HttpErrorContext } from './httpErrors';
 import { tryParseJson } from './json';
-import { normalizeMediaRecord, normalizeMediaStarted } from './media';
+import { mediaRequestBody, normalizeMediaRecord, normalizeMediaStarted } from './media';
+import { Semaphore } from './limiter';
 import { ProblemReporter } from './problems';
 import { redactError, urlCredentials } from './redact';
 import type { Secrets } from './redact';
@@ -80,6 +82,8 @@ export const DEFAULT_MAX_STREAM_MS = 30 * 60_000;
 /** A whole JSON answer (a chat reply, a media record) larger than this is not a real one. */
 export const MAX_JSON_BYTES = 8 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
+/** Downloads of media results at once, per client. */
+export const DEFAULT_MAX_CONCURRENT_DOWNLOADS = 4;
 const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
 export function createGatewayClient(options: ClientOptions, internals: ClientInternals = {}): GatewayClient {
@@ -91,12 +95,16 @@ class UndiciGatewayClient implements GatewayClient {
   private readonly problems: ProblemReporter;
   /** Proxy credentials: redacted from every error, like the key. */
   private readonly proxySecrets: string[];
+  private readonly downloadSlots: Semaphore;
 
   constructor(
     private readonly options: ClientOptions,
     private readonly timing: RetryTiming,
   ) {
     this.problems = new ProblemReporter(options.onProblem);
+    this.downloadSlots = new Semaphore(
+      Math.floor(positive(options.maxConcurrentDownloads, DEFAULT_MAX_CONCURRENT_DOWNLOADS)),
+    );
     this.proxySecrets = [options.proxy?.url, ...PROXY_ENV.map((name) => process.env[name])].flatMap(
       urlCredentials,
     );
@@ -181,7 +189,7 @@ class UndiciGatewayClient implements GatewayClient {
       const opened = await this.open(callOptions, {
         method: 'POST',
         apiPath: '/v1/media',
-        body: { model: request.model, prompt: request.prompt, ...request.parameters },
+        body: mediaRequestBody(request),
         accept: 'application/json',
         rule: 'start-once',
         error: { operation: 'media-start', model: request.model },
@@ -209,20 +217,40 @@ class UndiciGatewayClient implements GatewayClient {
         error: { operation: 'media-get', mediaId: id },
       });
       apiKey = opened.apiKey;
-      return normalizeMediaRecord(await readJson(opened.exchange, 'media status'), id, this.problems);
+      return normalizeMediaRecord(
+        await readJson(opened.exchange, 'media status'),
+        id,
+        this.problems,
+        this.secrets(apiKey),
+      );
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
     }
   }
 
   async download(url: string, callOptions: DownloadOptions = {}): Promise<DownloadedFile> {
+    try {
+      // A few at once: a record may name many results, and each download is held in memory.
+      return await this.downloadSlots.run(() => this.downloadNow(url, callOptions), callOptions.signal);
+    } catch (error) {
+      if (GatewayError.is(error)) throw error;
+      throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.', cause: error });
+    }
+  }
+
+  private async downloadNow(url: string, callOptions: DownloadOptions): Promise<DownloadedFile> {
     let apiKey: string | undefined;
     try {
-      const gatewayOrigin = resolveEndpoint(this.options.baseUrl, '').origin;
-      let target = downloadUrl(url);
+      const gateway = resolveEndpoint(this.options.baseUrl, '');
+      const named = downloadUrl(url);
+      let target = named;
       for (let redirects = 0; ; redirects++) {
+        // Never this computer or a private network unless the gateway is there; redirects only
+        // to the gateway or the result's own site (downloadPolicy.ts).
+        const refusal = downloadRefusal(target, { gateway, named, redirected: redirects > 0 });
+        if (refusal) throw new GatewayError({ kind: 'invalid_response', message: refusal });
         // The key goes only to the gateway itself, never to a storage host it links to.
-        apiKey = target.origin === gatewayOrigin ? await readApiKey(this.options.apiKey) : undefined;
+        apiKey = target.origin === gateway.origin ? await readApiKey(this.options.apiKey) : undefined;
         const exchange = await this.send(target, apiKey, callOptions.signal, {
           method: 'GET',
           accept: '*/*',
@@ -346,7 +374,7 @@ class UndiciGatewayClient implements GatewayClient {
         try {
           const text = await opened.errorText();
           failure = redactError(
-            httpError(status, opened.headers, text, { ...spec.error, secret: apiKey ?? '' }),
+            httpError(status, opened.headers, text, { ...spec.error, secret: this.secrets(apiKey) }),
             this.secrets(apiKey),
           );
         } catch (error) {

@@ -6,6 +6,7 @@ import { GatewayError } from './errors';
 import { excerpt, isRecord, objectField, stringField, tryParseJson } from './json';
 import type { JsonObject } from './json';
 import { redactSecret } from './redact';
+import type { Secrets } from './redact';
 import { parseRetryAfter } from './retry';
 import type { ResponseHeaders } from './transport/http';
 
@@ -15,7 +16,8 @@ export interface HttpErrorContext {
   operation: Operation;
   model?: string;
   mediaId?: string;
-  secret: string;
+  /** The key (and proxy credentials): redacted from the gateway's words before they are cut. */
+  secret: Secrets;
 }
 
 interface ErrorDetails {
@@ -86,7 +88,7 @@ function leadSentence(status: number, details: ErrorDetails, context: HttpErrorC
   return `The gateway answered with HTTP ${status}.`;
 }
 
-function readErrorDetails(headers: ResponseHeaders, bodyText: string, secret: string): ErrorDetails {
+function readErrorDetails(headers: ResponseHeaders, bodyText: string, secret: Secrets): ErrorDetails {
   const parsed = tryParseJson(bodyText);
   const body: JsonObject | undefined = parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
   const error = objectField(body, 'error');
@@ -104,7 +106,8 @@ function readErrorDetails(headers: ResponseHeaders, bodyText: string, secret: st
     .join(' ');
   const code = error?.code ?? body?.code;
   return {
-    gatewayMessage: combined ? redactSecret(excerpt(combined, 400), secret) : undefined,
+    // Redacted before it is cut: a cut through the key would leave part of it behind.
+    gatewayMessage: combined ? excerpt(redactSecret(combined, secret), 400) : undefined,
     provider:
       stringField(metadata, 'provider_name', 'provider') ??
       stringField(body, 'provider') ??

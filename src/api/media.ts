@@ -9,7 +9,37 @@ import { excerpt, isRecord, stringField } from './json';
 import type { JsonObject } from './json';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
-import type { MediaOutput, MediaRecord, MediaStarted, MediaStatus } from './types';
+import { redact } from './redact';
+import type { Secrets } from './redact';
+import type { MediaOutput, MediaRecord, MediaRequest, MediaStarted, MediaStatus } from './types';
+
+/**
+ * The most results one media record may bring; the rest are left out (and counted). Every result
+ * may be downloaded and shown, so a record of thousands of links must not become thousands of
+ * downloads.
+ */
+export const MAX_MEDIA_OUTPUTS = 16;
+
+/** Body fields of `POST /v1/media` that the request's own fields fill; no parameter replaces them. */
+export const RESERVED_MEDIA_KEYS: readonly string[] = ['model', 'prompt'];
+
+/** The parameters without the reserved keys (own properties only, `__proto__` kept as a plain key). */
+export function withoutReservedKeys(
+  parameters: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(parameters ?? {}).filter(([key]) => !RESERVED_MEDIA_KEYS.includes(key)),
+  );
+}
+
+/**
+ * The body of `POST /v1/media`: the parameters, then the model and the prompt. A parameter named
+ * `model` or `prompt` is dropped, so what is sent is always the model and prompt the caller named
+ * (and showed the user).
+ */
+export function mediaRequestBody(request: MediaRequest): Record<string, unknown> {
+  return { ...withoutReservedKeys(request.parameters), model: request.model, prompt: request.prompt };
+}
 
 /**
  * A gateway's status words → ours. A Map, never an object: status text from outside must not be
@@ -74,6 +104,7 @@ const MIME_BY_EXTENSION: ReadonlyMap<string, string> = new Map(
     ogg: 'audio/ogg',
     m4a: 'audio/mp4',
     flac: 'audio/flac',
+    txt: 'text/plain',
   }),
 );
 
@@ -115,19 +146,31 @@ export function normalizeMediaStatus(
   return status;
 }
 
-/** A media status record by type: never throws, whatever `body` is. */
+/**
+ * A media status record by type: never throws, whatever `body` is. `secrets` (the key, proxy
+ * credentials) are redacted from the texts the gateway wrote, before they are cut to length, so a
+ * gateway that echoes the key in a failure reason never brings it to the user.
+ */
 export function normalizeMediaRecord(
   body: unknown,
   requestedId: string,
   problems: ProblemReporter = silentProblems,
+  secrets: Secrets = [],
 ): MediaRecord {
   if (!isRecord(body)) problems.wrongType('media.record', 'an object', body);
   const record: JsonObject = isRecord(body) ? body : {};
   const id = record.id;
   const source = record.output !== undefined && record.output !== null ? record.output : record.result;
+  const outputs = collectMediaOutputs(source);
+  const omitted = Math.max(0, outputs.length - MAX_MEDIA_OUTPUTS);
+  if (omitted)
+    problems.unknown(
+      'media.outputs',
+      `${outputs.length} results, more than the ${MAX_MEDIA_OUTPUTS} kept; the rest were left out`,
+    );
   const status = normalizeMediaStatus(record.status, problems);
   const word = typeof record.status === 'string' ? record.status.trim().toLowerCase() : '';
-  const given = mediaErrorText(record.error);
+  const given = mediaErrorText(record.error, secrets);
   // A cancellation or an expiry says so, with the gateway's own reason after it when it gave one.
   const reason = status === 'failed' ? FAILURE_REASONS.get(word) : undefined;
   const error = reason ? (given ? `${reason} ${given}` : reason) : given;
@@ -138,9 +181,14 @@ export function normalizeMediaRecord(
   return {
     id: (typeof id === 'string' && id !== '') || isFiniteNumber(id) ? String(id) : requestedId,
     ...(status !== undefined ? { status } : {}),
-    outputs: collectMediaOutputs(source),
+    outputs: outputs
+      .slice(0, MAX_MEDIA_OUTPUTS)
+      .map((output) =>
+        output.kind === 'text' ? { kind: 'text', text: redact(output.text, secrets) } : output,
+      ),
     ...(error !== undefined ? { error } : {}),
     ...(cost !== undefined ? { cost } : {}),
+    ...(omitted ? { omittedOutputs: omitted } : {}),
   };
 }
 
@@ -162,20 +210,22 @@ export function normalizeMediaStarted(
   return started;
 }
 
-/** `error` may be a string or `{message, code}`; anything else is shown as JSON. */
-export function mediaErrorText(error: unknown): string | undefined {
+/**
+ * `error` may be a string or `{message, code}`; anything else is shown as JSON. Secrets are
+ * redacted from the whole text first: cutting first could leave half a key behind.
+ */
+export function mediaErrorText(error: unknown, secrets: Secrets = []): string | undefined {
   if (error === undefined || error === null || error === '') return undefined;
-  if (typeof error === 'string') return excerpt(error, 1000);
+  const shown = (text: string): string => excerpt(redact(text, secrets), 1000);
+  if (typeof error === 'string') return shown(error);
   if (isRecord(error)) {
     const message = stringField(error, 'message', 'detail', 'error', 'reason');
     const code = error.code;
     const codeText = typeof code === 'string' || typeof code === 'number' ? ` (${code})` : '';
-    if (message) return excerpt(`${message}${codeText}`, 1000);
-    return excerpt(safeJson(error), 1000);
+    if (message) return shown(`${message}${codeText}`);
+    return shown(safeJson(error));
   }
-  return typeof error === 'number' || typeof error === 'boolean'
-    ? String(error)
-    : excerpt(safeJson(error), 1000);
+  return typeof error === 'number' || typeof error === 'boolean' ? String(error) : shown(safeJson(error));
 }
 
 function safeJson(value: unknown): string {

@@ -116,6 +116,8 @@ export interface MediaRecord {
   error?: string;
   /** What the job cost, in the gateway's credits, where it says (`usage.cost` or `cost`). */
   cost?: number;
+  /** Results the gateway sent beyond the cap (`MAX_MEDIA_OUTPUTS`), which were left out. */
+  omittedOutputs?: number;
 }
 
 export interface MediaRequest {
@@ -140,7 +142,7 @@ export interface CallOptions {
 }
 
 export interface DownloadOptions extends CallOptions {
-  /** Larger files are refused (default 100 MB). */
+  /** Larger files are stopped while they arrive (default: the client's `maxResponseBytes`). */
   maxBytes?: number;
 }
 
@@ -185,6 +187,8 @@ export interface ClientOptions {
   maxResponseBytes?: number;
   /** Most time one stream or download may take in total, from the request on (default 30 min). */
   maxStreamMs?: number;
+  /** Downloads of media results at once; more wait their turn (default 4). */
+  maxConcurrentDownloads?: number;
   /**
    * How the user changes each limit (e.g. the setting's id), named in the error when a limit is
    * hit. The client itself knows no settings.

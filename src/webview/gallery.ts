@@ -68,6 +68,9 @@ function card(item: GalleryItem): HTMLElement {
     });
     if (item.needsThumbnail) img.addEventListener('load', () => makeThumbnail(item.id, img), { once: true });
     preview = img;
+  } else if (item.excerpt && item.kind === 'text') {
+    // A text result's beginning, as text: never markup or links.
+    preview = h('div', { className: 'thumb placeholder excerpt', text: item.excerpt });
   } else {
     preview = h('div', {
       className: `thumb placeholder ${item.kind}`,

@@ -39,6 +39,9 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
   readonly seenImages: SeenImage[] = [];
   /** Requests for /api/files/* (media results served by URL). */
   fileRequests = 0;
+  /** /api/files/* responses being written now, and the most there ever were at once. */
+  filesInFlight = 0;
+  peakFilesInFlight = 0;
   readonly providerName: string;
   readonly chunkDelayMs: number;
   readonly mediaTimings: MediaTimings;
@@ -115,6 +118,7 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     this.closedConnectionLog.length = 0;
     this.imageRequests = 0;
     this.fileRequests = 0;
+    this.peakFilesInFlight = 0;
     this.seenImages.length = 0;
     this.keyScenarios.clear();
     this.globalScenarios = [];
@@ -194,12 +198,8 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
       this.imageRequests += 1;
       return this.sendPng(response, gradientPng(8, 8, this.imageRequests));
     }
-    const file = /^\/api\/files\/([^/]+)\.png$/.exec(path);
-    if (request.method === 'GET' && file) {
-      this.fileRequests += 1;
-      const job = this.jobs.get(decodeURIComponent(file[1]));
-      return job ? this.sendPng(response, mediaPng(job)) : sendError(response, 404, 'No such file.');
-    }
+    if (request.method === 'GET' && path.startsWith('/api/files/'))
+      return this.handleFile(path.slice('/api/files/'.length), url.searchParams, response);
 
     const route = this.apiRoute(request.method ?? 'GET', path);
     if (!route) return sendError(response, 404, `Not found: ${request.method} ${path}`);
@@ -287,6 +287,55 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
       });
     }
     sendError(response, 404, `Unknown control call ${method} ${path}`);
+  }
+
+  /**
+   * Media results served by URL: `<job id>.png`, `<job id>.txt` (text/plain), `<job id>?as=text`
+   * (text/plain without an extension), `stream.bin?mb=<n>` (n MB of zeros, chunked, without a
+   * length), `redirect?to=<url>` (302). `?delay=<ms>` holds any of them back first.
+   */
+  private async handleFile(name: string, query: URLSearchParams, response: ServerResponse): Promise<void> {
+    this.fileRequests += 1;
+    this.filesInFlight += 1;
+    this.peakFilesInFlight = Math.max(this.peakFilesInFlight, this.filesInFlight);
+    response.once('close', () => (this.filesInFlight -= 1));
+    const delay = Number(query.get('delay') ?? 0);
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (name === 'redirect') {
+      response.writeHead(302, { location: query.get('to') ?? '/', 'content-length': 0 });
+      return void response.end();
+    }
+    if (name === 'stream.bin') return this.sendZeros(response, Number(query.get('mb') ?? 1));
+    const [, stem = '', extension] = /^([^/.]+)(?:\.(png|txt))?$/.exec(name) ?? [];
+    const job = this.jobs.get(decodeURIComponent(stem));
+    if (!job) return sendError(response, 404, 'No such file.');
+    if (extension === 'png') return this.sendPng(response, mediaPng(job));
+    if (extension === 'txt' || query.get('as') === 'text') {
+      const text = Buffer.from(`A text result for the prompt: ${job.prompt}`, 'utf8');
+      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': text.length });
+      return void response.end(text);
+    }
+    sendError(response, 404, 'No such file.');
+  }
+
+  /** `megabytes` MB in 64 KiB chunks, without a Content-Length; stops when the client goes away. */
+  private async sendZeros(response: ServerResponse, megabytes: number): Promise<void> {
+    response.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store' });
+    const chunk = Buffer.alloc(64 * 1024);
+    const chunks = Math.ceil((megabytes * 1024 * 1024) / chunk.length);
+    for (let sent = 0; sent < chunks && !response.destroyed; sent++) {
+      if (!response.write(chunk))
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            response.off('drain', done);
+            response.off('close', done);
+            resolve();
+          };
+          response.on('drain', done);
+          response.on('close', done);
+        });
+    }
+    if (!response.destroyed) response.end();
   }
 
   private sendPng(response: ServerResponse, png: Buffer): void {

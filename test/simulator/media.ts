@@ -48,6 +48,14 @@ export class MediaJobs {
   }
 }
 
+/**
+ * Before the key a 403 quotes: nothing, or for a key containing `verbose` a long preamble, so the
+ * key sits where a message cut to length before redaction would keep only part of it.
+ */
+function preamble(apiKey: string): string {
+  return apiKey.includes('verbose') ? 'Access rules were checked. '.repeat(14) : '';
+}
+
 export function handleMediaStart(context: RequestContext, core: SimulatorCore, jobs: MediaJobs): void {
   const { body, response } = context;
   if (!isRecord(body)) return sendError(response, 400, 'The request body must be a JSON object.');
@@ -62,9 +70,14 @@ export function handleMediaStart(context: RequestContext, core: SimulatorCore, j
   if (typeof prompt !== 'string' || prompt.trim() === '')
     return sendError(response, 400, 'A non-empty "prompt" is required.');
   if (context.apiKey.includes('forbidden')) {
-    return sendError(response, 403, `Key ${context.apiKey} is not allowed to use model ${model}.`, {
-      metadata: { provider_name: core.providerName },
-    });
+    return sendError(
+      response,
+      403,
+      `${preamble(context.apiKey)}Key ${context.apiKey} is not allowed to use model ${model}.`,
+      {
+        metadata: { provider_name: core.providerName },
+      },
+    );
   }
   const scenarios = core.scenariosFor(context, scenariosFromMarkers(prompt));
   context.record.scenarios = scenarios.names();
@@ -80,19 +93,24 @@ export function handleMediaGet(
   id: string,
 ): void {
   if (context.apiKey.includes('forbidden')) {
-    return sendError(context.response, 403, `Key ${context.apiKey} is not allowed to read media jobs.`, {
-      metadata: { provider_name: core.providerName },
-    });
+    return sendError(
+      context.response,
+      403,
+      `${preamble(context.apiKey)}Key ${context.apiKey} is not allowed to read media jobs.`,
+      {
+        metadata: { provider_name: core.providerName },
+      },
+    );
   }
   const job = jobs.get(id);
   const scenarios = core.scenariosFor(context, job ? job.markers.list : []);
   context.record.scenarios = scenarios.names();
   if (respondWithFailure(context, core, scenarios, `media-get|${id}`)) return;
   if (!job) return sendError(context.response, 404, `Media job ${id} not found.`);
-  sendJson(context.response, 200, mediaStatus(job, core));
+  sendJson(context.response, 200, mediaStatus(job, core, context.apiKey));
 }
 
-function mediaStatus(job: MediaJob, core: SimulatorCore): Record<string, unknown> {
+function mediaStatus(job: MediaJob, core: SimulatorCore, apiKey: string): Record<string, unknown> {
   const elapsed = Date.now() - job.createdAt;
   const { queuedMs, processingMs } = core.mediaTimings;
   const { markers } = job;
@@ -137,6 +155,15 @@ function mediaStatus(job: MediaJob, core: SimulatorCore): Record<string, unknown
       error: `Blocked. [Fix it](command:workbench.action.openSettings) or [read more](https://evil.example/docs) ![pixel](https://evil.example/p.png) <https://evil.example/auto> $(alert)`,
     };
   }
+  if (markers.has('fail-echo-key')) {
+    // A careless gateway that quotes the key it was sent in the reason, after a long preamble
+    // (so a reason cut to length before redaction would keep part of the key).
+    return {
+      id: job.id,
+      status: 'failed',
+      error: `${'The provider said no. '.repeat(45)}Key ${apiKey} has no access to ${job.model}.`,
+    };
+  }
   if (markers.has('fail-object')) {
     return {
       id: job.id,
@@ -151,6 +178,18 @@ function mediaStatus(job: MediaJob, core: SimulatorCore): Record<string, unknown
   else if (markers.has('nested')) output = { data: [{ b64_json: base64, mime_type: 'image/png' }] };
   else if (markers.has('url'))
     output = [{ url: `${core.origin}/api/files/${encodeURIComponent(job.id)}.png` }];
+  else if (markers.has('many-outputs')) {
+    const count = Number(markers.find('many-outputs')?.arg ?? 100);
+    output = Array.from(
+      { length: count },
+      (_, index) => `${core.origin}/api/files/${encodeURIComponent(job.id)}.png?n=${index}`,
+    );
+  } else if (markers.has('text-data'))
+    output = [`data:text/plain,${encodeURIComponent(`A text result for the prompt: ${job.prompt}`)}`];
+  else if (markers.has('text-url'))
+    output = [{ url: `${core.origin}/api/files/${encodeURIComponent(job.id)}.txt` }];
+  else if (markers.has('text-untyped-url'))
+    output = [{ url: `${core.origin}/api/files/${encodeURIComponent(job.id)}?as=text` }];
   else output = [`data:image/png;base64,${base64}`];
   // What it cost, as OpenRouter-style gateways report it (a numeric string with #sim:cost-text).
   const cost = markers.has('cost-text') ? '0.0400' : MEDIA_COST;

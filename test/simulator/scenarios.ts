@@ -29,11 +29,20 @@ export const MEDIA_SCENARIOS = [
   'fail',
   'fail-object',
   'fail-hostile',
+  /** A failure whose reason quotes the API key the status request carried. */
+  'fail-echo-key',
   'result',
   'text',
   'b64',
   'url',
   'nested',
+  /** `many-outputs:<n>`: n result URLs (default 100). */
+  'many-outputs',
+  /** A text result as a `data:text/plain,…` URL. */
+  'text-data',
+  /** A text result by URL: `….txt`, or without an extension (`text-untyped-url`), as text/plain. */
+  'text-url',
+  'text-untyped-url',
   /** In-progress records without `status`, then `completed`. */
   'no-status',
   /** In-progress records with a status nobody knows (`moderating`), then `completed`. */

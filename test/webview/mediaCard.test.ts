@@ -140,6 +140,25 @@ describe('chat webview: media cards', function () {
     );
   });
 
+  it('F9: a long text result shows its beginning in a card of bounded height, never an empty card', async () => {
+    const { chat } = fixture;
+    const line = 'A line of a long <b>text</b> result, [not a link](command:x).\n';
+    const long = line.repeat(Math.ceil(2_000_000 / line.length));
+    await chat.send(initMessage([cardTurn('job-text')]));
+    await chat.send({
+      type: 'mediaJob',
+      job: jobState('job-text', { status: 'completed', outputs: [{ kind: 'text', text: long }] }),
+    });
+    const text = card().locator('pre.media-text');
+    assert.strictEqual(await text.count(), 1, 'the text is shown');
+    const shown = (await text.textContent()) ?? '';
+    assert.ok(shown.startsWith(line.repeat(3)), shown.slice(0, 200));
+    assert.ok(shown.length > 10_000 && shown.length <= 50_001, `cut: ${shown.length}`);
+    assert.strictEqual(await text.locator('*').count(), 0, 'as text: no elements inside');
+    const box = await text.boundingBox();
+    assert.ok(box && box.height < 800, `bounded height: ${box?.height}`);
+  });
+
   it('shows the latest state in a card rendered after it arrived, and a removed job as such', async () => {
     const { chat } = fixture;
     await chat.send({ type: 'mediaJob', job: jobState('job-5', { status: 'failed', error: 'No credit.' }) });

@@ -81,7 +81,10 @@ export class MediaJobModel {
       // A later answer without the cost does not take back one already reported.
       cost: record.cost ?? job.cost,
       ...this.checked(job),
-      lastProblem: undefined,
+      // Results over the cap were left out when the record was read: the job says so.
+      lastProblem: record.omittedOutputs
+        ? `The gateway sent ${record.outputs.length + record.omittedOutputs} results; only the first ${record.outputs.length} are kept.`
+        : undefined,
     });
   }
 

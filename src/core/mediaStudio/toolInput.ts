@@ -1,9 +1,18 @@
 /**
- * The input of the `gateway_generateMedia` tool, as an agent sends it. VS Code checks it against
- * the declared schema, but the tool parses it again: a schema is advice to a model, not a type.
+ * The input of the `gateway_generateMedia` tool, as an agent sends it, and what the user is asked
+ * to confirm. VS Code checks the input against the declared schema, but the tool parses it again:
+ * a schema is advice to a model, not a type.
+ *
+ * The confirmation is made from the same plan as the request, and lists all of it: the model, the
+ * prompt and every parameter, each on a line of its own as a JSON literal in which line breaks,
+ * control, bidi and invisible characters are escaped where they can be seen. So an agent cannot
+ * hide a parameter, fake a line, or have one thing shown and another sent.
  */
 import { isRecord } from '../../api/json';
+import { RESERVED_MEDIA_KEYS, withoutReservedKeys } from '../../api/media';
+import type { MediaRequest } from '../../api/types';
 import { isModelId } from '../config/settingsModel';
+import { cleanRelativeFolder } from './resultNames';
 
 export interface GenerateMediaInput {
   prompt: string;
@@ -24,6 +33,17 @@ export function parseGenerateMediaInput(value: unknown): ParsedToolInput {
     return { ok: false, error: '"model" must look like <vendor>/<model_name>, e.g. openai/gpt-image-1.' };
   if (parameters !== undefined && parameters !== null && !isRecord(parameters))
     return { ok: false, error: '"parameters" must be an object.' };
+  const reserved = isRecord(parameters)
+    ? RESERVED_MEDIA_KEYS.filter((key) => Object.hasOwn(parameters, key))
+    : [];
+  if (reserved.length)
+    return {
+      ok: false,
+      error: `"parameters" may not hold ${reserved.map((key) => `"${key}"`).join(' or ')}: give the model and the prompt as the tool's own "model" and "prompt".`,
+    };
+  const json = isRecord(parameters) ? asJson(parameters) : undefined;
+  if (isRecord(parameters) && !isRecord(json))
+    return { ok: false, error: '"parameters" must be plain JSON.' };
   if (saveTo !== undefined && saveTo !== null && typeof saveTo !== 'string')
     return { ok: false, error: '"saveTo" must be a workspace-relative folder.' };
   return {
@@ -31,8 +51,142 @@ export function parseGenerateMediaInput(value: unknown): ParsedToolInput {
     input: {
       prompt: prompt.trim(),
       ...(typeof model === 'string' ? { model: model.trim() } : {}),
-      ...(isRecord(parameters) ? { parameters } : {}),
+      ...(isRecord(json) ? { parameters: json } : {}),
       ...(typeof saveTo === 'string' && saveTo.trim() ? { saveTo: saveTo.trim() } : {}),
     },
   };
+}
+
+/** What the tool takes from the settings when the agent leaves a field out. */
+export interface ToolDefaults {
+  model: string;
+  /** `gateway.media.parameters`: sent with every job, under the agent's own. */
+  parameters: Record<string, unknown>;
+  saveFolder: string;
+}
+
+/** Exactly what the tool sends (`request`) and where it saves the result. */
+export interface ToolPlan {
+  request: Required<MediaRequest>;
+  /** Workspace-relative, cleaned; '' for the workspace folder itself. */
+  folder: string;
+  /** Keys of the settings' parameters that are not sent, because the request's own fields win. */
+  notSent: string[];
+}
+
+/** The one plan both the confirmation and the request are made from. */
+export function planToolRequest(input: GenerateMediaInput, defaults: ToolDefaults): ToolPlan {
+  const fromSettings = asJson(defaults.parameters);
+  const settings = isRecord(fromSettings) ? fromSettings : {};
+  return {
+    request: {
+      model: input.model ?? defaults.model,
+      prompt: input.prompt,
+      parameters: withoutReservedKeys({ ...settings, ...input.parameters }),
+    },
+    folder: cleanRelativeFolder(input.saveTo ?? defaults.saveFolder),
+    notSent: RESERVED_MEDIA_KEYS.filter((key) => Object.hasOwn(settings, key)),
+  };
+}
+
+/** A value shown longer than this is cut, and the line says so. */
+export const MAX_SHOWN_VALUE = 2000;
+
+/**
+ * The confirmation, one line each: the model, the prompt, every parameter as the JSON member it is
+ * sent as (`"size": "1024x1024"`), what is left out, and where the result goes. No line holds a
+ * line break or an invisible character: they are shown as JSON escapes.
+ */
+export function confirmationLines(plan: ToolPlan): string[] {
+  const { model, prompt, parameters } = plan.request;
+  const entries = Object.entries(parameters);
+  return [
+    `Model: ${shownJson(model)}`,
+    `Prompt: ${shownJson(prompt)}`,
+    entries.length
+      ? `Parameters sent with them (${entries.length}, one per line):`
+      : 'No other parameters are sent.',
+    ...entries.map(([key, value]) => `${shownJson(key)}: ${shownJson(value)}`),
+    ...plan.notSent.map(
+      (key) => `Not sent: ${shownJson(key)} from the media parameters setting (the ${key} above is sent).`,
+    ),
+    `Saved into: ${plan.folder ? shownJson(plan.folder) : 'the workspace folder'}. The gateway may charge for it.`,
+  ];
+}
+
+/**
+ * Characters that move, hide or break text: controls (C0, C1), format characters (bidi
+ * overrides and isolates, zero-width ones, tags), private-use and unassigned code points, line and
+ * paragraph separators, spaces other than U+0020, and the Hangul fillers that render as nothing.
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0]|(?! )\p{Zs}/gu;
+
+/**
+ * `value` as JSON, with every invisible character written as its `\uXXXX` escape: still valid
+ * JSON that parses back to `value`, and one visible line whatever the value holds.
+ */
+export function visibleJson(value: unknown): string {
+  return (JSON.stringify(value) ?? 'null').replace(INVISIBLE, (char) =>
+    [...Array(char.length).keys()]
+      .map((i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`)
+      .join(''),
+  );
+}
+
+function shownJson(value: unknown): string {
+  const json = visibleJson(value);
+  return json.length > MAX_SHOWN_VALUE
+    ? `${json.slice(0, MAX_SHOWN_VALUE)}… (cut here: ${json.length} characters in all)`
+    : json;
+}
+
+/** The JSON the value is sent as, parsed back: undefined for what JSON cannot hold. */
+function asJson(value: unknown): unknown {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The plans confirmations were shown for, by the tool input they were made from. VS Code asks
+ * for the confirmation and then runs the tool in two calls; if the settings the plan depends on
+ * changed in between, the plan now differs from the one confirmed, and the tool must not send it.
+ */
+export class ConfirmedPlans {
+  private readonly plans = new Map<string, string>();
+
+  constructor(private readonly max = 32) {}
+
+  remember(input: unknown, plan: ToolPlan): void {
+    const key = inputKey(input);
+    if (key === undefined) return;
+    this.plans.delete(key);
+    this.plans.set(key, JSON.stringify(plan));
+    for (const oldest of this.plans.keys()) {
+      if (this.plans.size <= this.max) break;
+      this.plans.delete(oldest);
+    }
+  }
+
+  /**
+   * Whether `plan` may be sent for `input`: yes when it is the plan confirmed for that input, or
+   * when none was shown (a caller that asks for no confirmation). Forgets the confirmed plan.
+   */
+  matches(input: unknown, plan: ToolPlan): boolean {
+    const key = inputKey(input);
+    const shown = key === undefined ? undefined : this.plans.get(key);
+    if (key !== undefined) this.plans.delete(key);
+    return shown === undefined || shown === JSON.stringify(plan);
+  }
+}
+
+function inputKey(input: unknown): string | undefined {
+  try {
+    return JSON.stringify(input);
+  } catch {
+    return undefined;
+  }
 }

@@ -20,6 +20,8 @@ export interface GalleryItem {
   src?: string;
   /** True when `src` is the full image and no thumbnail is cached yet. */
   needsThumbnail?: boolean;
+  /** The beginning of a text result, shown as text where a picture would be. */
+  excerpt?: string;
   saved: boolean;
   error?: string;
   /** What the job cost, in the gateway's credits, when the gateway reported it. */
@@ -39,6 +41,9 @@ const ACTIONS: readonly GalleryAction[] = ['open', 'insert', 'rerun', 'variation
 /** Thumbnails are small: a 192-pixel WebP or PNG is a few tens of KB. */
 export const MAX_THUMBNAIL_CHARS = 400_000;
 const THUMBNAIL = /^data:image\/(webp|png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$/;
+
+/** Characters of a text result's beginning that a gallery card shows. */
+export const MAX_EXCERPT = 400;
 
 const KINDS: ReadonlySet<unknown> = new Set<GalleryItem['kind']>([
   'image',
@@ -70,6 +75,7 @@ function parseGalleryItem(value: unknown): GalleryItem | undefined {
   // Only a URL the host made for this webview (the same rule as media cards' results).
   if (isCardSource(value.src)) item.src = value.src;
   if (value.needsThumbnail === true && item.src) item.needsThumbnail = true;
+  if (typeof value.excerpt === 'string' && value.excerpt) item.excerpt = text(value.excerpt, MAX_EXCERPT);
   if (typeof value.error === 'string') item.error = text(value.error, 2_000);
   if (typeof value.cost === 'number' && Number.isFinite(value.cost) && value.cost >= 0)
     item.cost = value.cost;

@@ -85,14 +85,20 @@ function parseOutput(value: unknown): MediaCardOutput | undefined {
     case 'audio':
       return isCardSource(value.src) ? { kind: value.kind, src: value.src } : undefined;
     case 'text':
-      return typeof value.text === 'string' && value.text.length <= MAX_TEXT
-        ? { kind: 'text', text: value.text }
-        : undefined;
+      // Cut, never dropped: a long text result still shows its beginning.
+      return typeof value.text === 'string' ? { kind: 'text', text: cutText(value.text) } : undefined;
     case 'file':
       return { kind: 'file', note: typeof value.note === 'string' ? value.note.slice(0, 2000) : '' };
     default:
       return undefined;
   }
+}
+
+/** The most of a text result a card shows (the host sends less, and says where it cut). */
+export const MAX_CARD_TEXT = 50_000;
+
+function cutText(text: string): string {
+  return text.length > MAX_CARD_TEXT ? `${text.slice(0, MAX_CARD_TEXT)}…` : text;
 }
 
 /** A finite number that is not negative: a time or a cost. */

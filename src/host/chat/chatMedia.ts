@@ -15,6 +15,7 @@ import type { Logger } from '../log/logger';
 import type { GenerateArgs } from '../media/mediaCommands';
 import type { GenerateOptions } from '../media/mediaJobs';
 import type { PreviewItem } from '../media/mediaPreview';
+import { shownText } from '../../core/mediaStudio/resultItems';
 import { notify } from '../notify';
 
 /**
@@ -190,7 +191,11 @@ export class ChatMedia extends Disposable {
 
 /** A result as the card shows it: a local file as the webview's resource URL, or text. Never remote. */
 function cardOutput(item: PreviewItem, webview: vscode.Webview): MediaCardOutput {
-  if (item.kind === 'text') return { kind: 'text', text: item.text ?? '' };
+  // A text result shows its text (a text file its beginning), cut to a length a card can hold.
+  if (item.kind === 'text')
+    return item.problem
+      ? { kind: 'file', note: item.problem }
+      : { kind: 'text', text: shownText(item.text ?? '') };
   if (item.file && item.kind !== 'file')
     return { kind: item.kind, src: webview.asWebviewUri(item.file).toString() };
   return { kind: 'file', note: item.problem ?? 'This result cannot be shown here; open it or save it.' };

@@ -16,6 +16,11 @@ export interface GenerateOptions {
    * still waiting). Without it, the notification always shows.
    */
   announce?: () => boolean;
+  /**
+   * The model and parameters are final: the settings' parameters are not added (the agents' tool
+   * showed the user exactly what is sent, settings included).
+   */
+  asGiven?: boolean;
 }
 
 /** What the media-jobs feature is built from (mediaLoader.ts hands it over). */

@@ -1,6 +1,6 @@
+import { setMaxListeners } from 'node:events';
 import * as vscode from 'vscode';
-import { mimeFromUrl } from '../../api/media';
-import type { MediaOutput } from '../../api/types';
+import { withoutReservedKeys } from '../../api/media';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import { askGenerateArgs, parseGenerateArgs, reportStartFailure } from './mediaCommands';
@@ -16,8 +16,11 @@ import { lacksAny, pickJob } from '../../core/media/mediaJobFile';
 import { isFinal } from '../../core/media/mediaJob';
 import { FolderWatch } from '../storage/folderWatch';
 import { MediaJobsTreeProvider } from './mediaJobsTree';
-import { describeOutputs, kindOf, MediaPreviewPanel } from './mediaPreview';
+import { MediaPreviewPanel } from './mediaPreview';
 import type { PreviewItem } from './mediaPreview';
+import { resultItems } from '../../core/mediaStudio/resultItems';
+import type { ResultFiles } from '../../core/mediaStudio/resultItems';
+import { readStart } from '../storage/readStart';
 import { Command, SettingSection, UiId, View, focusCommand } from '../../core/ids';
 import { notify } from '../notify';
 import type { CommandHandler } from '../lazyFeature';
@@ -176,7 +179,10 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     void this.load();
     const settings = readSettings().media;
     const model = args.model ?? settings.model;
-    const parameters = { ...settings.parameters, ...args.parameters };
+    // What is sent: a parameter never replaces the model or the prompt (see mediaRequestBody).
+    const parameters = withoutReservedKeys(
+      options.asGiven ? args.parameters : { ...settings.parameters, ...args.parameters },
+    );
     const started = await this.deps.gateway.client().startMedia({ model, prompt: args.prompt, parameters });
     const job = createMediaJob(
       { id: started.id, prompt: args.prompt, model, parameters, status: started.status },
@@ -224,75 +230,54 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
   }
 
   /**
-   * A completed job's outputs as local files (remote ones downloaded once) or text. Downloads stop
-   * when `token` is cancelled or the extension goes away.
+   * A completed job's outputs as local files (remote ones downloaded once) or text; a text file
+   * carries the beginning of its text. Downloads stop when `token` is cancelled or the extension
+   * goes away.
    */
   async resultItems(job: MediaJob, token?: vscode.CancellationToken): Promise<PreviewItem[]> {
     const abort = new AbortController();
+    // Every download of the job listens to it (16 at most, see MAX_MEDIA_OUTPUTS).
+    setMaxListeners(64, abort.signal);
     const onCancel = token?.onCancellationRequested(() => abort.abort());
     const onDispose = () => abort.abort();
     this.downloads.signal.addEventListener('abort', onDispose, { once: true });
     try {
-      return await Promise.all(
-        describeOutputs(job.outputs).map(({ output, kind }, index) =>
-          this.toPreviewItem(job, output, kind, index, abort.signal),
-        ),
-      );
+      return await resultItems(job.outputs, this.resultFiles(job), abort.signal);
     } finally {
       onCancel?.dispose();
       this.downloads.signal.removeEventListener('abort', onDispose);
     }
   }
 
-  private async toPreviewItem(
-    job: MediaJob,
-    output: MediaOutput,
-    kind: PreviewItem['kind'],
-    index: number,
-    signal: AbortSignal,
-  ): Promise<PreviewItem> {
-    switch (output.kind) {
-      case 'text':
-        return { kind: 'text', text: output.text };
-      case 'data':
-        // Normally moved to a file when the job finished; this covers opening it before that.
-        return { kind, file: await this.store.writeData(job.id, index, output), mimeType: output.mimeType };
-      case 'url': {
-        if (output.url.startsWith('file:'))
-          return { kind, file: vscode.Uri.parse(output.url), mimeType: output.mimeType };
-        const mimeType = output.mimeType ?? mimeFromUrl(output.url);
-        const target = this.store.fileFor(job.id, index, mimeType);
-        // Downloaded before, under this name or the one earlier versions used.
-        const legacy = this.store.legacyFileFor(job.id, index, mimeType);
-        for (const file of legacy ? [target, legacy] : [target]) {
-          try {
-            await vscode.workspace.fs.stat(file);
-            return { kind, file, mimeType: output.mimeType, sourceUrl: output.url };
-          } catch {
-            // Not downloaded yet.
-          }
-        }
+  private resultFiles(job: MediaJob): ResultFiles<vscode.Uri> {
+    return {
+      fileFor: (index, mimeType) => this.store.fileFor(job.id, index, mimeType),
+      legacyFileFor: (index, mimeType) => this.store.legacyFileFor(job.id, index, mimeType),
+      exists: async (file) => {
         try {
-          const { bytes, contentType } = await this.deps.gateway
-            .client()
-            // Size and time are capped by the client, from the request settings.
-            .download(output.url, { signal });
-          await this.store.writeResult(target, bytes);
-          return {
-            kind: kind === 'file' ? kindOf(contentType) : kind,
-            file: target,
-            mimeType: contentType ?? output.mimeType,
-            sourceUrl: output.url,
-          };
-        } catch (error) {
-          return {
-            kind: 'file',
-            sourceUrl: output.url,
-            problem: `The result could not be downloaded: ${(error as Error).message}`,
-          };
+          await vscode.workspace.fs.stat(file);
+          return true;
+        } catch {
+          return false;
         }
-      }
-    }
+      },
+      fromFileUrl: (url) => vscode.Uri.parse(url),
+      write: (file, bytes) => this.store.writeResult(file, bytes),
+      writeData: (index, output) => this.store.writeData(job.id, index, output),
+      // Size, time, place and downloads at once are capped by the client.
+      download: (url, signal) => this.deps.gateway.client().download(url, { signal }),
+      readStart,
+      learned: (index, mimeType) => this.learnType(job.id, index, mimeType),
+    };
+  }
+
+  /** A result link without a type: its download told the type; the job keeps it for next time. */
+  private learnType(id: string, index: number, mimeType: string): void {
+    const job = this.model.get(id);
+    const output = job?.outputs[index];
+    if (!job || output?.kind !== 'url' || output.mimeType) return;
+    const outputs = job.outputs.map((o, i) => (i === index ? { ...output, mimeType } : o));
+    this.model.update(id, { outputs });
   }
 
   private onChange({ changed, finished, removed, external }: MediaJobsChange): void {

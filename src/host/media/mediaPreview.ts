@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { mimeFromUrl } from '../../api/media';
-import type { MediaOutput } from '../../api/types';
+import { describeOutputs, kindOf, shownText } from '../../core/mediaStudio/resultItems';
+import type { ResultItem } from '../../core/mediaStudio/resultItems';
 import { parsePreviewMessage } from '../../core/protocol/mediaPreviewProtocol';
 import { showPage, webviewOptions } from '../webview/webviewShell';
 import type { MediaJob } from '../../core/media/mediaJob';
@@ -9,26 +9,8 @@ import { UiId } from '../../core/ids';
 import { notify } from '../notify';
 
 /** What the preview shows for one output, once any remote file is downloaded by the host. */
-export interface PreviewItem {
-  kind: 'image' | 'video' | 'audio' | 'text' | 'file';
-  /** A local file (in the extension's storage) for everything but text. */
-  file?: vscode.Uri;
-  text?: string;
-  mimeType?: string;
-  /** Where it came from, when remote. */
-  sourceUrl?: string;
-  problem?: string;
-}
-
-/** How a result is shown, from its MIME type (or, failing that, its URL's file extension). */
-export function kindOf(mimeType: string | undefined, url = ''): PreviewItem['kind'] {
-  const type = (mimeType ?? (url ? mimeFromUrl(url) : undefined))?.split(';')[0].trim().toLowerCase() ?? '';
-  if (type.startsWith('image/')) return 'image';
-  if (type.startsWith('video/')) return 'video';
-  if (type.startsWith('audio/')) return 'audio';
-  if (type.startsWith('text/')) return 'text';
-  return 'file';
-}
+export type PreviewItem = ResultItem<vscode.Uri>;
+export { describeOutputs, kindOf };
 
 /**
  * A webview panel that previews a completed job's outputs: images shown, video and audio playable,
@@ -104,7 +86,10 @@ export class MediaPreviewPanel {
             media = `<audio class="media-output" src="${src}" controls></audio>`;
             break;
           case 'text':
-            media = `<pre class="media-output">${escapeHtml(item.text ?? '')}</pre>`;
+            // Text from the gateway is text: escaped, never markup; long text is cut, and says so.
+            media = `<pre class="media-output">${escapeHtml(shownText(item.text ?? ''))}</pre>${
+              item.problem ? `<p>${escapeHtml(item.problem)}</p>` : ''
+            }`;
             break;
           default:
             media = `<p>${item.problem ? escapeHtml(item.problem) : 'This result cannot be previewed; save it to open it elsewhere.'}</p>`;
@@ -148,14 +133,4 @@ async function saveToWorkspace(item: PreviewItem, jobId: string, index: number):
   } catch (error) {
     void notify.error(`Gateway AI: could not save the result: ${(error as Error).message}`);
   }
-}
-
-/** The outputs worth previewing, in order; the caller resolves remote ones to local files. */
-export function describeOutputs(
-  outputs: readonly MediaOutput[],
-): Array<{ output: MediaOutput; kind: PreviewItem['kind'] }> {
-  return outputs.map((output) => ({
-    output,
-    kind: output.kind === 'text' ? 'text' : kindOf(output.mimeType, output.kind === 'url' ? output.url : ''),
-  }));
 }

@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
 import { UiId } from '../../core/ids';
 import type { MediaJob } from '../../core/media/mediaJob';
-import { parseGalleryMessage } from '../../core/protocol/galleryProtocol';
+import { MAX_EXCERPT, parseGalleryMessage } from '../../core/protocol/galleryProtocol';
+import { textPreview } from '../../core/mediaStudio/resultItems';
+import { readStart } from '../storage/readStart';
 import type { GalleryAction, GalleryHostMessage, GalleryItem } from '../../core/protocol/galleryProtocol';
 import { Disposable } from '../../core/util/lifecycle';
 import { shorten } from '../../core/util/text';
@@ -108,7 +110,9 @@ export class MediaGalleryPanel extends Disposable {
   async post(): Promise<void> {
     const message: GalleryHostMessage = {
       type: 'items',
-      items: this.studio.media.model.all().map((job) => this.item(job)),
+      items: await Promise.all(
+        this.studio.media.model.all().map((job) => this.withExcerpt(job, this.item(job))),
+      ),
     };
     await this.panel.webview.postMessage(message);
   }
@@ -144,6 +148,23 @@ export class MediaGalleryPanel extends Disposable {
       }
     }
     return item;
+  }
+
+  /** A completed text result's item with the beginning of its text (a local file read in part). */
+  private async withExcerpt(job: MediaJob, item: GalleryItem): Promise<GalleryItem> {
+    const first = job.outputs[0];
+    if (item.kind !== 'text' || job.status !== 'completed' || !first) return item;
+    let text: string | undefined;
+    if (first.kind === 'text') text = first.text;
+    else if (first.kind === 'url' && first.url.startsWith('file:')) {
+      try {
+        const { bytes, size } = await readStart(vscode.Uri.parse(first.url), MAX_EXCERPT * 4);
+        text = textPreview(bytes, size);
+      } catch {
+        return item; // Gone, or not readable: the card says "text".
+      }
+    }
+    return text ? { ...item, excerpt: text.slice(0, MAX_EXCERPT) } : item;
   }
 
   private async cacheThumbnail(id: string, dataUrl: string): Promise<void> {

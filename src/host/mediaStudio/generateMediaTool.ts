@@ -1,19 +1,32 @@
 import * as vscode from 'vscode';
-import { isFinal } from '../../core/media/mediaJob';
-import type { MediaJob } from '../../core/media/mediaJob';
-import { cleanRelativeFolder } from '../../core/mediaStudio/resultNames';
-import { parseGenerateMediaInput } from '../../core/mediaStudio/toolInput';
-import type { GenerateMediaInput } from '../../core/mediaStudio/toolInput';
+import { waitForJob } from '../../core/media/waitForJob';
+import type { WaitOutcome } from '../../core/media/waitForJob';
+import {
+  ConfirmedPlans,
+  confirmationLines,
+  parseGenerateMediaInput,
+  planToolRequest,
+} from '../../core/mediaStudio/toolInput';
+import type { GenerateMediaInput, ToolPlan } from '../../core/mediaStudio/toolInput';
 import { inertText, shorten } from '../../core/util/text';
 import { readSettings } from '../config/settings';
 import type { MediaStudioActions } from './studioActions';
 
 /**
  * `gateway_generateMedia`, for VS Code's agents and chat participants: asks the user first
- * (naming the model and the prompt), runs the job to completion with progress and cancellation,
- * saves the result into the workspace and answers with the saved paths.
+ * (listing the model, the prompt and every parameter that will be sent), runs the job to
+ * completion with progress and cancellation, saves the result into the workspace and answers
+ * with the saved paths. What runs is the plan that was confirmed, or nothing.
  */
+/**
+ * How long the tool waits for a job before it gives up waiting (the job goes on). An agent's turn
+ * must end: a job left queued for hours, or one whose checks are held, would hold it forever.
+ */
+export const TOOL_WAIT_MS = 15 * 60_000;
+
 export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMediaInput> {
+  private readonly confirmed = new ConfirmedPlans();
+
   constructor(private readonly studio: MediaStudioActions) {}
 
   prepareInvocation(
@@ -21,15 +34,13 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
   ): vscode.PreparedToolInvocation {
     const parsed = parseGenerateMediaInput(options.input);
     if (!parsed.ok) return { invocationMessage: 'Generating media' };
-    const { model, folder } = this.resolve(parsed.input);
-    // The prompt and model come from an agent: shown as plain text, never as Markdown.
+    const plan = this.plan(parsed.input);
+    this.confirmed.remember(options.input, plan);
+    // Made from the same plan as the request; every line is inert text, never Markdown.
     const message = new vscode.MarkdownString();
-    message.appendText(`Model: ${model}\n\nPrompt: ${parsed.input.prompt}\n\n`);
-    message.appendText(
-      `The result is saved into ${folder || 'the workspace folder'}. The gateway may charge for it.`,
-    );
+    message.appendText(confirmationLines(plan).join('\n'));
     return {
-      invocationMessage: `Generating media with ${inertText(model, 100)}`,
+      invocationMessage: `Generating media with ${inertText(plan.request.model, 100)}`,
       confirmationMessages: { title: 'Generate media through Gateway AI?', message },
     };
   }
@@ -41,7 +52,12 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
     const parsed = parseGenerateMediaInput(options.input);
     if (!parsed.ok) throw new Error(parsed.error);
     const input = parsed.input;
-    const { model, folder } = this.resolve(input);
+    const plan = this.plan(input);
+    if (!this.confirmed.matches(options.input, plan))
+      throw new Error(
+        'The media settings changed after the confirmation was shown, so nothing was sent. Ask again to see what would be sent now.',
+      );
+    const { request, folder } = plan;
     return vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
@@ -52,14 +68,34 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
         const cancelled = () => token.isCancellationRequested || progressToken.isCancellationRequested;
         if (cancelled()) throw new vscode.CancellationError();
         // While the tool waits, its progress shows the job's end; once it stopped waiting
-        // (cancelled), the usual notification tells the user about the job left running.
-        const id = await this.studio.media.generate(
-          { prompt: input.prompt, model, parameters: input.parameters },
-          { announce: cancelled },
-        );
-        const job = await this.untilFinal(id, [token, progressToken], (status) =>
-          progress.report({ message: status }),
-        );
+        // (cancelled, or out of time), the usual notification tells the user about the job.
+        let gaveUp = false;
+        // Exactly the confirmed request: the settings' parameters are in it already.
+        const id = await this.studio.media.generate(request, {
+          announce: () => cancelled() || gaveUp,
+          asGiven: true,
+        });
+        const abort = new AbortController();
+        const listeners = [token, progressToken].map((t) => t.onCancellationRequested(() => abort.abort()));
+        let outcome: WaitOutcome;
+        try {
+          outcome = await waitForJob(this.studio.media.model, id, {
+            timeoutMs: TOOL_WAIT_MS,
+            signal: abort.signal,
+            onStatus: (status) => progress.report({ message: status }),
+          });
+        } finally {
+          for (const listener of listeners) listener.dispose();
+        }
+        if (outcome.kind === 'cancelled') throw new vscode.CancellationError();
+        if (outcome.kind === 'removed') throw new Error('The media job was removed before it finished.');
+        if (outcome.kind === 'timeout') {
+          gaveUp = true;
+          throw new Error(
+            `The media job did not finish within ${TOOL_WAIT_MS / 60_000} minutes (it is ${outcome.job.status}), so the tool stopped waiting and saved nothing. The job goes on: it is in the Media Jobs view, and the user is told when it ends.`,
+          );
+        }
+        const { job } = outcome;
         if (job.status !== 'completed') {
           throw new Error(
             job.status === 'failed'
@@ -73,7 +109,7 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
         const described = saved.map((file) => `${file.kind} ${file.relativePath}`).join(', ');
         return new vscode.LanguageModelToolResult([
           new vscode.LanguageModelTextPart(
-            `Generated with ${model} and saved into the workspace: ${described}. ` +
+            `Generated with ${request.model} and saved into the workspace: ${described}. ` +
               `Workspace-relative path${paths.length === 1 ? '' : 's'}: ${JSON.stringify(paths)}.`,
           ),
         ]);
@@ -81,41 +117,12 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
     );
   }
 
-  private resolve(input: GenerateMediaInput): { model: string; folder: string } {
+  private plan(input: GenerateMediaInput): ToolPlan {
     const settings = readSettings().media;
-    return {
-      model: input.model ?? settings.model,
-      folder: cleanRelativeFolder(input.saveTo ?? settings.saveFolder),
-    };
-  }
-
-  /** Resolves with the job once it is final; rejects with a CancellationError when cancelled. */
-  private untilFinal(
-    id: string,
-    tokens: readonly vscode.CancellationToken[],
-    onStatus: (status: string) => void,
-  ): Promise<MediaJob> {
-    const model = this.studio.media.model;
-    return new Promise<MediaJob>((resolve, reject) => {
-      const subscriptions: vscode.Disposable[] = [];
-      const settle = (action: () => void) => {
-        for (const s of subscriptions) s.dispose();
-        action();
-      };
-      let lastStatus = '';
-      const check = () => {
-        const job = model.get(id);
-        if (!job) return settle(() => reject(new Error('The media job was removed before it finished.')));
-        if (job.status !== lastStatus) onStatus((lastStatus = job.status));
-        if (isFinal(job)) settle(() => resolve(job));
-      };
-      subscriptions.push(model.onDidChange((change) => change.changed.includes(id) && check()));
-      for (const token of tokens) {
-        subscriptions.push(
-          token.onCancellationRequested(() => settle(() => reject(new vscode.CancellationError()))),
-        );
-      }
-      check();
+    return planToolRequest(input, {
+      model: settings.model,
+      parameters: settings.parameters,
+      saveFolder: settings.saveFolder,
     });
   }
 }

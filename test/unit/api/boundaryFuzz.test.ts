@@ -350,6 +350,34 @@ describe('fuzz: error bodies, media records and settings', () => {
     );
   });
 
+  it('F6: keeps the key out of any media record that quotes it, wherever and however long', () => {
+    const key = 'fuzz-key-0123456789abcdef';
+    const quoting = fc
+      .tuple(fc.string({ maxLength: 1200 }), fc.string({ maxLength: 50 }))
+      .map(([before, after]) => `${before}${key}${after}`);
+    const errorArb = fc.oneof(
+      quoting,
+      fc.record({ message: quoting, code: fc.oneof(fc.string(), fc.integer()) }),
+      fc.record({ detail: fc.string(), other: quoting }),
+    );
+    fc.assert(
+      fc.property(
+        errorArb,
+        quoting,
+        counted((error: unknown, text: string) => {
+          const record = normalizeMediaRecord(
+            { id: 'j', status: 'failed', error, output: text },
+            'j',
+            undefined,
+            [key],
+          );
+          assert.ok(!JSON.stringify(record).includes(key.slice(0, 12)), JSON.stringify(record));
+        }),
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
   it('parses any settings object into typed, clamped settings', () => {
     const keys = [...Object.values(Setting), ...Object.values(VsCodeSetting)];
     fc.assert(

@@ -84,6 +84,36 @@ describe('api: media jobs against the simulator', () => {
     );
   });
 
+  it('F6: a key the gateway echoes in a media failure or a media error body never reaches the user', async () => {
+    // Not shaped like an `sk-…` key, so only redaction of the key itself can find it.
+    const key = 'plain-key-0123456789abcdef';
+    const { client } = makeClient(ctx.sim, { apiKey: () => key });
+    const started = await client.startMedia({ model: 'openai/gpt-image-1', prompt: 'x #sim:fail-echo-key' });
+    let record = await client.getMedia(started.id);
+    while (record.status !== 'failed') {
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      record = await client.getMedia(started.id);
+    }
+    const reason = record.error ?? '';
+    assert.match(reason, /^The provider said no\./);
+    // The reason is cut at 1000 characters, where the key began: redacted before the cut.
+    assert.ok(!reason.includes('plain-'), reason.slice(-60));
+    assert.ok(!reason.includes(key));
+
+    // The simulator's 403 quotes the key it was sent, on both media endpoints, after a preamble
+    // that puts the key where the gateway's words are cut.
+    const forbidden = 'forbidden-verbose-0123456789';
+    const blocked = makeClient(ctx.sim, { apiKey: () => forbidden }).client;
+    for (const call of [
+      () => blocked.startMedia({ model: 'openai/gpt-image-1', prompt: 'x' }),
+      () => blocked.getMedia(started.id),
+    ]) {
+      const error = await expectGatewayError(call(), 'http');
+      assert.match(error.message, /Access rules were checked/);
+      assert.ok(!error.message.includes('forbidden-'), error.message);
+    }
+  });
+
   it('URL-encodes the job id', async () => {
     const { client } = makeClient(ctx.sim);
     const error = await expectGatewayError(client.getMedia('a/b c?d'), 'http');

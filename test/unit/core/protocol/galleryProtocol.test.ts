@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { parseGalleryHostMessage } from '../../../../src/core/protocol/galleryProtocol';
+import { MAX_EXCERPT, parseGalleryHostMessage } from '../../../../src/core/protocol/galleryProtocol';
 
 const anyJson = fc.jsonValue();
 
@@ -40,6 +40,19 @@ describe('gallery protocol: what the page receives', () => {
     );
   });
 
+  it('F9: keeps the beginning of a text result as text, cut to the excerpt length', () => {
+    const parsed = parseGalleryHostMessage({
+      type: 'items',
+      items: [
+        { id: 't1', kind: 'text', excerpt: `<b>a poem</b>\n${'x'.repeat(5000)}` },
+        { id: 't2', kind: 'text', excerpt: 42 },
+      ],
+    });
+    assert.equal(parsed?.items[0].excerpt?.length, MAX_EXCERPT);
+    assert.ok(parsed?.items[0].excerpt?.startsWith('<b>a poem</b>\n'));
+    assert.equal(parsed?.items[1].excerpt, undefined);
+  });
+
   it('never throws, and every item it returns has the declared types (fuzzed)', () => {
     const item = fc.record(
       {
@@ -55,6 +68,7 @@ describe('gallery protocol: what the page receives', () => {
         saved: anyJson,
         error: anyJson,
         cost: anyJson,
+        excerpt: anyJson,
       },
       { requiredKeys: [] },
     );
@@ -73,6 +87,10 @@ describe('gallery protocol: what the page receives', () => {
             assert.ok(Number.isFinite(entry.createdAt));
             assert.ok(entry.src === undefined || entry.src.startsWith('https://file+.vscode-resource'));
             assert.ok(entry.cost === undefined || entry.cost >= 0);
+            assert.ok(
+              entry.excerpt === undefined ||
+                (typeof entry.excerpt === 'string' && entry.excerpt.length <= MAX_EXCERPT),
+            );
           }
         },
       ),
