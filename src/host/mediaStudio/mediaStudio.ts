@@ -10,7 +10,7 @@ import {
   insertionText,
   relativePosix,
 } from '../../core/mediaStudio/resultNames';
-import { formatBytes, planCleanup } from '../../core/mediaStudio/storageBudget';
+import { BudgetNotice, budgetWarning, formatBytes, planCleanup } from '../../core/mediaStudio/storageBudget';
 import type { CleanupPlan } from '../../core/mediaStudio/storageBudget';
 import { Disposable } from '../../core/util/lifecycle';
 import { shorten } from '../../core/util/text';
@@ -44,6 +44,8 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
   private budgetTimer: ReturnType<typeof setTimeout> | undefined;
   private budgetRun: Promise<unknown> = Promise.resolve();
   private saving: Promise<unknown> = Promise.resolve();
+  /** "The limit cannot be met" is said once, not after every cleanup. */
+  private readonly budgetNotice = new BudgetNotice();
 
   constructor(
     readonly media: MediaJobs,
@@ -288,7 +290,9 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
 
   /**
    * Keeps the results in extension storage under `gateway.media.storageLimitMB`: the oldest
-   * results not saved to the workspace go first, and the user is told. Saved ones stay.
+   * results not saved to the workspace go first, and the user is told. Saved ones stay, and so
+   * does the newest result (planCleanup); when that leaves storage over the limit, the user is
+   * told once.
    */
   enforceBudget(): Promise<CleanupPlan> {
     // One pass at a time: two passes measuring at once would each remove what the other freed.
@@ -317,24 +321,31 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
       this.deps.logger.info(
         `Media storage over ${limitMB} MB: removed ${plan.remove.length} unsaved result(s)`,
       );
-      void notify
-        .info(
+    }
+    const warning = this.budgetNotice.shouldWarn(plan, limitMB * MB)
+      ? budgetWarning(plan, limitMB)
+      : undefined;
+    if (warning) {
+      this.deps.logger.warn(warning);
+      this.offerLimitChange(notify.warn(`Gateway AI: ${warning}`, 'Change Limit'));
+    } else if (plan.remove.length && !plan.stillOver) {
+      this.offerLimitChange(
+        notify.info(
           `Gateway AI: media results took more than the ${limitMB} MB allowed, so the ${plan.remove.length} oldest not saved to the workspace were removed (${formatBytes(plan.freedBytes)}).`,
           'Change Limit',
-        )
-        .then((choice) => {
-          if (choice)
-            void vscode.commands.executeCommand('workbench.action.openSettings', Setting.mediaStorageLimitMB);
-        });
-    }
-    if (plan.stillOver && results.some((r) => r.saved)) {
-      void notify.warn(
-        `Gateway AI: results saved to the workspace alone take more than the ${limitMB} MB allowed for media storage; they are kept.`,
+        ),
       );
     }
     await this.saved.keepOnly(new Set(this.media.model.all().map((job) => job.id)));
     await this.removeOrphanThumbnails();
     return plan;
+  }
+
+  private offerLimitChange(choice: Thenable<string | undefined>): void {
+    void choice.then((picked) => {
+      if (picked)
+        void vscode.commands.executeCommand('workbench.action.openSettings', Setting.mediaStorageLimitMB);
+    });
   }
 
   /**

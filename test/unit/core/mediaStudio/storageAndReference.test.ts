@@ -1,6 +1,12 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { formatBytes, planCleanup } from '../../../../src/core/mediaStudio/storageBudget';
+import {
+  BudgetNotice,
+  budgetWarning,
+  formatBytes,
+  planCleanup,
+} from '../../../../src/core/mediaStudio/storageBudget';
+import type { StoredResult } from '../../../../src/core/mediaStudio/storageBudget';
 import { referenceParameterFor, withReference } from '../../../../src/core/mediaStudio/referenceImage';
 
 describe('storage budget', () => {
@@ -13,13 +19,54 @@ describe('storage budget', () => {
       ],
       90,
     );
-    assert.deepEqual(plan, { remove: ['old'], totalBytes: 120, freedBytes: 40, stillOver: false });
+    assert.deepEqual(plan.remove, ['old']);
+    assert.deepEqual(
+      [plan.totalBytes, plan.freedBytes, plan.stillOver, plan.keptNewest],
+      [120, 40, false, 'new'],
+    );
     const over = planCleanup([{ jobId: 's', bytes: 100, finishedAt: 1, saved: true }], 10);
     assert.deepEqual(over.remove, []);
     assert.equal(over.stillOver, true);
   });
 
-  it('ends under the cap whenever the saved results fit (property)', () => {
+  it('F1: cleanup never deletes the newest unsaved result; when the limit cannot be met it says so once and keeps it', () => {
+    const MB = 1024 * 1024;
+    const results: StoredResult[] = [
+      { jobId: 'saved', bytes: 150 * MB, finishedAt: 1, saved: true },
+      { jobId: 'older', bytes: 10 * MB, finishedAt: 2, saved: false },
+      { jobId: 'newest', bytes: 10 * MB, finishedAt: 3, saved: false },
+    ];
+    // Saved results alone take 150 MB of the 100 MB allowed.
+    const plan = planCleanup(results, 100 * MB);
+    assert.ok(!plan.remove.includes('newest'), `the newest result is kept (plan: ${plan.remove.join(', ')})`);
+    assert.deepEqual(plan.remove, ['older']);
+    assert.equal(plan.stillOver, true);
+    assert.equal(plan.keptNewest, 'newest');
+    // The user is told, once: not again at the next cleanup (one runs after every finished job).
+    const notice = new BudgetNotice();
+    assert.equal(notice.shouldWarn(plan, 100 * MB), true);
+    const warning = budgetWarning(plan, 100);
+    assert.match(warning ?? '', /results saved to the workspace alone take 150\.0 MB, more than the 100 MB/);
+    assert.match(warning ?? '', /so is the newest result/);
+    assert.match(warning ?? '', /Raise the limit/);
+    const nextRun = planCleanup(
+      results.filter((r) => r.jobId !== 'older'),
+      100 * MB,
+    );
+    assert.deepEqual(nextRun.remove, []);
+    assert.equal(notice.shouldWarn(nextRun, 100 * MB), false, 'said once, not per run');
+    // Said again only after the limit was met (or changed) in between.
+    assert.equal(notice.shouldWarn(nextRun, 200 * MB), true, 'a new limit that cannot be met either');
+    assert.equal(notice.shouldWarn(planCleanup(results, 500 * MB), 500 * MB), false);
+    assert.equal(notice.shouldWarn(nextRun, 100 * MB), true);
+    // A newest result too large on its own is kept as well, and said so.
+    const huge = planCleanup([{ jobId: 'big', bytes: 300 * MB, finishedAt: 9, saved: false }], 100 * MB);
+    assert.deepEqual(huge.remove, []);
+    assert.match(budgetWarning(huge, 100) ?? '', /newest media result does not fit/);
+    assert.equal(budgetWarning(planCleanup(results, 500 * MB), 500), undefined);
+  });
+
+  it('ends under the cap whenever the saved results and the newest unsaved one fit (property)', () => {
     const result = fc.record({
       jobId: fc.uuid(),
       bytes: fc.nat(10_000),
@@ -34,8 +81,13 @@ describe('storage budget', () => {
         const leftBytes = left.reduce((s, r) => s + r.bytes, 0);
         assert.ok(results.filter((r) => removed.has(r.jobId)).every((r) => !r.saved));
         assert.equal(plan.stillOver, leftBytes > cap);
-        if (results.filter((r) => r.saved).reduce((s, r) => s + r.bytes, 0) <= cap)
-          assert.ok(leftBytes <= cap);
+        const unsaved = results.filter((r) => !r.saved);
+        const newest = unsaved
+          .sort((a, b) => a.finishedAt - b.finishedAt || a.jobId.localeCompare(b.jobId))
+          .at(-1);
+        if (newest) assert.ok(!removed.has(newest.jobId), 'the newest unsaved result stays');
+        const mustStay = results.filter((r) => r.saved || r === newest).reduce((s, r) => s + r.bytes, 0);
+        if (mustStay <= cap) assert.ok(leftBytes <= cap);
         // Nothing newer goes while an older unsaved result stays.
         const oldestKept = Math.min(...left.filter((r) => !r.saved).map((r) => r.finishedAt));
         for (const r of results) if (removed.has(r.jobId)) assert.ok(r.finishedAt <= oldestKept);
