@@ -6,7 +6,7 @@
  */
 import { isRecord, tryParseJson } from '../../api/json';
 import { StorageKey } from '../ids';
-import { isValidId, keepAside } from '../storage/storeFiles';
+import { keepAside } from '../storage/storeFiles';
 import type { StoreEvents, StoreFiles } from '../storage/storeFiles';
 import { WriteQueue } from '../storage/writeQueue';
 import { isFinal } from './mediaJob';
@@ -38,23 +38,22 @@ function removals(entries: Iterable<[string, number]> = []): Record<string, numb
 /**
  * The jobs file's content (or the old globalState value, a bare array or `{ jobs }`), or
  * undefined when it is not a jobs file at all. Bad jobs are skipped and counted; never throws.
+ * A job's id is the gateway's, whatever string that is (`models/veo-3/operations/abc`): it is
+ * never used as a file name (see mediaFiles.ts), so any non-empty string is kept.
  */
 export function parseJobsFile(value: unknown): ParsedJobsFile | undefined {
   if (!Array.isArray(value) && !(isRecord(value) && Array.isArray(value['jobs']))) return undefined;
   const { jobs, skipped, problems } = deserializeJobs(value);
-  const valid = jobs.filter((job) => isValidId(job.id));
   const removed = removals();
-  let bad = skipped + jobs.length - valid.length;
-  if (valid.length < jobs.length)
-    problems.push(`${jobs.length - valid.length} job(s) with an unusable id skipped.`);
+  let bad = skipped;
   const raw = isRecord(value) ? value['removed'] : undefined;
   if (isRecord(raw)) {
     for (const [id, at] of Object.entries(raw)) {
-      if (isValidId(id) && typeof at === 'number' && Number.isFinite(at) && at >= 0) removed[id] = at;
+      if (id !== '' && typeof at === 'number' && Number.isFinite(at) && at >= 0) removed[id] = at;
       else bad++;
     }
   }
-  return { jobs: valid, removed, skipped: bad, problems };
+  return { jobs, removed, skipped: bad, problems };
 }
 
 /**

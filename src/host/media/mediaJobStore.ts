@@ -1,11 +1,10 @@
 import * as vscode from 'vscode';
-import { extensionForMime } from '../../api/media';
 import type { MediaOutput } from '../../api/types';
 import type { Logger } from '../log/logger';
 import type { MediaJob } from '../../core/media/mediaJob';
+import { isResultFileOf, legacyResultFileName, resultFileName } from '../../core/media/mediaFiles';
 import { MEDIA_JOBS_FILE, MediaJobFile, parseJobsFile } from '../../core/media/mediaJobFile';
 import type { MediaJobsState } from '../../core/media/mediaJobFile';
-import { hashName } from '../../core/storage/storeFiles';
 import { StorageKey } from '../../core/ids';
 import { storageFolder, writeAtomically } from '../storage/storageFolder';
 import type { StorageFolder } from '../storage/storageFolder';
@@ -107,7 +106,7 @@ export class MediaJobStore {
 
   /** The result file: named by the SHA-256 of the job id, so different ids never share one. */
   fileFor(jobId: string, index: number, mimeType: string | undefined): vscode.Uri {
-    return vscode.Uri.joinPath(this.folder, `${hashName(jobId)}-${index + 1}.${extensionForMime(mimeType)}`);
+    return vscode.Uri.joinPath(this.folder, resultFileName(jobId, index, mimeType));
   }
 
   /**
@@ -115,8 +114,8 @@ export class MediaJobStore {
    * characters were replaced, different ids shared the name and the file may be another job's.
    */
   legacyFileFor(jobId: string, index: number, mimeType: string | undefined): vscode.Uri | undefined {
-    if (legacyStem(jobId) !== jobId) return undefined;
-    return vscode.Uri.joinPath(this.folder, `${jobId}-${index + 1}.${extensionForMime(mimeType)}`);
+    const name = legacyResultFileName(jobId, index, mimeType);
+    return name === undefined ? undefined : vscode.Uri.joinPath(this.folder, name);
   }
 
   /** Remembers a removal, so no window's merge brings the job back. */
@@ -124,13 +123,11 @@ export class MediaJobStore {
     this.file.markRemoved(id);
   }
 
-  /** Deletes a removed job's files. */
+  /** Deletes a removed job's files (never another job's: see isResultFileOf). */
   async forget(jobId: string): Promise<void> {
-    const stem = hashName(jobId);
-    const legacy = new RegExp(`^${escapeRegExp(legacyStem(jobId))}-\\d+\\.[a-z0-9]+$`, 'i');
     try {
       for (const [name] of await vscode.workspace.fs.readDirectory(this.folder)) {
-        if (name.startsWith(`${stem}-`) || legacy.test(name))
+        if (isResultFileOf(jobId, name))
           await vscode.workspace.fs.delete(vscode.Uri.joinPath(this.folder, name), { useTrash: false });
       }
     } catch {
@@ -144,11 +141,3 @@ export class MediaJobStore {
 }
 
 export { MEDIA_JOBS_FILE };
-
-function legacyStem(jobId: string): string {
-  return jobId.replace(/[^\w.-]/g, '_').slice(0, 80);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

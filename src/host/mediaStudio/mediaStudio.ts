@@ -12,6 +12,7 @@ import {
 } from '../../core/mediaStudio/resultNames';
 import { BudgetNotice, budgetWarning, formatBytes, planCleanup } from '../../core/mediaStudio/storageBudget';
 import type { CleanupPlan } from '../../core/mediaStudio/storageBudget';
+import { thumbnailFileName } from '../../core/media/mediaFiles';
 import { Disposable } from '../../core/util/lifecycle';
 import { shorten } from '../../core/util/text';
 import { readSettings } from '../config/settings';
@@ -23,7 +24,6 @@ import { notify } from '../notify';
 import { MediaGalleryPanel } from './galleryPanel';
 import { GenerateMediaTool } from './generateMediaTool';
 import { SavedResults } from './savedResults';
-import { hashName } from '../../core/storage/storeFiles';
 import type { MediaStudioActions, SavedFile } from './studioActions';
 import type { CommandHandler } from '../lazyFeature';
 import type { MediaStudioCommand } from '../media/mediaCommandIds';
@@ -270,7 +270,7 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
 
   /** One thumbnail per job and one job per thumbnail: named by the id's hash, like results. */
   thumbnailFile(jobId: string): vscode.Uri {
-    return vscode.Uri.joinPath(this.thumbnailFolder, thumbnailName(jobId));
+    return vscode.Uri.joinPath(this.thumbnailFolder, thumbnailFileName(jobId));
   }
 
   get thumbnailFolder(): vscode.Uri {
@@ -355,7 +355,7 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
    * not heard of yet. Thumbnails are a cache; the gallery draws a missing one again.
    */
   private async removeOrphanThumbnails(now = Date.now()): Promise<void> {
-    const kept = new Set(this.media.model.all().map((job) => thumbnailName(job.id)));
+    const kept = new Set(this.media.model.all().map((job) => thumbnailFileName(job.id)));
     let entries: [string, vscode.FileType][];
     try {
       entries = await vscode.workspace.fs.readDirectory(this.thumbnailFolder);
@@ -448,10 +448,6 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
 
 function relative(root: vscode.Uri, uri: vscode.Uri): string {
   return relativePosix(root.path, uri.path);
-}
-
-function thumbnailName(jobId: string): string {
-  return `${hashName(jobId)}.webp`;
 }
 
 async function sizeOf(uri: vscode.Uri): Promise<number> {

@@ -53,7 +53,11 @@ describe('MediaJobFile', () => {
     assert.equal(parseJobsFile([job('x')])?.jobs.length, 1);
     assert.equal(parseJobsFile({ version: 1, jobs: [job('y')] })?.jobs.length, 1);
     assert.equal(parseJobsFile({ nope: true }), undefined);
-    assert.equal(parseJobsFile({ jobs: [job('../x')] })?.jobs.length, 0, 'unusable ids are skipped');
+    assert.equal(
+      parseJobsFile({ jobs: [{ ...job('x'), id: '' }] })?.jobs.length,
+      0,
+      'an empty id is skipped',
+    );
   });
 
   it('a job removed while a save waits in the queue is not written back or handed back', async () => {
@@ -146,5 +150,34 @@ describe('MediaJobFile', () => {
     await file.flush();
     assert.deepEqual((await file.read()).jobs.map((j) => j.id).sort(), ['a', 'b']);
     file.dispose();
+  });
+  it('F2: a job under any id the gateway sends survives the jobs file, and is not written again and again', async () => {
+    const ids = [
+      'models/veo-3/operations/abc',
+      'x'.repeat(300),
+      'a b?c#d',
+      '..',
+      'con',
+      '__proto__',
+      'constructor',
+      '名前\n\u0000',
+      '\uD800',
+    ];
+    const folder = memoryFolder();
+    const window = new MediaJobFile(folder);
+    const ours = ids.map((id, i) => completed(id, 2000 + i));
+    await window.save(ours);
+    const read = await new MediaJobFile(folder).read();
+    assert.deepEqual(
+      read.jobs.map((j) => j.id),
+      ids,
+      'every job is read back, under its own id',
+    );
+    assert.deepEqual(read.jobs, ours);
+    // What a window does when the file changes: write again only if the file lacks something.
+    assert.equal(lacksAny(read, ours), false, 'nothing to write back: no endless rewrite');
+    window.markRemoved('models/veo-3/operations/abc');
+    await window.save(ours.slice(1));
+    assert.ok((await new MediaJobFile(folder).read()).removed['models/veo-3/operations/abc'] !== undefined);
   });
 });
