@@ -9,7 +9,7 @@ import { StorageKey } from '../ids';
 import { keepAside } from '../storage/storeFiles';
 import type { StoreEvents, StoreFiles } from '../storage/storeFiles';
 import { WriteQueue } from '../storage/writeQueue';
-import { isFinal } from './mediaJob';
+import { isFinal, UNKNOWN_STATUS } from './mediaJob';
 import type { MediaJob } from './mediaJob';
 import { deserializeJobs, serializeJobs } from './mediaJobCodec';
 
@@ -57,19 +57,29 @@ export function parseJobsFile(value: unknown): ParsedJobsFile | undefined {
 }
 
 /**
- * Which of two copies of one job to keep. A final job beats one still running (a window that
- * polled later with an older answer must not undo a result); otherwise the newer wins. Results
- * are never dropped: the winner without outputs takes the other's.
+ * Which of two copies of one job to keep.
+ * - A result (completed or failed) beats "unknown": a window whose status check got 404 later
+ *   (the gateway forgot the job) must not wipe the result another window got.
+ * - A final job beats one still running (a window that polled later with an older answer must
+ *   not undo a result).
+ * - Otherwise the newer wins.
+ * Results are never dropped: the winner without outputs takes the other's.
  */
 export function pickJob(a: MediaJob, b: MediaJob): MediaJob {
   let winner: MediaJob;
   let loser: MediaJob;
-  if (isFinal(a) !== isFinal(b)) [winner, loser] = isFinal(a) ? [a, b] : [b, a];
+  if (isAnswered(a) !== isAnswered(b)) [winner, loser] = isAnswered(a) ? [a, b] : [b, a];
+  else if (isFinal(a) !== isFinal(b)) [winner, loser] = isFinal(a) ? [a, b] : [b, a];
   else if (a.updatedAt !== b.updatedAt) [winner, loser] = a.updatedAt > b.updatedAt ? [a, b] : [b, a];
   else [winner, loser] = a.outputs.length >= b.outputs.length ? [a, b] : [b, a];
   if (winner.outputs.length === 0 && loser.outputs.length > 0 && winner.status === loser.status)
     return { ...winner, outputs: loser.outputs };
   return winner;
+}
+
+/** Final with the gateway's own answer: completed or failed, not "unknown" (404). */
+function isAnswered(job: MediaJob): boolean {
+  return isFinal(job) && job.status !== UNKNOWN_STATUS;
 }
 
 /**

@@ -180,4 +180,20 @@ describe('MediaJobFile', () => {
     await window.save(ours.slice(1));
     assert.ok((await new MediaJobFile(folder).read()).removed['models/veo-3/operations/abc'] !== undefined);
   });
+
+  it('F5: a result is not wiped by a later "unknown" copy (404) from another window', async () => {
+    const done = completed('j', 2000);
+    const unknown = job('j', { status: 'unknown', updatedAt: 3000, finishedAt: 3000, pollCount: 7 });
+    assert.equal(pickJob(done, unknown), done);
+    assert.equal(pickJob(unknown, done), done);
+    const failed = job('k', { status: 'failed', error: 'no credits', updatedAt: 2000, finishedAt: 2000 });
+    assert.equal(pickJob({ ...failed, status: 'unknown', updatedAt: 9000 }, failed), failed);
+    // Through the file: the window that got 404 saves last.
+    const folder = memoryFolder();
+    await new MediaJobFile(folder).save([done]);
+    let merged: MediaJob[] = [];
+    await new MediaJobFile(folder).save([unknown], (m) => (merged = m.jobs));
+    assert.deepEqual(merged, [done], 'the merge handed back to the 404 window is the result');
+    assert.deepEqual((await new MediaJobFile(folder).read()).jobs, [done]);
+  });
 });
