@@ -177,6 +177,11 @@ export class MediaJobFile {
     return this.removed[id] !== undefined;
   }
 
+  /** When the job with this id was last removed, as far as this window knows. */
+  removedAt(id: string): number | undefined {
+    return this.removed[id];
+  }
+
   /**
    * Merges `jobs` (this window's) with the file as it is just before writing, writes the result
    * and hands it to `onMerged` (so the window can take the other windows' jobs).

@@ -123,6 +123,11 @@ export class MediaJobStore {
     this.file.markRemoved(id);
   }
 
+  /** When the job with this id was last removed, as far as this window knows. */
+  removedAt(id: string): number | undefined {
+    return this.file.removedAt(id);
+  }
+
   /** Deletes a removed job's files (never another job's: see isResultFileOf). */
   async forget(jobId: string): Promise<void> {
     try {

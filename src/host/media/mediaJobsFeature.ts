@@ -46,6 +46,8 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
   /** Jobs whose starter decides, when they end, whether the end is announced (GenerateOptions). */
   private readonly announceWhen = new Map<string, () => boolean>();
   private loading: Promise<void> | undefined;
+  /** Set once the stored jobs were read: until then the model may lack jobs that exist. */
+  private loaded = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   /** Aborted on dispose: every download of a result listens to it. */
   private readonly downloads = new AbortController();
@@ -104,6 +106,7 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     this.loading ??= (async () => {
       try {
         this.takeStored(await this.store.load());
+        this.loaded = true;
       } catch (error) {
         this.deps.logger.warn(`Stored media jobs could not be read: ${(error as Error).message}`);
       }
@@ -112,6 +115,16 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
       this.updateStatus();
     })();
     return this.loading;
+  }
+
+  /**
+   * Resolves once the stored jobs were loaded: true when they were read, false when they could
+   * not be (then the model holds only this window's jobs, and nothing may be deleted for lacking
+   * a job).
+   */
+  async whenLoaded(): Promise<boolean> {
+    await this.load();
+    return this.loaded;
   }
 
   /** Re-reads the jobs file after another window wrote it. */

@@ -302,6 +302,8 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
   }
 
   private async cleanUp(): Promise<CleanupPlan> {
+    // Before the stored jobs are in the model, a file without a job there may well have one.
+    const loaded = await this.media.whenLoaded();
     const limitMB = readSettings().media.storageLimitMB;
     const jobs = this.media.model.all().filter((job) => job.status === 'completed');
     const results = await Promise.all(
@@ -336,8 +338,9 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
         ),
       );
     }
-    await this.saved.keepOnly(new Set(this.media.model.all().map((job) => job.id)));
-    await this.removeOrphanThumbnails();
+    // Only the marks of jobs known to be removed: a job this window does not hold (yet) keeps its.
+    await this.saved.forgetRemoved((id) => this.media.store.removedAt(id));
+    if (loaded) await this.removeOrphanThumbnails();
     return plan;
   }
 
