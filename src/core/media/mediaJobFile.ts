@@ -20,7 +20,10 @@ export const MAX_REMOVALS = 1000;
 
 export interface MediaJobsState {
   jobs: MediaJob[];
-  /** Removed job id → when. A removed job never comes back through a merge. */
+  /**
+   * Removed job id → when. A removed job never comes back through a merge: every copy created
+   * before the removal is dropped (see `isRemovedCopy`).
+   */
   removed: Record<string, number>;
 }
 
@@ -57,7 +60,22 @@ export function parseJobsFile(value: unknown): ParsedJobsFile | undefined {
 }
 
 /**
+ * Whether `job` is a copy of a removed job: one created before (or when) it was removed. A job
+ * created after the removal under the same id is a new start the gateway gave that id again,
+ * and is kept (see pickJob).
+ */
+export function isRemovedCopy(
+  job: Pick<MediaJob, 'id' | 'createdAt'>,
+  removed: MediaJobsState['removed'],
+): boolean {
+  const at = Object.hasOwn(removed, job.id) ? removed[job.id] : undefined;
+  return at !== undefined && job.createdAt <= at;
+}
+
+/**
  * Which of two copies of one job to keep.
+ * - Two starts under one id (the gateway gave an id again, see MediaJobsFeature.generate): the
+ *   later start wins, as the id now names it at the gateway.
  * - A result (completed or failed) beats "unknown": a window whose status check got 404 later
  *   (the gateway forgot the job) must not wipe the result another window got.
  * - A final job beats one still running (a window that polled later with an older answer must
@@ -68,6 +86,7 @@ export function parseJobsFile(value: unknown): ParsedJobsFile | undefined {
 export function pickJob(a: MediaJob, b: MediaJob): MediaJob {
   let winner: MediaJob;
   let loser: MediaJob;
+  if (a.createdAt !== b.createdAt) return a.createdAt > b.createdAt ? a : b;
   if (isAnswered(a) !== isAnswered(b)) [winner, loser] = isAnswered(a) ? [a, b] : [b, a];
   else if (isFinal(a) !== isFinal(b)) [winner, loser] = isFinal(a) ? [a, b] : [b, a];
   else if (a.updatedAt !== b.updatedAt) [winner, loser] = a.updatedAt > b.updatedAt ? [a, b] : [b, a];
@@ -91,7 +110,7 @@ function isAnswered(job: MediaJob): boolean {
 export function lacksAny(stored: MediaJobsState, ours: readonly MediaJob[]): boolean {
   const byId = new Map(stored.jobs.map((job) => [job.id, job]));
   return ours.some((job) => {
-    if (stored.removed[job.id] !== undefined) return false;
+    if (isRemovedCopy(job, stored.removed)) return false;
     const theirs = byId.get(job.id);
     if (!theirs) return true;
     return JSON.stringify(theirs) !== JSON.stringify(job) && pickJob(theirs, job) !== theirs;
@@ -104,7 +123,7 @@ export function mergeJobs(theirs: MediaJobsState, ours: MediaJobsState): MediaJo
   for (const [id, at] of Object.entries(ours.removed)) removed[id] = Math.max(at, removed[id] ?? 0);
   const jobs = new Map<string, MediaJob>();
   for (const job of [...theirs.jobs, ...ours.jobs]) {
-    if (removed[job.id] !== undefined) continue;
+    if (isRemovedCopy(job, removed)) continue;
     const other = jobs.get(job.id);
     jobs.set(job.id, other ? pickJob(other, job) : job);
   }
@@ -173,8 +192,9 @@ export class MediaJobFile {
     this.removed[id] = this.now();
   }
 
-  isRemoved(id: string): boolean {
-    return this.removed[id] !== undefined;
+  /** Whether `job` was removed (in this window or, as far as read, in another one). */
+  isRemoved(job: Pick<MediaJob, 'id' | 'createdAt'>): boolean {
+    return isRemovedCopy(job, this.removed);
   }
 
   /** When the job with this id was last removed, as far as this window knows. */

@@ -12,7 +12,7 @@ import type { MediaJobsChange } from '../../core/media/mediaJobModel';
 import { MediaJobPoller } from '../../core/media/mediaJobPoller';
 import { MEDIA_JOBS_FILE, MediaJobStore } from './mediaJobStore';
 import type { MediaJobsState } from '../../core/media/mediaJobFile';
-import { lacksAny, pickJob } from '../../core/media/mediaJobFile';
+import { isRemovedCopy, lacksAny, pickJob } from '../../core/media/mediaJobFile';
 import { isFinal } from '../../core/media/mediaJob';
 import { FolderWatch } from '../storage/folderWatch';
 import { MediaJobsTreeProvider } from './mediaJobsTree';
@@ -150,13 +150,17 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     for (const job of stored.jobs) {
       const local = this.model.get(job.id);
       if (!local) {
-        if (!this.store.file.isRemoved(job.id)) jobs.push(job);
+        if (!this.store.file.isRemoved(job)) jobs.push(job);
         continue;
       }
       const picked = pickJob(local, job);
       if (picked !== local) jobs.push(picked);
     }
-    const removed = Object.keys(stored.removed).filter((id) => this.model.get(id));
+    // Removed there; but a job started after the removal under the same id stays (see generate).
+    const removed = Object.keys(stored.removed).filter((id) => {
+      const local = this.model.get(id);
+      return local !== undefined && isRemovedCopy(local, stored.removed);
+    });
     this.model.sync(jobs, removed);
   }
 
@@ -184,22 +188,60 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     this.ensurePoller().resume();
   }
 
-  /** Starts a generation; returns the new job's id. POST /v1/media is never retried blindly. */
+  /**
+   * Starts a generation; returns the new job's id. POST /v1/media is never retried blindly.
+   *
+   * The gateway may answer with an id we already hold a job under: it reused an old id. The job
+   * it just accepted (and charges for) is the one that id names now, so the new start replaces
+   * the old record, whatever state that was in, and the old record's files (results, thumbnail)
+   * and saved mark go with it, so the new job never shows the old result. The old result cannot
+   * be asked for by that id any more anyway. Nothing throws here after the POST succeeded: the
+   * job is always kept. A removal of the old job (here or in another window) does not drop the
+   * new one either: removals apply to copies created before them (isRemovedCopy), and pickJob
+   * lets the later start win every merge.
+   */
   async generate(args: GenerateArgs, options: GenerateOptions = {}): Promise<string> {
     void this.load();
     const settings = readSettings().media;
     const model = args.model ?? settings.model;
     const parameters = { ...settings.parameters, ...args.parameters };
     const started = await this.deps.gateway.client().startMedia({ model, prompt: args.prompt, parameters });
+    // Stored jobs are in the model before the id is looked up there.
+    await this.load();
+    const old = this.model.get(started.id);
+    if (old) await this.replaceStart(old);
+    // Created after the old start and any removal of the id, so that no merge takes the new start
+    // for the old one (pickJob, isRemovedCopy), even with a clock that went back.
+    const after = Math.max(old?.createdAt ?? -1, this.store.removedAt(started.id) ?? -1) + 1;
     const job = createMediaJob(
       { id: started.id, prompt: args.prompt, model, parameters, status: started.status },
-      Date.now(),
+      Math.max(Date.now(), after),
     );
     if (options.announce) this.announceWhen.set(job.id, options.announce);
-    this.model.add(job);
+    try {
+      // The old record may have come back from the jobs file meanwhile: the new start replaces it too.
+      this.model.start(job);
+    } catch (error) {
+      // A listener failed; the job is in the model all the same, and the caller gets its id.
+      this.deps.logger.warn(`A view failed to take media job ${job.id}: ${(error as Error).message}`);
+    }
     this.ensurePoller().track(job.id);
     this.deps.logger.info(`Media job ${job.id} started with ${model}`);
     return job.id;
+  }
+
+  /** Drops the old record a reused id named, with its files (see generate); never throws. */
+  private async replaceStart(old: MediaJob): Promise<void> {
+    this.deps.logger.info(`The gateway gave media job id ${old.id} again; the new job replaces the old one`);
+    this.announceWhen.delete(old.id);
+    // Out of the model first (its previews close, its polling stops), then its files go.
+    this.model.remove(old.id);
+    try {
+      await this.store.forget(old.id);
+      await this.studio.forgetStart(old.id);
+    } catch (error) {
+      this.deps.logger.warn(`Could not delete the files of media job ${old.id}: ${(error as Error).message}`);
+    }
   }
 
   refresh(): void {

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { UiId } from '../../core/ids';
 import type { MediaJob } from '../../core/media/mediaJob';
+import { thumbnailFileName } from '../../core/media/mediaFiles';
 import { parseGalleryMessage } from '../../core/protocol/galleryProtocol';
 import type { GalleryAction, GalleryHostMessage, GalleryItem } from '../../core/protocol/galleryProtocol';
 import { Disposable } from '../../core/util/lifecycle';
@@ -73,7 +74,14 @@ export class MediaGalleryPanel extends Disposable {
       }),
     );
     this.register({ dispose: () => this.pending && clearTimeout(this.pending) });
-    this.register(studio.media.model.onDidChange(() => this.schedulePost()));
+    this.register(
+      studio.media.model.onDidChange((change) => {
+        // A removed job's thumbnail is gone, or is about to be; an id the gateway gives again
+        // must not show the old job's.
+        for (const id of change.removed) this.cachedThumbnails.delete(thumbnailFileName(id));
+        this.schedulePost();
+      }),
+    );
     this.register(
       panel.webview.onDidReceiveMessage((raw: unknown) => {
         const message = parseGalleryMessage(raw);

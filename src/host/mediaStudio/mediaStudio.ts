@@ -273,6 +273,15 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
     return vscode.Uri.joinPath(this.thumbnailFolder, thumbnailFileName(jobId));
   }
 
+  /**
+   * Forgets what a job id held here besides its results: its thumbnail and its saved mark. For
+   * an id the gateway gave again (MediaJobsFeature.generate): the new job has neither yet.
+   */
+  async forgetStart(jobId: string): Promise<void> {
+    await vscode.workspace.fs.delete(this.thumbnailFile(jobId)).then(undefined, () => undefined);
+    await this.saved.forget(jobId);
+  }
+
   get thumbnailFolder(): vscode.Uri {
     return vscode.Uri.joinPath(this.deps.context.globalStorageUri, 'media-thumbnails');
   }

@@ -3,6 +3,7 @@ import { createMediaJob } from '../../../../src/core/media/mediaJob';
 import type { MediaJob } from '../../../../src/core/media/mediaJob';
 import {
   MEDIA_JOBS_FILE,
+  isRemovedCopy,
   lacksAny,
   MediaJobFile,
   mergeJobs,
@@ -71,7 +72,7 @@ describe('MediaJobFile', () => {
     file.markRemoved('b');
     await Promise.all([first, second]);
     assert.deepEqual(handedBack, ['a'], 'the removed job is not handed back to the model');
-    assert.ok(file.isRemoved('b'), 'the removal is remembered after the write');
+    assert.ok(file.isRemoved(job('b')), 'the removal is remembered after the write');
     assert.deepEqual(
       (await file.read()).jobs.map((j) => j.id),
       ['a'],
@@ -151,6 +152,7 @@ describe('MediaJobFile', () => {
     assert.deepEqual((await file.read()).jobs.map((j) => j.id).sort(), ['a', 'b']);
     file.dispose();
   });
+
   it('F2: a job under any id the gateway sends survives the jobs file, and is not written again and again', async () => {
     const ids = [
       'models/veo-3/operations/abc',
@@ -195,5 +197,36 @@ describe('MediaJobFile', () => {
     await new MediaJobFile(folder).save([unknown], (m) => (merged = m.jobs));
     assert.deepEqual(merged, [done], 'the merge handed back to the 404 window is the result');
     assert.deepEqual((await new MediaJobFile(folder).read()).jobs, [done]);
+  });
+
+  it('F7: a new start under an id the gateway gave again wins every merge, even after the old job was removed', async () => {
+    const old = completed('reused', 2000);
+    const fresh = createMediaJob({ id: 'reused', prompt: 'new', model: 'a/b' }, 5000);
+    // The old job is final and the new one is not: the later start still wins.
+    assert.equal(pickJob(old, fresh), fresh);
+    assert.equal(pickJob(fresh, old), fresh);
+    assert.deepEqual(mergeJobs({ jobs: [old], removed: {} }, { jobs: [fresh], removed: {} }).jobs, [fresh]);
+
+    // The user removed the old job (at 4000), then the gateway gave its id to a new job.
+    const folder = memoryFolder();
+    const one = new MediaJobFile(folder);
+    const two = new MediaJobFile(folder);
+    await one.save([old]);
+    await two.read();
+    one.markRemoved('reused');
+    await one.save([]);
+    const removedAt = one.removedAt('reused')!;
+    const restarted = { ...fresh, createdAt: removedAt + 1, updatedAt: removedAt + 1 };
+    assert.equal(one.isRemoved(restarted), false);
+    assert.equal(one.isRemoved(old), true);
+    let handedBack: MediaJob[] = [];
+    await one.save([restarted], (m) => (handedBack = m.jobs));
+    assert.deepEqual(handedBack, [restarted], 'the new start is kept, not dropped as removed');
+    // The other window still holds the old copy: it neither brings it back nor drops the new one.
+    await two.save([old]);
+    const read = await new MediaJobFile(folder).read();
+    assert.deepEqual(read.jobs, [restarted]);
+    assert.equal(lacksAny(read, [restarted]), false);
+    assert.equal(isRemovedCopy(old, read.removed), true);
   });
 });
