@@ -166,6 +166,13 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     const body = variation.body as Record<string, unknown>;
     assert.equal(body.prompt, 'a blue circle');
     assert.match(String(body.image_url), /^data:image\/png;base64,iVBORw0KGgo/, 'the PNG as a data URL');
+    // F8: the job keeps the image as a file, with only its name in the jobs file; a re-run of
+    // the variation sends the image again, as it was.
+    const kept = (await gatewayApi()).media.model.get(variationId)!.parameters ?? {};
+    assert.ok(!JSON.stringify(kept).includes('base64'), 'no data URL in the stored job');
+    await vscode.commands.executeCommand<string>('gateway.rerunMediaJob', variationId);
+    const again = mediaPosts().at(-1)!.body as Record<string, unknown>;
+    assert.equal(again.image_url, body.image_url);
 
     await setSetting('media.referenceImageParameter', { 'testvendor/*': 'input_image' });
     try {

@@ -5,6 +5,7 @@ import type { MediaJob } from '../../core/media/mediaJob';
 import { isResultFileOf, legacyResultFileName, resultFileName } from '../../core/media/mediaFiles';
 import { MEDIA_JOBS_FILE, MediaJobFile, parseJobsFile } from '../../core/media/mediaJobFile';
 import type { MediaJobsState } from '../../core/media/mediaJobFile';
+import { loadReferences, storeReferences } from '../../core/mediaStudio/referenceImage';
 import { StorageKey } from '../../core/ids';
 import { storageFolder, writeAtomically } from '../storage/storageFolder';
 import type { StorageFolder } from '../storage/storageFolder';
@@ -14,13 +15,15 @@ const STATE_KEY = StorageKey.mediaJobs;
 
 /**
  * Keeps media jobs in one file in the extension's global storage, shared by every window (see
- * MediaJobFile for the merge). Inline (base64) results are moved into files of their own first,
- * so the jobs file holds small records only. Jobs kept in globalState by earlier versions are
- * moved into the file once.
+ * MediaJobFile for the merge). Inline (base64) results and reference images are moved into files
+ * of their own first, so the jobs file holds small records only. Jobs kept in globalState by
+ * earlier versions are moved into the file once.
  */
 export class MediaJobStore {
   /** Where results are kept, one file per output. */
   readonly folder: vscode.Uri;
+  /** Where reference images are kept, one file per image (named by its bytes). */
+  readonly referencesFolder: vscode.Uri;
   /** Where the jobs file is. */
   readonly jobsFolder: StorageFolder;
   readonly file: MediaJobFile;
@@ -32,6 +35,7 @@ export class MediaJobStore {
     reports?: StorageReports,
   ) {
     this.folder = vscode.Uri.joinPath(storageUri, StorageKey.mediaResultsFolder);
+    this.referencesFolder = vscode.Uri.joinPath(storageUri, StorageKey.mediaReferencesFolder);
     this.jobsFolder = storageFolder(storageUri, StorageKey.mediaJobsFolder);
     this.file = new MediaJobFile(this.jobsFolder, {
       onProblem: (problem) => logger.warn(problem),
@@ -116,6 +120,28 @@ export class MediaJobStore {
   legacyFileFor(jobId: string, index: number, mimeType: string | undefined): vscode.Uri | undefined {
     const name = legacyResultFileName(jobId, index, mimeType);
     return name === undefined ? undefined : vscode.Uri.joinPath(this.folder, name);
+  }
+
+  /**
+   * The parameters as the jobs file keeps them: reference images (base64 data URLs) written to
+   * files of their own, with only their names in the parameters.
+   */
+  storeReferences(parameters: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return storeReferences(parameters, async (name, bytes) => {
+      await vscode.workspace.fs.createDirectory(this.referencesFolder);
+      await writeAtomically(vscode.Uri.joinPath(this.referencesFolder, name), bytes);
+    });
+  }
+
+  /** The parameters to send: stored reference images read back into data URLs. */
+  loadReferences(parameters: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return loadReferences(parameters, async (name) => {
+      try {
+        return await vscode.workspace.fs.readFile(vscode.Uri.joinPath(this.referencesFolder, name));
+      } catch {
+        return undefined;
+      }
+    });
   }
 
   /** Remembers a removal, so no window's merge brings the job back. */

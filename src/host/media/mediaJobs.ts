@@ -42,6 +42,8 @@ export interface MediaJobs {
   readonly store: {
     /** The folder of downloaded results (for webviews' local resource roots). */
     readonly folder: vscode.Uri;
+    /** The folder of reference images, one file per image, named in jobs' parameters. */
+    readonly referencesFolder: vscode.Uri;
     fileFor(jobId: string, index: number, mimeType: string | undefined): vscode.Uri;
     /** When the job with this id was last removed, as far as this window knows. */
     removedAt(id: string): number | undefined;

@@ -13,6 +13,7 @@ import { MediaJobPoller } from '../../core/media/mediaJobPoller';
 import { MEDIA_JOBS_FILE, MediaJobStore } from './mediaJobStore';
 import type { MediaJobsState } from '../../core/media/mediaJobFile';
 import { isRemovedCopy, lacksAny, pickJob } from '../../core/media/mediaJobFile';
+import { hasInlineReferences } from '../../core/mediaStudio/referenceImage';
 import { isFinal } from '../../core/media/mediaJob';
 import { FolderWatch } from '../storage/folderWatch';
 import { MediaJobsTreeProvider } from './mediaJobsTree';
@@ -111,6 +112,7 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
         this.deps.logger.warn(`Stored media jobs could not be read: ${(error as Error).message}`);
       }
       if (this.isDisposed) return;
+      void this.moveInlineReferences();
       this.ensurePoller().resume();
       this.updateStatus();
     })();
@@ -127,6 +129,27 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     return this.loaded;
   }
 
+  /**
+   * Moves reference images that jobs carry inline (written so by earlier versions) into files,
+   * keeping only their names in the jobs file. A job whose images cannot be written stays as it
+   * is, to be tried again at the next load.
+   */
+  private async moveInlineReferences(): Promise<void> {
+    for (const job of this.model.all()) {
+      if (!job.parameters || !hasInlineReferences(job.parameters)) continue;
+      try {
+        const parameters = await this.store.storeReferences(job.parameters);
+        const current = this.model.get(job.id);
+        if (current?.createdAt === job.createdAt && current.parameters === job.parameters)
+          this.model.update(job.id, { parameters });
+      } catch (error) {
+        this.deps.logger.warn(
+          `Could not store the reference image of media job ${job.id}: ${(error as Error).message}`,
+        );
+      }
+    }
+  }
+
   /** Re-reads the jobs file after another window wrote it. */
   private async followOtherWindows(): Promise<void> {
     if (!this.loading || this.isDisposed) return;
@@ -135,6 +158,9 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
       const stored = await this.store.file.read();
       this.takeStored(stored);
       if (lacksAny(stored, this.model.all())) this.scheduleSave();
+      // An earlier version in another window may have written a reference image inline.
+      if (stored.jobs.some((job) => job.parameters && hasInlineReferences(job.parameters)))
+        void this.moveInlineReferences();
     } catch (error) {
       this.deps.logger.warn(`Stored media jobs could not be re-read: ${(error as Error).message}`);
     }
@@ -191,6 +217,10 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
   /**
    * Starts a generation; returns the new job's id. POST /v1/media is never retried blindly.
    *
+   * Reference images (base64 data URLs in the parameters) are sent inline, as the gateway needs
+   * them, but kept as files: the job's record holds only their names (storeReferences). A re-run
+   * reads them back first.
+   *
    * The gateway may answer with an id we already hold a job under: it reused an old id. The job
    * it just accepted (and charges for) is the one that id names now, so the new start replaces
    * the old record, whatever state that was in, and the old record's files (results, thumbnail)
@@ -204,7 +234,8 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     void this.load();
     const settings = readSettings().media;
     const model = args.model ?? settings.model;
-    const parameters = { ...settings.parameters, ...args.parameters };
+    const parameters = await this.store.loadReferences({ ...settings.parameters, ...args.parameters });
+    const kept = await this.keptParameters(parameters);
     const started = await this.deps.gateway.client().startMedia({ model, prompt: args.prompt, parameters });
     // Stored jobs are in the model before the id is looked up there.
     await this.load();
@@ -214,7 +245,7 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     // for the old one (pickJob, isRemovedCopy), even with a clock that went back.
     const after = Math.max(old?.createdAt ?? -1, this.store.removedAt(started.id) ?? -1) + 1;
     const job = createMediaJob(
-      { id: started.id, prompt: args.prompt, model, parameters, status: started.status },
+      { id: started.id, prompt: args.prompt, model, parameters: kept, status: started.status },
       Math.max(Date.now(), after),
     );
     if (options.announce) this.announceWhen.set(job.id, options.announce);
@@ -228,6 +259,16 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     this.ensurePoller().track(job.id);
     this.deps.logger.info(`Media job ${job.id} started with ${model}`);
     return job.id;
+  }
+
+  /** The parameters with reference images in files; as given when they cannot be written. */
+  private async keptParameters(parameters: Record<string, unknown>): Promise<Record<string, unknown>> {
+    try {
+      return await this.store.storeReferences(parameters);
+    } catch (error) {
+      this.deps.logger.warn(`Could not store a reference image: ${(error as Error).message}`);
+      return parameters;
+    }
   }
 
   /** Drops the old record a reused id named, with its files (see generate); never throws. */

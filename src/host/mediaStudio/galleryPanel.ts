@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { UiId } from '../../core/ids';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { thumbnailFileName } from '../../core/media/mediaFiles';
+import { isStoredReference } from '../../core/mediaStudio/referenceImage';
 import { parseGalleryMessage } from '../../core/protocol/galleryProtocol';
 import type { GalleryAction, GalleryHostMessage, GalleryItem } from '../../core/protocol/galleryProtocol';
 import { Disposable } from '../../core/util/lifecycle';
@@ -16,7 +17,11 @@ export function describeParameters(parameters: Record<string, unknown> | undefin
   return Object.entries(parameters ?? {})
     .map(
       ([key, value]) =>
-        `${key}: ${shorten(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), 40)}`,
+        `${key}: ${
+          isStoredReference(value)
+            ? 'reference image'
+            : shorten(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), 40)
+        }`,
     )
     .join(', ');
 }

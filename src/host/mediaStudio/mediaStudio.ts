@@ -3,7 +3,12 @@ import { mimeFromUrl } from '../../api/media';
 import { Command, Setting, SettingSection, UiId } from '../../core/ids';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { parseDraggedJobs } from '../../core/protocol/mediaDrag';
-import { dataUrl, referenceParameterFor, withReference } from '../../core/mediaStudio/referenceImage';
+import {
+  dataUrl,
+  referenceFilesOf,
+  referenceParameterFor,
+  withReference,
+} from '../../core/mediaStudio/referenceImage';
 import {
   candidateNames,
   cleanRelativeFolder,
@@ -29,8 +34,11 @@ import type { CommandHandler } from '../lazyFeature';
 import type { MediaStudioCommand } from '../media/mediaCommandIds';
 
 const MB = 1024 * 1024;
-/** How long a thumbnail without a job is left alone before it is deleted (removeOrphanThumbnails). */
-const ORPHAN_THUMBNAIL_AGE_MS = 60 * 60_000;
+/**
+ * How long a thumbnail or reference image without a job is left alone before it is deleted
+ * (removeOrphans): another window may have made it for a job this window has not heard of yet.
+ */
+const ORPHAN_AGE_MS = 60 * 60_000;
 
 /**
  * Using results: save them into the workspace (never overwriting), insert a reference at the
@@ -349,7 +357,7 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
     }
     // Only the marks of jobs known to be removed: a job this window does not hold (yet) keeps its.
     await this.saved.forgetRemoved((id) => this.media.store.removedAt(id));
-    if (loaded) await this.removeOrphanThumbnails();
+    if (loaded) await this.removeOrphans();
     return plan;
   }
 
@@ -361,32 +369,21 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
   }
 
   /**
-   * Deletes cached thumbnails no job has any more: those of jobs removed in another window, and
-   * those named the way before thumbnails were named by the job id's hash. Only files untouched
-   * for an hour: a thumbnail another window cached a moment ago may be of a job this window has
-   * not heard of yet. Thumbnails are a cache; the gallery draws a missing one again.
+   * Deletes cached thumbnails and reference images no job has any more: those of jobs removed in
+   * another window, and thumbnails named the way before they were named by the job id's hash.
+   * Only files untouched for an hour: another window may have made one a moment ago for a job
+   * this window has not heard of yet. Thumbnails are a cache (the gallery draws a missing one
+   * again); a reference image is needed only to start its job again.
    */
-  private async removeOrphanThumbnails(now = Date.now()): Promise<void> {
-    const kept = new Set(this.media.model.all().map((job) => thumbnailFileName(job.id)));
-    let entries: [string, vscode.FileType][];
-    try {
-      entries = await vscode.workspace.fs.readDirectory(this.thumbnailFolder);
-    } catch {
-      return; // No thumbnails yet.
-    }
-    let removed = 0;
-    for (const [name, type] of entries) {
-      if (type !== vscode.FileType.File || kept.has(name)) continue;
-      const file = vscode.Uri.joinPath(this.thumbnailFolder, name);
-      try {
-        if (now - (await vscode.workspace.fs.stat(file)).mtime < ORPHAN_THUMBNAIL_AGE_MS) continue;
-        await vscode.workspace.fs.delete(file);
-        removed++;
-      } catch {
-        // Gone already, or busy: the next pass tries again.
-      }
-    }
-    if (removed) this.deps.logger.info(`Removed ${removed} thumbnail(s) of media jobs that no longer exist`);
+  private async removeOrphans(now = Date.now()): Promise<void> {
+    const jobs = this.media.model.all();
+    const thumbnails = new Set(jobs.map((job) => thumbnailFileName(job.id)));
+    const references = new Set(jobs.flatMap((job) => referenceFilesOf(job.parameters)));
+    const removed =
+      (await removeOldFilesExcept(this.thumbnailFolder, thumbnails, now)) +
+      (await removeOldFilesExcept(this.media.store.referencesFolder, references, now));
+    if (removed)
+      this.deps.logger.info(`Removed ${removed} thumbnail(s) and reference image(s) no media job has`);
   }
 
   /** Its commands' handlers; activation registers the commands (mediaLoader.ts). */
@@ -460,6 +457,33 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
 
 function relative(root: vscode.Uri, uri: vscode.Uri): string {
   return relativePosix(root.path, uri.path);
+}
+
+/** Deletes the files of `folder` not in `kept` and untouched for ORPHAN_AGE_MS; how many went. */
+async function removeOldFilesExcept(
+  folder: vscode.Uri,
+  kept: ReadonlySet<string>,
+  now: number,
+): Promise<number> {
+  let entries: [string, vscode.FileType][];
+  try {
+    entries = await vscode.workspace.fs.readDirectory(folder);
+  } catch {
+    return 0; // No such folder yet.
+  }
+  let removed = 0;
+  for (const [name, type] of entries) {
+    if (type !== vscode.FileType.File || kept.has(name)) continue;
+    const file = vscode.Uri.joinPath(folder, name);
+    try {
+      if (now - (await vscode.workspace.fs.stat(file)).mtime < ORPHAN_AGE_MS) continue;
+      await vscode.workspace.fs.delete(file);
+      removed++;
+    } catch {
+      // Gone already, or busy: the next pass tries again.
+    }
+  }
+  return removed;
 }
 
 async function sizeOf(uri: vscode.Uri): Promise<number> {

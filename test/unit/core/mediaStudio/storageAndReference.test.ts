@@ -1,5 +1,10 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { createMediaJob } from '../../../../src/core/media/mediaJob';
+import { parseJobsFile, serializeJobsFile } from '../../../../src/core/media/mediaJobFile';
 import {
   BudgetNotice,
   budgetWarning,
@@ -7,7 +12,17 @@ import {
   planCleanup,
 } from '../../../../src/core/mediaStudio/storageBudget';
 import type { StoredResult } from '../../../../src/core/mediaStudio/storageBudget';
-import { referenceParameterFor, withReference } from '../../../../src/core/mediaStudio/referenceImage';
+import {
+  dataUrl,
+  hasInlineReferences,
+  isStoredReference,
+  loadReferences,
+  MissingReferenceError,
+  referenceFilesOf,
+  referenceParameterFor,
+  storeReferences,
+  withReference,
+} from '../../../../src/core/mediaStudio/referenceImage';
 
 describe('storage budget', () => {
   it('removes the oldest unsaved results until under the cap, never saved ones', () => {
@@ -113,5 +128,107 @@ describe('reference images', () => {
       size: '1x1',
       input_image: 'data:x',
     });
+  });
+});
+
+describe('reference images as files', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'gateway-refs-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, bytes: Uint8Array) =>
+    Promise.resolve(writeFileSync(path.join(dir, name), bytes));
+  const read = (name: string) => {
+    try {
+      return Promise.resolve(new Uint8Array(readFileSync(path.join(dir, name))));
+    } catch {
+      return Promise.resolve(undefined);
+    }
+  };
+  /** A reference image as big as the ones that made jobs.json 27 MB, in bytes that do not compress. */
+  function image(size: number, seed: number): Buffer {
+    const bytes = Buffer.alloc(size);
+    let x = seed;
+    for (let i = 0; i < size; i++) bytes[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
+    return bytes;
+  }
+
+  it('F8: a reference image is kept as a file and jobs.json holds only its name; an old inline one still reads and moves out', async () => {
+    const png = image(2_000_000, 7);
+    const url = dataUrl('image/png', png.toString('base64'));
+    const parameters = { size: '1024x1024', image_url: url, images: [url, 'https://cdn.example/b.png'] };
+
+    // What a job keeps: the same image once, as a file; the parameters name it.
+    const kept = await storeReferences(parameters, write);
+    const files = readdirSync(dir);
+    assert.equal(files.length, 1);
+    assert.deepEqual(readFileSync(path.join(dir, files[0])), png);
+    assert.equal(files[0], referenceFilesOf(kept)[0]);
+    assert.ok(isStoredReference(kept['image_url']));
+    const text = serializeJobsFile({
+      jobs: [createMediaJob({ id: 'j', prompt: 'p', model: 'a/b', parameters: kept }, 1)],
+      removed: {},
+    });
+    assert.ok(!text.includes('base64'), 'no data URL in jobs.json');
+    assert.ok(text.length < 1_000, `jobs.json is small (${text.length} characters)`);
+    // A re-run sends the image again, exactly as it was.
+    const stored = parseJobsFile(JSON.parse(text))!.jobs[0].parameters!;
+    assert.deepEqual(await loadReferences(stored, read), parameters);
+
+    // jobs.json of an earlier version, with the image inline: read as before, then moved out.
+    const old = serializeJobsFile({
+      jobs: [createMediaJob({ id: 'old', prompt: 'p', model: 'a/b', parameters }, 1)],
+      removed: {},
+    });
+    const oldJob = parseJobsFile(JSON.parse(old))!.jobs[0];
+    assert.deepEqual(oldJob.parameters, parameters, 'an old jobs file still reads');
+    assert.equal(hasInlineReferences(oldJob.parameters), true, 'and is found to need moving');
+    const moved = await storeReferences(oldJob.parameters, write);
+    assert.equal(hasInlineReferences(moved), false);
+    assert.deepEqual(await loadReferences(moved, read), parameters, 'nothing is lost on the way');
+
+    // A file gone (deleted by hand): the re-run says so instead of sending something else.
+    rmSync(path.join(dir, files[0]));
+    await assert.rejects(loadReferences(stored, read), MissingReferenceError);
+    assert.equal(await storeReferences({ size: 'x' }, write).then((p) => p.size), 'x');
+  });
+
+  it('F8: storing and loading references gives back any parameters exactly, and reads any stored value without throwing (property)', async () => {
+    const dataUrls = fc
+      .tuple(
+        fc.constantFrom('image/png', 'image/webp', '', 'image/png;name=a.png'),
+        fc.uint8Array({ maxLength: 64 }),
+      )
+      .map(([type, bytes]) => dataUrl(type, Buffer.from(bytes).toString('base64')));
+    const value = fc.letrec((tie) => ({
+      any: fc.oneof(
+        { depthSize: 'small' },
+        fc.jsonValue({ maxDepth: 2 }),
+        dataUrls,
+        fc.string().map((s) => `data:${s}`),
+        fc.array(tie('any'), { maxLength: 3 }),
+        fc.dictionary(fc.string(), tie('any'), { maxKeys: 3 }),
+      ),
+    })).any;
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.string(), value, { maxKeys: 5 }), async (parameters) => {
+        const original = JSON.parse(JSON.stringify(parameters)) as Record<string, unknown>;
+        const kept = await storeReferences(original, write);
+        assert.equal(hasInlineReferences(kept), false);
+        const viaFile = JSON.parse(JSON.stringify(kept)) as Record<string, unknown>;
+        assert.deepEqual(await loadReferences(viaFile, read), original);
+      }),
+      { numRuns: 300 },
+    );
+    // Whatever a hand-edited jobs file holds: a missing reference is the only error.
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.string(), fc.jsonValue()), async (parameters) => {
+        await loadReferences(parameters, read).catch((error: unknown) => {
+          assert.ok(error instanceof MissingReferenceError);
+        });
+        referenceFilesOf(parameters);
+        hasInlineReferences(parameters);
+      }),
+    );
+    assert.ok(statSync(dir).isDirectory());
   });
 });
