@@ -14,7 +14,9 @@ import {
   cleanRelativeFolder,
   insertionText,
   relativePosix,
+  symlinkOnTheWay,
 } from '../../core/mediaStudio/resultNames';
+import type { PathKind } from '../../core/mediaStudio/resultNames';
 import { BudgetNotice, budgetWarning, formatBytes, planCleanup } from '../../core/mediaStudio/storageBudget';
 import type { CleanupPlan } from '../../core/mediaStudio/storageBudget';
 import { thumbnailFileName } from '../../core/media/mediaFiles';
@@ -131,6 +133,11 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
     folder: string | undefined,
   ): Promise<SavedFile[]> {
     const relativeFolder = cleanRelativeFolder(folder ?? readSettings().media.saveFolder);
+    const link = await symlinkOnTheWay(relativeFolder, (path) => pathKind(vscode.Uri.joinPath(root, path)));
+    if (link)
+      throw new Error(
+        `The save folder "${link}" is a symbolic link; results are saved only into folders of the workspace itself.`,
+      );
     const target = relativeFolder ? vscode.Uri.joinPath(root, relativeFolder) : root;
     await vscode.workspace.fs.createDirectory(target);
     const saved: SavedFile[] = [];
@@ -484,6 +491,17 @@ async function removeOldFilesExcept(
     }
   }
   return removed;
+}
+
+/** What is at `uri`, without following a link there. */
+async function pathKind(uri: vscode.Uri): Promise<PathKind> {
+  try {
+    const { type } = await vscode.workspace.fs.stat(uri);
+    if (type & vscode.FileType.SymbolicLink) return 'symlink';
+    return type & vscode.FileType.Directory ? 'folder' : 'file';
+  } catch {
+    return 'missing';
+  }
 }
 
 async function sizeOf(uri: vscode.Uri): Promise<number> {
