@@ -209,6 +209,13 @@ class UndiciGatewayClient implements GatewayClient {
           kind: 'config',
           message: 'A media job id is needed to ask for its status.',
         });
+      // Any other id goes in as one encoded path segment, `/` and `?` included. Only `.` and `..`
+      // cannot: URLs resolve them (encoded too), and the request would go to another path.
+      if (id === '.' || id === '..')
+        throw new GatewayError({
+          kind: 'config',
+          message: `The media job id "${id}" cannot be asked for in a URL.`,
+        });
       const opened = await this.open(callOptions, {
         method: 'GET',
         apiPath: `/v1/media/${encodeURIComponent(id)}`,

@@ -108,6 +108,11 @@ export const StorageKey = {
   mediaJobsFile: 'jobs.json',
   /** The folder in global storage that holds media results, one file per output. */
   mediaResultsFolder: 'media',
+  /** The folder in global storage that holds reference images of media jobs, one file per image. */
+  mediaReferencesFolder: 'media-references',
+  /** Which jobs' results were saved into the workspace: one globalState key per job, by this prefix. */
+  mediaSavedPrefix: 'gateway.mediaSaved/',
+  /** The same, as earlier versions kept it: one object under one key (moved to the keys above). */
   mediaSaved: 'gateway.mediaSaved',
 } as const;
 

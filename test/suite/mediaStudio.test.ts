@@ -166,6 +166,13 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     const body = variation.body as Record<string, unknown>;
     assert.equal(body.prompt, 'a blue circle');
     assert.match(String(body.image_url), /^data:image\/png;base64,iVBORw0KGgo/, 'the PNG as a data URL');
+    // F8: the job keeps the image as a file, with only its name in the jobs file; a re-run of
+    // the variation sends the image again, as it was.
+    const kept = (await gatewayApi()).media.model.get(variationId)!.parameters ?? {};
+    assert.ok(!JSON.stringify(kept).includes('base64'), 'no data URL in the stored job');
+    await vscode.commands.executeCommand<string>('gateway.rerunMediaJob', variationId);
+    const again = mediaPosts().at(-1)!.body as Record<string, unknown>;
+    assert.equal(again.image_url, body.image_url);
 
     await setSetting('media.referenceImageParameter', { 'testvendor/*': 'input_image' });
     try {
@@ -266,18 +273,27 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     gallery.panel.dispose();
   });
 
-  it('over the storage cap, the oldest unsaved results go, saved ones stay, and the user is told', async () => {
+  it('over the storage cap, the oldest unsaved results go, saved ones and the newest stay, and the user is told once', async () => {
     const api = await gatewayApi();
     await waitFor(() => api.media.model.running().length === 0, 'running jobs to finish', 15_000);
+    const justArrived = await completedJob('the newest result');
     const completed = api.media.model.all().filter((job) => job.status === 'completed');
     const saved = completed.filter((job) => api.media.studio.saved.has(job.id));
-    const unsaved = completed.filter((job) => !api.media.studio.saved.has(job.id));
-    assert.ok(saved.length > 0 && unsaved.length > 0);
-    // One stored file of an unsaved result, to see it deleted.
+    const unsaved = completed
+      .filter((job) => !api.media.studio.saved.has(job.id))
+      .sort(
+        (a, b) => (a.finishedAt ?? a.createdAt) - (b.finishedAt ?? b.createdAt) || a.id.localeCompare(b.id),
+      );
+    // F1: the newest result not saved to the workspace is never removed, whatever the cap.
+    const newest = unsaved.at(-1);
+    assert.equal(newest?.id, justArrived);
+    assert.ok(saved.length > 0 && unsaved.length > 1);
+    // One stored file of an older unsaved result, to see it deleted.
     const stored = unsaved
+      .slice(0, -1)
       .flatMap((job) => job.outputs)
       .find((output) => output.kind === 'url' && output.url.startsWith('file:'));
-    assert.ok(stored?.kind === 'url', 'an unsaved result has a stored file');
+    assert.ok(stored?.kind === 'url', 'an older unsaved result has a stored file');
     const unsavedFile = vscode.Uri.parse(stored.url);
     await vscode.workspace.fs.stat(unsavedFile);
     const shownBefore = observed.notifications.length;
@@ -290,9 +306,11 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
       'only unsaved results go',
     );
     for (const job of saved) assert.ok(api.media.model.get(job.id), 'a saved result stays');
-    // Over a cap of 0 every unsaved result that takes room goes; one that takes none (a text
-    // result, say) does not bring storage under the cap and may stay.
-    for (const job of unsaved) {
+    assert.ok(newest && api.media.model.get(newest.id), 'the newest unsaved result stays');
+    assert.ok(!plan.remove.includes(newest.id));
+    // Over a cap of 0 every other unsaved result that takes room goes; one that takes none (a
+    // text result, say) does not bring storage under the cap and may stay.
+    for (const job of unsaved.slice(0, -1)) {
       if (!api.media.model.get(job.id)) continue;
       const present = await Promise.all(
         api.media.studio.storedFiles(job).map((file) =>
@@ -309,12 +327,14 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
       'its stored file is deleted',
     );
     await vscode.workspace.fs.stat(vscode.Uri.joinPath(root, 'assets/generated/a-red-square.png'));
-    await waitFor(
-      () =>
-        observed.notifications
-          .slice(shownBefore)
-          .some((n) => /oldest not saved to the workspace were removed/.test(n.message)),
-      'the notification',
-    );
+    // Saved results alone take more than 0 MB: the cap cannot be met, and the user is told so.
+    const cannotMeet = () =>
+      observed.notifications
+        .slice(shownBefore)
+        .filter((n) => /saved to the workspace alone take .* more than the 0 MB allowed/.test(n.message));
+    await waitFor(() => cannotMeet().length > 0, 'the notification');
+    // Once, not at every cleanup.
+    await api.media.studio.enforceBudget();
+    assert.equal(cannotMeet().length, 1);
   });
 });

@@ -6,10 +6,10 @@
  */
 import { isRecord, tryParseJson } from '../../api/json';
 import { StorageKey } from '../ids';
-import { isValidId, keepAside } from '../storage/storeFiles';
+import { keepAside } from '../storage/storeFiles';
 import type { StoreEvents, StoreFiles } from '../storage/storeFiles';
 import { WriteQueue } from '../storage/writeQueue';
-import { isFinal } from './mediaJob';
+import { isFinal, UNKNOWN_STATUS } from './mediaJob';
 import type { MediaJob } from './mediaJob';
 import { deserializeJobs, serializeJobs } from './mediaJobCodec';
 
@@ -20,7 +20,10 @@ export const MAX_REMOVALS = 1000;
 
 export interface MediaJobsState {
   jobs: MediaJob[];
-  /** Removed job id → when. A removed job never comes back through a merge. */
+  /**
+   * Removed job id → when. A removed job never comes back through a merge: every copy created
+   * before the removal is dropped (see `isRemovedCopy`).
+   */
   removed: Record<string, number>;
 }
 
@@ -38,39 +41,64 @@ function removals(entries: Iterable<[string, number]> = []): Record<string, numb
 /**
  * The jobs file's content (or the old globalState value, a bare array or `{ jobs }`), or
  * undefined when it is not a jobs file at all. Bad jobs are skipped and counted; never throws.
+ * A job's id is the gateway's, whatever string that is (`models/veo-3/operations/abc`): it is
+ * never used as a file name (see mediaFiles.ts), so any non-empty string is kept.
  */
 export function parseJobsFile(value: unknown): ParsedJobsFile | undefined {
   if (!Array.isArray(value) && !(isRecord(value) && Array.isArray(value['jobs']))) return undefined;
   const { jobs, skipped, problems } = deserializeJobs(value);
-  const valid = jobs.filter((job) => isValidId(job.id));
   const removed = removals();
-  let bad = skipped + jobs.length - valid.length;
-  if (valid.length < jobs.length)
-    problems.push(`${jobs.length - valid.length} job(s) with an unusable id skipped.`);
+  let bad = skipped;
   const raw = isRecord(value) ? value['removed'] : undefined;
   if (isRecord(raw)) {
     for (const [id, at] of Object.entries(raw)) {
-      if (isValidId(id) && typeof at === 'number' && Number.isFinite(at) && at >= 0) removed[id] = at;
+      if (id !== '' && typeof at === 'number' && Number.isFinite(at) && at >= 0) removed[id] = at;
       else bad++;
     }
   }
-  return { jobs: valid, removed, skipped: bad, problems };
+  return { jobs, removed, skipped: bad, problems };
 }
 
 /**
- * Which of two copies of one job to keep. A final job beats one still running (a window that
- * polled later with an older answer must not undo a result); otherwise the newer wins. Results
- * are never dropped: the winner without outputs takes the other's.
+ * Whether `job` is a copy of a removed job: one created before (or when) it was removed. A job
+ * created after the removal under the same id is a new start the gateway gave that id again,
+ * and is kept (see pickJob).
+ */
+export function isRemovedCopy(
+  job: Pick<MediaJob, 'id' | 'createdAt'>,
+  removed: MediaJobsState['removed'],
+): boolean {
+  const at = Object.hasOwn(removed, job.id) ? removed[job.id] : undefined;
+  return at !== undefined && job.createdAt <= at;
+}
+
+/**
+ * Which of two copies of one job to keep.
+ * - Two starts under one id (the gateway gave an id again, see MediaJobsFeature.generate): the
+ *   later start wins, as the id now names it at the gateway.
+ * - A result (completed or failed) beats "unknown": a window whose status check got 404 later
+ *   (the gateway forgot the job) must not wipe the result another window got.
+ * - A final job beats one still running (a window that polled later with an older answer must
+ *   not undo a result).
+ * - Otherwise the newer wins.
+ * Results are never dropped: the winner without outputs takes the other's.
  */
 export function pickJob(a: MediaJob, b: MediaJob): MediaJob {
   let winner: MediaJob;
   let loser: MediaJob;
-  if (isFinal(a) !== isFinal(b)) [winner, loser] = isFinal(a) ? [a, b] : [b, a];
+  if (a.createdAt !== b.createdAt) return a.createdAt > b.createdAt ? a : b;
+  if (isAnswered(a) !== isAnswered(b)) [winner, loser] = isAnswered(a) ? [a, b] : [b, a];
+  else if (isFinal(a) !== isFinal(b)) [winner, loser] = isFinal(a) ? [a, b] : [b, a];
   else if (a.updatedAt !== b.updatedAt) [winner, loser] = a.updatedAt > b.updatedAt ? [a, b] : [b, a];
   else [winner, loser] = a.outputs.length >= b.outputs.length ? [a, b] : [b, a];
   if (winner.outputs.length === 0 && loser.outputs.length > 0 && winner.status === loser.status)
     return { ...winner, outputs: loser.outputs };
   return winner;
+}
+
+/** Final with the gateway's own answer: completed or failed, not "unknown" (404). */
+function isAnswered(job: MediaJob): boolean {
+  return isFinal(job) && job.status !== UNKNOWN_STATUS;
 }
 
 /**
@@ -82,7 +110,7 @@ export function pickJob(a: MediaJob, b: MediaJob): MediaJob {
 export function lacksAny(stored: MediaJobsState, ours: readonly MediaJob[]): boolean {
   const byId = new Map(stored.jobs.map((job) => [job.id, job]));
   return ours.some((job) => {
-    if (stored.removed[job.id] !== undefined) return false;
+    if (isRemovedCopy(job, stored.removed)) return false;
     const theirs = byId.get(job.id);
     if (!theirs) return true;
     return JSON.stringify(theirs) !== JSON.stringify(job) && pickJob(theirs, job) !== theirs;
@@ -95,7 +123,7 @@ export function mergeJobs(theirs: MediaJobsState, ours: MediaJobsState): MediaJo
   for (const [id, at] of Object.entries(ours.removed)) removed[id] = Math.max(at, removed[id] ?? 0);
   const jobs = new Map<string, MediaJob>();
   for (const job of [...theirs.jobs, ...ours.jobs]) {
-    if (removed[job.id] !== undefined) continue;
+    if (isRemovedCopy(job, removed)) continue;
     const other = jobs.get(job.id);
     jobs.set(job.id, other ? pickJob(other, job) : job);
   }
@@ -164,8 +192,14 @@ export class MediaJobFile {
     this.removed[id] = this.now();
   }
 
-  isRemoved(id: string): boolean {
-    return this.removed[id] !== undefined;
+  /** Whether `job` was removed (in this window or, as far as read, in another one). */
+  isRemoved(job: Pick<MediaJob, 'id' | 'createdAt'>): boolean {
+    return isRemovedCopy(job, this.removed);
+  }
+
+  /** When the job with this id was last removed, as far as this window knows. */
+  removedAt(id: string): number | undefined {
+    return this.removed[id];
   }
 
   /**

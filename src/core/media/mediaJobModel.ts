@@ -40,11 +40,25 @@ export class MediaJobModel {
     for (const job of initialJobs) this.jobs.set(job.id, job);
   }
 
-  /** Throws if a job with the same id exists: the gateway's ids are unique, so that is a bug. */
+  /** Throws if a job with the same id exists (a new start under a held id goes through `start`). */
   add(job: MediaJob): void {
     if (this.jobs.has(job.id)) throw new Error(`Media job ${job.id} already exists.`);
     this.jobs.set(job.id, job);
     this.changes.fire({ changed: [job.id], finished: [], removed: [] });
+  }
+
+  /**
+   * A job the gateway has just accepted. When the gateway gave an id we already hold a job
+   * under, the new start replaces the old job: the id names the new one at the gateway now, and
+   * the job just paid for must not be lost (or make this throw). The old job goes first (one
+   * change, as a removal: its previews close, its polling stops), then the new one comes (a
+   * second change). Returns the job replaced, whose files the caller deletes.
+   */
+  start(job: MediaJob): MediaJob | undefined {
+    const old = this.jobs.get(job.id);
+    if (old) this.remove(job.id);
+    this.add(job);
+    return old;
   }
 
   get(id: string): MediaJob | undefined {

@@ -15,7 +15,15 @@ export function slugFromPrompt(prompt: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, MAX_SLUG)
     .replace(/-+$/g, '');
-  return slug || 'media';
+  if (!slug) return 'media';
+  // "nul.png" or "con.png" is a device on Windows, whatever the extension: never a file.
+  return isReservedWindowsName(slug) ? `${slug}-media` : slug;
+}
+
+/** Names Windows keeps for devices (`CON`, `nul.txt`, `com1.tar.gz`, `aux .`), in any case. */
+export function isReservedWindowsName(name: string): boolean {
+  const base = name.split('.')[0].replace(/[ .]+$/, '');
+  return /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])$/i.test(base);
 }
 
 /**
@@ -31,14 +39,40 @@ export function* candidateNames(prompt: string, extension: string, suffix = ''):
 
 /**
  * A workspace-relative folder from settings, cleaned: forward slashes, no leading slash, no `.`
- * or `..` segments (a setting must not point outside the workspace). Empty means the root.
+ * or `..` segments (a setting must not point outside the workspace), and no folder named like a
+ * Windows device (`aux` becomes `_aux`). Empty means the root. Symbolic links on the way are
+ * refused when saving (see `symlinkOnTheWay`).
  */
 export function cleanRelativeFolder(value: string): string {
   return value
     .replace(/\\/g, '/')
     .split('/')
     .filter((segment) => segment !== '' && segment !== '.' && segment !== '..')
+    .map((segment) => (isReservedWindowsName(segment) ? `_${segment}` : segment))
     .join('/');
+}
+
+export type PathKind = 'folder' | 'file' | 'symlink' | 'missing';
+
+/**
+ * The first folder on the way from the workspace root down to `relativeFolder` (cleaned) that is
+ * a symbolic link, or undefined. A link there would take the results wherever it points, outside
+ * the workspace included, so saving refuses it. `kindOf` looks at one workspace-relative path
+ * without following a link at its end (lstat); the walk stops at the first missing folder, as
+ * the folders from there on are made by the save.
+ */
+export async function symlinkOnTheWay(
+  relativeFolder: string,
+  kindOf: (relativePath: string) => Promise<PathKind>,
+): Promise<string | undefined> {
+  const segments = relativeFolder.split('/').filter(Boolean);
+  for (let i = 1; i <= segments.length; i++) {
+    const path = segments.slice(0, i).join('/');
+    const kind = await kindOf(path);
+    if (kind === 'symlink') return path;
+    if (kind === 'missing') return undefined;
+  }
+  return undefined;
 }
 
 /** `to` relative to the folder `fromDir`, both absolute POSIX paths. */

@@ -43,14 +43,31 @@ export interface StoreEvents {
 
 const ID_PATTERN = /^[\w.:@+-]{1,200}$/;
 
-/** Ids we write and accept back: 1 to 200 characters of letters, digits and `_ . : @ + -`. */
+/**
+ * Ids we make ourselves and accept back (chats): 1 to 200 characters of letters, digits and
+ * `_ . : @ + -`. Ids from outside (the gateway's media job ids) can be any string: they are only
+ * ever used as file names through `hashName`.
+ */
 export function isValidId(id: unknown): id is string {
   return typeof id === 'string' && ID_PATTERN.test(id);
 }
 
-/** One file name per id and one id per file name: the id's SHA-256, in hex. */
+/** With the `u` flag, a surrogate matches only when it is not half of a pair. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * One file name per id and one id per file name: the id's SHA-256, in hex (64 characters of
+ * `0-9a-f`, a valid name on every file system, never a reserved one). Any string works, the
+ * gateway's media job ids included. UTF-8 alone would give a lone surrogate (`"\uD800"`, which
+ * JSON can carry) the name of `"\uFFFD"`; such strings are hashed as 0xFF (a byte UTF-8 never
+ * uses) followed by their UTF-16 code units, so no two strings share a name, and every name
+ * written before stays as it was.
+ */
 export function hashName(id: string): string {
-  return createHash('sha256').update(id, 'utf8').digest('hex');
+  const hash = createHash('sha256');
+  if (LONE_SURROGATE.test(id)) hash.update(Buffer.from([0xff])).update(Buffer.from(id, 'utf16le'));
+  else hash.update(id, 'utf8');
+  return hash.digest('hex');
 }
 
 /** True for the names of files kept aside or half written (never read as data). */

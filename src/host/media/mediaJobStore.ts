@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { extensionForMime } from '../../api/media';
 import type { MediaOutput } from '../../api/types';
 import type { Logger } from '../log/logger';
 import type { MediaJob } from '../../core/media/mediaJob';
+import { isResultFileOf, legacyResultFileName, resultFileName } from '../../core/media/mediaFiles';
 import { MEDIA_JOBS_FILE, MediaJobFile, parseJobsFile } from '../../core/media/mediaJobFile';
 import type { MediaJobsState } from '../../core/media/mediaJobFile';
-import { hashName } from '../../core/storage/storeFiles';
+import { loadReferences, storeReferences } from '../../core/mediaStudio/referenceImage';
 import { StorageKey } from '../../core/ids';
 import { storageFolder, writeAtomically } from '../storage/storageFolder';
 import type { StorageFolder } from '../storage/storageFolder';
@@ -15,13 +15,15 @@ const STATE_KEY = StorageKey.mediaJobs;
 
 /**
  * Keeps media jobs in one file in the extension's global storage, shared by every window (see
- * MediaJobFile for the merge). Inline (base64) results are moved into files of their own first,
- * so the jobs file holds small records only. Jobs kept in globalState by earlier versions are
- * moved into the file once.
+ * MediaJobFile for the merge). Inline (base64) results and reference images are moved into files
+ * of their own first, so the jobs file holds small records only. Jobs kept in globalState by
+ * earlier versions are moved into the file once.
  */
 export class MediaJobStore {
   /** Where results are kept, one file per output. */
   readonly folder: vscode.Uri;
+  /** Where reference images are kept, one file per image (named by its bytes). */
+  readonly referencesFolder: vscode.Uri;
   /** Where the jobs file is. */
   readonly jobsFolder: StorageFolder;
   readonly file: MediaJobFile;
@@ -33,6 +35,7 @@ export class MediaJobStore {
     reports?: StorageReports,
   ) {
     this.folder = vscode.Uri.joinPath(storageUri, StorageKey.mediaResultsFolder);
+    this.referencesFolder = vscode.Uri.joinPath(storageUri, StorageKey.mediaReferencesFolder);
     this.jobsFolder = storageFolder(storageUri, StorageKey.mediaJobsFolder);
     this.file = new MediaJobFile(this.jobsFolder, {
       onProblem: (problem) => logger.warn(problem),
@@ -107,7 +110,7 @@ export class MediaJobStore {
 
   /** The result file: named by the SHA-256 of the job id, so different ids never share one. */
   fileFor(jobId: string, index: number, mimeType: string | undefined): vscode.Uri {
-    return vscode.Uri.joinPath(this.folder, `${hashName(jobId)}-${index + 1}.${extensionForMime(mimeType)}`);
+    return vscode.Uri.joinPath(this.folder, resultFileName(jobId, index, mimeType));
   }
 
   /**
@@ -115,8 +118,30 @@ export class MediaJobStore {
    * characters were replaced, different ids shared the name and the file may be another job's.
    */
   legacyFileFor(jobId: string, index: number, mimeType: string | undefined): vscode.Uri | undefined {
-    if (legacyStem(jobId) !== jobId) return undefined;
-    return vscode.Uri.joinPath(this.folder, `${jobId}-${index + 1}.${extensionForMime(mimeType)}`);
+    const name = legacyResultFileName(jobId, index, mimeType);
+    return name === undefined ? undefined : vscode.Uri.joinPath(this.folder, name);
+  }
+
+  /**
+   * The parameters as the jobs file keeps them: reference images (base64 data URLs) written to
+   * files of their own, with only their names in the parameters.
+   */
+  storeReferences(parameters: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return storeReferences(parameters, async (name, bytes) => {
+      await vscode.workspace.fs.createDirectory(this.referencesFolder);
+      await writeAtomically(vscode.Uri.joinPath(this.referencesFolder, name), bytes);
+    });
+  }
+
+  /** The parameters to send: stored reference images read back into data URLs. */
+  loadReferences(parameters: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return loadReferences(parameters, async (name) => {
+      try {
+        return await vscode.workspace.fs.readFile(vscode.Uri.joinPath(this.referencesFolder, name));
+      } catch {
+        return undefined;
+      }
+    });
   }
 
   /** Remembers a removal, so no window's merge brings the job back. */
@@ -124,13 +149,16 @@ export class MediaJobStore {
     this.file.markRemoved(id);
   }
 
-  /** Deletes a removed job's files. */
+  /** When the job with this id was last removed, as far as this window knows. */
+  removedAt(id: string): number | undefined {
+    return this.file.removedAt(id);
+  }
+
+  /** Deletes a removed job's files (never another job's: see isResultFileOf). */
   async forget(jobId: string): Promise<void> {
-    const stem = hashName(jobId);
-    const legacy = new RegExp(`^${escapeRegExp(legacyStem(jobId))}-\\d+\\.[a-z0-9]+$`, 'i');
     try {
       for (const [name] of await vscode.workspace.fs.readDirectory(this.folder)) {
-        if (name.startsWith(`${stem}-`) || legacy.test(name))
+        if (isResultFileOf(jobId, name))
           await vscode.workspace.fs.delete(vscode.Uri.joinPath(this.folder, name), { useTrash: false });
       }
     } catch {
@@ -144,11 +172,3 @@ export class MediaJobStore {
 }
 
 export { MEDIA_JOBS_FILE };
-
-function legacyStem(jobId: string): string {
-  return jobId.replace(/[^\w.-]/g, '_').slice(0, 80);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

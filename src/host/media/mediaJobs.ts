@@ -47,8 +47,17 @@ export interface MediaJobs {
   readonly store: {
     /** The folder of downloaded results (for webviews' local resource roots). */
     readonly folder: vscode.Uri;
+    /** The folder of reference images, one file per image, named in jobs' parameters. */
+    readonly referencesFolder: vscode.Uri;
     fileFor(jobId: string, index: number, mimeType: string | undefined): vscode.Uri;
+    /** When the job with this id was last removed, as far as this window knows. */
+    removedAt(id: string): number | undefined;
   };
+  /**
+   * Resolves once the stored jobs were loaded: true when they could be read. Until then the
+   * model may lack jobs that exist, so nothing is deleted for lacking a job before.
+   */
+  whenLoaded(): Promise<boolean>;
   /** The Media Jobs tree, with its selection. */
   readonly treeView: vscode.TreeView<MediaJob>;
   /** Starts a job; resolves with its id once the gateway accepted it. */

@@ -12,7 +12,8 @@ import type { MediaJobsChange } from '../../core/media/mediaJobModel';
 import { MediaJobPoller } from '../../core/media/mediaJobPoller';
 import { MEDIA_JOBS_FILE, MediaJobStore } from './mediaJobStore';
 import type { MediaJobsState } from '../../core/media/mediaJobFile';
-import { lacksAny, pickJob } from '../../core/media/mediaJobFile';
+import { isRemovedCopy, lacksAny, pickJob } from '../../core/media/mediaJobFile';
+import { hasInlineReferences } from '../../core/mediaStudio/referenceImage';
 import { isFinal } from '../../core/media/mediaJob';
 import { FolderWatch } from '../storage/folderWatch';
 import { MediaJobsTreeProvider } from './mediaJobsTree';
@@ -49,6 +50,8 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
   /** Jobs whose starter decides, when they end, whether the end is announced (GenerateOptions). */
   private readonly announceWhen = new Map<string, () => boolean>();
   private loading: Promise<void> | undefined;
+  /** Set once the stored jobs were read: until then the model may lack jobs that exist. */
+  private loaded = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   /** Aborted on dispose: every download of a result listens to it. */
   private readonly downloads = new AbortController();
@@ -107,14 +110,47 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     this.loading ??= (async () => {
       try {
         this.takeStored(await this.store.load());
+        this.loaded = true;
       } catch (error) {
         this.deps.logger.warn(`Stored media jobs could not be read: ${(error as Error).message}`);
       }
       if (this.isDisposed) return;
+      void this.moveInlineReferences();
       this.ensurePoller().resume();
       this.updateStatus();
     })();
     return this.loading;
+  }
+
+  /**
+   * Resolves once the stored jobs were loaded: true when they were read, false when they could
+   * not be (then the model holds only this window's jobs, and nothing may be deleted for lacking
+   * a job).
+   */
+  async whenLoaded(): Promise<boolean> {
+    await this.load();
+    return this.loaded;
+  }
+
+  /**
+   * Moves reference images that jobs carry inline (written so by earlier versions) into files,
+   * keeping only their names in the jobs file. A job whose images cannot be written stays as it
+   * is, to be tried again at the next load.
+   */
+  private async moveInlineReferences(): Promise<void> {
+    for (const job of this.model.all()) {
+      if (!job.parameters || !hasInlineReferences(job.parameters)) continue;
+      try {
+        const parameters = await this.store.storeReferences(job.parameters);
+        const current = this.model.get(job.id);
+        if (current?.createdAt === job.createdAt && current.parameters === job.parameters)
+          this.model.update(job.id, { parameters });
+      } catch (error) {
+        this.deps.logger.warn(
+          `Could not store the reference image of media job ${job.id}: ${(error as Error).message}`,
+        );
+      }
+    }
   }
 
   /** Re-reads the jobs file after another window wrote it. */
@@ -125,6 +161,9 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
       const stored = await this.store.file.read();
       this.takeStored(stored);
       if (lacksAny(stored, this.model.all())) this.scheduleSave();
+      // An earlier version in another window may have written a reference image inline.
+      if (stored.jobs.some((job) => job.parameters && hasInlineReferences(job.parameters)))
+        void this.moveInlineReferences();
     } catch (error) {
       this.deps.logger.warn(`Stored media jobs could not be re-read: ${(error as Error).message}`);
     }
@@ -140,13 +179,17 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     for (const job of stored.jobs) {
       const local = this.model.get(job.id);
       if (!local) {
-        if (!this.store.file.isRemoved(job.id)) jobs.push(job);
+        if (!this.store.file.isRemoved(job)) jobs.push(job);
         continue;
       }
       const picked = pickJob(local, job);
       if (picked !== local) jobs.push(picked);
     }
-    const removed = Object.keys(stored.removed).filter((id) => this.model.get(id));
+    // Removed there; but a job started after the removal under the same id stays (see generate).
+    const removed = Object.keys(stored.removed).filter((id) => {
+      const local = this.model.get(id);
+      return local !== undefined && isRemovedCopy(local, stored.removed);
+    });
     this.model.sync(jobs, removed);
   }
 
@@ -174,25 +217,79 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     this.ensurePoller().resume();
   }
 
-  /** Starts a generation; returns the new job's id. POST /v1/media is never retried blindly. */
+  /**
+   * Starts a generation; returns the new job's id. POST /v1/media is never retried blindly.
+   *
+   * Reference images (base64 data URLs in the parameters) are sent inline, as the gateway needs
+   * them, but kept as files: the job's record holds only their names (storeReferences). A re-run
+   * reads them back first.
+   *
+   * The gateway may answer with an id we already hold a job under: it reused an old id. The job
+   * it just accepted (and charges for) is the one that id names now, so the new start replaces
+   * the old record, whatever state that was in, and the old record's files (results, thumbnail)
+   * and saved mark go with it, so the new job never shows the old result. The old result cannot
+   * be asked for by that id any more anyway. Nothing throws here after the POST succeeded: the
+   * job is always kept. A removal of the old job (here or in another window) does not drop the
+   * new one either: removals apply to copies created before them (isRemovedCopy), and pickJob
+   * lets the later start win every merge.
+   */
   async generate(args: GenerateArgs, options: GenerateOptions = {}): Promise<string> {
     void this.load();
     const settings = readSettings().media;
     const model = args.model ?? settings.model;
     // What is sent: a parameter never replaces the model or the prompt (see mediaRequestBody).
-    const parameters = withoutReservedKeys(
-      options.asGiven ? args.parameters : { ...settings.parameters, ...args.parameters },
+    // Reference images kept as files are read back into the request here.
+    const parameters = await this.store.loadReferences(
+      withoutReservedKeys(options.asGiven ? args.parameters : { ...settings.parameters, ...args.parameters }),
     );
+    const kept = await this.keptParameters(parameters);
     const started = await this.deps.gateway.client().startMedia({ model, prompt: args.prompt, parameters });
+    // Stored jobs are in the model before the id is looked up there.
+    await this.load();
+    const old = this.model.get(started.id);
+    if (old) await this.replaceStart(old);
+    // Created after the old start and any removal of the id, so that no merge takes the new start
+    // for the old one (pickJob, isRemovedCopy), even with a clock that went back.
+    const after = Math.max(old?.createdAt ?? -1, this.store.removedAt(started.id) ?? -1) + 1;
     const job = createMediaJob(
-      { id: started.id, prompt: args.prompt, model, parameters, status: started.status },
-      Date.now(),
+      { id: started.id, prompt: args.prompt, model, parameters: kept, status: started.status },
+      Math.max(Date.now(), after),
     );
     if (options.announce) this.announceWhen.set(job.id, options.announce);
-    this.model.add(job);
+    try {
+      // The old record may have come back from the jobs file meanwhile: the new start replaces it too.
+      this.model.start(job);
+    } catch (error) {
+      // A listener failed; the job is in the model all the same, and the caller gets its id.
+      this.deps.logger.warn(`A view failed to take media job ${job.id}: ${(error as Error).message}`);
+    }
     this.ensurePoller().track(job.id);
     this.deps.logger.info(`Media job ${job.id} started with ${model}`);
     return job.id;
+  }
+
+  /** The parameters with reference images in files; as given when they cannot be written. */
+  private async keptParameters(parameters: Record<string, unknown>): Promise<Record<string, unknown>> {
+    try {
+      return await this.store.storeReferences(parameters);
+    } catch (error) {
+      this.deps.logger.warn(`Could not store a reference image: ${(error as Error).message}`);
+      return parameters;
+    }
+  }
+
+  /** Drops the old record a reused id named, with its files (see generate); never throws. */
+  private async replaceStart(old: MediaJob): Promise<void> {
+    this.deps.logger.info(`The gateway gave media job id ${old.id} again; the new job replaces the old one`);
+    this.announceWhen.delete(old.id);
+    // Out of the model first (its previews close, its polling stops), then its files go.
+    this.model.remove(old.id);
+    try {
+      await this.store.forget(old.id);
+      await this.studio.forgetStart(old.id);
+    } catch (error) {
+      this.deps.logger.warn(`Could not delete the files of media job ${old.id}: ${(error as Error).message}`);
+    }
   }
 
   refresh(): void {

@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
 import { UiId } from '../../core/ids';
 import type { MediaJob } from '../../core/media/mediaJob';
-import { MAX_EXCERPT, parseGalleryMessage } from '../../core/protocol/galleryProtocol';
+import { thumbnailFileName } from '../../core/media/mediaFiles';
 import { textPreview } from '../../core/mediaStudio/resultItems';
+import { isStoredReference } from '../../core/mediaStudio/referenceImage';
+import { MAX_EXCERPT, parseGalleryMessage } from '../../core/protocol/galleryProtocol';
 import { readStart } from '../storage/readStart';
 import type { GalleryAction, GalleryHostMessage, GalleryItem } from '../../core/protocol/galleryProtocol';
 import { Disposable } from '../../core/util/lifecycle';
@@ -17,7 +19,11 @@ export function describeParameters(parameters: Record<string, unknown> | undefin
   return Object.entries(parameters ?? {})
     .map(
       ([key, value]) =>
-        `${key}: ${shorten(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), 40)}`,
+        `${key}: ${
+          isStoredReference(value)
+            ? 'reference image'
+            : shorten(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), 40)
+        }`,
     )
     .join(', ');
 }
@@ -75,7 +81,14 @@ export class MediaGalleryPanel extends Disposable {
       }),
     );
     this.register({ dispose: () => this.pending && clearTimeout(this.pending) });
-    this.register(studio.media.model.onDidChange(() => this.schedulePost()));
+    this.register(
+      studio.media.model.onDidChange((change) => {
+        // A removed job's thumbnail is gone, or is about to be; an id the gateway gives again
+        // must not show the old job's.
+        for (const id of change.removed) this.cachedThumbnails.delete(thumbnailFileName(id));
+        this.schedulePost();
+      }),
+    );
     this.register(
       panel.webview.onDidReceiveMessage((raw: unknown) => {
         const message = parseGalleryMessage(raw);

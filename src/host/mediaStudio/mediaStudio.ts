@@ -3,15 +3,23 @@ import { mimeFromUrl } from '../../api/media';
 import { Command, Setting, SettingSection, UiId } from '../../core/ids';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { parseDraggedJobs } from '../../core/protocol/mediaDrag';
-import { dataUrl, referenceParameterFor, withReference } from '../../core/mediaStudio/referenceImage';
+import {
+  dataUrl,
+  referenceFilesOf,
+  referenceParameterFor,
+  withReference,
+} from '../../core/mediaStudio/referenceImage';
 import {
   candidateNames,
   cleanRelativeFolder,
   insertionText,
   relativePosix,
+  symlinkOnTheWay,
 } from '../../core/mediaStudio/resultNames';
-import { formatBytes, planCleanup } from '../../core/mediaStudio/storageBudget';
+import type { PathKind } from '../../core/mediaStudio/resultNames';
+import { BudgetNotice, budgetWarning, formatBytes, planCleanup } from '../../core/mediaStudio/storageBudget';
 import type { CleanupPlan } from '../../core/mediaStudio/storageBudget';
+import { thumbnailFileName } from '../../core/media/mediaFiles';
 import { Disposable } from '../../core/util/lifecycle';
 import { shorten } from '../../core/util/text';
 import { readSettings } from '../config/settings';
@@ -23,14 +31,16 @@ import { notify } from '../notify';
 import { MediaGalleryPanel } from './galleryPanel';
 import { GenerateMediaTool } from './generateMediaTool';
 import { SavedResults } from './savedResults';
-import { hashName } from '../../core/storage/storeFiles';
 import type { MediaStudioActions, SavedFile } from './studioActions';
 import type { CommandHandler } from '../lazyFeature';
 import type { MediaStudioCommand } from '../media/mediaCommandIds';
 
 const MB = 1024 * 1024;
-/** How long a thumbnail without a job is left alone before it is deleted (removeOrphanThumbnails). */
-const ORPHAN_THUMBNAIL_AGE_MS = 60 * 60_000;
+/**
+ * How long a thumbnail or reference image without a job is left alone before it is deleted
+ * (removeOrphans): another window may have made it for a job this window has not heard of yet.
+ */
+const ORPHAN_AGE_MS = 60 * 60_000;
 
 /**
  * Using results: save them into the workspace (never overwriting), insert a reference at the
@@ -44,6 +54,8 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
   private budgetTimer: ReturnType<typeof setTimeout> | undefined;
   private budgetRun: Promise<unknown> = Promise.resolve();
   private saving: Promise<unknown> = Promise.resolve();
+  /** "The limit cannot be met" is said once, not after every cleanup. */
+  private readonly budgetNotice = new BudgetNotice();
 
   constructor(
     readonly media: MediaJobs,
@@ -121,6 +133,11 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
     folder: string | undefined,
   ): Promise<SavedFile[]> {
     const relativeFolder = cleanRelativeFolder(folder ?? readSettings().media.saveFolder);
+    const link = await symlinkOnTheWay(relativeFolder, (path) => pathKind(vscode.Uri.joinPath(root, path)));
+    if (link)
+      throw new Error(
+        `The save folder "${link}" is a symbolic link; results are saved only into folders of the workspace itself.`,
+      );
     const target = relativeFolder ? vscode.Uri.joinPath(root, relativeFolder) : root;
     await vscode.workspace.fs.createDirectory(target);
     const saved: SavedFile[] = [];
@@ -268,7 +285,16 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
 
   /** One thumbnail per job and one job per thumbnail: named by the id's hash, like results. */
   thumbnailFile(jobId: string): vscode.Uri {
-    return vscode.Uri.joinPath(this.thumbnailFolder, thumbnailName(jobId));
+    return vscode.Uri.joinPath(this.thumbnailFolder, thumbnailFileName(jobId));
+  }
+
+  /**
+   * Forgets what a job id held here besides its results: its thumbnail and its saved mark. For
+   * an id the gateway gave again (MediaJobsFeature.generate): the new job has neither yet.
+   */
+  async forgetStart(jobId: string): Promise<void> {
+    await vscode.workspace.fs.delete(this.thumbnailFile(jobId)).then(undefined, () => undefined);
+    await this.saved.forget(jobId);
   }
 
   get thumbnailFolder(): vscode.Uri {
@@ -288,7 +314,9 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
 
   /**
    * Keeps the results in extension storage under `gateway.media.storageLimitMB`: the oldest
-   * results not saved to the workspace go first, and the user is told. Saved ones stay.
+   * results not saved to the workspace go first, and the user is told. Saved ones stay, and so
+   * does the newest result (planCleanup); when that leaves storage over the limit, the user is
+   * told once.
    */
   enforceBudget(): Promise<CleanupPlan> {
     // One pass at a time: two passes measuring at once would each remove what the other freed.
@@ -298,6 +326,8 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
   }
 
   private async cleanUp(): Promise<CleanupPlan> {
+    // Before the stored jobs are in the model, a file without a job there may well have one.
+    const loaded = await this.media.whenLoaded();
     const limitMB = readSettings().media.storageLimitMB;
     const jobs = this.media.model.all().filter((job) => job.status === 'completed');
     const results = await Promise.all(
@@ -317,53 +347,50 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
       this.deps.logger.info(
         `Media storage over ${limitMB} MB: removed ${plan.remove.length} unsaved result(s)`,
       );
-      void notify
-        .info(
+    }
+    const warning = this.budgetNotice.shouldWarn(plan, limitMB * MB)
+      ? budgetWarning(plan, limitMB)
+      : undefined;
+    if (warning) {
+      this.deps.logger.warn(warning);
+      this.offerLimitChange(notify.warn(`Gateway AI: ${warning}`, 'Change Limit'));
+    } else if (plan.remove.length && !plan.stillOver) {
+      this.offerLimitChange(
+        notify.info(
           `Gateway AI: media results took more than the ${limitMB} MB allowed, so the ${plan.remove.length} oldest not saved to the workspace were removed (${formatBytes(plan.freedBytes)}).`,
           'Change Limit',
-        )
-        .then((choice) => {
-          if (choice)
-            void vscode.commands.executeCommand('workbench.action.openSettings', Setting.mediaStorageLimitMB);
-        });
-    }
-    if (plan.stillOver && results.some((r) => r.saved)) {
-      void notify.warn(
-        `Gateway AI: results saved to the workspace alone take more than the ${limitMB} MB allowed for media storage; they are kept.`,
+        ),
       );
     }
-    await this.saved.keepOnly(new Set(this.media.model.all().map((job) => job.id)));
-    await this.removeOrphanThumbnails();
+    // Only the marks of jobs known to be removed: a job this window does not hold (yet) keeps its.
+    await this.saved.forgetRemoved((id) => this.media.store.removedAt(id));
+    if (loaded) await this.removeOrphans();
     return plan;
   }
 
+  private offerLimitChange(choice: Thenable<string | undefined>): void {
+    void choice.then((picked) => {
+      if (picked)
+        void vscode.commands.executeCommand('workbench.action.openSettings', Setting.mediaStorageLimitMB);
+    });
+  }
+
   /**
-   * Deletes cached thumbnails no job has any more: those of jobs removed in another window, and
-   * those named the way before thumbnails were named by the job id's hash. Only files untouched
-   * for an hour: a thumbnail another window cached a moment ago may be of a job this window has
-   * not heard of yet. Thumbnails are a cache; the gallery draws a missing one again.
+   * Deletes cached thumbnails and reference images no job has any more: those of jobs removed in
+   * another window, and thumbnails named the way before they were named by the job id's hash.
+   * Only files untouched for an hour: another window may have made one a moment ago for a job
+   * this window has not heard of yet. Thumbnails are a cache (the gallery draws a missing one
+   * again); a reference image is needed only to start its job again.
    */
-  private async removeOrphanThumbnails(now = Date.now()): Promise<void> {
-    const kept = new Set(this.media.model.all().map((job) => thumbnailName(job.id)));
-    let entries: [string, vscode.FileType][];
-    try {
-      entries = await vscode.workspace.fs.readDirectory(this.thumbnailFolder);
-    } catch {
-      return; // No thumbnails yet.
-    }
-    let removed = 0;
-    for (const [name, type] of entries) {
-      if (type !== vscode.FileType.File || kept.has(name)) continue;
-      const file = vscode.Uri.joinPath(this.thumbnailFolder, name);
-      try {
-        if (now - (await vscode.workspace.fs.stat(file)).mtime < ORPHAN_THUMBNAIL_AGE_MS) continue;
-        await vscode.workspace.fs.delete(file);
-        removed++;
-      } catch {
-        // Gone already, or busy: the next pass tries again.
-      }
-    }
-    if (removed) this.deps.logger.info(`Removed ${removed} thumbnail(s) of media jobs that no longer exist`);
+  private async removeOrphans(now = Date.now()): Promise<void> {
+    const jobs = this.media.model.all();
+    const thumbnails = new Set(jobs.map((job) => thumbnailFileName(job.id)));
+    const references = new Set(jobs.flatMap((job) => referenceFilesOf(job.parameters)));
+    const removed =
+      (await removeOldFilesExcept(this.thumbnailFolder, thumbnails, now)) +
+      (await removeOldFilesExcept(this.media.store.referencesFolder, references, now));
+    if (removed)
+      this.deps.logger.info(`Removed ${removed} thumbnail(s) and reference image(s) no media job has`);
   }
 
   /** Its commands' handlers; activation registers the commands (mediaLoader.ts). */
@@ -439,8 +466,42 @@ function relative(root: vscode.Uri, uri: vscode.Uri): string {
   return relativePosix(root.path, uri.path);
 }
 
-function thumbnailName(jobId: string): string {
-  return `${hashName(jobId)}.webp`;
+/** Deletes the files of `folder` not in `kept` and untouched for ORPHAN_AGE_MS; how many went. */
+async function removeOldFilesExcept(
+  folder: vscode.Uri,
+  kept: ReadonlySet<string>,
+  now: number,
+): Promise<number> {
+  let entries: [string, vscode.FileType][];
+  try {
+    entries = await vscode.workspace.fs.readDirectory(folder);
+  } catch {
+    return 0; // No such folder yet.
+  }
+  let removed = 0;
+  for (const [name, type] of entries) {
+    if (type !== vscode.FileType.File || kept.has(name)) continue;
+    const file = vscode.Uri.joinPath(folder, name);
+    try {
+      if (now - (await vscode.workspace.fs.stat(file)).mtime < ORPHAN_AGE_MS) continue;
+      await vscode.workspace.fs.delete(file);
+      removed++;
+    } catch {
+      // Gone already, or busy: the next pass tries again.
+    }
+  }
+  return removed;
+}
+
+/** What is at `uri`, without following a link there. */
+async function pathKind(uri: vscode.Uri): Promise<PathKind> {
+  try {
+    const { type } = await vscode.workspace.fs.stat(uri);
+    if (type & vscode.FileType.SymbolicLink) return 'symlink';
+    return type & vscode.FileType.Directory ? 'folder' : 'file';
+  } catch {
+    return 'missing';
+  }
 }
 
 async function sizeOf(uri: vscode.Uri): Promise<number> {

@@ -121,6 +121,22 @@ describe('api: media jobs against the simulator', () => {
     assert.equal(requestsTo(ctx.sim, 'GET', '/v1/media/').at(-1)?.path, '/api/v1/media/a%2Fb%20c%3Fd');
   });
 
+  it('F2: any job id is asked for as one path segment, and "." or ".." is never sent to another path', async () => {
+    const { client } = makeClient(ctx.sim);
+    const error = await expectGatewayError(client.getMedia('models/veo-3/operations/abc'), 'http');
+    assert.equal(error.status, 404);
+    assert.equal(
+      requestsTo(ctx.sim, 'GET', '/v1/media/').at(-1)?.path,
+      '/api/v1/media/models%2Fveo-3%2Foperations%2Fabc',
+    );
+    const before = ctx.sim.requests.length;
+    for (const id of ['.', '..']) {
+      const refused = await expectGatewayError(client.getMedia(id), 'config');
+      assert.match(refused.message, /cannot be asked for/);
+    }
+    assert.equal(ctx.sim.requests.length, before, 'no request went out (it would have been GET /api/v1/)');
+  });
+
   it('rejects an invalid media request with 400 and the gateway’s reason', async () => {
     const { client } = makeClient(ctx.sim);
     const error = await expectGatewayError(client.startMedia({ model: 'vendor/image', prompt: '' }), 'http');

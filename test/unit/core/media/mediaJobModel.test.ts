@@ -182,4 +182,25 @@ describe('MediaJobModel', () => {
     assert.throws(() => model.add(job('b', 2)));
     assert.deepStrictEqual(seen, ['first', 'third', 'third']);
   });
+
+  it('F7: a new start under an id the model holds replaces the old job instead of throwing', () => {
+    const { model, events } = newModel();
+    const old = {
+      ...job('reused', 100, 'completed'),
+      outputs: [{ kind: 'text' as const, text: 'old result' }],
+    };
+    model.add(old);
+    const fresh = job('reused', 2000);
+    let replaced: ReturnType<MediaJobModel['start']>;
+    assert.doesNotThrow(() => (replaced = model.start(fresh)));
+    assert.strictEqual(replaced!, old, 'the old job is handed back, for its files to be deleted');
+    assert.strictEqual(model.get('reused'), fresh, 'the job just paid for is kept');
+    assert.deepStrictEqual(model.all(), [fresh]);
+    // A removal, then an addition: previews of the old job close, and its polling stops.
+    assert.deepStrictEqual(events.slice(-2), [
+      { changed: ['reused'], finished: [], removed: ['reused'] },
+      { changed: ['reused'], finished: [], removed: [] },
+    ]);
+    assert.strictEqual(model.start(job('other', 3000)), undefined, 'a new id is simply added');
+  });
 });

@@ -1,12 +1,19 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import {
   candidateNames,
   cleanRelativeFolder,
   insertionText,
+  isReservedWindowsName,
   relativePosix,
   slugFromPrompt,
+  symlinkOnTheWay,
 } from '../../../../src/core/mediaStudio/resultNames';
+import type { PathKind } from '../../../../src/core/mediaStudio/resultNames';
+import { isPortableFileName } from '../media/portableNames';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -103,5 +110,76 @@ describe('result names and insertion text', () => {
       ),
       { numRuns: 1_000 },
     );
+  });
+
+  it('suspected: reserved Windows names (nul, con) are used as file names (confirmed, fixed)', () => {
+    for (const prompt of ['NUL', 'con', 'Aux!', 'com1', 'LPT9', 'prn?']) {
+      const names = candidateNames(prompt, 'png');
+      const first = names.next().value as string;
+      assert.ok(isPortableFileName(first), `${prompt} → ${first}`);
+      assert.ok(!isReservedWindowsName(first), `${prompt} → ${first}`);
+    }
+    assert.equal(candidateNames('nul', 'png').next().value, 'nul-media.png');
+    assert.equal(candidateNames('console', 'png').next().value, 'console.png', 'only the device names');
+    assert.equal(cleanRelativeFolder('media/aux/con.d/x'), 'media/_aux/_con.d/x');
+    fc.assert(
+      fc.property(fc.string(), fc.constantFrom('png', 'MP4', 'txt', ''), fc.nat(3), (prompt, ext, n) => {
+        const names = candidateNames(prompt, ext, n ? String(n) : '');
+        for (let i = 0; i < 3; i++) assert.ok(isPortableFileName(names.next().value as string));
+      }),
+    );
+    fc.assert(
+      fc.property(fc.string(), (folder) => {
+        for (const segment of cleanRelativeFolder(folder).split('/').filter(Boolean))
+          assert.ok(!isReservedWindowsName(segment), segment);
+      }),
+    );
+  });
+
+  it('suspected: `..` segments of the save folder are followed (refuted: they are dropped)', () => {
+    for (const folder of ['..', '../outside', 'a/../../b', '..\\..\\b', '/abs/../x', './../.', 'a/./../b']) {
+      const clean = cleanRelativeFolder(folder);
+      const segments = clean.split('/');
+      assert.ok(!segments.includes('..') && !segments.includes('.'), `${folder} → ${clean}`);
+      // Joined under the workspace root, the folder stays inside it.
+      assert.ok(path.posix.join('/ws', clean).startsWith('/ws'), `${folder} → ${clean}`);
+    }
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('..', '.', 'a', '', '\\', '/', '..\\', 'b/..'), { maxLength: 8 }),
+        (parts) => {
+          const clean = cleanRelativeFolder(parts.join('/'));
+          assert.ok(path.posix.normalize(path.posix.join('/ws', clean)).startsWith('/ws'));
+        },
+      ),
+    );
+  });
+
+  it('suspected: a symlinked save folder is followed (confirmed, fixed: saving refuses it)', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'gateway-save-'));
+    const outside = mkdtempSync(path.join(tmpdir(), 'gateway-outside-'));
+    try {
+      mkdirSync(path.join(root, 'assets'));
+      symlinkSync(outside, path.join(root, 'assets', 'generated'), 'dir');
+      symlinkSync(outside, path.join(root, 'linked'), 'dir');
+      // As the host looks at each folder (vscode.workspace.fs.stat marks links): lstat.
+      const kindOf = (relative: string): Promise<PathKind> => {
+        try {
+          const stat = lstatSync(path.join(root, relative));
+          return Promise.resolve(stat.isSymbolicLink() ? 'symlink' : stat.isDirectory() ? 'folder' : 'file');
+        } catch {
+          return Promise.resolve('missing');
+        }
+      };
+      assert.equal(await symlinkOnTheWay('assets/generated', kindOf), 'assets/generated');
+      assert.equal(await symlinkOnTheWay('assets/generated/deeper', kindOf), 'assets/generated');
+      assert.equal(await symlinkOnTheWay('linked', kindOf), 'linked');
+      assert.equal(await symlinkOnTheWay('assets', kindOf), undefined);
+      assert.equal(await symlinkOnTheWay('assets/new/folder', kindOf), undefined, 'missing folders are made');
+      assert.equal(await symlinkOnTheWay('', kindOf), undefined, 'the workspace root itself');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

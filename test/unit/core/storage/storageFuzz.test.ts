@@ -10,13 +10,16 @@ import type { Conversation } from '../../../../src/core/chat/conversation';
 import { mergeIndex, parseConversation, parseIndex } from '../../../../src/core/chat/conversationCodec';
 import { ConversationStore, conversationFile, INDEX_FILE } from '../../../../src/core/chat/conversationStore';
 import { createMediaJob } from '../../../../src/core/media/mediaJob';
+import { resultFileName, thumbnailFileName } from '../../../../src/core/media/mediaFiles';
 import {
   MEDIA_JOBS_FILE,
+  lacksAny,
   MediaJobFile,
   mergeJobs,
   parseJobsFile,
   serializeJobsFile,
 } from '../../../../src/core/media/mediaJobFile';
+import { isPortableFileName } from '../media/portableNames';
 import { memoryFolder } from './tempFolder';
 
 let cases = 0;
@@ -311,19 +314,66 @@ describe('storage boundary (fast-check)', function () {
           if (x.updatedAt > deletedAt)
             assert.ok(ab.items.some((y) => y.id === x.id && y.updatedAt >= x.updatedAt));
         }
-        // Media jobs: a removed job never comes back, every other one is kept.
+        // Media jobs: a removed job never comes back, every other one is kept. A job started
+        // after the removal under the same id (the gateway gave the id again) is another job.
         const jobs = (xs: typeof a.items) =>
           xs.map((x) => createMediaJob({ id: x.id, prompt: '', model: 'm/n' }, x.updatedAt));
         const merged = mergeJobs(
           { jobs: jobs(a.items), removed: a.deleted },
           { jobs: jobs(b.items), removed: b.deleted },
         );
-        for (const job of merged.jobs) assert.equal(merged.removed[job.id], undefined);
-        for (const x of [...a.items, ...b.items])
-          if (a.deleted[x.id] === undefined && b.deleted[x.id] === undefined)
-            assert.ok(merged.jobs.some((j) => j.id === x.id));
+        for (const job of merged.jobs) assert.ok(!(job.createdAt <= merged.removed[job.id]));
+        for (const x of [...a.items, ...b.items]) {
+          const removedAt = Math.max(a.deleted[x.id] ?? -1, b.deleted[x.id] ?? -1);
+          if (x.updatedAt > removedAt)
+            assert.ok(merged.jobs.some((j) => j.id === x.id && j.createdAt >= x.updatedAt));
+        }
       },
       2000,
+    );
+  });
+
+  it('F2: any string id round-trips through the jobs file, under a one-to-one name safe on Windows and POSIX', () => {
+    const seenNames = new Map<string, string>();
+    return run(
+      fc.uniqueArray(
+        fc.oneof(
+          fc.string({ minLength: 1, unit: 'binary' }),
+          fc.string({ minLength: 150, maxLength: 600 }),
+          fc.constantFrom(
+            'models/veo-3/operations/abc',
+            '..',
+            'nul',
+            'CON.png',
+            '__proto__',
+            '\uD800',
+            '\uFFFD',
+          ),
+        ),
+        { minLength: 1, maxLength: 8 },
+      ),
+      async (ids) => {
+        const folder = memoryFolder();
+        const window = new MediaJobFile(folder);
+        const ours = ids.map((id, i) => createMediaJob({ id, prompt: id, model: 'a/b' }, 1000 + i));
+        await window.save(ours, () => undefined);
+        const read = await new MediaJobFile(folder).read();
+        assert.deepEqual(read.jobs, ours, 'every job read back as written');
+        assert.equal(lacksAny(read, ours), false, 'nothing to write again');
+        for (const id of ids) {
+          for (const name of [resultFileName(id, 0, 'image/png'), thumbnailFileName(id)]) {
+            assert.ok(isPortableFileName(name), name);
+            const owner = seenNames.get(name);
+            assert.ok(
+              owner === undefined || owner === id,
+              `${JSON.stringify(id)} and ${JSON.stringify(owner)} share ${name}`,
+            );
+            seenNames.set(name, id);
+          }
+        }
+        window.dispose();
+      },
+      500,
     );
   });
 });
