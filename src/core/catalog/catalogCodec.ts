@@ -93,7 +93,8 @@ function parsePricing(value: unknown): CatalogPricing | undefined {
 function price(value: unknown): number | undefined {
   const n =
     typeof value === 'number' ? value : typeof value === 'string' && value.trim() ? Number(value) : NaN;
-  return Number.isFinite(n) && n >= 0 && n < 1 ? n : undefined;
+  // -0 is a price of 0: kept as -0 it would read back from the cache as 0, a different number.
+  return Number.isFinite(n) && n >= 0 && n < 1 ? n + 0 : undefined;
 }
 
 function tokenCount(value: unknown): number | undefined {

@@ -148,12 +148,19 @@ describe('catalog codec (the GET /v1/models boundary)', () => {
     assert.ok(!isCacheFresh(cache, 'http://a/api', 500, 5000), 'a clock that went back');
   });
 
-  it('parses a 500-model catalog quickly', () => {
+  // Its parse time is measured in npm run bench (bench/catalog.ts), not here: a timed unit test
+  // fails on a loaded machine while the product is right.
+  it('parses a 500-model catalog', () => {
     const body = JSON.parse(JSON.stringify({ data: largeCatalog(500) })) as unknown;
-    const started = performance.now();
-    const models = parseCatalog(body);
-    const ms = performance.now() - started;
-    assert.equal(models?.length, 500);
-    assert.ok(ms < 200, `took ${ms} ms`);
+    assert.equal(parseCatalog(body)?.length, 500);
+  });
+
+  // Found by the cache property (a price of -0): it read back from the cache as 0, a different
+  // number to a strict comparison. A price of -0 is a price of 0.
+  it('reads a price of -0 as 0, so that it survives the cache unchanged', () => {
+    const models = parseCatalog([{ id: 'a/b', pricing: { prompt: -0, completion: '-0' } }])!;
+    assert.ok(Object.is(models[0].pricing?.prompt, 0) && Object.is(models[0].pricing?.completion, 0));
+    const text = encodeCatalogCache({ baseUrl: 'http://x/api', fetchedAt: 1, models });
+    assert.deepEqual(parseCatalogCache(JSON.parse(text))?.models, models);
   });
 });
