@@ -69,6 +69,8 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     this.mediaTimings = {
       queuedMs: options.mediaTimings?.queuedMs ?? DEFAULT_MEDIA_TIMINGS.queuedMs,
       processingMs: options.mediaTimings?.processingMs ?? DEFAULT_MEDIA_TIMINGS.processingMs,
+      queuedPolls: options.mediaTimings?.queuedPolls,
+      processingPolls: options.mediaTimings?.processingPolls,
     };
     this.models = options.models ?? DEFAULT_CATALOG;
     this.credits = options.credits === null ? undefined : (options.credits ?? { limit: 10, usage: 2.5 });

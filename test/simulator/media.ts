@@ -14,6 +14,8 @@ export interface MediaJob {
   prompt: string;
   parameters: Record<string, unknown>;
   createdAt: number;
+  /** Status requests answered so far. */
+  polls: number;
   /** Markers found in the prompt. */
   markers: ScenarioSet;
   seed: number;
@@ -32,6 +34,7 @@ export class MediaJobs {
       prompt,
       parameters,
       createdAt: Date.now(),
+      polls: 0,
       markers: new ScenarioSet(scenariosFromMarkers(prompt)),
       seed: this.created,
     };
@@ -111,8 +114,14 @@ export function handleMediaGet(
 }
 
 function mediaStatus(job: MediaJob, core: SimulatorCore, apiKey: string): Record<string, unknown> {
-  const elapsed = Date.now() - job.createdAt;
-  const { queuedMs, processingMs } = core.mediaTimings;
+  job.polls += 1;
+  const { queuedPolls, processingPolls } = core.mediaTimings;
+  const counted = queuedPolls !== undefined && processingPolls !== undefined;
+  // With counted polls, "time" is the number of this request, on a scale of one unit per poll.
+  const elapsed = counted ? job.polls - 1 : Date.now() - job.createdAt;
+  const { queuedMs, processingMs } = counted
+    ? { queuedMs: queuedPolls, processingMs: processingPolls }
+    : core.mediaTimings;
   const { markers } = job;
   // A gateway that leaves the status out while it works, or says something nobody knows.
   const inProgress = (status: string): Record<string, unknown> =>

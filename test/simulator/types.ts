@@ -5,6 +5,13 @@ export interface MediaTimings {
   queuedMs: number;
   /** How long it then reports `processing` before it completes (or fails). */
   processingMs: number;
+  /**
+   * Counted in status requests instead of time, for tests that assert the sequence of statuses
+   * whatever the machine's load: the first `queuedPolls` GETs of a job answer `queued`, the next
+   * `processingPolls` answer `processing`, the rest the end. Both must be given to count.
+   */
+  queuedPolls?: number;
+  processingPolls?: number;
 }
 
 export interface SimulatorOptions {

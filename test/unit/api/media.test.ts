@@ -13,7 +13,9 @@ import { expectGatewayError, makeClient, requestsTo, withSimulator } from './hel
 const PNG_SIGNATURE = '89504e470d0a1a0a';
 
 describe('api: media jobs against the simulator', () => {
-  const ctx = withSimulator({ mediaTimings: { queuedMs: 40, processingMs: 40 } });
+  const ctx = withSimulator({
+    mediaTimings: { queuedMs: 40, processingMs: 40, queuedPolls: 1, processingPolls: 1 },
+  });
 
   async function runJob(
     prompt: string,
