@@ -16,6 +16,7 @@ import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
 import { gradientPng } from './png';
 import { parseJson, readBody, isRecord, sendError, sendJson } from './respond';
 import { ScenarioSet, parseScenarioList } from './scenarios';
+import { drained } from './sseWriter';
 import type { Scenario } from './scenarios';
 import type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
 
@@ -326,16 +327,7 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     const chunk = Buffer.alloc(64 * 1024);
     const chunks = Math.ceil((megabytes * 1024 * 1024) / chunk.length);
     for (let sent = 0; sent < chunks && !response.destroyed; sent++) {
-      if (!response.write(chunk))
-        await new Promise<void>((resolve) => {
-          const done = (): void => {
-            response.off('drain', done);
-            response.off('close', done);
-            resolve();
-          };
-          response.on('drain', done);
-          response.on('close', done);
-        });
+      if (!response.write(chunk)) await drained(response);
     }
     if (!response.destroyed) response.end();
   }

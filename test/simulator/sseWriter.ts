@@ -134,7 +134,8 @@ async function writeBytes(
   }
 }
 
-function drained(response: ServerResponse): Promise<void> {
+/** Resolves when the response can take more bytes, or has closed. */
+export function drained(response: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       response.off('drain', done);

@@ -7,22 +7,12 @@ import { addressPlace, downloadRefusal } from '../../../src/api/downloadPolicy';
 import type { AddressPlace } from '../../../src/api/downloadPolicy';
 import { Semaphore } from '../../../src/api/limiter';
 import { MAX_MEDIA_OUTPUTS } from '../../../src/api/media';
-import type { GatewayClient } from '../../../src/api/client';
 import type { GatewayDataProblem, MediaRecord } from '../../../src/api/types';
 import { createMediaJob } from '../../../src/core/media/mediaJob';
 import { MediaJobModel } from '../../../src/core/media/mediaJobModel';
-import { expectGatewayError, makeClient, withSimulator } from './helpers';
+import { expectGatewayError, finishedMedia, makeClient, withSimulator } from './helpers';
 
 const PNG_SIGNATURE = '89504e470d0a1a0a';
-
-async function finished(client: GatewayClient, prompt: string): Promise<MediaRecord> {
-  const started = await client.startMedia({ model: 'openai/gpt-image-1', prompt });
-  for (;;) {
-    const record = await client.getMedia(started.id);
-    if (record.status === 'completed' || record.status === 'failed') return record;
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
-}
 
 function urlOf(record: MediaRecord, index = 0): string {
   const output = record.outputs[index];
@@ -48,7 +38,7 @@ describe('api: media downloads are bounded', () => {
   it('F4: a record with 100,000 results keeps the first 16 and says how many were left out', async () => {
     const problems: GatewayDataProblem[] = [];
     const { client } = makeClient(ctx.sim, { onProblem: (problem) => problems.push(problem) });
-    const record = await finished(client, 'many #sim:many-outputs:100000');
+    const record = await finishedMedia(client, 'many #sim:many-outputs:100000');
     assert.equal(MAX_MEDIA_OUTPUTS, 16);
     assert.equal(record.outputs.length, 16);
     assert.equal(record.omittedOutputs, 100_000 - 16);
@@ -66,7 +56,7 @@ describe('api: media downloads are bounded', () => {
 
   it('F4: at most 4 downloads run at once; the others wait their turn, or leave when cancelled', async () => {
     const { client } = makeClient(ctx.sim);
-    const record = await finished(client, 'twelve #sim:many-outputs:12');
+    const record = await finishedMedia(client, 'twelve #sim:many-outputs:12');
     assert.equal(record.outputs.length, 12);
     ctx.sim.peakFilesInFlight = 0;
     const before = ctx.sim.fileRequests;
@@ -94,7 +84,7 @@ describe('api: media downloads are bounded', () => {
 
   it("F4: a redirect is followed only to the gateway or the result's own site, never elsewhere on this computer", async () => {
     const { client } = makeClient(ctx.sim);
-    const record = await finished(client, 'a fox #sim:url');
+    const record = await finishedMedia(client, 'a fox #sim:url');
     const other = await bystander();
     try {
       const redirect = (to: string) => `${ctx.sim.origin}/api/files/redirect?to=${encodeURIComponent(to)}`;

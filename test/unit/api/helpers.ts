@@ -12,6 +12,7 @@ import type {
   ChatDelta,
   ChatRequest,
   ClientOptions,
+  MediaRecord,
   RequestLogEntry,
 } from '../../../src/api/types';
 import { startGatewaySimulator } from '../../simulator';
@@ -131,4 +132,14 @@ export function requestsTo(
   pathPart: string,
 ): GatewaySimulator['requests'] {
   return sim.requests.filter((request) => request.method === method && request.path.includes(pathPart));
+}
+
+/** Starts a media job with the client and polls it until it ends; its last record. */
+export async function finishedMedia(client: GatewayClient, prompt: string): Promise<MediaRecord> {
+  const started = await client.startMedia({ model: 'openai/gpt-image-1', prompt });
+  for (;;) {
+    const record = await client.getMedia(started.id);
+    if (record.status === 'completed' || record.status === 'failed') return record;
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
 }

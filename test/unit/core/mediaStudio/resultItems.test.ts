@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { extensionForMime } from '../../../../src/api/media';
 import type { GatewayClient } from '../../../../src/api/client';
-import type { MediaOutput, MediaRecord } from '../../../../src/api/types';
+import type { MediaOutput } from '../../../../src/api/types';
 import {
   MAX_TEXT_SHOWN,
   resultItems,
@@ -26,16 +26,7 @@ import {
   textPreview,
 } from '../../../../src/core/mediaStudio/resultItems';
 import type { ResultFiles, ResultItem } from '../../../../src/core/mediaStudio/resultItems';
-import { makeClient, withSimulator } from '../../api/helpers';
-
-async function finished(client: GatewayClient, prompt: string): Promise<MediaRecord> {
-  const started = await client.startMedia({ model: 'openai/gpt-image-1', prompt });
-  for (;;) {
-    const record = await client.getMedia(started.id);
-    if (record.status === 'completed' || record.status === 'failed') return record;
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
-}
+import { finishedMedia, makeClient, withSimulator } from '../../api/helpers';
 
 /** Result files in a temporary folder, as the host keeps them (one per job and index). */
 function folderFiles(
@@ -94,7 +85,7 @@ describe('core: a job’s results as the views show them', () => {
   /** The items of a new job (each job's files in a folder of their own), or of `outputs`. */
   async function itemsOf(prompt: string, outputs?: MediaOutput[]): Promise<ResultItem<string>[]> {
     const { client } = makeClient(ctx.sim);
-    const record = outputs ? undefined : await finished(client, prompt);
+    const record = outputs ? undefined : await finishedMedia(client, prompt);
     const jobDir = mkdtempSync(path.join(dir, 'job-'));
     return resultItems(outputs ?? record!.outputs, folderFiles(jobDir, client), signal());
   }
@@ -115,7 +106,7 @@ describe('core: a job’s results as the views show them', () => {
   it('F9: a link without a type is kept under the type its download gave, and found again as text', async () => {
     const { client } = makeClient(ctx.sim);
     const prompt = 'untyped #sim:text-untyped-url';
-    const record = await finished(client, prompt);
+    const record = await finishedMedia(client, prompt);
     const learned: Array<[number, string]> = [];
     const files = folderFiles(dir, client, learned);
     const [first] = await resultItems(record.outputs, files, signal());
@@ -150,7 +141,7 @@ describe('core: a job’s results as the views show them', () => {
 
   it('F4: a stored job with more results than the cap shows and downloads only the first 16', async () => {
     const { client } = makeClient(ctx.sim);
-    const record = await finished(client, 'a fox #sim:url');
+    const record = await finishedMedia(client, 'a fox #sim:url');
     const output = record.outputs[0];
     const many = Array.from({ length: 100 }, () => output);
     const files = folderFiles(dir, client);
