@@ -13,8 +13,8 @@ import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { Logger } from '../log/logger';
 import type { GenerateArgs } from '../media/mediaCommands';
-import type { GenerateOptions } from '../media/mediaJobs';
-import type { PreviewItem } from '../media/mediaPreview';
+import type { GenerateOptions } from '../media/jobs/mediaJobs';
+import type { PreviewItem } from '../media/views/mediaPreview';
 import { shownText } from '../../core/mediaStudio/resultItems';
 import { notify } from '../notify';
 

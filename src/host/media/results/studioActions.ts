@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
-import type { MediaJob } from '../../core/media/mediaJob';
-import type { ResultKind } from '../../core/mediaStudio/resultNames';
-import type { MediaJobs } from '../media/mediaJobs';
+import type { MediaJob } from '../../../core/media/mediaJob';
+import type { ResultKind } from '../../../core/mediaStudio/resultNames';
+import type { MediaJobs } from '../jobs/mediaJobs';
 
 /** One result file saved into the workspace. */
 export interface SavedFile {

@@ -1,12 +1,12 @@
 import type * as vscode from 'vscode';
-import type { MediaJob } from '../../core/media/mediaJob';
-import type { MediaJobModel } from '../../core/media/mediaJobModel';
-import type { ApiKeyStore } from '../auth/apiKeyStore';
-import type { GatewayService } from '../gateway/gatewayService';
-import type { Logger } from '../log/logger';
-import type { StorageReports } from '../storage/storageReports';
-import type { GenerateArgs } from './mediaCommands';
-import type { PreviewItem } from './mediaPreview';
+import type { MediaJob } from '../../../core/media/mediaJob';
+import type { MediaJobModel } from '../../../core/media/mediaJobModel';
+import type { ApiKeyStore } from '../../auth/apiKeyStore';
+import type { GatewayService } from '../../gateway/gatewayService';
+import type { Logger } from '../../log/logger';
+import type { StorageReports } from '../../storage/storageReports';
+import type { GenerateArgs } from '../mediaCommands';
+import type { PreviewItem } from '../views/mediaPreview';
 
 /** How a job started by another part of the extension ends. */
 export interface GenerateOptions {

@@ -1,39 +1,44 @@
 import * as vscode from 'vscode';
-import { mimeFromUrl } from '../../api/media';
-import { Command, Setting, SettingSection, UiId } from '../../core/ids';
-import type { MediaJob } from '../../core/media/mediaJob';
-import { parseDraggedJobs } from '../../core/protocol/mediaDrag';
+import { mimeFromUrl } from '../../../api/media';
+import { Command, Setting, SettingSection, UiId } from '../../../core/ids';
+import type { MediaJob } from '../../../core/media/mediaJob';
+import { parseDraggedJobs } from '../../../core/protocol/mediaDrag';
 import {
   dataUrl,
   referenceFilesOf,
   referenceParameterFor,
   withReference,
-} from '../../core/mediaStudio/referenceImage';
+} from '../../../core/mediaStudio/referenceImage';
 import {
   candidateNames,
   cleanRelativeFolder,
   insertionText,
   relativePosix,
   symlinkOnTheWay,
-} from '../../core/mediaStudio/resultNames';
-import type { PathKind } from '../../core/mediaStudio/resultNames';
-import { BudgetNotice, budgetWarning, formatBytes, planCleanup } from '../../core/mediaStudio/storageBudget';
-import type { CleanupPlan } from '../../core/mediaStudio/storageBudget';
-import { thumbnailFileName } from '../../core/media/mediaFiles';
-import { Disposable } from '../../core/util/lifecycle';
-import { shorten } from '../../core/util/text';
-import { readSettings } from '../config/settings';
-import { jobFrom } from '../media/mediaJobs';
-import type { MediaJobs, MediaJobsDeps } from '../media/mediaJobs';
-import { kindOf } from '../media/mediaPreview';
-import type { PreviewItem } from '../media/mediaPreview';
-import { notify } from '../notify';
-import { MediaGalleryPanel } from './galleryPanel';
-import { GenerateMediaTool } from './generateMediaTool';
+} from '../../../core/mediaStudio/resultNames';
+import type { PathKind } from '../../../core/mediaStudio/resultNames';
+import {
+  BudgetNotice,
+  budgetWarning,
+  formatBytes,
+  planCleanup,
+} from '../../../core/mediaStudio/storageBudget';
+import type { CleanupPlan } from '../../../core/mediaStudio/storageBudget';
+import { thumbnailFileName } from '../../../core/media/mediaFiles';
+import { Disposable } from '../../../core/util/lifecycle';
+import { shorten } from '../../../core/util/text';
+import { readSettings } from '../../config/settings';
+import { jobFrom } from '../jobs/mediaJobs';
+import type { MediaJobs, MediaJobsDeps } from '../jobs/mediaJobs';
+import { kindOf } from '../views/mediaPreview';
+import type { PreviewItem } from '../views/mediaPreview';
+import { notify } from '../../notify';
+import { MediaGalleryPanel } from '../views/galleryPanel';
+import { GenerateMediaTool } from '../tool/generateMediaTool';
 import { SavedResults } from './savedResults';
 import type { MediaStudioActions, SavedFile } from './studioActions';
-import type { CommandHandler } from '../lazyFeature';
-import type { MediaStudioCommand } from '../media/mediaCommandIds';
+import type { CommandHandler } from '../../lazyFeature';
+import type { MediaStudioCommand } from '../mediaCommandIds';
 
 const MB = 1024 * 1024;
 /**
