@@ -4,7 +4,6 @@ import { withoutReservedKeys } from '../../api/media';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import { askGenerateArgs, parseGenerateArgs, reportStartFailure } from './mediaCommands';
-import type { GenerateArgs } from './mediaCommands';
 import { createMediaJob } from '../../core/media/mediaJob';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { MediaJobModel } from '../../core/media/mediaJobModel';
@@ -18,7 +17,6 @@ import { isFinal } from '../../core/media/mediaJob';
 import { FolderWatch } from '../storage/folderWatch';
 import { MediaJobsTreeProvider } from './jobs/mediaJobsTree';
 import { MediaPreviewPanel } from './views/mediaPreview';
-import type { PreviewItem } from './views/mediaPreview';
 import { resultItems } from '../../core/mediaStudio/resultItems';
 import type { ResultFiles } from '../../core/mediaStudio/resultItems';
 import { readStart } from '../storage/readStart';
@@ -28,7 +26,7 @@ import type { CommandHandler } from '../lazyFeature';
 import type { MediaCommand, MediaStudioCommand } from './mediaCommandIds';
 import { MediaStudio } from './results/mediaStudio';
 import { jobFrom } from './jobs/mediaJobs';
-import type { GenerateOptions, MediaJobs, MediaJobsDeps } from './jobs/mediaJobs';
+import type { GenerateArgs, GenerateOptions, MediaJobs, MediaJobsDeps, PreviewItem } from './jobs/mediaJobs';
 
 /**
  * The media-jobs feature: the model (state), the poller (timing), the tree (view), the store

@@ -24,14 +24,13 @@ import {
   planCleanup,
 } from '../../../core/mediaStudio/storageBudget';
 import type { CleanupPlan } from '../../../core/mediaStudio/storageBudget';
+import { kindOf } from '../../../core/mediaStudio/resultItems';
 import { thumbnailFileName } from '../../../core/media/mediaFiles';
 import { Disposable } from '../../../core/util/lifecycle';
 import { shorten } from '../../../core/util/text';
 import { readSettings } from '../../config/settings';
 import { jobFrom } from '../jobs/mediaJobs';
-import type { MediaJobs, MediaJobsDeps } from '../jobs/mediaJobs';
-import { kindOf } from '../views/mediaPreview';
-import type { PreviewItem } from '../views/mediaPreview';
+import type { MediaJobs, MediaJobsDeps, PreviewItem } from '../jobs/mediaJobs';
 import { notify } from '../../notify';
 import { MediaGalleryPanel } from '../views/galleryPanel';
 import { GenerateMediaTool } from '../tool/generateMediaTool';
