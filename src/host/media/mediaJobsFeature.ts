@@ -24,7 +24,7 @@ import { Command, SettingSection, UiId, View, focusCommand } from '../../core/id
 import { notify } from '../notify';
 import type { CommandHandler } from '../lazyFeature';
 import type { MediaCommand, MediaStudioCommand } from './mediaCommandIds';
-import { MediaStudio } from './results/mediaStudio';
+import { MediaStudio } from './mediaStudio';
 import { jobFrom } from './jobs/mediaJobs';
 import type { GenerateArgs, GenerateOptions, MediaJobs, MediaJobsDeps, PreviewItem } from './jobs/mediaJobs';
 
