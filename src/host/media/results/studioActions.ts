@@ -12,8 +12,9 @@ export interface SavedFile {
 }
 
 /**
- * What the gallery and the agents' tool use of the media studio. The studio implements it and
- * owns them; they depend on this, so no import runs back from them to the studio.
+ * What the gallery and the agents' tool use of the media studio. MediaResults implements it, and
+ * the studio (MediaStudio, above them) owns them; they depend on this, so no import runs back from
+ * them to the studio.
  */
 export interface MediaStudioActions {
   readonly media: MediaJobs;
