@@ -50,7 +50,7 @@ export const HOST_BUNDLES = [
 export const WEBVIEW_BUNDLES = [
   // CHAT_PAGE in src/host/webview/webviewShell.ts (the chat view).
   { name: 'webview', source: 'src/webview/main.ts' },
-  // The media preview panel's page, src/host/media/mediaPreview.ts.
+  // The media preview panel's page, src/host/media/views/mediaPreview.ts.
   { name: 'mediaPreview', source: 'src/webview/mediaPreview.ts' },
   // GALLERY_PAGE in src/host/webview/webviewShell.ts (the media gallery panel).
   { name: 'gallery', source: 'src/webview/gallery.ts' },
@@ -80,7 +80,7 @@ export const STATIC_FILES = [
   'media/gateway.svg',
   // CHAT_PAGE's styles, src/host/webview/webviewShell.ts.
   'media/chat.css',
-  // The media preview page's styles, src/host/media/mediaPreview.ts.
+  // The media preview page's styles, src/host/media/views/mediaPreview.ts.
   'media/mediaPreview.css',
   // GALLERY_PAGE's styles, src/host/webview/webviewShell.ts.
   'media/gallery.css',

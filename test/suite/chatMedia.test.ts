@@ -4,7 +4,7 @@ import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/c
 import type { HostMessage } from '../../src/core/protocol/chatProtocol';
 import type { MediaCardState } from '../../src/core/protocol/mediaCardProtocol';
 import type { GalleryItem } from '../../src/core/protocol/galleryProtocol';
-import type { MediaGalleryPanel } from '../../src/host/mediaStudio/galleryPanel';
+import type { MediaGalleryPanel } from '../../src/host/media/views/galleryPanel';
 import { startGatewaySimulator } from '../simulator';
 import { MEDIA_COST } from '../simulator/media';
 import type { GatewaySimulator } from '../simulator';

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { observed } from './observed';
-import { MediaJobStore } from '../../src/host/media/mediaJobStore';
-import type { MediaPreviewPanel } from '../../src/host/media/mediaPreview';
+import { MediaJobStore } from '../../src/host/media/jobs/mediaJobStore';
+import type { MediaPreviewPanel } from '../../src/host/media/views/mediaPreview';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator } from '../simulator';
 import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { observed } from './observed';
-import type { MediaGalleryPanel } from '../../src/host/mediaStudio/galleryPanel';
+import type { MediaGalleryPanel } from '../../src/host/media/views/galleryPanel';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator } from '../simulator';
 import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';

@@ -12,9 +12,7 @@ import type { Event } from '../../core/util/emitter';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { Logger } from '../log/logger';
-import type { GenerateArgs } from '../media/mediaCommands';
-import type { GenerateOptions } from '../media/mediaJobs';
-import type { PreviewItem } from '../media/mediaPreview';
+import type { GenerateArgs, GenerateOptions, PreviewItem } from '../media/jobs/mediaJobs';
 import { shownText } from '../../core/mediaStudio/resultItems';
 import { notify } from '../notify';
 

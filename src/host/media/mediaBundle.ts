@@ -4,4 +4,4 @@
  * items, a media command runs, or stored jobs must resume polling; activation never evaluates it.
  */
 export { MediaJobsFeature } from './mediaJobsFeature';
-export type { MediaJobsDeps } from './mediaJobs';
+export type { MediaJobsDeps } from './jobs/mediaJobs';

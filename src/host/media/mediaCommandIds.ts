@@ -1,6 +1,6 @@
 import { Command } from '../../core/ids';
 
-/** The media studio's commands (src/host/mediaStudio), part of the media feature. */
+/** The media studio's commands (mediaStudio.ts), part of the media feature. */
 export const MEDIA_STUDIO_COMMANDS = [
   Command.saveMediaResult,
   Command.insertMediaResult,

@@ -3,12 +3,7 @@ import { GatewayError } from '../../api/errors';
 import { isModelId, readSettings } from '../config/settings';
 import { Command } from '../../core/ids';
 import { notify } from '../notify';
-
-export interface GenerateArgs {
-  prompt: string;
-  model?: string;
-  parameters?: Record<string, unknown>;
-}
+import type { GenerateArgs } from './jobs/mediaJobs';
 
 /** Validates `gateway.generateMedia`'s argument; throws a readable error for a bad one. */
 export function parseGenerateArgs(value: unknown): GenerateArgs {

@@ -4,21 +4,19 @@ import { withoutReservedKeys } from '../../api/media';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import { askGenerateArgs, parseGenerateArgs, reportStartFailure } from './mediaCommands';
-import type { GenerateArgs } from './mediaCommands';
 import { createMediaJob } from '../../core/media/mediaJob';
 import type { MediaJob } from '../../core/media/mediaJob';
 import { MediaJobModel } from '../../core/media/mediaJobModel';
 import type { MediaJobsChange } from '../../core/media/mediaJobModel';
 import { MediaJobPoller } from '../../core/media/mediaJobPoller';
-import { MEDIA_JOBS_FILE, MediaJobStore } from './mediaJobStore';
+import { MEDIA_JOBS_FILE, MediaJobStore } from './jobs/mediaJobStore';
 import type { MediaJobsState } from '../../core/media/mediaJobFile';
 import { isRemovedCopy, lacksAny, pickJob } from '../../core/media/mediaJobFile';
 import { hasInlineReferences } from '../../core/mediaStudio/referenceImage';
 import { isFinal } from '../../core/media/mediaJob';
 import { FolderWatch } from '../storage/folderWatch';
-import { MediaJobsTreeProvider } from './mediaJobsTree';
-import { MediaPreviewPanel } from './mediaPreview';
-import type { PreviewItem } from './mediaPreview';
+import { MediaJobsTreeProvider } from './jobs/mediaJobsTree';
+import { MediaPreviewPanel } from './views/mediaPreview';
 import { resultItems } from '../../core/mediaStudio/resultItems';
 import type { ResultFiles } from '../../core/mediaStudio/resultItems';
 import { readStart } from '../storage/readStart';
@@ -26,9 +24,9 @@ import { Command, SettingSection, UiId, View, focusCommand } from '../../core/id
 import { notify } from '../notify';
 import type { CommandHandler } from '../lazyFeature';
 import type { MediaCommand, MediaStudioCommand } from './mediaCommandIds';
-import { MediaStudio } from '../mediaStudio/mediaStudio';
-import { jobFrom } from './mediaJobs';
-import type { GenerateOptions, MediaJobs, MediaJobsDeps } from './mediaJobs';
+import { MediaStudio } from './mediaStudio';
+import { jobFrom } from './jobs/mediaJobs';
+import type { GenerateArgs, GenerateOptions, MediaJobs, MediaJobsDeps, PreviewItem } from './jobs/mediaJobs';
 
 /**
  * The media-jobs feature: the model (state), the poller (timing), the tree (view), the store

@@ -1,18 +1,17 @@
 import * as vscode from 'vscode';
-import { UiId } from '../../core/ids';
-import type { MediaJob } from '../../core/media/mediaJob';
-import { thumbnailFileName } from '../../core/media/mediaFiles';
-import { textPreview } from '../../core/mediaStudio/resultItems';
-import { isStoredReference } from '../../core/mediaStudio/referenceImage';
-import { MAX_EXCERPT, parseGalleryMessage } from '../../core/protocol/galleryProtocol';
-import { readStart } from '../storage/readStart';
-import type { GalleryAction, GalleryHostMessage, GalleryItem } from '../../core/protocol/galleryProtocol';
-import { Disposable } from '../../core/util/lifecycle';
-import { shorten } from '../../core/util/text';
-import { kindOf } from '../media/mediaPreview';
-import { notify } from '../notify';
-import { GALLERY_PAGE, showPage, webviewOptions } from '../webview/webviewShell';
-import type { MediaStudioActions } from './studioActions';
+import { UiId } from '../../../core/ids';
+import type { MediaJob } from '../../../core/media/mediaJob';
+import { thumbnailFileName } from '../../../core/media/mediaFiles';
+import { kindOf, textPreview } from '../../../core/mediaStudio/resultItems';
+import { isStoredReference } from '../../../core/mediaStudio/referenceImage';
+import { MAX_EXCERPT, parseGalleryMessage } from '../../../core/protocol/galleryProtocol';
+import { readStart } from '../../storage/readStart';
+import type { GalleryAction, GalleryHostMessage, GalleryItem } from '../../../core/protocol/galleryProtocol';
+import { Disposable } from '../../../core/util/lifecycle';
+import { shorten } from '../../../core/util/text';
+import { notify } from '../../notify';
+import { GALLERY_PAGE, showPage, webviewOptions } from '../../webview/webviewShell';
+import type { MediaStudioActions } from '../results/studioActions';
 
 /** `key: value` pairs for a card; long values (a reference image's data URL) shortened. */
 export function describeParameters(parameters: Record<string, unknown> | undefined): string {

@@ -1,12 +1,24 @@
 import type * as vscode from 'vscode';
-import type { MediaJob } from '../../core/media/mediaJob';
-import type { MediaJobModel } from '../../core/media/mediaJobModel';
-import type { ApiKeyStore } from '../auth/apiKeyStore';
-import type { GatewayService } from '../gateway/gatewayService';
-import type { Logger } from '../log/logger';
-import type { StorageReports } from '../storage/storageReports';
-import type { GenerateArgs } from './mediaCommands';
-import type { PreviewItem } from './mediaPreview';
+import type { MediaJob } from '../../../core/media/mediaJob';
+import type { MediaJobModel } from '../../../core/media/mediaJobModel';
+import type { ResultItem } from '../../../core/mediaStudio/resultItems';
+import type { ApiKeyStore } from '../../auth/apiKeyStore';
+import type { GatewayService } from '../../gateway/gatewayService';
+import type { Logger } from '../../log/logger';
+import type { StorageReports } from '../../storage/storageReports';
+
+/** What a media job starts from; the settings give the model and parameters not given here. */
+export interface GenerateArgs {
+  prompt: string;
+  model?: string;
+  parameters?: Record<string, unknown>;
+}
+
+/**
+ * One output of a completed job as the host holds it: a local file (a remote one is downloaded
+ * first) or text. What the preview, the chat's card and saving are given.
+ */
+export type PreviewItem = ResultItem<vscode.Uri>;
 
 /** How a job started by another part of the extension ends. */
 export interface GenerateOptions {

@@ -1,16 +1,12 @@
 import * as vscode from 'vscode';
-import { describeOutputs, kindOf, shownText } from '../../core/mediaStudio/resultItems';
-import type { ResultItem } from '../../core/mediaStudio/resultItems';
-import { parsePreviewMessage } from '../../core/protocol/mediaPreviewProtocol';
-import { showPage, webviewOptions } from '../webview/webviewShell';
-import type { MediaJob } from '../../core/media/mediaJob';
-import { escapeHtml } from '../../core/util/text';
-import { UiId } from '../../core/ids';
-import { notify } from '../notify';
-
-/** What the preview shows for one output, once any remote file is downloaded by the host. */
-export type PreviewItem = ResultItem<vscode.Uri>;
-export { describeOutputs, kindOf };
+import { shownText } from '../../../core/mediaStudio/resultItems';
+import { parsePreviewMessage } from '../../../core/protocol/mediaPreviewProtocol';
+import { showPage, webviewOptions } from '../../webview/webviewShell';
+import type { MediaJob } from '../../../core/media/mediaJob';
+import { escapeHtml } from '../../../core/util/text';
+import { UiId } from '../../../core/ids';
+import { notify } from '../../notify';
+import type { PreviewItem } from '../jobs/mediaJobs';
 
 /**
  * A webview panel that previews a completed job's outputs: images shown, video and audio playable,

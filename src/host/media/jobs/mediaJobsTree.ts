@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { Disposable } from '../../core/util/lifecycle';
-import { inertText, relativeTime, shorten } from '../../core/util/text';
-import { UNKNOWN_STATUS } from '../../core/media/mediaJob';
-import type { MediaJob } from '../../core/media/mediaJob';
-import type { MediaJobModel } from '../../core/media/mediaJobModel';
-import { Command } from '../../core/ids';
+import { Disposable } from '../../../core/util/lifecycle';
+import { inertText, relativeTime, shorten } from '../../../core/util/text';
+import { UNKNOWN_STATUS } from '../../../core/media/mediaJob';
+import type { MediaJob } from '../../../core/media/mediaJob';
+import type { MediaJobModel } from '../../../core/media/mediaJobModel';
+import { Command } from '../../../core/ids';
 
 const PROMPT_CHARS = 48;
 

@@ -1,16 +1,16 @@
 import * as vscode from 'vscode';
-import { waitForJob } from '../../core/media/waitForJob';
-import type { WaitOutcome } from '../../core/media/waitForJob';
+import { waitForJob } from '../../../core/media/waitForJob';
+import type { WaitOutcome } from '../../../core/media/waitForJob';
 import {
   ConfirmedPlans,
   confirmationLines,
   parseGenerateMediaInput,
   planToolRequest,
-} from '../../core/mediaStudio/toolInput';
-import type { GenerateMediaInput, ToolPlan } from '../../core/mediaStudio/toolInput';
-import { inertText, shorten } from '../../core/util/text';
-import { readSettings } from '../config/settings';
-import type { MediaStudioActions } from './studioActions';
+} from '../../../core/mediaStudio/toolInput';
+import type { GenerateMediaInput, ToolPlan } from '../../../core/mediaStudio/toolInput';
+import { inertText, shorten } from '../../../core/util/text';
+import { readSettings } from '../../config/settings';
+import type { MediaStudioActions } from '../results/studioActions';
 
 /**
  * `gateway_generateMedia`, for VS Code's agents and chat participants: asks the user first

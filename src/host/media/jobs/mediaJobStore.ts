@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
-import type { MediaOutput } from '../../api/types';
-import type { Logger } from '../log/logger';
-import type { MediaJob } from '../../core/media/mediaJob';
-import { isResultFileOf, legacyResultFileName, resultFileName } from '../../core/media/mediaFiles';
-import { MEDIA_JOBS_FILE, MediaJobFile, parseJobsFile } from '../../core/media/mediaJobFile';
-import type { MediaJobsState } from '../../core/media/mediaJobFile';
-import { loadReferences, storeReferences } from '../../core/mediaStudio/referenceImage';
-import { StorageKey } from '../../core/ids';
-import { storageFolder, writeAtomically } from '../storage/storageFolder';
-import type { StorageFolder } from '../storage/storageFolder';
-import type { StorageReports } from '../storage/storageReports';
+import type { MediaOutput } from '../../../api/types';
+import type { Logger } from '../../log/logger';
+import type { MediaJob } from '../../../core/media/mediaJob';
+import { isResultFileOf, legacyResultFileName, resultFileName } from '../../../core/media/mediaFiles';
+import { MEDIA_JOBS_FILE, MediaJobFile, parseJobsFile } from '../../../core/media/mediaJobFile';
+import type { MediaJobsState } from '../../../core/media/mediaJobFile';
+import { loadReferences, storeReferences } from '../../../core/mediaStudio/referenceImage';
+import { StorageKey } from '../../../core/ids';
+import { storageFolder, writeAtomically } from '../../storage/storageFolder';
+import type { StorageFolder } from '../../storage/storageFolder';
+import type { StorageReports } from '../../storage/storageReports';
 
 const STATE_KEY = StorageKey.mediaJobs;
 

@@ -1,39 +1,37 @@
 import * as vscode from 'vscode';
-import { mimeFromUrl } from '../../api/media';
-import { Command, Setting, SettingSection, UiId } from '../../core/ids';
-import type { MediaJob } from '../../core/media/mediaJob';
-import { parseDraggedJobs } from '../../core/protocol/mediaDrag';
+import { mimeFromUrl } from '../../../api/media';
+import { Setting, SettingSection, UiId } from '../../../core/ids';
+import type { MediaJob } from '../../../core/media/mediaJob';
+import { parseDraggedJobs } from '../../../core/protocol/mediaDrag';
 import {
   dataUrl,
   referenceFilesOf,
   referenceParameterFor,
   withReference,
-} from '../../core/mediaStudio/referenceImage';
+} from '../../../core/mediaStudio/referenceImage';
 import {
   candidateNames,
   cleanRelativeFolder,
   insertionText,
   relativePosix,
   symlinkOnTheWay,
-} from '../../core/mediaStudio/resultNames';
-import type { PathKind } from '../../core/mediaStudio/resultNames';
-import { BudgetNotice, budgetWarning, formatBytes, planCleanup } from '../../core/mediaStudio/storageBudget';
-import type { CleanupPlan } from '../../core/mediaStudio/storageBudget';
-import { thumbnailFileName } from '../../core/media/mediaFiles';
-import { Disposable } from '../../core/util/lifecycle';
-import { shorten } from '../../core/util/text';
-import { readSettings } from '../config/settings';
-import { jobFrom } from '../media/mediaJobs';
-import type { MediaJobs, MediaJobsDeps } from '../media/mediaJobs';
-import { kindOf } from '../media/mediaPreview';
-import type { PreviewItem } from '../media/mediaPreview';
-import { notify } from '../notify';
-import { MediaGalleryPanel } from './galleryPanel';
-import { GenerateMediaTool } from './generateMediaTool';
+} from '../../../core/mediaStudio/resultNames';
+import type { PathKind } from '../../../core/mediaStudio/resultNames';
+import {
+  BudgetNotice,
+  budgetWarning,
+  formatBytes,
+  planCleanup,
+} from '../../../core/mediaStudio/storageBudget';
+import type { CleanupPlan } from '../../../core/mediaStudio/storageBudget';
+import { kindOf } from '../../../core/mediaStudio/resultItems';
+import { thumbnailFileName } from '../../../core/media/mediaFiles';
+import { Disposable } from '../../../core/util/lifecycle';
+import { readSettings } from '../../config/settings';
+import type { MediaJobs, MediaJobsDeps, PreviewItem } from '../jobs/mediaJobs';
+import { notify } from '../../notify';
 import { SavedResults } from './savedResults';
 import type { MediaStudioActions, SavedFile } from './studioActions';
-import type { CommandHandler } from '../lazyFeature';
-import type { MediaStudioCommand } from '../media/mediaCommandIds';
 
 const MB = 1024 * 1024;
 /**
@@ -44,12 +42,11 @@ const ORPHAN_AGE_MS = 60 * 60_000;
 
 /**
  * Using results: save them into the workspace (never overwriting), insert a reference at the
- * cursor, drag them into an editor, re-run and vary jobs, keep extension storage under its cap,
- * the gallery, and the `gateway_generateMedia` tool for VS Code's agents.
+ * cursor, drag them into an editor, re-run and vary jobs, keep extension storage under its cap.
+ * The studio (../mediaStudio.ts) adds the gallery, the agents' tool and the commands on top.
  */
-export class MediaStudio extends Disposable implements MediaStudioActions {
+export class MediaResults extends Disposable implements MediaStudioActions {
   readonly saved: SavedResults;
-  readonly tool = new GenerateMediaTool(this);
   private lastTextEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
   private budgetTimer: ReturnType<typeof setTimeout> | undefined;
   private budgetRun: Promise<unknown> = Promise.resolve();
@@ -59,7 +56,7 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
 
   constructor(
     readonly media: MediaJobs,
-    private readonly deps: MediaJobsDeps,
+    protected readonly deps: MediaJobsDeps,
   ) {
     super();
     this.saved = new SavedResults(deps.context.globalState);
@@ -93,13 +90,6 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
         },
       ),
     );
-    this.commands = this.commandHandlers();
-  }
-
-  /** The job a command was given, or the one selected in the Media Jobs tree. */
-  jobFor(arg: unknown): MediaJob | undefined {
-    if (arg !== undefined) return jobFrom(this.media, arg);
-    return this.media.treeView.selection.find((job) => job.status === 'completed');
   }
 
   /** The workspace folder results are saved under, or undefined without a workspace. */
@@ -391,74 +381,6 @@ export class MediaStudio extends Disposable implements MediaStudioActions {
       (await removeOldFilesExcept(this.media.store.referencesFolder, references, now));
     if (removed)
       this.deps.logger.info(`Removed ${removed} thumbnail(s) and reference image(s) no media job has`);
-  }
-
-  /** Its commands' handlers; activation registers the commands (mediaLoader.ts). */
-  readonly commands: Readonly<Record<MediaStudioCommand, CommandHandler>>;
-
-  private commandHandlers(): Record<MediaStudioCommand, CommandHandler> {
-    /** Runs `action` on the command's job; failures are shown, and thrown to programmatic callers. */
-    const onJob =
-      <T>(action: (job: MediaJob) => Promise<T>, none: string) =>
-      async (arg?: unknown): Promise<T | undefined> => {
-        const job = this.jobFor(arg);
-        if (!job) {
-          void notify.info(`Gateway AI: ${none}`);
-          return undefined;
-        }
-        try {
-          return await action(job);
-        } catch (error) {
-          void notify.error(`Gateway AI: ${(error as Error).message}`);
-          if (arg !== undefined) throw error;
-          return undefined;
-        }
-      };
-    const pick = 'select a completed job in the Media Jobs view first.';
-    return {
-      [Command.saveMediaResult]: onJob(async (job) => {
-        const saved = await this.save(job);
-        void notify.info(`Gateway AI: saved ${saved.map((f) => f.relativePath).join(', ')}.`);
-        return saved.map((f) => f.relativePath);
-      }, pick),
-      [Command.insertMediaResult]: onJob(
-        async (job) => (await this.insert(job)).map((f) => f.relativePath),
-        pick,
-      ),
-      [Command.rerunMediaJob]: onJob((job) => this.rerun(job), 'pick a job to run again.'),
-      [Command.mediaVariation]: onJob((job) => this.variation(job), pick),
-      [Command.generateMediaFromImage]: async (file?: unknown, prompt?: unknown) => {
-        const uri =
-          file instanceof vscode.Uri
-            ? file
-            : (
-                await vscode.window.showOpenDialog({
-                  title: 'Reference Image',
-                  filters: { Images: ['png', 'jpg', 'jpeg', 'webp', 'gif'] },
-                })
-              )?.[0];
-        if (!uri) return undefined;
-        const text =
-          typeof prompt === 'string'
-            ? prompt
-            : await vscode.window.showInputBox({
-                title: `Generate Media from ${shorten(uri.path.split('/').pop() ?? '', 40)}`,
-                prompt: 'Describe what to make from the image',
-                ignoreFocusOut: true,
-                validateInput: (v) => (v.trim() ? undefined : 'Describe what to generate.'),
-              });
-        if (!text?.trim()) return undefined;
-        try {
-          return await this.fromImage(uri, text.trim());
-        } catch (error) {
-          void notify.error(`Gateway AI: the media job was not started. ${(error as Error).message}`);
-          if (prompt !== undefined) throw error;
-          return undefined;
-        }
-      },
-      [Command.openMediaGallery]: () =>
-        MediaGalleryPanel.show(this, this.deps.context.extensionUri, this.media.store.folder),
-    };
   }
 }
 

@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
-import type { MediaJob } from '../../core/media/mediaJob';
-import type { ResultKind } from '../../core/mediaStudio/resultNames';
-import type { MediaJobs } from '../media/mediaJobs';
+import type { MediaJob } from '../../../core/media/mediaJob';
+import type { ResultKind } from '../../../core/mediaStudio/resultNames';
+import type { MediaJobs } from '../jobs/mediaJobs';
 
 /** One result file saved into the workspace. */
 export interface SavedFile {
@@ -12,8 +12,9 @@ export interface SavedFile {
 }
 
 /**
- * What the gallery and the agents' tool use of the media studio. The studio implements it and
- * owns them; they depend on this, so no import runs back from them to the studio.
+ * What the gallery and the agents' tool use of the media studio. MediaResults implements it, and
+ * the studio (MediaStudio, above them) owns them; they depend on this, so no import runs back from
+ * them to the studio.
  */
 export interface MediaStudioActions {
   readonly media: MediaJobs;

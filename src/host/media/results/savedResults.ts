@@ -3,4 +3,4 @@
  * vscode.Memento is a KeyValueState). The logic is pure and lives in core: one key per job, and
  * a mark is forgotten only for a job known to be removed.
  */
-export { SavedResults } from '../../core/mediaStudio/savedMarkers';
+export { SavedResults } from '../../../core/mediaStudio/savedMarkers';
