@@ -74,7 +74,13 @@ describe('Context, images and the model catalog in the real workbench', function
     }
     // notes.md is about 2,200 characters: some 550 tokens more.
     assert.ok(after - before > 400, `the meter moved from ${before} to ${after}`);
-    assert.match((await frame.locator('.context-label').textContent()) ?? '', /\/ 128K/);
+    // The limit shows once the catalog has answered (it is asked again after the key was set).
+    const label = frame.locator('.context-label', { hasText: '/ 128K' });
+    await label.waitFor({ timeout: 15_000 }).catch(async () => {
+      throw new Error(
+        `The context label never showed the model's limit: "${await frame.locator('.context-label').textContent()}"`,
+      );
+    });
 
     // Once sent, the prompt shows what it carried.
     await sendAndWait(frame, 'Summarize the notes');

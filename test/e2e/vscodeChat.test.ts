@@ -171,8 +171,8 @@ describe("VS Code 1.139's own chat, as a new user meets it", function () {
     const confirmation = page.locator('.chat-confirmation-widget, .chat-confirmation-widget2').last();
     await expectShown(confirmation, "the media tool's confirmation", 90_000);
     const shown = ((await confirmation.textContent()) ?? '').replace(/\s+/g, ' ');
-    assert.match(shown, /a lighthouse at dusk, drawn by the agent/);
-    assert.match(shown, /Model: openai\/gpt-image-1/);
+    assert.match(shown, /Prompt: "a lighthouse at dusk, drawn by the agent"/);
+    assert.match(shown, /Model: "openai\/gpt-image-1"/);
     await workbench.screenshot(path.join(screenshots, 'vscode-chat-tool-confirmation.png'));
     await confirmation
       .locator('.monaco-button', { hasText: /^\s*Allow/ })

@@ -273,6 +273,38 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
         );
         if (!shown)
           throw new Error(`"Focus on ${name} View" did not show it: ${await describeSidebar(page)}`);
+        // The command also moves the keyboard focus into the view, once the view is ready (a
+        // webview takes it when its page has loaded). Until then a quick input opened next would
+        // lose the focus and close: wait until it has landed.
+        const landed = await page
+          .waitForFunction(
+            (section: string) => {
+              type El = {
+                tagName: string;
+                classList: { contains(c: string): boolean };
+                closest(s: string): { querySelector(s: string): El | null } | null;
+                getAttribute(n: string): string | null;
+              };
+              const active = (globalThis as unknown as { document: { activeElement: El | null } }).document
+                .activeElement;
+              if (!active) return false;
+              if (active.tagName === 'IFRAME' && active.classList.contains('webview'))
+                return section === 'Chat';
+              const header = active.closest('.pane')?.querySelector('.pane-header');
+              return header?.getAttribute('aria-label') === `${section} Section`;
+            },
+            name,
+            { timeout: 30_000 },
+          )
+          .then(
+            () => true,
+            () => false,
+          );
+        if (!landed)
+          throw new Error(
+            `"Focus on ${name} View" showed it, but the focus stayed on ${await describeFocus(page)}`,
+          );
+        if (name === 'Chat') await workbench.webviewFrame('.composer-input');
       },
       async openGatewayView() {
         await workbench.showView('Chat');
