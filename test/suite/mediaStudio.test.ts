@@ -128,6 +128,33 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     );
     const edit = await api.media.studio.dropEdit(document, transfer);
     assert.equal(edit?.insertText, '![dropped cat](assets/generated/dropped-cat.png)');
+    // The file comes with the edit, as VS Code applies it.
+    const file = vscode.Uri.joinPath(root, 'assets/generated/dropped-cat.png');
+    assert.ok(edit?.additionalEdit, 'the edit creates the file');
+    assert.ok(await vscode.workspace.applyEdit(edit.additionalEdit));
+    assert.deepEqual([...(await vscode.workspace.fs.readFile(file)).subarray(0, 8)], PNG_SIGNATURE);
+  });
+
+  it('Suspected, confirmed: a drop edit that is never applied leaves no file behind', async () => {
+    // The provider used to save while VS Code was still collecting drop edits: a drop cancelled,
+    // replaced by another option or undone left the file, and the job marked saved.
+    const api = await gatewayApi();
+    const id = await completedJob('dropped dog');
+    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: '' });
+    const { mediaJobDragController } = await import('../../src/host/media/mediaLoader');
+    const transfer = new vscode.DataTransfer();
+    await mediaJobDragController.handleDrag!(
+      [api.media.model.get(id)!],
+      transfer,
+      new vscode.CancellationTokenSource().token,
+    );
+    const edit = await api.media.studio.dropEdit(document, transfer);
+    assert.equal(edit?.insertText, '![dropped dog](assets/generated/dropped-dog.png)');
+    const file = vscode.Uri.joinPath(root, 'assets/generated/dropped-dog.png');
+    await assert.rejects(
+      Promise.resolve(vscode.workspace.fs.stat(file)),
+      'nothing is written before the edit applies',
+    );
   });
 
   it('two saves of one result at once get a file each: neither replaces the other', async () => {

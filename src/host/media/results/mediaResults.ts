@@ -51,6 +51,8 @@ export class MediaResults extends Disposable implements MediaStudioActions {
   private budgetTimer: ReturnType<typeof setTimeout> | undefined;
   private budgetRun: Promise<unknown> = Promise.resolve();
   private saving: Promise<unknown> = Promise.resolve();
+  /** Files that drops will create once VS Code applies their edit, by URI. */
+  private readonly dropped = new Map<string, { jobId: string; relativePath: string }>();
   /** "The limit cannot be met" is said once, not after every cleanup. */
   private readonly budgetNotice = new BudgetNotice();
 
@@ -77,6 +79,11 @@ export class MediaResults extends Disposable implements MediaStudioActions {
       }),
     );
     this.register({ dispose: () => this.budgetTimer && clearTimeout(this.budgetTimer) });
+    this.register(
+      vscode.workspace.onDidCreateFiles((e) => {
+        if (this.dropped.size) void this.droppedFilesCreated(e.files);
+      }),
+    );
     this.register(
       vscode.languages.registerDocumentDropEditProvider(
         [{ scheme: 'file' }, { scheme: 'untitled' }],
@@ -122,21 +129,18 @@ export class MediaResults extends Disposable implements MediaStudioActions {
     root: vscode.Uri,
     folder: string | undefined,
   ): Promise<SavedFile[]> {
-    const relativeFolder = cleanRelativeFolder(folder ?? readSettings().media.saveFolder);
-    const link = await symlinkOnTheWay(relativeFolder, (path) => pathKind(vscode.Uri.joinPath(root, path)));
-    if (link)
-      throw new Error(
-        `The save folder "${link}" is a symbolic link; results are saved only into folders of the workspace itself.`,
-      );
-    const target = relativeFolder ? vscode.Uri.joinPath(root, relativeFolder) : root;
+    const target = await this.saveFolder(root, folder);
     await vscode.workspace.fs.createDirectory(target);
     const saved: SavedFile[] = [];
     const problems: string[] = [];
     for (const [index, item] of items.entries()) {
       const suffix = items.length > 1 ? String(index + 1) : '';
       if (item.file) {
-        const extension = item.file.path.split('/').pop()?.split('.').pop() ?? 'bin';
-        const uri = await copyUnique(item.file, target, candidateNames(job.prompt, extension, suffix));
+        const uri = await copyUnique(
+          item.file,
+          target,
+          candidateNames(job.prompt, extensionOf(item.file), suffix),
+        );
         saved.push({ uri, relativePath: relative(root, uri), kind: item.kind });
       } else if (item.kind === 'text' && item.text !== undefined) {
         const uri = await writeUnique(item.text, target, candidateNames(job.prompt, 'txt', suffix));
@@ -151,6 +155,60 @@ export class MediaResults extends Disposable implements MediaStudioActions {
       saved.map((file) => file.relativePath),
     );
     return saved;
+  }
+
+  /** The folder results go into, refused when it is, or passes through, a symbolic link. */
+  private async saveFolder(root: vscode.Uri, folder: string | undefined): Promise<vscode.Uri> {
+    const relativeFolder = cleanRelativeFolder(folder ?? readSettings().media.saveFolder);
+    const link = await symlinkOnTheWay(relativeFolder, (path) => pathKind(vscode.Uri.joinPath(root, path)));
+    if (link)
+      throw new Error(
+        `The save folder "${link}" is a symbolic link; results are saved only into folders of the workspace itself.`,
+      );
+    return relativeFolder ? vscode.Uri.joinPath(root, relativeFolder) : root;
+  }
+
+  /**
+   * The files a drop would create, named as a save names them, with their bytes, and nothing
+   * written: the drop's edit creates them when VS Code applies it, so a drop that is cancelled,
+   * replaced by another drop option or undone leaves nothing behind.
+   */
+  private async planDrop(
+    job: MediaJob,
+    token: vscode.CancellationToken | undefined,
+    taken: Set<string>,
+  ): Promise<Array<SavedFile & { contents: Uint8Array }>> {
+    if (job.status !== 'completed') throw new Error(`This job is ${job.status}; there is no result to save.`);
+    const root = this.workspaceRoot();
+    if (!root) throw new Error('Open a folder first: results are saved into the workspace.');
+    const items = await this.media.resultItems(job, token);
+    if (token?.isCancellationRequested) throw new vscode.CancellationError();
+    const target = await this.saveFolder(root, undefined);
+    const planned: Array<SavedFile & { contents: Uint8Array }> = [];
+    const problems: string[] = [];
+    for (const [index, item] of items.entries()) {
+      const suffix = items.length > 1 ? String(index + 1) : '';
+      let contents: Uint8Array | undefined;
+      let names: Iterator<string> | undefined;
+      if (item.file) {
+        contents = await vscode.workspace.fs.readFile(item.file);
+        names = candidateNames(job.prompt, extensionOf(item.file), suffix);
+      } else if (item.kind === 'text' && item.text !== undefined) {
+        contents = new TextEncoder().encode(item.text);
+        names = candidateNames(job.prompt, 'txt', suffix);
+      } else if (item.problem) problems.push(item.problem);
+      if (!contents || !names) continue;
+      const uri = await freeUri(target, names, taken);
+      taken.add(uri.toString());
+      planned.push({
+        uri,
+        relativePath: relative(root, uri),
+        kind: item.file ? item.kind : 'text',
+        contents,
+      });
+    }
+    if (!planned.length) throw new Error(problems[0] ?? 'This job has no result to save.');
+    return planned;
   }
 
   /**
@@ -198,8 +256,10 @@ export class MediaResults extends Disposable implements MediaStudioActions {
   }
 
   /**
-   * A drop of results into an editor, from the Media Jobs tree or the gallery: save them and
-   * insert their references, as Insert into Editor does.
+   * A drop of results into an editor, from the Media Jobs tree or the gallery: insert their
+   * references, and create their files with the same edit. Nothing is written until VS Code
+   * applies the edit (then the editor's undo takes the files back too); the job counts as saved
+   * once its files are created.
    */
   async dropEdit(
     document: vscode.TextDocument,
@@ -208,23 +268,43 @@ export class MediaResults extends Disposable implements MediaStudioActions {
   ): Promise<vscode.DocumentDropEdit | undefined> {
     const ids = parseDraggedJobs(await dataTransfer.get(UiId.mediaJobDrag)?.asString());
     const parts: string[] = [];
+    const files = new vscode.WorkspaceEdit();
+    const taken = new Set<string>();
     // One message per reason, not one per result: a drop of many results without a workspace
     // folder says so once.
     const problems = new Set<string>();
     for (const id of ids) {
-      // A drop VS Code gave up on (the user moved on) saves nothing more; what was saved stays.
+      // A drop VS Code gave up on (the user moved on) creates nothing.
       if (token?.isCancellationRequested) return undefined;
       const job = this.media.model.get(id);
       if (job?.status !== 'completed') continue;
       try {
-        parts.push(this.referenceText(document, job, await this.save(job, undefined, token)));
+        const planned = await this.planDrop(job, token, taken);
+        for (const file of planned) {
+          files.createFile(file.uri, { contents: file.contents, overwrite: false, ignoreIfExists: false });
+          this.dropped.set(file.uri.toString(), { jobId: job.id, relativePath: file.relativePath });
+        }
+        parts.push(this.referenceText(document, job, planned));
       } catch (error) {
         if (error instanceof vscode.CancellationError) return undefined;
         problems.add((error as Error).message);
       }
     }
     for (const problem of problems) void notify.error(`Gateway AI: could not save the result: ${problem}`);
-    return parts.length ? new vscode.DocumentDropEdit(parts.join('\n')) : undefined;
+    if (!parts.length) return undefined;
+    const edit = new vscode.DocumentDropEdit(parts.join('\n'));
+    edit.additionalEdit = files;
+    return edit;
+  }
+
+  /** A dropped result's file was created by the applied drop: the job counts as saved. */
+  private async droppedFilesCreated(uris: readonly vscode.Uri[]): Promise<void> {
+    for (const uri of uris) {
+      const drop = this.dropped.get(uri.toString());
+      if (!drop) continue;
+      this.dropped.delete(uri.toString());
+      await this.saved.add(drop.jobId, [drop.relativePath]);
+    }
   }
 
   /** Starts the same job again: same prompt, model and parameters. */
@@ -454,6 +534,20 @@ async function copyUnique(
     }
   }
   throw new Error('No free file name was found for the result.');
+}
+
+/** The first name in `folder` that no file has and no other file of this drop takes. */
+async function freeUri(folder: vscode.Uri, names: Iterator<string>, taken: Set<string>): Promise<vscode.Uri> {
+  for (let attempt = 0; attempt < 10_000; attempt++) {
+    const target = vscode.Uri.joinPath(folder, names.next().value as string);
+    if (!taken.has(target.toString()) && !(await exists(target))) return target;
+  }
+  throw new Error('No free file name was found for the result.');
+}
+
+/** A cached result's extension, from its file name. */
+function extensionOf(file: vscode.Uri): string {
+  return file.path.split('/').pop()?.split('.').pop() ?? 'bin';
 }
 
 /** Writes text into `folder` under the first free name; never overwrites. */
