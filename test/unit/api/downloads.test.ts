@@ -105,6 +105,46 @@ describe('api: media downloads are bounded', () => {
     }
   });
 
+  it('the key goes to the gateway only: a result on another site is fetched without it, redirects included', async () => {
+    const { client, key } = makeClient(ctx.sim);
+    const record = await finished(client, 'a fox #sim:url');
+    const gatewayFile = urlOf(record);
+    // Another site (a storage host the record names), which records what it was sent.
+    const sent: Array<{ path: string; authorization: string | undefined }> = [];
+    const storage = createServer((request, response) => {
+      sent.push({ path: request.url ?? '', authorization: request.headers.authorization });
+      if (request.url === '/moved') response.writeHead(302, { location: '/result.bin' }).end();
+      else if (request.url === '/to-gateway') response.writeHead(302, { location: gatewayFile }).end();
+      else response.end('result bytes');
+    });
+    await new Promise<void>((resolve) => storage.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(storage.address() as AddressInfo).port}`;
+    try {
+      const gatewayFiles = () => ctx.sim.requests.filter((r) => r.path.startsWith('/api/files/'));
+      const before = gatewayFiles().length;
+      assert.equal(
+        Buffer.from((await client.download(`${origin}/result.bin`)).bytes).toString(),
+        'result bytes',
+      );
+      assert.equal(Buffer.from((await client.download(`${origin}/moved`)).bytes).toString(), 'result bytes');
+      const viaStorage = await client.download(`${origin}/to-gateway`);
+      assert.equal(Buffer.from(viaStorage.bytes.subarray(0, 8)).toString('hex'), PNG_SIGNATURE);
+      assert.deepEqual(sent, [
+        { path: '/result.bin', authorization: undefined },
+        { path: '/moved', authorization: undefined },
+        { path: '/result.bin', authorization: undefined },
+        { path: '/to-gateway', authorization: undefined },
+      ]);
+      // The gateway's own files are asked for with the key, also at the end of a redirect.
+      await client.download(gatewayFile);
+      const atGateway = gatewayFiles().slice(before);
+      assert.equal(atGateway.length, 2);
+      for (const request of atGateway) assert.equal(request.headers.authorization, `Bearer ${key}`);
+    } finally {
+      storage.close();
+    }
+  });
+
   it('F4: where the gateway is not on this computer, no result there or on a private network is fetched', async () => {
     const other = await bystander();
     try {
