@@ -192,6 +192,9 @@ export function normalizeMediaRecord(
   };
 }
 
+/** The longest media job id kept: the card, gallery and drag protocols take ids up to 500. */
+export const MAX_MEDIA_ID_CHARS = 500;
+
 export function normalizeMediaStarted(
   body: unknown,
   problems: ProblemReporter = silentProblems,
@@ -202,6 +205,14 @@ export function normalizeMediaStarted(
     throw new GatewayError({
       kind: 'invalid_response',
       message: 'The gateway accepted the media request but sent no job id.',
+    });
+  }
+  // Any id is kept (it names the job to the gateway), but not one that would make every status
+  // request and the jobs file megabytes long.
+  if (typeof id === 'string' && id.length > MAX_MEDIA_ID_CHARS) {
+    throw new GatewayError({
+      kind: 'invalid_response',
+      message: `The gateway accepted the media request but sent a job id of ${id.length} characters (at most ${MAX_MEDIA_ID_CHARS} are kept).`,
     });
   }
   const started: MediaStarted = { id: typeof id === 'number' ? String(id) : id };

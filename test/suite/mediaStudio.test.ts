@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
+import { referenceFileName } from '../../src/core/mediaStudio/referenceImage';
 import { observed } from './observed';
 import type { MediaGalleryPanel } from '../../src/host/media/views/galleryPanel';
 import { startGatewaySimulator } from '../simulator';
@@ -249,6 +250,24 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
         !observed.notifications.some((n) => n.message.includes('"tool owl"')),
         'the tool reported the end itself: no notification on top',
       );
+  });
+
+  // Found in review: a start read every stored-reference look-alike back from the reference
+  // store, so a tool call naming a stored image's file sent that image, which the confirmation
+  // did not show. Only a stored job's own parameters (Re-run, Variation) are read back now.
+  it("the tool sends a stored reference's look-alike as written, never the stored image", async () => {
+    const api = await gatewayApi();
+    const secret = new Uint8Array([...PNG_SIGNATURE, 1, 2, 3, 4]);
+    const name = referenceFileName(secret, 'image/png');
+    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(api.media.store.referencesFolder, name), secret);
+    const lookalike = { gatewayReference: name, mediaType: 'image/png' };
+    const before = mediaPosts().length;
+    await vscode.lm.invokeTool('gateway_generateMedia', {
+      toolInvocationToken: undefined,
+      input: { prompt: 'tool lookalike', parameters: { image: lookalike } },
+    });
+    const sent = mediaPosts().slice(before)[0]?.body as { image?: unknown };
+    assert.deepEqual(sent?.image, lookalike);
   });
 
   it('gateway_generateMedia honours cancellation: it stops waiting at once', async () => {

@@ -45,5 +45,6 @@ export function isResultFileOf(jobId: string, name: string): boolean {
 const RESULT_NAME = /^([\s\S]+)-\d+\.[a-z0-9]+$/;
 
 function hasOwnLegacyName(jobId: string): boolean {
-  return jobId.length <= 80 && !/[^\w.-]/.test(jobId);
+  // 64 hex digits is what hashName makes: as a legacy name it would be another job's file.
+  return jobId.length <= 80 && !/[^\w.-]/.test(jobId) && !/^[0-9a-f]{64}$/.test(jobId);
 }

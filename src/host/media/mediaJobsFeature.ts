@@ -235,11 +235,14 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     void this.load();
     const settings = readSettings().media;
     const model = args.model ?? settings.model;
+    // A stored job's reference images, kept as files, are read back into its request; only a
+    // stored job's (a tool's or a setting's look-alike is sent as written, as the tool showed it).
+    const given =
+      options.storedParameters && args.parameters
+        ? await this.store.loadReferences(args.parameters)
+        : args.parameters;
     // What is sent: a parameter never replaces the model or the prompt (see mediaRequestBody).
-    // Reference images kept as files are read back into the request here.
-    const parameters = await this.store.loadReferences(
-      withoutReservedKeys(options.asGiven ? args.parameters : { ...settings.parameters, ...args.parameters }),
-    );
+    const parameters = withoutReservedKeys(options.asGiven ? given : { ...settings.parameters, ...given });
     const kept = await this.keptParameters(parameters);
     const started = await this.deps.gateway.client().startMedia({ model, prompt: args.prompt, parameters });
     // Stored jobs are in the model before the id is looked up there.

@@ -16,7 +16,7 @@ import { createGatewayClient } from '../../../src/api/client';
 import { GatewayError } from '../../../src/api/errors';
 import { foldChatDeltas } from '../../../src/api/fold';
 import { httpError } from '../../../src/api/httpErrors';
-import { normalizeMediaRecord, normalizeMediaStarted } from '../../../src/api/media';
+import { MAX_MEDIA_ID_CHARS, normalizeMediaRecord, normalizeMediaStarted } from '../../../src/api/media';
 import { ProblemReporter } from '../../../src/api/problems';
 import type { ChatCompletion, ChatDelta, GatewayDataProblem, MediaRecord } from '../../../src/api/types';
 import { parseSettings } from '../../../src/core/config/settingsModel';
@@ -471,4 +471,18 @@ describe('fuzz: the real client over loopback', () => {
     );
     await client.close();
   }).timeout(60_000);
+
+  // Found in review: any id was kept, so a 7 MB id made every status request and the jobs file
+  // 7 MB long. Ids up to the protocols' 500 characters are kept; a longer one is refused at once.
+  it('refuses a media job id longer than the views can name, and keeps any shorter one', () => {
+    assert.equal(normalizeMediaStarted({ id: 'x'.repeat(MAX_MEDIA_ID_CHARS) }).id.length, MAX_MEDIA_ID_CHARS);
+    assert.equal(
+      normalizeMediaStarted({ id: 'models/veo-3/operations/abc' }).id,
+      'models/veo-3/operations/abc',
+    );
+    assert.throws(
+      () => normalizeMediaStarted({ id: 'x'.repeat(MAX_MEDIA_ID_CHARS + 1) }),
+      (error: unknown) => GatewayError.is(error) && error.kind === 'invalid_response',
+    );
+  });
 });

@@ -107,7 +107,7 @@ describe('api: media downloads are bounded', () => {
 
   it('the key goes to the gateway only: a result on another site is fetched without it, redirects included', async () => {
     const { client, key } = makeClient(ctx.sim);
-    const record = await finished(client, 'a fox #sim:url');
+    const record = await finishedMedia(client, 'a fox #sim:url');
     const gatewayFile = urlOf(record);
     // Another site (a storage host the record names), which records what it was sent.
     const sent: Array<{ path: string; authorization: string | undefined }> = [];

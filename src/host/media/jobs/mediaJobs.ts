@@ -33,6 +33,12 @@ export interface GenerateOptions {
    * showed the user exactly what is sent, settings included).
    */
   asGiven?: boolean;
+  /**
+   * The parameters are a stored job's (Re-run, Variation): the reference images it keeps as files
+   * are read back into the request. Nothing else is ever read from the reference store, so a
+   * model or a setting that names a stored reference sends only what it wrote.
+   */
+  storedParameters?: boolean;
 }
 
 /** What the media-jobs feature is built from (mediaLoader.ts hands it over). */

@@ -309,7 +309,10 @@ export class MediaResults extends Disposable implements MediaStudioActions {
 
   /** Starts the same job again: same prompt, model and parameters. */
   rerun(job: MediaJob): Promise<string> {
-    return this.media.generate({ prompt: job.prompt, model: job.model, parameters: job.parameters ?? {} });
+    return this.media.generate(
+      { prompt: job.prompt, model: job.model, parameters: job.parameters ?? {} },
+      { storedParameters: true },
+    );
   }
 
   /** Starts a job with the same prompt and this job's (first image) result as reference image. */
@@ -322,7 +325,7 @@ export class MediaResults extends Disposable implements MediaStudioActions {
       settings.referenceImageAs === 'url' && image.sourceUrl && /^https?:/i.test(image.sourceUrl)
         ? image.sourceUrl
         : await fileDataUrl(image.file, image.mimeType);
-    return this.generateWithReference(job.model, prompt, job.parameters, reference);
+    return this.generateWithReference(job.model, prompt, job.parameters, reference, true);
   }
 
   /** Starts a job with a workspace image as reference, with the media model from settings. */
@@ -336,9 +339,13 @@ export class MediaResults extends Disposable implements MediaStudioActions {
     prompt: string,
     parameters: Record<string, unknown> | undefined,
     reference: string,
+    storedParameters = false,
   ): Promise<string> {
     const name = referenceParameterFor(model, readSettings().media.referenceImageParameter);
-    return this.media.generate({ prompt, model, parameters: withReference(parameters, name, reference) });
+    return this.media.generate(
+      { prompt, model, parameters: withReference(parameters, name, reference) },
+      { storedParameters },
+    );
   }
 
   /** The files a job's results (and thumbnail) take in extension storage. */

@@ -116,4 +116,16 @@ describe('media file names', () => {
       { numRuns: 3000 },
     );
   });
+
+  // Found in review: an id of 64 hex digits, as the gateway may choose it (the hash of another
+  // job's id), had a legacy name equal to that job's hashed name, so it showed and deleted the
+  // other job's files.
+  it("a job id that looks like a hashed name never reaches another job's files", () => {
+    const other = 'media-42';
+    const lookalike = hashName(other);
+    assert.match(lookalike, /^[0-9a-f]{64}$/);
+    assert.equal(legacyResultFileName(lookalike, 0, 'image/png'), undefined);
+    assert.equal(isResultFileOf(lookalike, resultFileName(other, 0, 'image/png')), false);
+    assert.equal(isResultFileOf(other, resultFileName(other, 0, 'image/png')), true);
+  });
 });
