@@ -158,6 +158,22 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     );
   });
 
+  // Found as a flake of the test below: each save wrote the job's result file again, and the
+  // replacing rename left a moment with no file while the other save copied it.
+  it('a result file is written once: a second write joins the first or keeps the file', async () => {
+    const api = await gatewayApi();
+    const file = vscode.Uri.joinPath(api.media.store.folder, 'write-once-test-1.png');
+    const first = new Uint8Array([1, 2, 3]);
+    await Promise.all([
+      api.media.store.writeResult(file, first),
+      api.media.store.writeResult(file, new Uint8Array([4, 5, 6])),
+    ]);
+    assert.deepEqual([...(await vscode.workspace.fs.readFile(file))], [...first]);
+    await api.media.store.writeResult(file, new Uint8Array([7, 8, 9]));
+    assert.deepEqual([...(await vscode.workspace.fs.readFile(file))], [...first]);
+    await vscode.workspace.fs.delete(file);
+  });
+
   it('two saves of one result at once get a file each: neither replaces the other', async () => {
     const api = await gatewayApi();
     const job = api.media.model.get(await completedJob('twin cat'))!;

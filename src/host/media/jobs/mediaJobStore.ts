@@ -19,6 +19,15 @@ const STATE_KEY = StorageKey.mediaJobs;
  * of their own first, so the jobs file holds small records only. Jobs kept in globalState by
  * earlier versions are moved into the file once.
  */
+async function exists(file: vscode.Uri): Promise<boolean> {
+  try {
+    await vscode.workspace.fs.stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export class MediaJobStore {
   /** Where results are kept, one file per output. */
   readonly folder: vscode.Uri;
@@ -27,6 +36,8 @@ export class MediaJobStore {
   /** Where the jobs file is. */
   readonly jobsFolder: StorageFolder;
   readonly file: MediaJobFile;
+  /** Result files being written, by URI: a second write of one joins the first. */
+  private readonly writing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly state: vscode.Memento,
@@ -102,10 +113,23 @@ export class MediaJobStore {
     return file;
   }
 
-  /** Writes a result file atomically (another window may be reading or writing it too). */
-  async writeResult(file: vscode.Uri, bytes: Uint8Array): Promise<void> {
-    await vscode.workspace.fs.createDirectory(this.folder);
-    await writeAtomically(file, bytes);
+  /**
+   * Writes a result file once: a job's result under its name is the same whenever it is written
+   * (an inline result's bytes, or the download of its link), so a file that exists is kept, and a
+   * write already under way is joined. Writing it again would replace the file while a save may
+   * be copying it: the replacing rename leaves a moment with no file. Atomic, for other windows.
+   */
+  writeResult(file: vscode.Uri, bytes: Uint8Array): Promise<void> {
+    const key = file.toString();
+    const pending = this.writing.get(key);
+    if (pending) return pending;
+    const run = (async () => {
+      if (await exists(file)) return;
+      await vscode.workspace.fs.createDirectory(this.folder);
+      await writeAtomically(file, bytes);
+    })().finally(() => this.writing.delete(key));
+    this.writing.set(key, run);
+    return run;
   }
 
   /** The result file: named by the SHA-256 of the job id, so different ids never share one. */
