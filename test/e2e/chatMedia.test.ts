@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { screenshots, useSimulatorWorkbench, waitForText } from './workbench';
+import { screenshots, useSimulatorWorkbench, waitForFile, waitForText } from './workbench';
 
 /** Runs in the webview: draws the image on a canvas and reads its middle pixel back. */
 type Img = { complete: boolean; naturalWidth: number; naturalHeight: number; decode(): Promise<void> };
@@ -136,6 +136,6 @@ describe('Media from the chat in the real workbench', function () {
     const expected = '![a red square](assets/generated/a-red-square-2.png)';
     const text = await waitForText(page, editor, expected);
     assert.ok(text.includes(expected), `the editor shows the dropped image: ${text}`);
-    assert.ok(existsSync(path.join(workbench.workspace, 'assets/generated/a-red-square-2.png')));
+    await waitForFile(page, path.join(workbench.workspace, 'assets/generated/a-red-square-2.png'));
   });
 });

@@ -1,9 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { pointerUnavailable, startXDisplay } from '../launch/xDisplay';
 import type { XDisplay } from '../launch/xDisplay';
-import { useSimulatorWorkbench, waitForText } from './workbench';
+import { useSimulatorWorkbench, waitForFile, waitForText } from './workbench';
 
 /**
  * A drag made with a window-system mouse, not through DevTools: the workbench runs in a real
@@ -105,6 +104,6 @@ describe('Gallery drag with a real pointer', function () {
     const expected = '![a blue square](assets/generated/a-blue-square.png)';
     const text = await waitForText(page, editor, expected);
     assert.ok(text.includes(expected), `the editor shows the dropped image: ${text}`);
-    assert.ok(existsSync(path.join(workbench.workspace, 'assets/generated/a-blue-square.png')));
+    await waitForFile(page, path.join(workbench.workspace, 'assets/generated/a-blue-square.png'));
   });
 });

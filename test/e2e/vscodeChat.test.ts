@@ -55,6 +55,8 @@ describe("VS Code 1.139's own chat, as a new user meets it", function () {
   });
 
   it('with no key, "Manage Models…" lists Gateway AI, which asks for the key', async () => {
+    // Listed once VS Code's chat has settled what this profile may use (signed out, offline).
+    await workbench.waitForCommand('Chat: Manage Language Models');
     await workbench.runCommand('Chat: Manage Language Models');
     const add = page.locator('.editor-instance .monaco-button', { hasText: 'Add Models' }).first();
     await expectShown(add, 'The Language Models editor', 30_000);
@@ -109,19 +111,41 @@ describe("VS Code 1.139's own chat, as a new user meets it", function () {
 
   it('a gateway model picked in the Chat view answers a prompt', async () => {
     const { sim } = fixture;
+    // The Language Models editor opens as a modal over the workbench: close it, and wait until it
+    // has gone (a picker opened while it closes is laid out against nothing).
     await page.keyboard.press('Escape');
+    await page
+      .locator('.editor-instance .monaco-button', { hasText: 'Add Models' })
+      .waitFor({ state: 'hidden', timeout: 15_000 })
+      .catch(() => {
+        throw new Error('The Language Models editor did not close on Escape');
+      });
     // VS Code 1.139 opens its Chat view in the secondary side bar of a fresh profile.
     const input = page.locator('.interactive-input-part').first();
     if (!(await input.isVisible())) await workbench.runCommand('Chat: Open Chat');
     await expectShown(input, "VS Code's chat input", 30_000);
+    // "Manage Models…" turned VS Code's chat extension on; it starts a few seconds later and then
+    // re-lays the chat view out (its "Set BYOK utility models" notice shows). A picker opened
+    // before that loses its place; a prompt sent before it goes to chat setup instead.
+    await expectShown(
+      page.getByText('Set BYOK utility models').first(),
+      "VS Code's chat extension running",
+      90_000,
+    );
     const picker = input
       .locator('.action-label.model-picker-split, .chat-model-picker-item .action-label')
       .first();
     await picker.click();
+    await expectShown(
+      page.locator('.action-widget .monaco-list-row').first(),
+      "the model picker's list",
+      15_000,
+    );
     // The picker lists the chosen model and folds the rest under "Other Models": search, as a
     // person would.
     const search = page.locator('.action-widget input[placeholder="Search models"]').first();
-    if (await search.isVisible().catch(() => false)) await search.fill('GPT-4o-mini');
+    await expectShown(search, "the model picker's search box", 15_000);
+    await search.fill('GPT-4o-mini');
     const option = page.locator('.action-widget .monaco-list-row', { hasText: MODEL_NAME }).first();
     await expectShown(option, `${MODEL_NAME} in the chat's model picker`, 15_000);
     await option.click();
@@ -180,8 +204,11 @@ describe("VS Code 1.139's own chat, as a new user meets it", function () {
       .click();
 
     // The job ran at the gateway, the file was saved, and the agent answered with the tool's result.
-    const answer = page.locator('.interactive-response', { hasText: 'Tool results received by' }).last();
-    await expectShown(answer, "the agent's answer after the tool ran", 90_000);
+    // The answer streams: wait until it has come as far as the saved file's name.
+    const answer = page
+      .locator('.interactive-response', { hasText: /Tool results received by[\s\S]*\.png/ })
+      .last();
+    await expectShown(answer, "the agent's answer, naming the saved file", 90_000);
     const started = sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/v1/media'));
     assert.equal(started.length, 1, 'one media job was started');
     assert.equal((started[0].body as { prompt: string }).prompt, 'a lighthouse at dusk, drawn by the agent');

@@ -2,7 +2,7 @@
  * End-to-end helper: the real VS Code workbench (VS Code server) in headless Chromium, with the
  * extension loaded from this checkout (or installed from a .vsix), and a way into its webviews.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../launch/chromium';
@@ -82,6 +82,13 @@ export interface Workbench {
    * contributions are there, and waits until the input box has closed.
    */
   setApiKey(key: string): Promise<void>;
+  /**
+   * Waits until the command palette lists a command: VS Code's own commands can have
+   * preconditions that hold only once a service has settled (1.139's "Manage Language Models"
+   * waits for chat's entitlement). The palette lists what holds when it opens, so it is opened
+   * again, every second, until the command is there.
+   */
+  waitForCommand(title: string, timeoutMs?: number): Promise<void>;
   /** Runs a command through the command palette, by its title as shown there. */
   runCommand(title: string): Promise<void>;
   /** Opens a workspace file in the active editor group through Quick Open. */
@@ -367,6 +374,27 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
         await workbench.runCommand('Gateway AI: Set API Key');
         await workbench.answerInput('Gateway AI: Set API Key', key);
       },
+      async waitForCommand(title, timeoutMs = 120_000) {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          const input = await openQuickInput(page, 'F1', `look for "${title}"`);
+          await input.fill(`>${title}`);
+          const listed = await page
+            .locator('.quick-input-list .monaco-list-row', { hasText: title })
+            .first()
+            .waitFor({ timeout: 2_000 })
+            .then(
+              () => true,
+              () => false,
+            );
+          await page.keyboard.press('Escape');
+          await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+          if (listed) return;
+          if (Date.now() > deadline)
+            throw new Error(`The command palette never listed "${title}" within ${timeoutMs} ms`);
+          await page.waitForTimeout(1_000);
+        }
+      },
       async runCommand(title) {
         const input = await openQuickInput(page, 'F1', `run "${title}"`);
         await input.fill(`>${title}`);
@@ -452,6 +480,18 @@ export async function sendAndWait(frame: Frame, prompt: string): Promise<string>
     { timeout: 30_000 },
   );
   return (await reply.textContent()) ?? '';
+}
+
+/**
+ * Waits until a file exists: a drop's files come with the drop's edit, which VS Code applies
+ * beside the inserted text, not necessarily before the text shows.
+ */
+export async function waitForFile(page: Page, file: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`${file} was not created within ${timeoutMs} ms`);
+    await page.waitForTimeout(100);
+  }
 }
 
 /** An editor's text once it contains `expected` (or after 15 s), non-breaking spaces made plain. */
