@@ -21,6 +21,19 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
     return id;
   }
 
+  /** Drags a job as the Media Jobs tree does and asks the drop provider for its edit. */
+  async function dropJob(id: string, document: vscode.TextDocument) {
+    const api = await gatewayApi();
+    const { mediaJobDragController } = await import('../../src/host/media/mediaLoader');
+    const transfer = new vscode.DataTransfer();
+    await mediaJobDragController.handleDrag!(
+      [api.media.model.get(id)!],
+      transfer,
+      new vscode.CancellationTokenSource().token,
+    );
+    return api.media.studio.dropEdit(document, transfer);
+  }
+
   function mediaPosts() {
     return sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/v1/media'));
   }
@@ -115,19 +128,11 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
   });
 
   it('a drop of a job from the tree into an editor saves it and inserts the reference', async () => {
-    const api = await gatewayApi();
     const id = await completedJob('dropped cat');
     const docUri = vscode.Uri.joinPath(root, 'drop.md');
     await vscode.workspace.fs.writeFile(docUri, new TextEncoder().encode(''));
     const document = await vscode.workspace.openTextDocument(docUri);
-    const { mediaJobDragController } = await import('../../src/host/media/mediaLoader');
-    const transfer = new vscode.DataTransfer();
-    await mediaJobDragController.handleDrag!(
-      [api.media.model.get(id)!],
-      transfer,
-      new vscode.CancellationTokenSource().token,
-    );
-    const edit = await api.media.studio.dropEdit(document, transfer);
+    const edit = await dropJob(id, document);
     assert.equal(edit?.insertText, '![dropped cat](assets/generated/dropped-cat.png)');
     // The file comes with the edit, as VS Code applies it.
     const file = vscode.Uri.joinPath(root, 'assets/generated/dropped-cat.png');
@@ -139,17 +144,9 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
   it('Suspected, confirmed: a drop edit that is never applied leaves no file behind', async () => {
     // The provider used to save while VS Code was still collecting drop edits: a drop cancelled,
     // replaced by another option or undone left the file, and the job marked saved.
-    const api = await gatewayApi();
     const id = await completedJob('dropped dog');
     const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: '' });
-    const { mediaJobDragController } = await import('../../src/host/media/mediaLoader');
-    const transfer = new vscode.DataTransfer();
-    await mediaJobDragController.handleDrag!(
-      [api.media.model.get(id)!],
-      transfer,
-      new vscode.CancellationTokenSource().token,
-    );
-    const edit = await api.media.studio.dropEdit(document, transfer);
+    const edit = await dropJob(id, document);
     assert.equal(edit?.insertText, '![dropped dog](assets/generated/dropped-dog.png)');
     const file = vscode.Uri.joinPath(root, 'assets/generated/dropped-dog.png');
     await assert.rejects(

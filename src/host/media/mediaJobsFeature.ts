@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import * as vscode from 'vscode';
 import { withoutReservedKeys } from '../../api/media';
 import { Disposable } from '../../core/util/lifecycle';
+import { fileExists } from '../storage/storageFolder';
 import { readSettings } from '../config/settings';
 import { askGenerateArgs, parseGenerateArgs, reportStartFailure } from './mediaCommands';
 import { createMediaJob } from '../../core/media/mediaJob';
@@ -351,14 +352,7 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     return {
       fileFor: (index, mimeType) => this.store.fileFor(job.id, index, mimeType),
       legacyFileFor: (index, mimeType) => this.store.legacyFileFor(job.id, index, mimeType),
-      exists: async (file) => {
-        try {
-          await vscode.workspace.fs.stat(file);
-          return true;
-        } catch {
-          return false;
-        }
-      },
+      exists: fileExists,
       fromFileUrl: (url) => vscode.Uri.parse(url),
       write: (file, bytes) => this.store.writeResult(file, bytes),
       writeData: (index, output) => this.store.writeData(job.id, index, output),

@@ -74,3 +74,13 @@ export async function writeAtomically(
     throw error;
   }
 }
+
+/** Whether anything (a file, a folder, a link) is at `uri`. */
+export async function fileExists(uri: vscode.Uri): Promise<boolean> {
+  try {
+    await vscode.workspace.fs.stat(uri);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -7,7 +7,7 @@ import { MEDIA_JOBS_FILE, MediaJobFile, parseJobsFile } from '../../../core/medi
 import type { MediaJobsState } from '../../../core/media/mediaJobFile';
 import { loadReferences, storeReferences } from '../../../core/mediaStudio/referenceImage';
 import { StorageKey } from '../../../core/ids';
-import { storageFolder, writeAtomically } from '../../storage/storageFolder';
+import { fileExists, storageFolder, writeAtomically } from '../../storage/storageFolder';
 import type { StorageFolder } from '../../storage/storageFolder';
 import type { StorageReports } from '../../storage/storageReports';
 
@@ -19,15 +19,6 @@ const STATE_KEY = StorageKey.mediaJobs;
  * of their own first, so the jobs file holds small records only. Jobs kept in globalState by
  * earlier versions are moved into the file once.
  */
-async function exists(file: vscode.Uri): Promise<boolean> {
-  try {
-    await vscode.workspace.fs.stat(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export class MediaJobStore {
   /** Where results are kept, one file per output. */
   readonly folder: vscode.Uri;
@@ -124,7 +115,7 @@ export class MediaJobStore {
     const pending = this.writing.get(key);
     if (pending) return pending;
     const run = (async () => {
-      if (await exists(file)) return;
+      if (await fileExists(file)) return;
       await vscode.workspace.fs.createDirectory(this.folder);
       await writeAtomically(file, bytes);
     })().finally(() => this.writing.delete(key));

@@ -27,6 +27,7 @@ import type { CleanupPlan } from '../../../core/mediaStudio/storageBudget';
 import { kindOf } from '../../../core/mediaStudio/resultItems';
 import { thumbnailFileName } from '../../../core/media/mediaFiles';
 import { Disposable } from '../../../core/util/lifecycle';
+import { fileExists } from '../../storage/storageFolder';
 import { readSettings } from '../../config/settings';
 import type { MediaJobs, MediaJobsDeps, PreviewItem } from '../jobs/mediaJobs';
 import { notify } from '../../notify';
@@ -547,7 +548,7 @@ async function copyUnique(
 async function freeUri(folder: vscode.Uri, names: Iterator<string>, taken: Set<string>): Promise<vscode.Uri> {
   for (let attempt = 0; attempt < 10_000; attempt++) {
     const target = vscode.Uri.joinPath(folder, names.next().value as string);
-    if (!taken.has(target.toString()) && !(await exists(target))) return target;
+    if (!taken.has(target.toString()) && !(await fileExists(target))) return target;
   }
   throw new Error('No free file name was found for the result.');
 }
@@ -561,20 +562,11 @@ function extensionOf(file: vscode.Uri): string {
 async function writeUnique(text: string, folder: vscode.Uri, names: Iterator<string>): Promise<vscode.Uri> {
   for (let attempt = 0; attempt < 10_000; attempt++) {
     const target = vscode.Uri.joinPath(folder, names.next().value as string);
-    if (await exists(target)) continue;
+    if (await fileExists(target)) continue;
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
     return target;
   }
   throw new Error('No free file name was found for the result.');
-}
-
-async function exists(uri: vscode.Uri): Promise<boolean> {
-  try {
-    await vscode.workspace.fs.stat(uri);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A local image as a data URL; its type from `mimeType` or the file's extension. */
