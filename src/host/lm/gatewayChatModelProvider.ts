@@ -70,9 +70,9 @@ export class GatewayChatModelProvider {
       key = await this.deps.apiKey.get().catch(() => undefined);
     }
     if (!key) {
-      this.deps.logger.info(
-        `VS Code asked for the gateway's models${options.silent ? ' silently' : ''}; no API key is set.`,
-      );
+      // VS Code asks silently many times a minute; only an ask the user made is worth a line.
+      if (!options.silent)
+        this.deps.logger.info("VS Code asked for the gateway's models; no API key is set.");
       return [];
     }
     const catalog = await this.catalogModels(token);
