@@ -320,20 +320,28 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
         const rows = page.locator('.part.sidebar .pane-body .monaco-list-row', { hasText: promptText });
         await rows.filter({ hasText: 'completed' }).first().waitFor({ timeout: 30_000 });
         await workbench.showView('Media Jobs');
-        const focusedRow = page.locator('.part.sidebar .monaco-list:focus-within .monaco-list-row.focused');
+        // Each key goes to the tree's list itself (locator.press focuses it first): a webview
+        // that takes the keyboard focus between two keys (the chat view above it may) would
+        // otherwise swallow the key. Focusing the list keeps its focused row.
+        const list = page
+          .locator('.part.sidebar .pane-body .monaco-list', {
+            has: page.locator('.monaco-list-row', { hasText: promptText }),
+          })
+          .first();
+        const focusedRow = list.locator('.monaco-list-row.focused').first();
         // Home, then Down until the focused row is the job's: the tree lists the newest first.
-        await page.keyboard.press('Home');
+        await list.press('Home');
         for (let step = 0; step < 50; step++) {
-          await focusedRow.first().waitFor({ timeout: 10_000 });
-          if (((await focusedRow.first().textContent()) ?? '').includes(promptText)) break;
-          await page.keyboard.press('ArrowDown');
+          await focusedRow.waitFor({ timeout: 10_000 });
+          if (((await focusedRow.textContent()) ?? '').includes(promptText)) break;
+          await list.press('ArrowDown');
         }
-        const text = (await focusedRow.first().textContent()) ?? '';
+        const text = (await focusedRow.textContent()) ?? '';
         if (!text.includes(promptText))
           throw new Error(
             `No row for "${promptText}" took the focus in the Media Jobs tree (last: "${text}")`,
           );
-        await page.keyboard.press('Enter');
+        await list.press('Enter');
       },
       async setSectionExpanded(name, expanded) {
         const header = page.locator(`.part.sidebar .pane-header[aria-label="${name} Section"]`);
