@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator } from '../simulator';
@@ -40,6 +40,7 @@ describe('Attachments', function () {
     await setSetting('chat.model', undefined);
     await setSetting('chat.imageInput', undefined);
     await sim.close();
+    rmSync(folder, { recursive: true, force: true });
   });
 
   it('Add Selection, Add File and Add Problems attach, and the request carries fenced text parts', async () => {

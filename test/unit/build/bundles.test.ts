@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { bundleTable } from '../../package/bundleTable';
+import { VSCODE_STUB_SCRIPT } from './vscodeStub';
 
 const dist = path.resolve(__dirname, '../../../../dist');
 const table = bundleTable();
@@ -63,13 +64,7 @@ describe('built bundles', function () {
     // extension host) and a context with nothing stored, as on a first start.
     const script = `
       const Module = require('node:module');
-      const stub = new Proxy(function () {}, {
-        get: (_, key) => (key === 'prototype' ? {} : key === Symbol.toPrimitive ? () => '' : stub),
-        set: () => true,
-        defineProperty: () => true,
-        apply: () => stub,
-        construct: () => stub,
-      });
+      ${VSCODE_STUB_SCRIPT}
       const loaded = [];
       const load = Module._load;
       Module._load = function (request, ...rest) {

@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { VSCODE_STUB_SCRIPT } from './vscodeStub';
 
 const entry = path.resolve(__dirname, '../../../../dist/extension.js');
 
@@ -17,13 +18,7 @@ function activateIn(mode: 'Production' | 'Development' | 'Test'): { returned: st
   // ExtensionMode (the entry compares the context's mode with them).
   const script = `
     const Module = require('node:module');
-    const stub = new Proxy(function () {}, {
-      get: (_, key) => (key === 'prototype' ? {} : key === Symbol.toPrimitive ? () => '' : stub),
-      set: () => true,
-      defineProperty: () => true,
-      apply: () => stub,
-      construct: () => stub,
-    });
+    ${VSCODE_STUB_SCRIPT}
     const modes = { Production: 1, Development: 2, Test: 3 };
     const load = Module._load;
     Module._load = function (request, ...rest) {
