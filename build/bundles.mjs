@@ -37,6 +37,12 @@ export const HOST_BUNDLES = [
   { name: 'media', source: 'src/host/media/mediaBundle.ts', splitSources: ['src/host/media/mediaBundle.ts'] },
   // src/host/lm/lmLoader.ts, when VS Code's chat asks the provider for models or calls the tool.
   { name: 'lm', source: 'src/host/lm/lmBundle.ts', splitSources: ['src/host/lm/lmBundle.ts'] },
+  // src/host/inline/inlineLoader.ts, when VS Code first asks for an inline completion.
+  {
+    name: 'inline',
+    source: 'src/host/inline/inlineBundle.ts',
+    splitSources: ['src/host/inline/inlineBundle.ts'],
+  },
 ];
 
 /**
@@ -92,6 +98,8 @@ export const STATIC_FILES = [
   'media/walkthrough/chat.md',
   // package.json walkthrough step `explain`, `media.markdown`.
   'media/walkthrough/explain.md',
+  // package.json walkthrough step `inlineCompletions`, `media.markdown`.
+  'media/walkthrough/inline.md',
   // package.json walkthrough step `media`, `media.markdown`.
   'media/walkthrough/media.md',
 ];

@@ -308,7 +308,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
       // {"text": "...", "firstByteDelayMs": 0, "pieceDelayMs": 0}; no text: back to the default.
       const text = isRecord(body) && typeof body.text === 'string' ? body.text : undefined;
       const delay = (field: string): number | undefined =>
-        isRecord(body) && typeof body[field] === 'number' ? (body[field]) : undefined;
+        isRecord(body) && typeof body[field] === 'number' ? body[field] : undefined;
       this.completionScript =
         text === undefined
           ? undefined

@@ -17,7 +17,7 @@ import type { ContextBudget, CursorPosition, TextLines } from './context';
 import { AdaptiveDebounce, DEFAULT_DEBOUNCE, RequestGate } from './pacing';
 import type { DebounceLimits } from './pacing';
 import { chatRequest, fimRequest } from './requests';
-import type { InlineMode } from './requests';
+import type { InlineMode } from './modelChoice';
 
 export type InlineClient = Pick<GatewayClient, 'streamChat' | 'streamCompletion'>;
 

@@ -4,9 +4,12 @@ import { buildContext, linesOf } from '../../../../src/core/inline/context';
 import { DEFAULT_EXCLUDE, excludedBy } from '../../../../src/core/inline/exclude';
 import { AdaptiveDebounce, RequestGate } from '../../../../src/core/inline/pacing';
 import type { Pause } from '../../../../src/core/inline/pacing';
-import { chatRequest, chooseInlineModel, chooseMode, fimRequest } from '../../../../src/core/inline/requests';
+import { chatRequest, fimRequest } from '../../../../src/core/inline/requests';
+import { chooseInlineModel, chooseMode } from '../../../../src/core/inline/modelChoice';
 import { GatewayError } from '../../../../src/api/errors';
 import { parseCatalog } from '../../../../src/core/catalog/catalogCodec';
+import { addToTally, localDay, parseTally } from '../../../../src/core/inline/tally';
+import fc from 'fast-check';
 
 describe('inline completions: context, exclusion, cache, pacing, requests', () => {
   it('budgets the windows in tokens, in whole lines, with the cursor line whole', () => {
@@ -161,5 +164,31 @@ describe('inline completions: context, exclusion, cache, pacing, requests', () =
     );
     assert.equal(chooseInlineModel(' my/model ', catalog), 'my/model');
     assert.equal(chooseInlineModel('', []), undefined);
+  });
+
+  it("keeps today's tally from globalState, tolerant of anything stored there", () => {
+    const now = Date.UTC(2026, 10, 25, 12);
+    const day = localDay(now);
+    let tally = addToTally(undefined, now, { requests: 1, cost: 0.002 });
+    tally = addToTally(tally, now, { accepted: 1 });
+    assert.deepEqual(tally, { day, accepted: 1, requests: 1, cost: 0.002 });
+    assert.deepEqual(parseTally({ ...tally, day: '2000-01-01' }, now), {
+      day,
+      accepted: 0,
+      requests: 0,
+      cost: 0,
+    });
+    fc.assert(
+      fc.property(
+        fc.anything(),
+        fc.record({ accepted: fc.anything(), cost: fc.anything() }),
+        (stored, change) => {
+          const next = addToTally(stored, now, change as never);
+          for (const value of [next.accepted, next.requests, next.cost])
+            assert.ok(Number.isFinite(value) && value >= 0, String(value));
+          assert.equal(next.day, day);
+        },
+      ),
+    );
   });
 });
