@@ -68,7 +68,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     onUsage: (report) => status.addUsage(report.usage),
   });
 
-  // Registers its provider only while they are on; the provider loads on VS Code's first request.
+  // Registers its provider only while they are on; the provider is made on VS Code's first request.
   const inline = new InlineCompletions({
     context,
     gateway,
