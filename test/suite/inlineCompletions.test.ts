@@ -10,6 +10,7 @@ import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator, RecordedRequest } from '../simulator';
 import type { InlineCompletionsFeature } from '../../src/host/inline/inlineFeature';
 import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
+import { observed } from './observed';
 
 const FIM_PATH = '/v1/completions';
 const CHAT_PATH = '/v1/chat/completions';
@@ -160,5 +161,56 @@ describe('Inline completions (ghost text)', function () {
       [],
       'the simulator saw nothing from the .env file',
     );
+  });
+
+  it('pauses after a 402 with one message, however many keys follow, until resumed', async () => {
+    sim.setScenario('status:402');
+    const inline = await feature();
+    try {
+      const pausedBefore = observed.notifications.filter((n) =>
+        n.message.includes('inline completions are paused'),
+      ).length;
+      const before = sent(sim, FIM_PATH).length;
+      const editor = await editorAt('credit.ts', 'let credit = |\n');
+      await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+      await waitFor(() => inline.engine.gate.currentPause, 'the pause after the 402');
+      for (const key of ['1', '2', '3']) {
+        await editor.edit((edit) => edit.insert(editor.selection.active, key));
+        await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+      }
+      assert.equal(sent(sim, FIM_PATH).length - before, 1, 'one request ran into the 402, none after');
+      await waitFor(
+        () =>
+          observed.notifications.filter((n) => n.message.includes('inline completions are paused')).length ===
+          pausedBefore + 1,
+        'the one message',
+      );
+      assert.equal(inline.engine.gate.currentPause?.reason, 'credits');
+    } finally {
+      sim.setScenario(undefined);
+      inline.engine.gate.resume();
+    }
+  });
+
+  it('turns off and on through its command, and a snooze sends nothing until it ends', async () => {
+    const api = await gatewayApi();
+    await vscode.commands.executeCommand('gateway.inlineCompletions.toggle');
+    await waitFor(() => !api.inline.enabled, 'the setting to be off');
+    await vscode.commands.executeCommand('gateway.inlineCompletions.toggle');
+    await waitFor(() => api.inline.enabled, 'the setting to be on again');
+
+    api.inline.snooze(30 * 60_000);
+    assert.equal(api.inline.snoozed, true);
+    sim.completionScript = { text: 'noozed();' };
+    const before = sim.requests.length;
+    const editor = await editorAt('snooze.ts', 'const value = |\n');
+    // With no provider of ours registered, the command resolves at once with nothing to show.
+    await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+    assert.equal(sim.requests.length, before, 'nothing sent while snoozed');
+
+    api.inline.snooze(undefined);
+    // A key typed after the snooze, as a user would: VS Code asks the provider again.
+    await editor.edit((edit) => edit.insert(editor.selection.active, 's'));
+    assert.equal(await triggerAndAccept(editor, 'snoozed();'), 'const value = snoozed();');
   });
 });
