@@ -36,11 +36,12 @@ const base = {
  * - `dist/api.js`, the gateway client with undici: required on the first request (only by
  *   src/host/gateway/clientLoader.ts), so activation neither parses nor evaluates the network stack;
  * - `dist/shared.js`, the errors and constants the client and the host share: one copy, so a
- *   GatewayError thrown by the client is an `instanceof GatewayError` in the host;
+ *   GatewayError thrown by the client is an `instanceof GatewayError` in the host; and the ids and
+ *   the settings model every bundle reads, once instead of once per feature;
  * - the features (`dist/chat.js`, `dist/media.js`, `dist/lm.js`): required when their view, a
  *   command or an event first needs them (each feature's `<feature>Loader.ts`), so the entry holds
- *   only what activation runs. Small stateless helpers they share with the entry (ids, settings,
- *   notify) are copied into each; anything with state shared across bundles belongs in a split
+ *   only what activation runs. Small stateless helpers they share with the entry (the settings
+ *   reader, notify) are copied into each; anything with state shared across bundles belongs in a split
  *   point of its own.
  */
 const SPLIT_POINTS = tableSplitPoints();

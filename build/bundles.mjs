@@ -25,11 +25,19 @@ export const HOST_BUNDLES = [
   // src/host/gateway/clientLoader.ts, on the first request: the gateway client with undici.
   { name: 'api', source: 'src/api/index.ts', splitSources: ['src/api/index.ts'] },
   // Every other host bundle: the errors and constants client and host share, so one copy of
-  // GatewayError exists and `instanceof` works across bundles.
+  // GatewayError exists and `instanceof` works across bundles; and the ids and the settings model
+  // every feature reads, kept once instead of once per feature.
   {
     name: 'shared',
-    source: 'src/api/shared.ts',
-    splitSources: ['src/api/shared.ts', 'src/api/errors.ts', 'src/api/types.ts'],
+    source: 'src/core/shared.ts',
+    splitSources: [
+      'src/core/shared.ts',
+      'src/api/shared.ts',
+      'src/api/errors.ts',
+      'src/api/types.ts',
+      'src/core/ids.ts',
+      'src/core/config/settingsModel.ts',
+    ],
   },
   // src/host/chat/chatLoader.ts, when the chat view or a chat command first needs it.
   { name: 'chat', source: 'src/host/chat/chatBundle.ts', splitSources: ['src/host/chat/chatBundle.ts'] },
@@ -92,6 +100,8 @@ export const STATIC_FILES = [
   'media/walkthrough/chat.md',
   // package.json walkthrough step `explain`, `media.markdown`.
   'media/walkthrough/explain.md',
+  // package.json walkthrough step `inlineCompletions`, `media.markdown`.
+  'media/walkthrough/inline.md',
   // package.json walkthrough step `media`, `media.markdown`.
   'media/walkthrough/media.md',
 ];

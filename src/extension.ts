@@ -13,6 +13,7 @@ import { Logger } from './host/log/logger';
 import type { MediaJobsFeature } from './host/media/mediaJobsFeature';
 import { registerMedia } from './host/media/mediaLoader';
 import { registerLanguageModels } from './host/lm/lmLoader';
+import { InlineCompletions } from './host/inline/inlineLoader';
 import { ModelStatusItem } from './host/modelStatusItem';
 import { StorageReports } from './host/storage/storageReports';
 
@@ -31,6 +32,7 @@ export interface GatewayTestApi {
   readonly catalog: CatalogFeature;
   readonly apiKey: ApiKeyStore;
   readonly status: ModelStatusItem;
+  readonly inline: InlineCompletions;
   readonly context: vscode.ExtensionContext;
 }
 
@@ -66,6 +68,16 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     onUsage: (report) => status.addUsage(report.usage),
   });
 
+  // Registers its provider only while they are on; the provider is made on VS Code's first request.
+  const inline = new InlineCompletions({
+    context,
+    gateway,
+    apiKey,
+    catalog: catalog.catalog,
+    favourites: catalog.favourites,
+    logger,
+  });
+
   context.subscriptions.push(
     logger,
     reports,
@@ -76,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     media,
     ...registerKeyCommands(apiKey),
     status,
+    inline,
     ...(languageModels ? [languageModels] : []),
   );
   seedDemoKey(context, apiKey);
@@ -100,6 +113,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     catalog,
     apiKey,
     status,
+    inline,
     context,
   };
 }

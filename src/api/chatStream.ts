@@ -18,6 +18,8 @@ export async function* chatDeltasFromSse(
   batches: AsyncIterable<string[]>,
   secret: string,
   problems: ProblemReporter = silentProblems,
+  /** Reshapes each chunk before it is read (text completions, see `textChunkAsChat`). */
+  shape?: (chunk: unknown) => unknown,
 ): AsyncGenerator<ChatDelta> {
   const reader = new ChatChunkReader(secret, problems);
   const deltas: ChatDelta[] = [];
@@ -39,7 +41,7 @@ export async function* chatDeltasFromSse(
           message: `The gateway sent a stream event that is not valid JSON: "${redactSecret(excerpt(text, 80), secret)}".`,
         });
       }
-      reader.read(parsed.value, deltas);
+      reader.read(shape ? shape(parsed.value) : parsed.value, deltas);
       if (deltas.length > 0) {
         for (const delta of deltas) yield delta;
         deltas.length = 0;
@@ -52,6 +54,23 @@ export async function* chatDeltasFromSse(
       message: 'The connection to the gateway closed before the reply was complete.',
     });
   }
+}
+
+/**
+ * A text-completion chunk (`choices[].text`, from `POST /v1/completions`) as the chat chunk the
+ * reader knows: each choice's `text` becomes `delta.content`; its index and finish reason, and the
+ * chunk's id, model, usage and error, stay as they are. Anything else is passed on untouched.
+ */
+export function textChunkAsChat(chunk: unknown): unknown {
+  if (!isRecord(chunk) || !Array.isArray(chunk.choices)) return chunk;
+  const choices = chunk.choices.map((choice: unknown) => {
+    if (!isRecord(choice) || choice.delta !== undefined || choice.message !== undefined) return choice;
+    const shaped: JsonObject = { delta: { content: typeof choice.text === 'string' ? choice.text : '' } };
+    if (choice.index !== undefined) shaped.index = choice.index;
+    if (choice.finish_reason !== undefined) shaped.finish_reason = choice.finish_reason;
+    return shaped;
+  });
+  return { ...chunk, choices };
 }
 
 /** Deltas of a whole JSON reply: for a gateway that answers a stream request without streaming. */

@@ -2,7 +2,13 @@
  * The gateway client: chat (whole or streamed) and asynchronous media jobs. Creating it does no
  * I/O and loads nothing; the HTTP stack is set up by the first call.
  */
-import { chatDeltasFromJson, chatDeltasFromSse, parseChatCompletion, parseChatReply } from './chatStream';
+import {
+  chatDeltasFromJson,
+  chatDeltasFromSse,
+  parseChatCompletion,
+  parseChatReply,
+  textChunkAsChat,
+} from './chatStream';
 import { downloadRefusal } from './downloadPolicy';
 import { readApiKey, resolveEndpoint } from './endpoint';
 import { GatewayError } from './errors';
@@ -26,6 +32,7 @@ import type {
   ChatRequest,
   ClientOptions,
   CreditsDocument,
+  TextCompletionRequest,
   DownloadedFile,
   DownloadOptions,
   MediaRecord,
@@ -38,6 +45,12 @@ export interface GatewayClient {
   chat(request: ChatRequest, options?: CallOptions): Promise<ChatCompletion>;
   /** The reply as it is written. Never retried once the gateway has started answering. */
   streamChat(request: ChatRequest, options?: CallOptions): AsyncIterable<ChatDelta>;
+  /**
+   * `POST /v1/completions`, streamed: a text completion (fill-in-the-middle when the request has a
+   * `suffix`). Its `choices[].text` arrive as `content` deltas, with the same meta, finish and
+   * usage deltas as a chat stream. Aborting the signal closes the connection.
+   */
+  streamCompletion(request: TextCompletionRequest, options?: CallOptions): AsyncIterable<ChatDelta>;
   /** Starts a media job. Never repeated automatically: a second request could start a second billed job. */
   startMedia(request: MediaRequest, options?: CallOptions): Promise<MediaStarted>;
   getMedia(id: string, options?: CallOptions): Promise<MediaRecord>;
@@ -75,6 +88,8 @@ interface ExchangeSpec {
   error: Omit<HttpErrorContext, 'secret'>;
   /** 3xx answers are returned, not treated as errors. */
   followRedirects?: boolean;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number;
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 200 * 1024 * 1024;
@@ -144,17 +159,27 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   streamChat(request: ChatRequest, callOptions: CallOptions = {}): AsyncIterable<ChatDelta> {
-    return this.streamDeltas(request, callOptions);
+    return this.streamDeltas('/v1/chat/completions', request, callOptions);
   }
 
-  private async *streamDeltas(request: ChatRequest, callOptions: CallOptions): AsyncGenerator<ChatDelta> {
+  streamCompletion(request: TextCompletionRequest, callOptions: CallOptions = {}): AsyncIterable<ChatDelta> {
+    return this.streamDeltas('/v1/completions', request, callOptions);
+  }
+
+  private async *streamDeltas(
+    apiPath: '/v1/chat/completions' | '/v1/completions',
+    request: ChatRequest | TextCompletionRequest,
+    callOptions: CallOptions,
+  ): AsyncGenerator<ChatDelta> {
     let apiKey: string | undefined;
     let exchange: HttpExchange | undefined;
     let failure: GatewayError | undefined;
+    // Text completions carry `choices[].text`; read as chat chunks, every other field is shared.
+    const shape = apiPath === '/v1/completions' ? textChunkAsChat : undefined;
     try {
       const opened = await this.open(callOptions, {
         method: 'POST',
-        apiPath: '/v1/chat/completions',
+        apiPath,
         body: { ...request, stream: true },
         accept: 'text/event-stream',
         rule: 'idempotent',
@@ -165,7 +190,8 @@ class UndiciGatewayClient implements GatewayClient {
       if (/application\/json/i.test(exchange.header('content-type') ?? '')) {
         // A gateway may ignore `stream: true` and answer with one JSON document.
         exchange.setLimit(jsonLimit());
-        yield* chatDeltasFromJson(parseChatReply(await exchange.text(), apiKey), apiKey, this.problems);
+        const whole = parseChatReply(await exchange.text(), apiKey);
+        yield* chatDeltasFromJson(shape ? shape(whole) : whole, apiKey, this.problems);
       } else {
         exchange.setLimit(this.streamLimit);
         const events = untilIdle(
@@ -173,7 +199,7 @@ class UndiciGatewayClient implements GatewayClient {
           exchange,
           this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
         );
-        yield* chatDeltasFromSse(events, apiKey, this.problems);
+        yield* chatDeltasFromSse(events, apiKey, this.problems, shape);
       }
     } catch (error) {
       failure = asGatewayError(error, this.secrets(apiKey));
@@ -347,7 +373,8 @@ class UndiciGatewayClient implements GatewayClient {
     const url = resolveEndpoint(this.options.baseUrl, spec.apiPath);
     const apiKey = await readApiKey(this.options.apiKey);
     try {
-      return { exchange: await this.send(url, apiKey, callOptions.signal, spec), apiKey };
+      const maxRetries = callOptions.maxRetries;
+      return { exchange: await this.send(url, apiKey, callOptions.signal, { ...spec, maxRetries }), apiKey };
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
     }
@@ -392,7 +419,7 @@ class UndiciGatewayClient implements GatewayClient {
       },
       {
         rule: spec.rule,
-        maxRetries: this.options.maxRetries ?? DEFAULT_MAX_RETRIES,
+        maxRetries: spec.maxRetries ?? this.options.maxRetries ?? DEFAULT_MAX_RETRIES,
         timing: this.timing,
         signal,
       },

@@ -139,6 +139,25 @@ export interface CreditsDocument {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Tries after the first for this call (default: the client's `maxRetries`). Inline completions
+   * pass 0: a suggestion that comes late is worth nothing, and their own backoff takes over.
+   */
+  maxRetries?: number;
+}
+
+/**
+ * The body of `POST /v1/completions` (text completion; fill-in-the-middle when `suffix` is set).
+ * Every field that is set is sent untouched.
+ */
+export interface TextCompletionRequest {
+  model: string;
+  prompt: string;
+  suffix?: string;
+  max_tokens?: number;
+  temperature?: number;
+  stop?: string[];
+  [extra: string]: unknown;
 }
 
 export interface DownloadOptions extends CallOptions {

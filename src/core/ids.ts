@@ -32,6 +32,10 @@ export const Command = {
   rerunMediaJob: 'gateway.rerunMediaJob',
   mediaVariation: 'gateway.mediaVariation',
   generateMediaFromImage: 'gateway.generateMediaFromImage',
+  inlineCompletionsMenu: 'gateway.inlineCompletions.menu',
+  toggleInlineCompletions: 'gateway.inlineCompletions.toggle',
+  /** The command of every inline suggestion: VS Code runs it when the suggestion is accepted. */
+  inlineCompletionAccepted: 'gateway.inlineCompletions.accepted',
 } as const;
 export type CommandId = (typeof Command)[keyof typeof Command];
 
@@ -77,6 +81,11 @@ export const Setting = {
   requestMaxRetries: 'gateway.request.maxRetries',
   requestMaxResponseMegabytes: 'gateway.request.maxResponseMegabytes',
   requestMaxStreamMinutes: 'gateway.request.maxStreamMinutes',
+  inlineEnabled: 'gateway.inlineCompletions.enabled',
+  inlineModel: 'gateway.inlineCompletions.model',
+  inlineMode: 'gateway.inlineCompletions.mode',
+  inlineExclude: 'gateway.inlineCompletions.exclude',
+  inlineLanguages: 'gateway.inlineCompletions.languages',
 } as const;
 export type SettingId = (typeof Setting)[keyof typeof Setting];
 
@@ -84,6 +93,7 @@ export type SettingId = (typeof Setting)[keyof typeof Setting];
 export const SettingSection = {
   all: 'gateway',
   media: 'gateway.media',
+  inline: 'gateway.inlineCompletions',
 } as const;
 
 /** VS Code's own settings that we read (not ours to contribute). */
@@ -114,6 +124,8 @@ export const StorageKey = {
   mediaSavedPrefix: 'gateway.mediaSaved/',
   /** The same, as earlier versions kept it: one object under one key (moved to the keys above). */
   mediaSaved: 'gateway.mediaSaved',
+  /** Today's inline completions: `{day, accepted, cost, requests}` in globalState. */
+  inlineToday: 'gateway.inlineCompletions.today',
 } as const;
 
 /** Tools contributed to VS Code's agents (`languageModelTools`); their names use `_`, not `.`. */
@@ -128,6 +140,7 @@ export const LM_VENDOR = 'gateway';
 export const UiId = {
   modelStatus: 'gateway.model',
   mediaStatus: 'gateway.mediaJobs',
+  inlineStatus: 'gateway.inlineCompletions',
   mediaPreview: 'gateway.mediaPreview',
   mediaGallery: 'gateway.mediaGallery',
   /** The MIME type of media jobs dragged from the Media Jobs tree (VS Code's scheme for trees). */

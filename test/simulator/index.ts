@@ -9,9 +9,11 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleChat } from './chat';
+import { answerScripted, handleCompletions } from './completions';
+import type { CompletionScript, ScriptedCore } from './completions';
 import { DEFAULT_CATALOG, handleCredits, handleKey, handleModels } from './catalog';
 import type { CatalogMode, CreditState } from './catalog';
-import type { RequestContext, SimulatorCore } from './context';
+import type { RequestContext } from './context';
 import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
 import { gradientPng } from './png';
 import { parseJson, readBody, isRecord, sendError, sendJson } from './respond';
@@ -20,6 +22,7 @@ import { drained } from './sseWriter';
 import type { Scenario } from './scenarios';
 import type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
 
+export type { CompletionScript } from './completions';
 export type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
 
 const API_PREFIX = '/api';
@@ -29,7 +32,7 @@ const DEFAULT_MEDIA_TIMINGS: MediaTimings = { queuedMs: 1500, processingMs: 3000
  * Events: 'request' (RecordedRequest), 'connection-closed' (ClosedConnection) when a client goes
  * away before its response was complete.
  */
-export class GatewaySimulator extends EventEmitter implements SimulatorCore {
+export class GatewaySimulator extends EventEmitter implements ScriptedCore {
   /** Every request except the /__sim control calls, in arrival order. */
   readonly requests: RecordedRequest[] = [];
   /** Responses the client abandoned before they were complete. */
@@ -46,6 +49,11 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
   readonly providerName: string;
   readonly chunkDelayMs: number;
   readonly mediaTimings: MediaTimings;
+  /**
+   * What POST /v1/completions answers, and, while set, every chat request too (the inline
+   * completions' chat path). Undefined: completions answer a fixed text, chat its echo.
+   */
+  completionScript: CompletionScript | undefined;
   /** What GET /v1/models answers (see CatalogMode). */
   catalogMode: CatalogMode = 'ok';
   models: unknown[];
@@ -126,6 +134,7 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     this.keyScenarios.clear();
     this.globalScenarios = [];
     this.catalogMode = 'ok';
+    this.completionScript = undefined;
     this.hits.clear();
     this.jobs.clear();
   }
@@ -222,6 +231,8 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     if (route.name === 'models') return handleModels(response, this.catalogMode, this.models as never[]);
     if (route.name === 'key') return handleKey(response, this.credits);
     if (route.name === 'credits') return handleCredits(response, this.credits);
+    if (route.name === 'completions') return handleCompletions(context, this);
+    if (route.name === 'chat' && this.completionScript) return this.answerChatScripted(context);
     if (route.name === 'chat') return handleChat(context, this);
     if (route.name === 'media-start') return handleMediaStart(context, this, this.jobs);
     return handleMediaGet(context, this, this.jobs, route.id ?? '');
@@ -230,11 +241,17 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
   private apiRoute(
     method: string,
     path: string,
-  ): { name: 'chat' | 'media-start' | 'media-get' | 'models' | 'key' | 'credits'; id?: string } | undefined {
+  ):
+    | {
+        name: 'chat' | 'completions' | 'media-start' | 'media-get' | 'models' | 'key' | 'credits';
+        id?: string;
+      }
+    | undefined {
     if (method === 'GET' && path === `${API_PREFIX}/v1/models`) return { name: 'models' };
     if (method === 'GET' && path === `${API_PREFIX}/v1/key`) return { name: 'key' };
     if (method === 'GET' && path === `${API_PREFIX}/v1/credits`) return { name: 'credits' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/chat/completions`) return { name: 'chat' };
+    if (method === 'POST' && path === `${API_PREFIX}/v1/completions`) return { name: 'completions' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/media`) return { name: 'media-start' };
     const media = new RegExp(`^${API_PREFIX}/v1/media/([^/]+)$`).exec(path);
     if (method === 'GET' && media) return { name: 'media-get', id: decodeURIComponent(media[1]) };
@@ -262,6 +279,17 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     return key;
   }
 
+  /** A chat request while a completion script is set: the script's text, as chat chunks. */
+  private answerChatScripted(context: RequestContext): Promise<void> {
+    const body = isRecord(context.body) ? context.body : {};
+    const model = typeof body.model === 'string' ? body.model : 'sim/unknown';
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    const prompt = messages
+      .map((m) => (isRecord(m) && typeof m.content === 'string' ? m.content : ''))
+      .join('\n');
+    return answerScripted(context, this, { model, prompt, suffix: '', chat: true });
+  }
+
   private handleControl(method: string, path: string, body: unknown, response: ServerResponse): void {
     if (method === 'POST' && path === '/__sim/scenario') {
       const spec = isRecord(body) && typeof body.name === 'string' ? body.name : undefined;
@@ -274,6 +302,17 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
       // {"status": 404} makes the catalog fail, {"status": 200} serves it again.
       const status = isRecord(body) && typeof body.status === 'number' ? body.status : 200;
       this.catalogMode = status === 200 ? 'ok' : status === 404 ? '404' : { status };
+      return sendJson(response, 200, { ok: true });
+    }
+    if (method === 'POST' && path === '/__sim/completion') {
+      // {"text": "...", "firstByteDelayMs": 0, "pieceDelayMs": 0}; no text: back to the default.
+      const text = isRecord(body) && typeof body.text === 'string' ? body.text : undefined;
+      const delay = (field: string): number | undefined =>
+        isRecord(body) && typeof body[field] === 'number' ? body[field] : undefined;
+      this.completionScript =
+        text === undefined
+          ? undefined
+          : { text, firstByteDelayMs: delay('firstByteDelayMs'), pieceDelayMs: delay('pieceDelayMs') };
       return sendJson(response, 200, { ok: true });
     }
     if (method === 'POST' && path === '/__sim/reset') {

@@ -7,6 +7,7 @@ import { isRecord } from '../../api/json';
 import { redact } from '../../api/redact';
 import { Setting, VsCodeSetting } from '../ids';
 import { cleanRelativeFolder } from '../mediaStudio/resultNames';
+import { DEFAULT_EXCLUDE } from '../inline/exclude';
 import type { SettingId } from '../ids';
 
 /** Every setting of the extension, typed, read through one accessor (`readSettings`). */
@@ -44,6 +45,16 @@ export interface GatewaySettings {
     /** Model id or pattern (`openai/*`) → the parameter that carries a reference image. */
     referenceImageParameter: Record<string, string>;
     referenceImageAs: 'dataUrl' | 'url';
+  };
+  inlineCompletions: {
+    enabled: boolean;
+    /** '' : a fast code model chosen from the catalog. */
+    model: string;
+    mode: 'auto' | 'fim' | 'chat';
+    /** Globs of files never sent. */
+    exclude: string[];
+    /** Language id → false: no completions there. */
+    languages: Record<string, boolean>;
   };
   request: {
     timeoutSeconds: number;
@@ -140,6 +151,19 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       ),
       referenceImageAs: str(get(Setting.mediaReferenceImageAs)) === 'url' ? 'url' : 'dataUrl',
     },
+    inlineCompletions: {
+      enabled: get(Setting.inlineEnabled) === true,
+      model: (str(get(Setting.inlineModel)) ?? '').trim(),
+      mode: inlineMode(get(Setting.inlineMode)),
+      exclude: Array.isArray(get(Setting.inlineExclude))
+        ? strings(get(Setting.inlineExclude))
+        : [...DEFAULT_EXCLUDE],
+      languages: Object.fromEntries(
+        Object.entries(record(get(Setting.inlineLanguages)) ?? {}).filter(
+          (entry): entry is [string, boolean] => typeof entry[1] === 'boolean',
+        ),
+      ),
+    },
     request: {
       timeoutSeconds: num(get(Setting.requestTimeoutSeconds), 1, 600, 30),
       streamIdleTimeoutSeconds: num(get(Setting.requestStreamIdleTimeoutSeconds), 5, 3600, 180),
@@ -153,6 +177,10 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       strictSSL: get(VsCodeSetting.proxyStrictSSL) !== false,
     },
   };
+}
+
+function inlineMode(value: unknown): GatewaySettings['inlineCompletions']['mode'] {
+  return value === 'fim' || value === 'chat' ? value : 'auto';
 }
 
 function imageInputMode(value: unknown): GatewaySettings['chat']['imageInput'] {

@@ -73,6 +73,11 @@ export class ModelCatalog extends Disposable {
     return this.loaded?.byId.get(id);
   }
 
+  /** Every model if the catalog is loaded already (no I/O); none otherwise. */
+  peekAll(): CatalogModel[] {
+    return this.loaded?.models ?? [];
+  }
+
   /** Fetches the catalog again, ignoring the copy on disk. */
   refresh(): Promise<CatalogModel[]> {
     this.loading = this.load(true);

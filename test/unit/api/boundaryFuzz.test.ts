@@ -395,6 +395,11 @@ describe('fuzz: error bodies, media records and settings', () => {
           assert.ok(settings.proxy.noProxy.every((entry) => typeof entry === 'string'));
           assert.equal(typeof settings.proxy.strictSSL, 'boolean');
           assert.ok(settings.media.maxConcurrentPolls >= 1);
+          const inline = settings.inlineCompletions;
+          assert.equal(typeof inline.enabled, 'boolean');
+          assert.ok(['auto', 'fim', 'chat'].includes(inline.mode));
+          assert.ok(inline.exclude.every((pattern) => typeof pattern === 'string'));
+          assert.ok(Object.values(inline.languages).every((on) => typeof on === 'boolean'));
         }),
       ),
       { numRuns: RUNS },

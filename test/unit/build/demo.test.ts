@@ -58,7 +58,7 @@ describe('the demo', function () {
     assert.equal(manifest.publisher, ours.publisher);
     assert.deepEqual(manifest.contributes, ours.contributes);
     assert.ok(manifest.activationEvents.includes('onStartupFinished'));
-    assert.ok(!ours.activationEvents.includes('onStartupFinished'), 'the extension itself is not changed');
+    for (const event of ours.activationEvents) assert.ok(manifest.activationEvents.includes(event), event);
     assert.ok(existsSync(path.join(demo.launcher, manifest.main)));
     assert.ok(existsSync(path.join(demo.launcher, 'dist', 'extension.js')));
     assert.ok(existsSync(path.join(demo.launcher, 'media', 'chat.css')));

@@ -1,0 +1,191 @@
+/**
+ * The inline-completion loop without VS Code: for one cursor, answer from the prefix cache or, once
+ * the adaptive debounce has passed without a newer keystroke and the gate allows, ask the gateway
+ * (FIM or chat), stream the answer, clean it and cache it. A newer call or the caller's signal
+ * aborts the request in flight, which closes its connection. The host's provider is a thin
+ * adapter over this class, and the benchmark drives it directly against the simulator.
+ */
+import type { GatewayClient } from '../../api/client';
+import type { ChatDelta } from '../../api/types';
+import { systemClock } from '../util/clock';
+import type { Clock } from '../util/clock';
+import { Emitter } from '../util/emitter';
+import { PrefixCache } from './cache';
+import { cleanCompletion } from './clean';
+import { buildContext, DEFAULT_BUDGET } from './context';
+import type { ContextBudget, CursorPosition, TextLines } from './context';
+import { AdaptiveDebounce, DEFAULT_DEBOUNCE, RequestGate } from './pacing';
+import type { DebounceLimits } from './pacing';
+import { chatRequest, fimRequest } from './requests';
+import type { InlineMode } from './modelChoice';
+
+export type InlineClient = Pick<GatewayClient, 'streamChat' | 'streamCompletion'>;
+
+export interface InlineDocument {
+  /** The document's identity (its URI). */
+  key: string;
+  lines: TextLines;
+  position: CursorPosition;
+  /** Workspace-relative, `/` separators; '' for an untitled file. */
+  path: string;
+  languageId: string;
+}
+
+export interface InlineTarget {
+  model: string;
+  mode: InlineMode;
+}
+
+export interface InlineSuggestion {
+  text: string;
+  /** From the prefix cache: nothing was sent. */
+  cached: boolean;
+  model?: string;
+  mode?: InlineMode;
+}
+
+export interface Spend {
+  model: string;
+  /** What the gateway said the request cost (`usage.cost`), when it said. */
+  cost: number | undefined;
+}
+
+export interface InlineEngineDeps {
+  client: () => InlineClient;
+  /** The model and the way to ask, resolved per request (undefined: no model, nothing is sent). */
+  target: () => InlineTarget | undefined | Promise<InlineTarget | undefined>;
+  clock?: Clock;
+  /** A fine clock for the host's own time (performance.now). */
+  hrNow?: () => number;
+  random?: () => number;
+  budget?: ContextBudget;
+  debounce?: DebounceLimits;
+}
+
+/** Where the host's own time went in the last request that returned a suggestion. */
+export interface InlineTimings {
+  /** hrNow() when the reply's last piece arrived. */
+  lastByteAt: number;
+  /** hrNow() when the cleaned suggestion was returned. */
+  returnedAt: number;
+}
+
+export class InlineEngine {
+  readonly cache = new PrefixCache();
+  readonly debounce: AdaptiveDebounce;
+  readonly gate: RequestGate;
+  readonly stats = { requests: 0, cancelled: 0, failed: 0, served: 0 };
+  lastTimings: InlineTimings | undefined;
+  private inFlight: AbortController | undefined;
+  private readonly busy = new Emitter<boolean>();
+  private readonly spent = new Emitter<Spend>();
+  /** True while a request to the gateway runs, false after it. */
+  readonly onDidChangeBusy = this.busy.event;
+  /** Each request's cost, as the gateway reported it. */
+  readonly onDidSpend = this.spent.event;
+  private readonly clock: Clock;
+  private readonly hrNow: () => number;
+
+  constructor(private readonly deps: InlineEngineDeps) {
+    this.clock = deps.clock ?? systemClock;
+    this.hrNow = deps.hrNow ?? (() => performance.now());
+    this.debounce = new AdaptiveDebounce(deps.debounce ?? DEFAULT_DEBOUNCE);
+    this.gate = new RequestGate(deps.random);
+  }
+
+  /**
+   * A suggestion at the document's cursor, or undefined (cancelled, blocked, nothing worth
+   * showing). Never throws: failures go to the gate.
+   */
+  async complete(doc: InlineDocument, signal: AbortSignal): Promise<InlineSuggestion | undefined> {
+    this.debounce.keystroke(this.clock.now());
+    const context = buildContext(doc.lines, doc.position, doc, this.deps.budget ?? DEFAULT_BUDGET);
+    const cached = this.cache.lookup(doc.key, context.prefix, context.suffix);
+    if (cached !== undefined) return { text: cached, cached: true };
+    if (this.gate.blocked(this.clock.now())) return undefined;
+    if (!(await this.wait(this.debounce.delayMs, signal))) return undefined;
+    if (this.gate.blocked(this.clock.now())) return undefined;
+    const target = await this.deps.target();
+    if (!target || signal.aborted) return undefined;
+
+    this.inFlight?.abort();
+    const request = new AbortController();
+    this.inFlight = request;
+    const onAbort = (): void => request.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const ask =
+      target.mode === 'fim' ? fimRequest(target.model, context) : chatRequest(target.model, context);
+    const started = this.clock.now();
+    this.stats.requests++;
+    this.busy.fire(true);
+    let raw = '';
+    let cost: number | undefined;
+    let lastByteAt = 0;
+    try {
+      const client = this.deps.client();
+      const options = { signal: request.signal, maxRetries: 0 };
+      const stream: AsyncIterable<ChatDelta> =
+        ask.mode === 'fim'
+          ? client.streamCompletion(ask.body, options)
+          : client.streamChat(ask.body, options);
+      for await (const delta of stream) {
+        if (delta.type === 'content') raw += delta.text;
+        else if (delta.type === 'usage') cost = delta.usage.cost;
+      }
+      lastByteAt = this.hrNow();
+      this.gate.succeeded();
+      this.debounce.recordLatency(this.clock.now() - started);
+      this.spent.fire({ model: target.model, cost });
+    } catch (error) {
+      if (request.signal.aborted) this.stats.cancelled++;
+      else {
+        this.stats.failed++;
+        this.gate.failed(error, this.clock.now());
+      }
+      return undefined;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      if (this.inFlight === request) this.inFlight = undefined;
+      this.busy.fire(false);
+    }
+    const text = cleanCompletion({
+      prefix: context.prefix,
+      suffix: context.suffix,
+      text: raw,
+      from: target.mode,
+    });
+    // Kept even when the cursor has moved on: typing its start finds it.
+    if (text !== undefined) this.cache.store(doc.key, context.prefix, context.suffix, text);
+    this.lastTimings = { lastByteAt, returnedAt: this.hrNow() };
+    if (text === undefined || signal.aborted) return undefined;
+    this.stats.served++;
+    return { text, cached: false, model: target.model, mode: target.mode };
+  }
+
+  /** Aborts the request in flight, if any. */
+  cancel(): void {
+    this.inFlight?.abort();
+  }
+
+  dispose(): void {
+    this.cancel();
+    this.busy.dispose();
+    this.spent.dispose();
+  }
+
+  /** True after `ms`, false as soon as the signal aborts. */
+  private wait(ms: number, signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const onAbort = (): void => {
+        this.clock.clearTimeout(timer);
+        resolve(false);
+      };
+      const timer = this.clock.setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      }, ms);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Today's inline completions as the status bar counts them: accepted suggestions and what the
+ * requests cost (`usage.cost`, where the gateway gives it). Kept in globalState, so it is read back
+ * from outside data: anything unusable, or another day's tally, starts today's from zero.
+ */
+import { isRecord } from '../../api/json';
+
+export interface InlineTally {
+  /** The local day, `YYYY-MM-DD`. */
+  day: string;
+  accepted: number;
+  requests: number;
+  cost: number;
+}
+
+export function localDay(now: number): string {
+  const date = new Date(now);
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+/** The stored tally if it is today's, else an empty one for today. */
+export function parseTally(value: unknown, now: number): InlineTally {
+  const day = localDay(now);
+  if (!isRecord(value) || value.day !== day) return { day, accepted: 0, requests: 0, cost: 0 };
+  return { day, accepted: count(value.accepted), requests: count(value.requests), cost: count(value.cost) };
+}
+
+/** The tally after one more accepted suggestion, or one more request of that cost. */
+export function addToTally(
+  stored: unknown,
+  now: number,
+  change: { accepted?: number; requests?: number; cost?: number },
+): InlineTally {
+  const tally = parseTally(stored, now);
+  return {
+    day: tally.day,
+    accepted: tally.accepted + count(change.accepted),
+    requests: tally.requests + count(change.requests),
+    cost: tally.cost + count(change.cost),
+  };
+}
