@@ -10,7 +10,8 @@ import type { Secrets } from './redact';
 import { parseRetryAfter } from './retry';
 import type { ResponseHeaders } from './transport/http';
 
-export type Operation = 'chat' | 'media-start' | 'media-get' | 'download' | 'models' | 'credits';
+export type Operation =
+  'chat' | 'media-start' | 'media-get' | 'download' | 'models' | 'credits' | 'generation';
 
 export interface HttpErrorContext {
   operation: Operation;
