@@ -14,7 +14,11 @@ import type { MediaJobsFeature } from './host/media/mediaJobsFeature';
 import { registerMedia } from './host/media/mediaLoader';
 import { registerLanguageModels } from './host/lm/lmLoader';
 import { ModelStatusItem } from './host/modelStatusItem';
+import { CostStatusItem } from './host/cost/costStatusItem';
+import { CostTracker } from './host/cost/costTracker';
+import { storageFolder } from './host/storage/storageFolder';
 import { StorageReports } from './host/storage/storageReports';
+import { Command, StorageKey } from './core/ids';
 
 /**
  * The extension's internals, handed to its own tests as `exports`. Only for an extension under
@@ -31,6 +35,8 @@ export interface GatewayTestApi {
   readonly catalog: CatalogFeature;
   readonly apiKey: ApiKeyStore;
   readonly status: ModelStatusItem;
+  readonly costs: CostTracker;
+  readonly costStatus: CostStatusItem;
   readonly context: vscode.ExtensionContext;
 }
 
@@ -46,6 +52,13 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   const gateway = new GatewayService(apiKey, logger);
   const reports = new StorageReports(logger);
   const catalog = new CatalogFeature({ context, gateway, apiKey, logger });
+  // Today's cost, shared by every window; nothing is read until the first cost or look.
+  const costs = new CostTracker(
+    storageFolder(context.globalStorageUri, StorageKey.costFolder),
+    gateway,
+    logger,
+  );
+  const costStatus = new CostStatusItem(costs, catalog.credits);
   const media = registerMedia({
     context,
     gateway,
@@ -54,7 +67,16 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     reports,
     pickMediaModel: (current) => catalog.pickMediaModel(current),
   });
-  const chat = registerChat({ context, gateway, apiKey, logger, catalog, reports, media: () => media.get() });
+  const chat = registerChat({
+    context,
+    gateway,
+    apiKey,
+    logger,
+    catalog,
+    reports,
+    costs,
+    media: () => media.get(),
+  });
 
   const status = new ModelStatusItem(apiKey, catalog.credits);
   // Only where VS Code has the provider API (1.104+); the provider loads on VS Code's first call.
@@ -64,6 +86,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     catalog: catalog.catalog,
     logger,
     onUsage: (report) => status.addUsage(report.usage),
+    costs,
   });
 
   context.subscriptions.push(
@@ -72,6 +95,9 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     apiKey,
     gateway,
     catalog,
+    costs,
+    costStatus,
+    vscode.commands.registerCommand(Command.showCost, () => costStatus.show()),
     chat,
     media,
     ...registerKeyCommands(apiKey),
@@ -100,6 +126,8 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     catalog,
     apiKey,
     status,
+    costs,
+    costStatus,
     context,
   };
 }

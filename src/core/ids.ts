@@ -32,6 +32,7 @@ export const Command = {
   rerunMediaJob: 'gateway.rerunMediaJob',
   mediaVariation: 'gateway.mediaVariation',
   generateMediaFromImage: 'gateway.generateMediaFromImage',
+  showCost: 'gateway.showCost',
 } as const;
 export type CommandId = (typeof Command)[keyof typeof Command];
 
@@ -63,6 +64,7 @@ export const Setting = {
   chatTools: 'gateway.chat.tools',
   chatImageInput: 'gateway.chat.imageInput',
   chatForceParameters: 'gateway.chat.forceParameters',
+  chatPromptCaching: 'gateway.chat.promptCaching',
   languageModelsInclude: 'gateway.languageModels.include',
   mediaModel: 'gateway.media.model',
   mediaParameters: 'gateway.media.parameters',
@@ -108,6 +110,8 @@ export const StorageKey = {
   mediaJobsFile: 'jobs.json',
   /** The folder in global storage that holds media results, one file per output. */
   mediaResultsFolder: 'media',
+  /** The folder in global storage that holds each window's cost ledger (today's cost). */
+  costFolder: 'cost',
   /** The folder in global storage that holds reference images of media jobs, one file per image. */
   mediaReferencesFolder: 'media-references',
   /** Which jobs' results were saved into the workspace: one globalState key per job, by this prefix. */
@@ -127,6 +131,7 @@ export const LM_VENDOR = 'gateway';
 /** Ids of status-bar items and webview panel types (not contributed, but unique to us). */
 export const UiId = {
   modelStatus: 'gateway.model',
+  costStatus: 'gateway.cost',
   mediaStatus: 'gateway.mediaJobs',
   mediaPreview: 'gateway.mediaPreview',
   mediaGallery: 'gateway.mediaGallery',

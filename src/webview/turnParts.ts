@@ -142,9 +142,14 @@ function usageParts(usage: TurnUsage | undefined): string[] {
   const parts: string[] = [];
   const count = (value: number): string => value.toLocaleString('en-US');
   if (usage.promptTokens !== undefined) parts.push(`${count(usage.promptTokens)} in`);
+  if (usage.cachedTokens) parts.push(`${count(usage.cachedTokens)} cached`);
+  if (usage.cacheWriteTokens) parts.push(`${count(usage.cacheWriteTokens)} written to cache`);
   if (usage.completionTokens !== undefined) parts.push(`${count(usage.completionTokens)} out`);
   if (usage.reasoningTokens) parts.push(`${count(usage.reasoningTokens)} reasoning`);
   if (usage.cost !== undefined) parts.push(formatCost(usage.cost));
+  const saved = usage.cacheSavings;
+  if (saved !== undefined && saved > 0) parts.push(`cache saved ${formatCost(saved)}`);
+  else if (saved !== undefined && saved < 0) parts.push(`cache write +${formatCost(-saved)}`);
   return parts;
 }
 
