@@ -187,6 +187,7 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
       id: this.nextRequestId++,
       method: request.method ?? 'GET',
       path,
+      ...(url.search ? { query: url.search } : {}),
       headers: request.headers,
       body: parseJson(rawBody),
       time: Date.now(),

@@ -7,9 +7,10 @@
  * - `usage` comes only in the last chunk, with `cost`, `cost_details.upstream_inference_cost`,
  *   `prompt_tokens_details.{cached_tokens, cache_write_tokens}` and reasoning tokens; the cost is
  *   priced from the catalog entry, cache reads and writes at their own prices;
- * - models that cache only where asked (`anthropic/*`, `google/gemini*`) write the prefix up to
- *   the last `cache_control` mark on first sight and read it on the next identical prefix; other
- *   models cache any prefix seen before by themselves;
+ * - models that cache only where asked (`anthropic/*`, `google/gemini*`) read the longest prefix
+ *   written before, up to the last `cache_control` mark, and write the rest up to that mark; a
+ *   request without marks caches nothing. Other models cache every prompt by themselves and read
+ *   the longest prefix seen before;
  * - the reply's id comes in an `X-Generation-Id` header too;
  * - `GET /v1/generation?id=` answers 404 for the first `generation404s` asks of each id (the
  *   record appears a while after the reply ends), then the record;
@@ -63,13 +64,35 @@ export function cacheMarks(messages: unknown): number {
   return count;
 }
 
-/** The messages up to and including the last marked part (explicit caching), as text. */
-function markedPrefix(messages: unknown[]): string | undefined {
-  let end = -1;
+/**
+ * One message as the cache sees it: its role and its words, whatever the form (a string or
+ * parts, marked or not), so a prefix marked in one turn matches the same messages unmarked in
+ * the next.
+ */
+function cacheForm(message: unknown): string {
+  if (!isRecord(message)) return JSON.stringify(message);
+  const content = Array.isArray(message.content)
+    ? message.content.map((part: unknown) => {
+        if (!isRecord(part)) return part;
+        const { cache_control: _mark, ...rest } = part;
+        void _mark;
+        return rest;
+      })
+    : message.content;
+  const text =
+    Array.isArray(content) && content.length === 1 && isRecord(content[0]) && content[0].type === 'text'
+      ? content[0].text
+      : content;
+  return JSON.stringify([message.role, text, message.tool_calls ?? null, message.tool_call_id ?? null]);
+}
+
+/** Index of the last message with a `cache_control` mark, or -1. */
+function lastMarked(messages: unknown[]): number {
+  let last = -1;
   messages.forEach((message, index) => {
-    if (isRecord(message) && Array.isArray(message.content) && cacheMarks([message]) > 0) end = index;
+    if (cacheMarks([message]) > 0) last = index;
   });
-  return end < 0 ? undefined : JSON.stringify(messages.slice(0, end + 1));
+  return last;
 }
 
 export class QuirksState {
@@ -98,22 +121,23 @@ export class QuirksState {
     reasoningTokens: number,
   ): Record<string, unknown> {
     const promptTokens = tokens(JSON.stringify(messages));
-    let cachedTokens = 0;
-    let writeTokens = 0;
-    const prefix = explicitCaching(model)
-      ? markedPrefix(messages)
-      : messages.length > 1
-        ? JSON.stringify(messages.slice(0, -1))
-        : undefined;
-    if (prefix !== undefined) {
-      const key = `${model}|${prefix}`;
-      const prefixTokens = Math.min(promptTokens, tokens(prefix));
-      if (this.cached.has(key)) cachedTokens = prefixTokens;
-      else if (explicitCaching(model)) writeTokens = prefixTokens;
-      this.cached.add(key);
+    const forms = messages.map(cacheForm);
+    const prefixKey = (end: number): string => `${model}|${forms.slice(0, end + 1).join('\n')}`;
+    const prefixTokens = (end: number): number =>
+      Math.min(promptTokens, tokens(JSON.stringify(messages.slice(0, end + 1))));
+    // Explicit caching reads and writes only up to the last mark; automatic caching any prefix.
+    const explicit = explicitCaching(model);
+    const limit = explicit ? lastMarked(messages) : messages.length - 1;
+    let hit = -1;
+    for (let end = limit; end >= 0; end--) {
+      if (this.cached.has(prefixKey(end))) {
+        hit = end;
+        break;
+      }
     }
-    // Automatic caching keeps the whole prompt for the next turn too.
-    if (!explicitCaching(model)) this.cached.add(`${model}|${JSON.stringify(messages)}`);
+    const cachedTokens = hit >= 0 ? prefixTokens(hit) : 0;
+    const writeTokens = explicit && limit > hit ? prefixTokens(limit) - cachedTokens : 0;
+    if (limit >= 0) this.cached.add(prefixKey(limit));
     const prices = this.prices(model);
     const uncached = promptTokens - cachedTokens - writeTokens;
     const output = completionTokens + reasoningTokens;

@@ -46,6 +46,8 @@ export interface RecordedRequest {
   method: string;
   /** Path without the query string. */
   path: string;
+  /** The query string (`?id=…`), when there was one. */
+  query?: string;
   headers: IncomingHttpHeaders;
   /** Parsed JSON body, the raw text if it was not JSON, undefined when empty. */
   body: unknown;
