@@ -27,6 +27,7 @@ const ERROR_ACTION_BUTTONS: Record<ErrorAction, { icon: string; text: string }> 
   retry: { icon: 'refresh', text: 'Retry' },
   openSettings: { icon: 'settings-gear', text: 'Open Settings' },
   selectModel: { icon: 'chevron-down', text: 'Select Model' },
+  addCredits: { icon: 'credit-card', text: 'Add Credits' },
 };
 
 function prettyArguments(text: string): string {

@@ -15,7 +15,7 @@ import type { MediaCardAction, MediaCardRef, MediaCardState } from './mediaCardP
 export type TurnStatus = 'streaming' | 'complete' | 'stopped' | 'error';
 
 /** What the user can do about an error, offered as a button beside it. */
-export type ErrorAction = 'setApiKey' | 'retry' | 'openSettings' | 'selectModel';
+export type ErrorAction = 'setApiKey' | 'retry' | 'openSettings' | 'selectModel' | 'addCredits';
 
 export interface TurnError {
   message: string;
@@ -184,6 +184,8 @@ export type WebviewMessage =
   | { type: 'setApiKey' }
   | { type: 'selectModel' }
   | { type: 'openSettings' }
+  /** A 402's "Add Credits": the gateway's credits page, where we know it. */
+  | { type: 'addCredits' }
   | { type: 'newChat' }
   | { type: 'openConversation'; id: string }
   | { type: 'deleteConversation'; id: string }
@@ -206,7 +208,13 @@ export type WebviewMessage =
   /** A button on a media card: Open, Save to Workspace, Insert, Copy Path, Re-run, Variation. */
   | { type: 'mediaAction'; action: MediaCardAction; jobId: string };
 
-export const ERROR_ACTIONS: readonly ErrorAction[] = ['setApiKey', 'retry', 'openSettings', 'selectModel'];
+export const ERROR_ACTIONS: readonly ErrorAction[] = [
+  'setApiKey',
+  'retry',
+  'openSettings',
+  'selectModel',
+  'addCredits',
+];
 
 /** The message a button offered beside an error sends: each action is its own intent. */
 export function errorActionMessage(action: ErrorAction, turnId: string): WebviewMessage {
@@ -241,6 +249,7 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'setApiKey':
     case 'selectModel':
     case 'openSettings':
+    case 'addCredits':
     case 'newChat':
     case 'exportConversation':
     case 'attachFile':

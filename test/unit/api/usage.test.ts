@@ -9,6 +9,7 @@ import { parseGeneration, parseUsage } from '../../../src/api/chatChunks';
 import { GatewayError } from '../../../src/api/errors';
 import { MAX_USD } from '../../../src/api/fields';
 import { ProblemReporter } from '../../../src/api/problems';
+import { creditsPageUrl } from '../../../src/core/catalog/creditsCodec';
 import type { GatewayDataProblem } from '../../../src/api/types';
 import { collect, makeClient, userRequest, withSimulator } from './helpers';
 
@@ -238,5 +239,45 @@ describe('client: usage and generation records in the OpenRouter-quirks mode', (
     const generation = await client.getGeneration(id);
     assert.equal(generation?.totalCost, holder.sim.quirks.generations.get(id)?.usage.cost);
     assert.ok((generation?.promptTokens ?? 0) > 0);
+  });
+});
+
+describe('402: what ran out, and a retry while the credit is only held in flight', () => {
+  const holder = withSimulator({ openRouterQuirks: {} });
+
+  it('retries a 402 whose metadata says the balance is held in flight, after a real pause', async () => {
+    const { client, timing } = makeClient(holder.sim);
+    const { error, completion } = await collect(client.streamChat(userRequest('Hi #sim:402-inflight:2')));
+    assert.equal(error, undefined);
+    assert.match(completion.content, /Hi/);
+    assert.equal(timing.sleeps.length, 2);
+    assert.ok(
+      timing.sleeps.every((ms) => ms >= 250),
+      timing.sleeps.join(),
+    );
+  });
+
+  it('gives up after two retries, saying the credit is held by running requests', async () => {
+    const { client, timing } = makeClient(holder.sim);
+    const { error } = await collect(client.streamChat(userRequest('Hi #sim:402-inflight:9')));
+    assert.equal(error?.status, 402);
+    assert.match(error?.message ?? '', /held by requests still running/);
+    assert.equal(timing.sleeps.length, 2);
+  });
+
+  it('never retries a 402 for credit that ran out, and says how to add more', async () => {
+    const { client, timing } = makeClient(holder.sim);
+    const { error } = await collect(client.streamChat(userRequest('Hi #sim:status:402')));
+    assert.equal(error?.status, 402);
+    assert.equal(error?.creditHeldInFlight, undefined);
+    assert.match(error?.message ?? '', /insufficient credits.*Add credits on the gateway's website/);
+    assert.equal(timing.sleeps.length, 0);
+  });
+
+  it('links only to a credits page we know, built by us', () => {
+    assert.equal(creditsPageUrl('https://openrouter.ai/api'), 'https://openrouter.ai/settings/credits');
+    assert.equal(creditsPageUrl('https://eu.openrouter.ai/api/v1'), 'https://openrouter.ai/settings/credits');
+    for (const other of ['https://openrouter.ai.evil.example/api', 'http://127.0.0.1:9/api', 'not a url'])
+      assert.equal(creditsPageUrl(other), undefined, other);
   });
 });
