@@ -4,12 +4,10 @@ import { CostLedger, dayKey, KEEP_DAYS, sumDay } from '../../core/cost/costLedge
 import type { CostSource, DayCosts } from '../../core/cost/costLedger';
 import { GenerationLookup } from '../../core/cost/generationLookup';
 import { describeError, isAsideName, keepAside } from '../../core/storage/storeFiles';
-import { WriteQueue } from '../../core/storage/writeQueue';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
-import { FolderWatch } from '../storage/folderWatch';
 import type { StorageFolder } from '../storage/storageFolder';
 
 export interface TodayCosts {
@@ -23,9 +21,10 @@ const FILE_PREFIX = 'window-';
 
 /**
  * What the gateway cost today, across every window and every feature. Each window records into a
- * ledger file of its own (`window-<id>.json`, written atomically, in order, retried when the disk
- * fails), so no window ever overwrites another's figures; today's total is the sum over all the
- * files, read again when another window writes. An unreadable file is kept aside and left out.
+ * ledger file of its own (`window-<id>.json`, written atomically and in order; a failed write is
+ * logged and the next cost writes the whole ledger again), so no window ever overwrites another's
+ * figures; today's total is the sum over all the files, read again when another window writes. An
+ * unreadable file is kept aside and left out.
  * Nothing is read or written until the first cost or the first look at the total.
  *
  * Also finds the cost of replies whose stream carried none (`/v1/generation`).
@@ -35,8 +34,9 @@ export class CostTracker extends Disposable {
   private readonly ownFile = `${FILE_PREFIX}${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}.json`;
   private others = new Map<string, CostLedger>();
   private loading: Promise<void> | undefined;
-  private watch: FolderWatch | undefined;
-  private readonly writes: WriteQueue;
+  private watching = false;
+  private reloadTimer: ReturnType<typeof setTimeout> | undefined;
+  private saving: Promise<void> = Promise.resolve();
   private readonly lookup: GenerationLookup;
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   /** Fires when today's figures change (a cost here, or another window's file). */
@@ -48,11 +48,7 @@ export class CostTracker extends Disposable {
     private readonly logger: Logger,
   ) {
     super();
-    this.writes = new WriteQueue(
-      (error) => logger.warn(`Saving today's cost failed (${describeError(error)}); retrying.`),
-      () => logger.info("Saving today's cost works again."),
-    );
-    this.register({ dispose: () => this.writes.dispose() });
+    this.register({ dispose: () => clearTimeout(this.reloadTimer) });
     this.lookup = new GenerationLookup(
       {
         random: Math.random,
@@ -76,7 +72,9 @@ export class CostTracker extends Disposable {
   record(source: CostSource, cost: number | undefined): void {
     if (cost === undefined || !this.own.record(source, cost, Date.now())) return;
     this.own.prune(Date.now());
-    void this.writes.run(this.ownFile, () => this.folder.write(this.ownFile, this.own.encode()));
+    this.saving = this.saving
+      .then(() => this.folder.write(this.ownFile, this.own.encode()))
+      .catch((error: unknown) => this.logger.warn(`Saving today's cost failed: ${describeError(error)}`));
     void this.load();
     this.changed.fire();
   }
@@ -90,8 +88,20 @@ export class CostTracker extends Disposable {
   /** Reads other windows' files once, and follows them from then on. */
   load(): Promise<void> {
     if (this.isDisposed) return Promise.resolve();
-    if (!this.watch) {
-      this.watch = this.register(new FolderWatch(this.folder.uri, [], () => void this.reload()));
+    if (!this.watching) {
+      this.watching = true;
+      // Other windows write their own files here: read them again (once per burst of events).
+      const watcher = this.register(
+        vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.folder.uri, '*.json')),
+      );
+      const changed = (uri: vscode.Uri): void => {
+        if (uri.path.endsWith(this.ownFile)) return;
+        clearTimeout(this.reloadTimer);
+        this.reloadTimer = setTimeout(() => void this.reload(), 200);
+      };
+      this.register(watcher.onDidChange(changed));
+      this.register(watcher.onDidCreate(changed));
+      this.register(watcher.onDidDelete(changed));
     }
     this.loading ??= this.reload();
     return this.loading;
@@ -99,7 +109,7 @@ export class CostTracker extends Disposable {
 
   /** Waits for pending writes (tests, and before reading the files back). */
   whenSaved(): Promise<void> {
-    return this.writes.whenIdle();
+    return this.saving;
   }
 
   /** The record of a reply whose stream carried no cost; undefined when the gateway has none. */
