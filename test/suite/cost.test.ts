@@ -146,6 +146,37 @@ describe('Cost and caching', function () {
     );
   });
 
+  it("sums other windows' ledger files into today's total, and keeps an unreadable one aside", async () => {
+    const api = await gatewayApi();
+    await api.costs.load();
+    const folder = vscode.Uri.joinPath(api.context.globalStorageUri, 'cost');
+    const { day, total: before } = api.costs.today();
+    const other = JSON.stringify({ version: 1, days: { [day]: { media: 0.5, completions: 0.25 } } });
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(folder, 'window-other-test.json'),
+      new TextEncoder().encode(other),
+    );
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(folder, 'window-broken-test.json'),
+      new TextEncoder().encode('{"version":1,"days":'),
+    );
+    await waitFor(
+      () => Math.abs(api.costs.today().total - before - 0.75) < 1e-9,
+      "another window's costs in today's total",
+    );
+    assert.equal(api.costs.today().bySource.media, 0.5);
+    const names = await waitFor(async () => {
+      const files = (await vscode.workspace.fs.readDirectory(folder)).map(([name]) => name);
+      return files.some((name) => /^window-broken-test\.corrupt-\d+/.test(name)) && files;
+    }, 'the unreadable ledger to be kept aside');
+    assert.ok(!names.includes('window-broken-test.json'));
+    await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder, 'window-other-test.json'));
+    await waitFor(
+      () => Math.abs(api.costs.today().total - before) < 1e-9,
+      'the removed file to leave the total',
+    );
+  });
+
   it('asks /v1/generation for the cost when the stream carries no usage, after its 404s', async () => {
     await setSetting('chat.model', 'openai/gpt-4o-mini');
     await vscode.commands.executeCommand('gateway.newChat');

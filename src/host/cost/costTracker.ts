@@ -18,6 +18,7 @@ export interface TodayCosts {
 }
 
 const FILE_PREFIX = 'window-';
+const POLL_MS = 3000;
 
 /**
  * What the gateway cost today, across every window and every feature. Each window records into a
@@ -37,6 +38,7 @@ export class CostTracker extends Disposable {
   private watching = false;
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
   private saving: Promise<void> = Promise.resolve();
+  private stamp: string | undefined;
   private readonly lookup: GenerationLookup;
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   /** Fires when today's figures change (a cost here, or another window's file). */
@@ -102,6 +104,9 @@ export class CostTracker extends Disposable {
       this.register(watcher.onDidChange(changed));
       this.register(watcher.onDidCreate(changed));
       this.register(watcher.onDidDelete(changed));
+      // Watchers stay silent outside the workspace on some hosts: a light look at the files' stamps.
+      const poll = setInterval(() => void this.pollStamps(), POLL_MS);
+      this.register({ dispose: () => clearInterval(poll) });
     }
     this.loading ??= this.reload();
     return this.loading;
@@ -123,6 +128,27 @@ export class CostTracker extends Disposable {
         signal,
       )
       .catch(() => undefined);
+  }
+
+  /** Reads the files again when one of them changed since the last look (name, time, size). */
+  private async pollStamps(): Promise<void> {
+    try {
+      const entries = await vscode.workspace.fs.readDirectory(this.folder.uri);
+      const names = entries
+        .map(([name]) => name)
+        .filter((name) => name !== this.ownFile && name.startsWith(FILE_PREFIX));
+      const stamps = await Promise.all(
+        names.map(async (name) => {
+          const stat = await vscode.workspace.fs.stat(this.folder.fileUri(name));
+          return `${name}:${stat.mtime}:${stat.size}`;
+        }),
+      );
+      const stamp = stamps.sort().join('|');
+      if (this.stamp !== undefined && stamp !== this.stamp) void this.reload();
+      this.stamp = stamp;
+    } catch {
+      // No folder yet, or a file went away while we looked: the next look will tell.
+    }
   }
 
   private async reload(): Promise<void> {
