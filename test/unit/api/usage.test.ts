@@ -9,6 +9,7 @@ import { parseGeneration, parseUsage } from '../../../src/api/chatChunks';
 import { GatewayError } from '../../../src/api/errors';
 import { MAX_USD } from '../../../src/api/fields';
 import { ProblemReporter } from '../../../src/api/problems';
+import { redactError } from '../../../src/api/redact';
 import { creditsPageUrl } from '../../../src/core/catalog/creditsCodec';
 import type { GatewayDataProblem } from '../../../src/api/types';
 import { collect, makeClient, userRequest, withSimulator } from './helpers';
@@ -279,5 +280,20 @@ describe('402: what ran out, and a retry while the credit is only held in flight
     assert.equal(creditsPageUrl('https://eu.openrouter.ai/api/v1'), 'https://openrouter.ai/settings/credits');
     for (const other of ['https://openrouter.ai.evil.example/api', 'http://127.0.0.1:9/api', 'not a url'])
       assert.equal(creditsPageUrl(other), undefined, other);
+  });
+});
+
+describe('402 in flight: the mark survives redaction', () => {
+  it('keeps creditHeldInFlight when the key is scrubbed from the message', () => {
+    const error = new GatewayError({
+      kind: 'http',
+      status: 402,
+      message: 'held in flight for sk-secret-key',
+      creditHeldInFlight: true,
+    });
+    const redacted = redactError(error, ['sk-secret-key']);
+    assert.notEqual(redacted, error);
+    assert.doesNotMatch(redacted.message, /sk-secret-key/);
+    assert.equal(redacted.creditHeldInFlight, true);
   });
 });
