@@ -15,7 +15,11 @@ import { registerMedia } from './host/media/mediaLoader';
 import { registerLanguageModels } from './host/lm/lmLoader';
 import { InlineCompletions } from './host/inline/inlineLoader';
 import { ModelStatusItem } from './host/modelStatusItem';
+import { CostStatusItem } from './host/cost/costStatusItem';
+import { CostTracker } from './host/cost/costTracker';
+import { storageFolder } from './host/storage/storageFolder';
 import { StorageReports } from './host/storage/storageReports';
+import { Command, StorageKey } from './core/ids';
 
 /**
  * The extension's internals, handed to its own tests as `exports`. Only for an extension under
@@ -33,6 +37,8 @@ export interface GatewayTestApi {
   readonly apiKey: ApiKeyStore;
   readonly status: ModelStatusItem;
   readonly inline: InlineCompletions;
+  readonly costs: CostTracker;
+  readonly costStatus: CostStatusItem;
   readonly context: vscode.ExtensionContext;
 }
 
@@ -48,6 +54,13 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   const gateway = new GatewayService(apiKey, logger);
   const reports = new StorageReports(logger);
   const catalog = new CatalogFeature({ context, gateway, apiKey, logger });
+  // Today's cost, shared by every window; nothing is read until the first cost or look.
+  const costs = new CostTracker(
+    storageFolder(context.globalStorageUri, StorageKey.costFolder),
+    gateway,
+    logger,
+  );
+  const costStatus = new CostStatusItem(costs, catalog.credits);
   const media = registerMedia({
     context,
     gateway,
@@ -56,7 +69,16 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     reports,
     pickMediaModel: (current) => catalog.pickMediaModel(current),
   });
-  const chat = registerChat({ context, gateway, apiKey, logger, catalog, reports, media: () => media.get() });
+  const chat = registerChat({
+    context,
+    gateway,
+    apiKey,
+    logger,
+    catalog,
+    reports,
+    costs,
+    media: () => media.get(),
+  });
 
   const status = new ModelStatusItem(apiKey, catalog.credits);
   // Only where VS Code has the provider API (1.104+); the provider loads on VS Code's first call.
@@ -66,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     catalog: catalog.catalog,
     logger,
     onUsage: (report) => status.addUsage(report.usage),
+    costs,
   });
 
   // Registers its provider only while they are on; the provider is made on VS Code's first request.
@@ -84,6 +107,9 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     apiKey,
     gateway,
     catalog,
+    costs,
+    costStatus,
+    vscode.commands.registerCommand(Command.showCost, () => costStatus.show()),
     chat,
     media,
     ...registerKeyCommands(apiKey),
@@ -114,6 +140,8 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     apiKey,
     status,
     inline,
+    costs,
+    costStatus,
     context,
   };
 }

@@ -10,13 +10,13 @@
  * chunk, which ends the reply on purpose.
  */
 import { GatewayError } from './errors';
-import { readArray, readCount, readNumber, readRecord, readString } from './fields';
+import { readArray, readCount, readNumber, readRecord, readString, readUsd } from './fields';
 import { excerpt, isRecord } from './json';
 import type { JsonObject } from './json';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
 import { redactSecret } from './redact';
-import type { Annotation, ChatDelta, ReasoningDetail, ToolCall, Usage } from './types';
+import type { Annotation, ChatDelta, Generation, ReasoningDetail, ToolCall, Usage } from './types';
 
 /** More distinct tool calls than this in one reply is not a real reply; the rest are dropped. */
 export const MAX_TOOL_CALLS = 128;
@@ -222,18 +222,62 @@ export function parseUsage(usage: JsonObject, problems: ProblemReporter = silent
   if (completion !== undefined) parsed.completion_tokens = completion;
   const total = readCount(usage, 'total_tokens', path, problems);
   if (total !== undefined) parsed.total_tokens = total;
-  const cost = readNumber(usage, 'cost', path, problems, { min: 0, numericString: true });
+  const cost = readUsd(usage, 'cost', path, problems);
   if (cost !== undefined) parsed.cost = cost;
+  const costDetails = readRecord(usage, 'cost_details', path, problems);
+  const upstream = costDetails
+    ? readUsd(costDetails, 'upstream_inference_cost', `${path}.cost_details`, problems)
+    : undefined;
+  if (upstream !== undefined) parsed.cost_details = { upstream_inference_cost: upstream };
   const completionDetails = readRecord(usage, 'completion_tokens_details', path, problems);
   const reasoning = completionDetails
     ? readCount(completionDetails, 'reasoning_tokens', `${path}.completion_tokens_details`, problems)
     : undefined;
   if (reasoning !== undefined) parsed.completion_tokens_details = { reasoning_tokens: reasoning };
   const promptDetails = readRecord(usage, 'prompt_tokens_details', path, problems);
-  const cached = promptDetails
-    ? readCount(promptDetails, 'cached_tokens', `${path}.prompt_tokens_details`, problems)
-    : undefined;
-  if (cached !== undefined) parsed.prompt_tokens_details = { cached_tokens: cached };
+  if (promptDetails) {
+    const detailsPath = `${path}.prompt_tokens_details`;
+    const cached = readCount(promptDetails, 'cached_tokens', detailsPath, problems);
+    const written = readCount(promptDetails, 'cache_write_tokens', detailsPath, problems);
+    if (cached !== undefined || written !== undefined)
+      parsed.prompt_tokens_details = {
+        ...(cached !== undefined ? { cached_tokens: cached } : {}),
+        ...(written !== undefined ? { cache_write_tokens: written } : {}),
+      };
+  }
+  return Object.keys(parsed).length > 0 ? parsed : undefined;
+}
+
+const GENERATION_FIELDS: ReadonlyArray<[keyof Generation, string]> = [
+  ['promptTokens', 'tokens_prompt'],
+  ['completionTokens', 'tokens_completion'],
+  ['reasoningTokens', 'native_tokens_reasoning'],
+  ['cachedTokens', 'native_tokens_cached'],
+];
+
+/**
+ * `GET /v1/generation?id=` → what the reply cost (`{data: {total_cost, cache_discount, tokens_…}}`).
+ * Undefined when nothing usable came; never throws.
+ */
+export function parseGeneration(
+  body: unknown,
+  problems: ProblemReporter = silentProblems,
+): Generation | undefined {
+  const path = 'generation';
+  if (!isRecord(body)) {
+    problems.wrongType(path, 'an object', body);
+    return undefined;
+  }
+  const data = readRecord(body, 'data', path, problems) ?? body;
+  const parsed: Generation = {};
+  const total = readUsd(data, 'total_cost', path, problems);
+  if (total !== undefined) parsed.totalCost = total;
+  const discount = readUsd(data, 'cache_discount', path, problems, { negative: true });
+  if (discount !== undefined) parsed.cacheDiscount = discount;
+  for (const [field, name] of GENERATION_FIELDS) {
+    const count = readCount(data, name, path, problems);
+    if (count !== undefined) parsed[field] = count;
+  }
   return Object.keys(parsed).length > 0 ? parsed : undefined;
 }
 

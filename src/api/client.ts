@@ -2,6 +2,7 @@
  * The gateway client: chat (whole or streamed) and asynchronous media jobs. Creating it does no
  * I/O and loads nothing; the HTTP stack is set up by the first call.
  */
+import { parseGeneration } from './chatChunks';
 import {
   chatDeltasFromJson,
   chatDeltasFromSse,
@@ -35,6 +36,7 @@ import type {
   TextCompletionRequest,
   DownloadedFile,
   DownloadOptions,
+  Generation,
   MediaRecord,
   MediaRequest,
   MediaStarted,
@@ -66,6 +68,12 @@ export interface GatewayClient {
    * the JSON of the first that answers, or undefined when the gateway offers neither (404/405).
    */
   getCredits(options?: CallOptions): Promise<CreditsDocument | undefined>;
+  /**
+   * `GET /v1/generation?id=`: what a finished reply cost, by its id (the chunks' `id` or the
+   * `X-Generation-Id` header). Undefined when the record holds nothing usable; throws a
+   * GatewayError otherwise, a 404 included (the record often appears only a while after the reply).
+   */
+  getGeneration(id: string, options?: CallOptions): Promise<Generation | undefined>;
   /** Closes pooled connections. */
   close(): Promise<void>;
 }
@@ -187,6 +195,9 @@ class UndiciGatewayClient implements GatewayClient {
       });
       apiKey = opened.apiKey;
       exchange = opened.exchange;
+      // OpenRouter names the reply in a header before the first chunk; the chunks' `id` follows.
+      const generationId = exchange.header('x-generation-id')?.trim();
+      if (generationId) yield { type: 'meta', id: generationId.slice(0, 200) };
       if (/application\/json/i.test(exchange.header('content-type') ?? '')) {
         // A gateway may ignore `stream: true` and answer with one JSON document.
         exchange.setLimit(jsonLimit());
@@ -335,10 +346,20 @@ class UndiciGatewayClient implements GatewayClient {
     return undefined;
   }
 
+  async getGeneration(id: string, callOptions: CallOptions = {}): Promise<Generation | undefined> {
+    const body = await this.getJson(
+      callOptions,
+      `/v1/generation?id=${encodeURIComponent(id)}`,
+      'generation',
+      'generation',
+    );
+    return parseGeneration(body, this.problems);
+  }
+
   private async getJson(
     callOptions: CallOptions,
     apiPath: string,
-    operation: 'models' | 'credits',
+    operation: 'models' | 'credits' | 'generation',
     what: string,
   ): Promise<unknown> {
     let apiKey: string | undefined;

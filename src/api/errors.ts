@@ -24,6 +24,8 @@ export interface GatewayErrorInit {
   code?: string | number;
   /** Seconds the gateway asked us to wait (Retry-After), when it said. */
   retryAfter?: number;
+  /** A 402 because the balance is held by requests still running, not spent: worth a retry soon. */
+  creditHeldInFlight?: boolean;
   cause?: unknown;
 }
 
@@ -33,6 +35,7 @@ export class GatewayError extends Error {
   readonly provider?: string;
   readonly code?: string | number;
   readonly retryAfter?: number;
+  readonly creditHeldInFlight?: boolean;
 
   constructor(init: GatewayErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -42,6 +45,7 @@ export class GatewayError extends Error {
     this.provider = init.provider;
     this.code = init.code;
     this.retryAfter = init.retryAfter;
+    if (init.creditHeldInFlight) this.creditHeldInFlight = true;
   }
 
   /** Worth trying again later: connection errors, timeouts, 429 and 5xx. */

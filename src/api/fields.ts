@@ -89,3 +89,24 @@ export function readCount(
 ): number | undefined {
   return readNumber(object, name, path, problems, { min: 0, integer: true });
 }
+
+/** More than any single reply or account could cost: such a figure is not a price. */
+export const MAX_USD = 1e9;
+
+/** A sum of money: a finite number (or numeric string) from 0 up to MAX_USD. */
+export function readUsd(
+  object: JsonObject,
+  name: string,
+  path: string,
+  problems: ProblemReporter,
+  { negative = false } = {},
+): number | undefined {
+  const value = readNumber(object, name, path, problems, {
+    min: negative ? -MAX_USD : 0,
+    numericString: true,
+  });
+  if (value === undefined) return undefined;
+  if (Math.abs(value) <= MAX_USD) return value + 0;
+  problems.wrongType(`${path}.${name}`, `a sum of at most ${MAX_USD}`, value);
+  return undefined;
+}

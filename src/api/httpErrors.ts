@@ -10,7 +10,8 @@ import type { Secrets } from './redact';
 import { parseRetryAfter } from './retry';
 import type { ResponseHeaders } from './transport/http';
 
-export type Operation = 'chat' | 'media-start' | 'media-get' | 'download' | 'models' | 'credits';
+export type Operation =
+  'chat' | 'media-start' | 'media-get' | 'download' | 'models' | 'credits' | 'generation';
 
 export interface HttpErrorContext {
   operation: Operation;
@@ -25,6 +26,8 @@ interface ErrorDetails {
   provider?: string;
   code?: string | number;
   retryAfter?: number;
+  /** The body says the balance is reserved by requests in flight (OpenRouter-style 402). */
+  inFlight?: boolean;
 }
 
 export function httpError(
@@ -43,6 +46,7 @@ export function httpError(
     provider: details.provider,
     code: details.code,
     retryAfter: details.retryAfter,
+    creditHeldInFlight: status === 402 && details.inFlight ? true : undefined,
   });
 }
 
@@ -58,7 +62,9 @@ function leadSentence(status: number, details: ErrorDetails, context: HttpErrorC
     case 401:
       return "The gateway rejected the API key. Set a valid key with 'Gateway AI: Set API Key'.";
     case 402:
-      return 'The gateway refused the request: the account has insufficient credits (402). Add credits or use a cheaper model.';
+      return details.inFlight
+        ? 'The gateway refused the request: the account has insufficient credits free (402), as the rest is held by requests still running. Wait for them to finish, add credits, or choose a cheaper model.'
+        : "The gateway refused the request: the account has insufficient credits (402), as its credit has run out or is less than this request may cost. Add credits on the gateway's website, or choose a cheaper model.";
     case 403:
       return `The API key lacks the rights to use the model${model}${provider ? ` through provider ${provider}` : ' or its provider'} (403). Check the key's permissions or choose another model.`;
     case 404:
@@ -88,6 +94,9 @@ function leadSentence(status: number, details: ErrorDetails, context: HttpErrorC
   return `The gateway answered with HTTP ${status}.`;
 }
 
+/** How a gateway says a 402 is about credit held by running requests, not credit spent. */
+const IN_FLIGHT = /in[-_ ]?flight|reserv(?:ed|ation)/i;
+
 function readErrorDetails(headers: ResponseHeaders, bodyText: string, secret: Secrets): ErrorDetails {
   const parsed = tryParseJson(bodyText);
   const body: JsonObject | undefined = parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
@@ -115,6 +124,7 @@ function readErrorDetails(headers: ResponseHeaders, bodyText: string, secret: Se
       headerValue(headers, 'x-provider'),
     code: typeof code === 'string' || typeof code === 'number' ? code : undefined,
     retryAfter: parseRetryAfter(headers['retry-after']) ?? retryAfterFromMetadata(metadata),
+    inFlight: IN_FLIGHT.test(`${JSON.stringify(metadata ?? {})} ${message ?? ''}`),
   };
 }
 

@@ -79,6 +79,7 @@ export function redactError(error: GatewayError, secrets: Secrets): GatewayError
     provider,
     code,
     retryAfter: error.retryAfter,
+    creditHeldInFlight: error.creditHeldInFlight,
     cause: error.cause,
   });
 }

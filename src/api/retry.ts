@@ -60,9 +60,16 @@ export function backoffDelayMs(attempt: number, random: () => number): number {
   return Math.max(BACKOFF_FLOOR_MS, Math.floor(ceiling * (0.75 + 0.25 * random())));
 }
 
+/** A 402 for credit held by requests in flight is tried again this many times, after a pause. */
+export const IN_FLIGHT_402_RETRIES = 2;
+
 /** The pause before the next try, or undefined when the error must reach the caller. */
 export function retryDelayMs(error: GatewayError, attempt: number, policy: RetryPolicy): number | undefined {
-  if (attempt >= policy.maxRetries || !mayRetry(error, policy.rule)) return undefined;
+  if (attempt >= policy.maxRetries) return undefined;
+  // The running requests end soon and release what they hold: about 1 s, then 2 s.
+  if (error.creditHeldInFlight && error.status === 402 && policy.rule === 'idempotent')
+    return attempt < IN_FLIGHT_402_RETRIES ? backoffDelayMs(attempt + 1, policy.timing.random) : undefined;
+  if (!mayRetry(error, policy.rule)) return undefined;
   if (error.retryAfter !== undefined) {
     if (error.retryAfter > MAX_RETRY_AFTER_SECONDS) return undefined;
     return Math.max(0, error.retryAfter * 1000);

@@ -45,8 +45,26 @@ export interface Usage {
   total_tokens?: number;
   /** Cost in the gateway's credits (usually USD), when it reports one (a number or numeric string). */
   cost?: number;
+  /** What the upstream provider charged, where the gateway says (bring-your-own-key replies). */
+  cost_details?: { upstream_inference_cost?: number };
   completion_tokens_details?: { reasoning_tokens?: number };
-  prompt_tokens_details?: { cached_tokens?: number };
+  /** Prompt tokens read from the provider's cache, and written to it (both part of `prompt_tokens`). */
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
+}
+
+/**
+ * A reply's record at `GET /v1/generation?id=` (OpenRouter), parsed by type: what it cost and what
+ * the cache saved, for replies whose stream carried no cost. Every field is finite or absent.
+ */
+export interface Generation {
+  /** USD. */
+  totalCost?: number;
+  /** USD the cache took off (negative when writing the cache cost more than it saved). */
+  cacheDiscount?: number;
+  promptTokens?: number;
+  completionTokens?: number;
+  reasoningTokens?: number;
+  cachedTokens?: number;
 }
 
 /** A web citation (`{type: 'url_citation', url_citation: {url, title, ...}}`); other kinds are dropped. */

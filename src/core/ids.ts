@@ -36,6 +36,7 @@ export const Command = {
   toggleInlineCompletions: 'gateway.inlineCompletions.toggle',
   /** The command of every inline suggestion: VS Code runs it when the suggestion is accepted. */
   inlineCompletionAccepted: 'gateway.inlineCompletions.accepted',
+  showCost: 'gateway.showCost',
 } as const;
 export type CommandId = (typeof Command)[keyof typeof Command];
 
@@ -67,6 +68,7 @@ export const Setting = {
   chatTools: 'gateway.chat.tools',
   chatImageInput: 'gateway.chat.imageInput',
   chatForceParameters: 'gateway.chat.forceParameters',
+  chatPromptCaching: 'gateway.chat.promptCaching',
   languageModelsInclude: 'gateway.languageModels.include',
   mediaModel: 'gateway.media.model',
   mediaParameters: 'gateway.media.parameters',
@@ -118,6 +120,8 @@ export const StorageKey = {
   mediaJobsFile: 'jobs.json',
   /** The folder in global storage that holds media results, one file per output. */
   mediaResultsFolder: 'media',
+  /** The folder in global storage that holds each window's cost ledger (today's cost). */
+  costFolder: 'cost',
   /** The folder in global storage that holds reference images of media jobs, one file per image. */
   mediaReferencesFolder: 'media-references',
   /** Which jobs' results were saved into the workspace: one globalState key per job, by this prefix. */
@@ -139,6 +143,7 @@ export const LM_VENDOR = 'gateway';
 /** Ids of status-bar items and webview panel types (not contributed, but unique to us). */
 export const UiId = {
   modelStatus: 'gateway.model',
+  costStatus: 'gateway.cost',
   mediaStatus: 'gateway.mediaJobs',
   inlineStatus: 'gateway.inlineCompletions',
   mediaPreview: 'gateway.mediaPreview',

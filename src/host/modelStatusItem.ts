@@ -71,7 +71,8 @@ export class ModelStatusItem extends Disposable {
     } else {
       const model = readSettings().chat.model || 'no model';
       const { requests, tokens, cost } = this.usageTotal;
-      this.item.text = `$(sparkle) ${inertText(model, 80)}${requests > 0 ? ` · $${cost.toFixed(4)}` : ''}`;
+      // Today's cost has an item of its own (src/host/cost), across every window and feature.
+      this.item.text = `$(sparkle) ${inertText(model, 80)}`;
       const credit = this.credits?.describe();
       const used =
         requests > 0

@@ -83,8 +83,11 @@ export class ContextMeter {
     const title = total
       ? `About ${used} of ${total} tokens of the model's context${used > total ? ': the next send would overflow it. Drop the oldest turns, start a new chat or remove attachments.' : share >= WARN_SHARE ? ': close to the limit.' : '.'}`
       : `About ${used} tokens (the model's context is not known).`;
+    const saved =
+      state.saved !== undefined && state.saved > 0 ? ` Prompt caching saved ${formatCost(state.saved)}.` : '';
     this.element.title =
-      state.cost !== undefined ? `${title} This chat has cost ${formatCost(state.cost)}.` : title;
+      state.cost !== undefined ? `${title} This chat has cost ${formatCost(state.cost)}.${saved}` : title;
+    this.cost.dataset.saved = state.saved !== undefined ? String(state.saved) : '';
     this.refreshWarning();
   }
 

@@ -27,6 +27,7 @@ const ERROR_ACTION_BUTTONS: Record<ErrorAction, { icon: string; text: string }> 
   retry: { icon: 'refresh', text: 'Retry' },
   openSettings: { icon: 'settings-gear', text: 'Open Settings' },
   selectModel: { icon: 'chevron-down', text: 'Select Model' },
+  addCredits: { icon: 'credit-card', text: 'Add Credits' },
 };
 
 function prettyArguments(text: string): string {
@@ -142,9 +143,14 @@ function usageParts(usage: TurnUsage | undefined): string[] {
   const parts: string[] = [];
   const count = (value: number): string => value.toLocaleString('en-US');
   if (usage.promptTokens !== undefined) parts.push(`${count(usage.promptTokens)} in`);
+  if (usage.cachedTokens) parts.push(`${count(usage.cachedTokens)} cached`);
+  if (usage.cacheWriteTokens) parts.push(`${count(usage.cacheWriteTokens)} written to cache`);
   if (usage.completionTokens !== undefined) parts.push(`${count(usage.completionTokens)} out`);
   if (usage.reasoningTokens) parts.push(`${count(usage.reasoningTokens)} reasoning`);
   if (usage.cost !== undefined) parts.push(formatCost(usage.cost));
+  const saved = usage.cacheSavings;
+  if (saved !== undefined && saved > 0) parts.push(`cache saved ${formatCost(saved)}`);
+  else if (saved !== undefined && saved < 0) parts.push(`cache write +${formatCost(-saved)}`);
   return parts;
 }
 

@@ -10,7 +10,7 @@ export interface SimModel {
   id: string;
   name: string;
   context_length: number;
-  pricing: { prompt: string; completion: string };
+  pricing: { prompt: string; completion: string; input_cache_read?: string; input_cache_write?: string };
   architecture: { input_modalities: string[]; output_modalities: string[] };
   supported_parameters: string[];
   top_provider: { max_completion_tokens: number | null };
@@ -25,12 +25,23 @@ function model(
   output: string[],
   params: string[],
   maxCompletion: number | null = 16_384,
+  /** Per million prompt tokens read from the cache, and written to it. */
+  cachePerMillion?: [number, number],
 ): SimModel {
   return {
     id,
     name,
     context_length: contextLength,
-    pricing: { prompt: String(perMillion[0] / 1e6), completion: String(perMillion[1] / 1e6) },
+    pricing: {
+      prompt: String(perMillion[0] / 1e6),
+      completion: String(perMillion[1] / 1e6),
+      ...(cachePerMillion
+        ? {
+            input_cache_read: String(cachePerMillion[0] / 1e6),
+            input_cache_write: String(cachePerMillion[1] / 1e6),
+          }
+        : {}),
+    },
     architecture: { input_modalities: input, output_modalities: output },
     supported_parameters: params,
     top_provider: { max_completion_tokens: maxCompletion },
@@ -87,6 +98,8 @@ export const DEFAULT_CATALOG: SimModel[] = [
     ['text', 'image', 'file'],
     ['text'],
     CHAT_PARAMS,
+    16_384,
+    [0.075, 0.15],
   ),
   model('testvendor/echo-model', 'Test: Echo', 32_000, [0.15, 0.6], ['text', 'image'], ['text'], CHAT_PARAMS),
   model(
@@ -117,6 +130,7 @@ export const DEFAULT_CATALOG: SimModel[] = [
     ['text'],
     CHAT_PARAMS,
     64_000,
+    [0.3, 3.75],
   ),
   model(
     'google/gemini-2.5-flash',
@@ -127,6 +141,7 @@ export const DEFAULT_CATALOG: SimModel[] = [
     ['text'],
     CHAT_PARAMS,
     65_535,
+    [0.075, 0.3833],
   ),
   model('openai/gpt-image-1', 'OpenAI: GPT Image 1', 32_000, [5, 40], ['text', 'image'], ['image'], [], null),
   model('google/veo-3', 'Google: Veo 3', 8_000, [0, 0], ['text'], ['video'], [], null),

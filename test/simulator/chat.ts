@@ -18,6 +18,7 @@ import type { SimToolCall } from './replies';
 import { isRecord, sendError, sendJson } from './respond';
 import { HOSTILE_SCENARIOS, scenariosFromMarkers } from './scenarios';
 import type { ScenarioSet } from './scenarios';
+import { cacheMarks, sendInFlight402 } from './openRouterQuirks';
 import { encodeSse, writeSse, writeSseBytes } from './sseWriter';
 import type { SseItem } from './sseWriter';
 
@@ -65,6 +66,12 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   const lastUserText = toolResults ? '' : lastUserMessage(body.messages);
   const scenarios = core.scenariosFor(context, scenariosFromMarkers(lastUserText));
   context.record.scenarios = scenarios.names();
+  context.record.cacheMarks = cacheMarks(body.messages);
+  if (
+    scenarios.has('402-inflight') &&
+    core.countHit(`402-inflight|${context.apiKey}`) < scenarios.numberArg('402-inflight', 1)
+  )
+    return sendInFlight402(context.response);
   if (respondWithFailure(context, core, scenarios, 'chat')) return;
 
   if (body.stream === true && isCacheableLong(scenarios))
@@ -77,6 +84,7 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   }
   const hostile = scenarios.first(HOSTILE_SCENARIOS);
   if (hostile) applyHostile(plan, scenarios, hostile.name);
+  core.quirks.remember(plan.id, { usage: plan.usage, model, provider: core.providerName });
   if (body.stream === true) await streamReply(context, core, scenarios, plan);
   else answerWhole(context, core, scenarios, plan);
 }
@@ -210,6 +218,9 @@ function planReply(
   const completionTokens = tokens(text) + (toolCalls.length ? 20 : 0);
   const reasoningTokens = tokens(reasoning.join(''));
   const promptTokens = tokens(JSON.stringify((context.body as Record<string, unknown>).messages));
+  const quirkUsage = core.quirks.enabled
+    ? core.quirks.usage(model, messages, completionTokens, reasoningTokens)
+    : undefined;
   return {
     id: `gen-sim-${context.record.id}`,
     model,
@@ -220,7 +231,7 @@ function planReply(
     annotations,
     finishReason: toolCalls.length ? 'tool_calls' : 'stop',
     delayMs,
-    usage: {
+    usage: quirkUsage ?? {
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens + reasoningTokens,
       total_tokens: promptTokens + completionTokens + reasoningTokens,
@@ -294,7 +305,8 @@ function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSe
   }
   if (plan.toolCalls.length) items.push(...toolCallItems(plan.toolCalls, chunk));
   items.push(chunk({}, plan.finishReason));
-  items.push({ kind: 'data', json: { ...base, choices: [], usage: plan.usage } });
+  if (!scenarios.has('no-usage'))
+    items.push({ kind: 'data', json: { ...base, choices: [], usage: plan.usage } });
   items.push({ kind: 'done' });
   return items;
 }
@@ -439,6 +451,7 @@ async function streamReply(
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     'x-accel-buffering': 'no',
+    ...(core.quirks.enabled ? { 'x-generation-id': plan.id } : {}),
   });
   context.response.flushHeaders();
   await writeSse(context.response, streamItems(plan, core, scenarios), {
@@ -558,6 +571,6 @@ function answerWhole(
         message,
       },
     ],
-    usage: plan.usage,
+    ...(scenarios.has('no-usage') ? {} : { usage: plan.usage }),
   });
 }

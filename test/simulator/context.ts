@@ -4,6 +4,7 @@ import { sendError } from './respond';
 import type { ScenarioSet } from './scenarios';
 import { formatScenario } from './scenarios';
 import type { Scenario } from './scenarios';
+import type { QuirksState } from './openRouterQuirks';
 import type { MediaTimings, RecordedRequest, SeenImage } from './types';
 
 export interface RequestContext {
@@ -30,6 +31,8 @@ export interface SimulatorCore {
   scenariosFor(context: RequestContext, markers: Scenario[]): ScenarioSet;
   /** How many times this counter was hit before (0 the first time). */
   countHit(counter: string): number;
+  /** The OpenRouter-quirks mode, and every reply's generation record. */
+  readonly quirks: QuirksState;
 }
 
 /**

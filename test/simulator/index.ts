@@ -15,6 +15,7 @@ import { DEFAULT_CATALOG, handleCredits, handleKey, handleModels } from './catal
 import type { CatalogMode, CreditState } from './catalog';
 import type { RequestContext } from './context';
 import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
+import { QuirksState } from './openRouterQuirks';
 import { gradientPng } from './png';
 import { parseJson, readBody, isRecord, sendError, sendJson } from './respond';
 import { ScenarioSet, parseScenarioList } from './scenarios';
@@ -24,6 +25,7 @@ import type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, Simula
 
 export type { CompletionScript } from './completions';
 export type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
+export type { GenerationRecord, OpenRouterQuirks } from './openRouterQuirks';
 
 const API_PREFIX = '/api';
 const DEFAULT_MEDIA_TIMINGS: MediaTimings = { queuedMs: 1500, processingMs: 3000 };
@@ -59,6 +61,8 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
   models: unknown[];
   /** The key's credit; undefined: the gateway has no credit endpoints (404). */
   credits: CreditState | undefined;
+  /** OpenRouter's quirks when the options ask for them; every reply's generation record in any case. */
+  readonly quirks: QuirksState;
   origin = '';
   baseUrl = '';
   port = 0;
@@ -84,6 +88,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
     this.models = options.models ?? DEFAULT_CATALOG;
     this.credits = options.credits === null ? undefined : (options.credits ?? { limit: 10, usage: 2.5 });
     this.validKeys = options.validKeys ? new Set(options.validKeys) : undefined;
+    this.quirks = new QuirksState(options.openRouterQuirks, () => this.models);
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
         if (!response.headersSent)
@@ -191,6 +196,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
       id: this.nextRequestId++,
       method: request.method ?? 'GET',
       path,
+      ...(url.search ? { query: url.search } : {}),
       headers: request.headers,
       body: parseJson(rawBody),
       time: Date.now(),
@@ -233,6 +239,8 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
     if (route.name === 'credits') return handleCredits(response, this.credits);
     if (route.name === 'completions') return handleCompletions(context, this);
     if (route.name === 'chat' && this.completionScript) return this.answerChatScripted(context);
+    if (route.name === 'generation')
+      return this.quirks.answerGeneration(response, url.searchParams.get('id'));
     if (route.name === 'chat') return handleChat(context, this);
     if (route.name === 'media-start') return handleMediaStart(context, this, this.jobs);
     return handleMediaGet(context, this, this.jobs, route.id ?? '');
@@ -243,10 +251,11 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
     path: string,
   ):
     | {
-        name: 'chat' | 'completions' | 'media-start' | 'media-get' | 'models' | 'key' | 'credits';
+        name: 'chat' | 'completions' | 'media-start' | 'media-get' | 'models' | 'key' | 'credits' | 'generation';
         id?: string;
       }
     | undefined {
+    if (method === 'GET' && path === `${API_PREFIX}/v1/generation`) return { name: 'generation' };
     if (method === 'GET' && path === `${API_PREFIX}/v1/models`) return { name: 'models' };
     if (method === 'GET' && path === `${API_PREFIX}/v1/key`) return { name: 'key' };
     if (method === 'GET' && path === `${API_PREFIX}/v1/credits`) return { name: 'credits' };

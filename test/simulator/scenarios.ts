@@ -22,6 +22,11 @@ export const CONTENT_SCENARIOS = ['slow', 'long', 'tools', 'call', 'xss', 'citat
  * (`keepalive[:ms]`), one that never ends (`endless[:ms]`), one of `huge[:megabytes]`.
  */
 export const HOSTILE_SCENARIOS = ['hostile-types', 'keepalive', 'endless', 'huge'] as const;
+/**
+ * OpenRouter's ways (see openRouterQuirks.ts): `no-usage` (a stream without `usage`),
+ * `402-inflight[:n]` (the first n chat requests refused while the balance is held in flight).
+ */
+export const QUIRK_SCENARIOS = ['no-usage', '402-inflight'] as const;
 /** How the bytes are written. */
 export const TRANSPORT_SCENARIOS = ['chunk', 'crlf'] as const;
 /** Shape of a media job's result. */

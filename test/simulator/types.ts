@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { OpenRouterQuirks } from './openRouterQuirks';
 
 export interface MediaTimings {
   /** How long a new job reports `queued`. */
@@ -28,6 +29,8 @@ export interface SimulatorOptions {
   models?: unknown[];
   /** The key's credit at GET /v1/key and /v1/credits; `null`: the gateway has no credit endpoints. */
   credits?: { limit: number | null; usage: number } | null;
+  /** Answer with OpenRouter's quirks (see openRouterQuirks.ts); absent: the plain shapes. */
+  openRouterQuirks?: OpenRouterQuirks;
 }
 
 /** An `image_url` part the simulator found in a chat request. */
@@ -43,6 +46,8 @@ export interface RecordedRequest {
   method: string;
   /** Path without the query string. */
   path: string;
+  /** The query string (`?id=…`), when there was one. */
+  query?: string;
   headers: IncomingHttpHeaders;
   /** Parsed JSON body, the raw text if it was not JSON, undefined when empty. */
   body: unknown;
@@ -50,6 +55,8 @@ export interface RecordedRequest {
   time: number;
   /** Scenario names in force for this request, e.g. ['500-then-ok:2']. */
   scenarios: string[];
+  /** Chat requests: how many `cache_control` marks their messages carried. */
+  cacheMarks?: number;
 }
 
 export interface ClosedConnection {

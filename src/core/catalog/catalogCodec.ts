@@ -11,6 +11,10 @@ export interface CatalogPricing {
   prompt: number;
   /** USD per output token. */
   completion: number;
+  /** USD per prompt token read from the provider's cache (`input_cache_read`), where priced. */
+  cacheRead?: number;
+  /** USD per prompt token written to the cache (`input_cache_write`), where priced. */
+  cacheWrite?: number;
 }
 
 export interface CatalogModel {
@@ -87,7 +91,13 @@ function parsePricing(value: unknown): CatalogPricing | undefined {
   if (!isRecord(value)) return undefined;
   const prompt = price(value.prompt);
   const completion = price(value.completion);
-  return prompt === undefined || completion === undefined ? undefined : { prompt, completion };
+  if (prompt === undefined || completion === undefined) return undefined;
+  const pricing: CatalogPricing = { prompt, completion };
+  const cacheRead = price(value.input_cache_read);
+  if (cacheRead !== undefined) pricing.cacheRead = cacheRead;
+  const cacheWrite = price(value.input_cache_write);
+  if (cacheWrite !== undefined) pricing.cacheWrite = cacheWrite;
+  return pricing;
 }
 
 function price(value: unknown): number | undefined {
@@ -162,15 +172,22 @@ export function toWire(model: CatalogModel): Record<string, unknown> {
     id: model.id,
     name: model.name,
     ...(model.contextLength !== undefined ? { context_length: model.contextLength } : {}),
-    ...(model.pricing
-      ? { pricing: { prompt: String(model.pricing.prompt), completion: String(model.pricing.completion) } }
-      : {}),
+    ...(model.pricing ? { pricing: wirePricing(model.pricing) } : {}),
     architecture: { input_modalities: model.inputModalities, output_modalities: model.outputModalities },
     supported_parameters: model.supportedParameters,
     ...(model.maxCompletionTokens !== undefined
       ? { top_provider: { max_completion_tokens: model.maxCompletionTokens } }
       : {}),
     ...(model.described ? {} : { described: false }),
+  };
+}
+
+function wirePricing(pricing: CatalogPricing): Record<string, string> {
+  return {
+    prompt: String(pricing.prompt),
+    completion: String(pricing.completion),
+    ...(pricing.cacheRead !== undefined ? { input_cache_read: String(pricing.cacheRead) } : {}),
+    ...(pricing.cacheWrite !== undefined ? { input_cache_write: String(pricing.cacheWrite) } : {}),
   };
 }
 

@@ -45,6 +45,22 @@ export function parseCredits(document: CreditsDocument | undefined): Credits | u
   return credits;
 }
 
+/**
+ * The page where the account's credit is topped up, for gateways whose page we know (OpenRouter).
+ * A URL we build ourselves: never a link the gateway sent.
+ */
+export function creditsPageUrl(baseUrl: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+  return host === 'openrouter.ai' || host.endsWith('.openrouter.ai')
+    ? 'https://openrouter.ai/settings/credits'
+    : undefined;
+}
+
 export function formatUsd(value: number): string {
   if (value !== 0 && Math.abs(value) < 0.01) return `$${value.toFixed(4)}`;
   return `$${value.toFixed(2)}`;

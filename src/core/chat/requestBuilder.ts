@@ -1,6 +1,7 @@
 /** Builds the chat request from the settings. Pure: unit-tested without VS Code. */
 import type { ChatMessage, ChatRequest } from '../../api/types';
 import type { GatewaySettings } from '../config/settingsModel';
+import { withCacheBreakpoints } from '../cost/promptCache';
 import { reasoningFor } from '../lm/request';
 
 export function buildChatRequest(
@@ -8,7 +9,9 @@ export function buildChatRequest(
   model: string,
   messages: ChatMessage[],
 ): ChatRequest {
-  const request: ChatRequest = { model, messages, stream: true };
+  // Models that cache only where asked get the marks; every other model's messages go as they are.
+  const sent = chat.promptCaching ? withCacheBreakpoints(messages, model) : messages;
+  const request: ChatRequest = { model, messages: sent, stream: true };
   if (chat.temperature !== undefined) request.temperature = chat.temperature;
   if (chat.maxTokens !== undefined) request.max_tokens = chat.maxTokens;
   const reasoning = reasoningFor(chat.reasoningEffort);

@@ -17,6 +17,7 @@ export function toTurnError(error: unknown): TurnError {
       break;
     case 'http':
       if (error.status === 401) actions.push('setApiKey');
+      else if (error.status === 402) actions.push('addCredits', 'selectModel');
       else if (error.status === 403 || error.status === 404) actions.push('selectModel');
       else if (error.status === 400) actions.push('openSettings');
       actions.push('retry');

@@ -29,6 +29,8 @@ export interface GatewaySettings {
     imageInput: 'auto' | 'always' | 'never';
     /** Send reasoning, tools and response_format even to models the catalog says lack them. */
     forceParameters: boolean;
+    /** Mark prompts for the provider's cache on models that need it (see core/cost/promptCache). */
+    promptCaching: boolean;
   };
   languageModels: {
     /** Ids or globs (`!` excludes) of the models offered to VS Code's chat; empty: the chat models. */
@@ -135,6 +137,7 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       tools: records(get(Setting.chatTools)),
       imageInput: imageInputMode(get(Setting.chatImageInput)),
       forceParameters: get(Setting.chatForceParameters) === true,
+      promptCaching: get(Setting.chatPromptCaching) !== false,
     },
     languageModels: { include: strings(get(Setting.languageModelsInclude)) },
     media: {

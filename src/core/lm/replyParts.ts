@@ -87,6 +87,8 @@ export class ReplyAssembler {
   usage: Usage | undefined;
   model: string | undefined;
   provider: string | undefined;
+  /** The reply's id (X-Generation-Id or the chunks' `id`), to find its cost when usage has none. */
+  id: string | undefined;
   finishReason: string | undefined;
 
   /** The parts one delta produces (often none). */
@@ -104,6 +106,7 @@ export class ReplyAssembler {
       case 'meta':
         this.model ??= delta.model;
         this.provider ??= delta.provider;
+        this.id ??= delta.id;
         return [];
       case 'finish':
         this.finishReason = delta.reason;

@@ -1,5 +1,6 @@
 /** The chat request for one language-model call: the caller's tools and options, our settings. Pure. */
 import type { ChatMessage, ChatRequest } from '../../api/types';
+import { withCacheBreakpoints } from '../cost/promptCache';
 
 export type ReasoningEffort = 'default' | 'none' | 'minimal' | 'low' | 'medium' | 'high';
 
@@ -8,6 +9,8 @@ export interface LmRequestSettings {
   reasoningEffort: ReasoningEffort;
   provider: Record<string, unknown> | undefined;
   plugins: Record<string, unknown>[];
+  /** Mark prompts for the cache on models that need it (`gateway.chat.promptCaching`). */
+  promptCaching?: boolean;
 }
 
 export interface LmTool {
@@ -37,7 +40,10 @@ export function buildLmRequest(input: {
   toolMode?: number;
   modelOptions?: { readonly [name: string]: unknown };
 }): ChatRequest {
-  const request: ChatRequest = { model: input.model, messages: input.messages, stream: true };
+  const messages = input.settings.promptCaching
+    ? withCacheBreakpoints(input.messages, input.model)
+    : input.messages;
+  const request: ChatRequest = { model: input.model, messages, stream: true };
   const reasoning = reasoningFor(input.settings.reasoningEffort);
   if (reasoning !== undefined) request.reasoning = reasoning;
   if (input.settings.provider) request.provider = input.settings.provider;

@@ -15,7 +15,7 @@ import type { MediaCardAction, MediaCardRef, MediaCardState } from './mediaCardP
 export type TurnStatus = 'streaming' | 'complete' | 'stopped' | 'error';
 
 /** What the user can do about an error, offered as a button beside it. */
-export type ErrorAction = 'setApiKey' | 'retry' | 'openSettings' | 'selectModel';
+export type ErrorAction = 'setApiKey' | 'retry' | 'openSettings' | 'selectModel' | 'addCredits';
 
 export interface TurnError {
   message: string;
@@ -34,6 +34,11 @@ export interface TurnUsage {
   totalTokens?: number;
   /** In the gateway's credits (usually USD). */
   cost?: number;
+  /** Prompt tokens read from the provider's cache, and written to it. */
+  cachedTokens?: number;
+  cacheWriteTokens?: number;
+  /** USD prompt caching saved on this reply (negative: writing the cache cost more). */
+  cacheSavings?: number;
 }
 
 export interface ToolCallView {
@@ -77,6 +82,8 @@ export interface ContextState {
   acceptsImages: boolean;
   /** The conversation's total cost so far, in the gateway's credits (usually USD). */
   cost?: number;
+  /** What prompt caching saved in this conversation so far, in USD. */
+  saved?: number;
 }
 
 export interface AssistantTurn {
@@ -177,6 +184,8 @@ export type WebviewMessage =
   | { type: 'setApiKey' }
   | { type: 'selectModel' }
   | { type: 'openSettings' }
+  /** A 402's "Add Credits": the gateway's credits page, where we know it. */
+  | { type: 'addCredits' }
   | { type: 'newChat' }
   | { type: 'openConversation'; id: string }
   | { type: 'deleteConversation'; id: string }
@@ -199,7 +208,13 @@ export type WebviewMessage =
   /** A button on a media card: Open, Save to Workspace, Insert, Copy Path, Re-run, Variation. */
   | { type: 'mediaAction'; action: MediaCardAction; jobId: string };
 
-export const ERROR_ACTIONS: readonly ErrorAction[] = ['setApiKey', 'retry', 'openSettings', 'selectModel'];
+export const ERROR_ACTIONS: readonly ErrorAction[] = [
+  'setApiKey',
+  'retry',
+  'openSettings',
+  'selectModel',
+  'addCredits',
+];
 
 /** The message a button offered beside an error sends: each action is its own intent. */
 export function errorActionMessage(action: ErrorAction, turnId: string): WebviewMessage {
@@ -234,6 +249,7 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'setApiKey':
     case 'selectModel':
     case 'openSettings':
+    case 'addCredits':
     case 'newChat':
     case 'exportConversation':
     case 'attachFile':
@@ -399,18 +415,23 @@ class FieldReader {
   }
 }
 
+const USAGE_NUMBERS = [
+  'promptTokens',
+  'completionTokens',
+  'reasoningTokens',
+  'totalTokens',
+  'cost',
+  'cachedTokens',
+  'cacheWriteTokens',
+  'cacheSavings',
+] as const satisfies ReadonlyArray<keyof TurnUsage>;
+
 function parseUsage(fields: FieldReader): TurnUsage {
   const usage: TurnUsage = {};
-  const promptTokens = fields.optionalNumber('promptTokens');
-  const completionTokens = fields.optionalNumber('completionTokens');
-  const reasoningTokens = fields.optionalNumber('reasoningTokens');
-  const totalTokens = fields.optionalNumber('totalTokens');
-  const cost = fields.optionalNumber('cost');
-  if (promptTokens !== undefined) usage.promptTokens = promptTokens;
-  if (completionTokens !== undefined) usage.completionTokens = completionTokens;
-  if (reasoningTokens !== undefined) usage.reasoningTokens = reasoningTokens;
-  if (totalTokens !== undefined) usage.totalTokens = totalTokens;
-  if (cost !== undefined) usage.cost = cost;
+  for (const name of USAGE_NUMBERS) {
+    const value = fields.optionalNumber(name);
+    if (value !== undefined) usage[name] = value;
+  }
   return usage;
 }
 
@@ -652,8 +673,10 @@ export function parseHostMessage(
       };
       const contextLength = fields.optionalNumber('contextLength');
       const cost = fields.optionalNumber('cost');
+      const saved = fields.optionalNumber('saved');
       if (contextLength !== undefined) context.contextLength = contextLength;
       if (cost !== undefined) context.cost = cost;
+      if (saved !== undefined) context.saved = saved;
       return context;
     }
     case 'mediaJob': {

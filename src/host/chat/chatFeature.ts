@@ -4,6 +4,7 @@ import { Command, StorageKey } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { CatalogFeature } from '../catalog/catalogFeature';
+import type { CostTracker } from '../cost/costTracker';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { CommandHandler } from '../lazyFeature';
 import type { Logger } from '../log/logger';
@@ -27,6 +28,8 @@ export interface ChatFeatureDeps {
   logger: Logger;
   catalog: CatalogFeature;
   reports: StorageReports;
+  /** Today's cost: each reply's is recorded there (and found through it when the stream had none). */
+  costs?: CostTracker;
   /** The media-jobs feature, loaded on first call: `/image …` in the chat starts its jobs. */
   media?: () => ChatMediaJobs;
 }
@@ -46,7 +49,7 @@ export class ChatFeature extends Disposable {
 
   constructor(deps: ChatFeatureDeps) {
     super();
-    const { context, gateway, apiKey, logger, catalog, reports, media } = deps;
+    const { context, gateway, apiKey, logger, catalog, reports, media, costs } = deps;
     const folder = storageFolder(context.globalStorageUri, 'conversations');
     const store = new ConversationStore(folder, {
       onProblem: (problem) => logger.warn(problem),
@@ -68,6 +71,7 @@ export class ChatFeature extends Disposable {
         catalog,
         tray,
         media,
+        costs,
         webview: () => this.view.webviewView?.webview,
         visible: () => this.view.webviewView?.visible ?? false,
       }),

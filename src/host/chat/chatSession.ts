@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { GatewayError } from '../../api/errors';
-import type { ChatDelta, ChatRequest, Usage } from '../../api/types';
+import type { ChatDelta, ChatRequest } from '../../api/types';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { CatalogFeature } from '../catalog/catalogFeature';
 import { acceptsImages, capabilitiesOf, gateRequest } from '../../core/catalog/capabilities';
@@ -10,13 +10,9 @@ import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
-import type {
-  AssistantTurn,
-  HostMessage,
-  QueuedPrompt,
-  Turn,
-  TurnUsage,
-} from '../../core/protocol/chatProtocol';
+import type { AssistantTurn, HostMessage, QueuedPrompt, Turn } from '../../core/protocol/chatProtocol';
+import { chatTotals, toTurnUsage, withGeneration, withSavings } from '../../core/cost/replyCost';
+import type { CostTracker } from '../cost/costTracker';
 import {
   assistantTurn,
   chatTurns,
@@ -46,17 +42,6 @@ const CATALOG_WAIT_MS = 2000;
 
 /** Where the controller's messages go: the chat view while it is open, nowhere otherwise. */
 export type Post = (message: HostMessage) => void;
-
-/** Usage was parsed by type at the client's boundary: each field is a finite number or absent. */
-function toUsage(usage: Usage): TurnUsage {
-  return {
-    promptTokens: usage.prompt_tokens,
-    completionTokens: usage.completion_tokens,
-    reasoningTokens: usage.completion_tokens_details?.reasoning_tokens,
-    totalTokens: usage.total_tokens,
-    cost: usage.cost,
-  };
-}
 
 /** Most prompts that may wait in the queue at once; a longer queue is surely a runaway caller. */
 const MAX_QUEUED = 50;
@@ -95,6 +80,8 @@ export class ChatSession extends Disposable {
       logger: Logger;
       catalog?: CatalogFeature;
       tray?: AttachmentTray;
+      /** Today's cost: each reply's is recorded there. */
+      costs?: CostTracker;
       /** The media-jobs feature (loaded on first call), for media commands and their cards. */
       media?: () => ChatMediaJobs;
       /** The chat view's webview while it is open. */
@@ -236,16 +223,15 @@ export class ChatSession extends Disposable {
     const settings = readSettings().chat;
     const model = this.deps.catalog?.catalog.peek(settings.model);
     const pending = this.deps.tray?.list() ?? [];
-    const costs = conversation.turns.flatMap((t) =>
-      t.role === 'assistant' && t.usage?.cost !== undefined ? [t.usage.cost] : [],
-    );
+    const totals = chatTotals(conversation.turns.map((t) => (t.role === 'assistant' ? t.usage : undefined)));
     this.post({
       type: 'context',
       attachments: this.deps.tray?.chips() ?? [],
       usedTokens: estimateContext(conversation.turns, settings.systemPrompt, pending),
       contextLength: model?.contextLength,
       acceptsImages: acceptsImages(capabilitiesOf(model), settings.imageInput),
-      cost: costs.length ? costs.reduce((a, b) => a + b, 0) : undefined,
+      cost: totals.cost,
+      saved: totals.saved,
     });
   }
 
@@ -583,6 +569,9 @@ export class ChatSession extends Disposable {
     this.active = { turnId: turn.id, abort, done };
     const batcher = new DeltaBatcher(turn.id, (m) => this.post(m));
     let saved: Promise<void> = Promise.resolve();
+    /** The reply's id (the X-Generation-Id header or the chunks' id), to find its cost if it has none. */
+    let generationId: string | undefined;
+    const requested = turn.model;
     try {
       if (!(await this.deps.apiKey.get())) {
         throw new GatewayError({
@@ -594,6 +583,7 @@ export class ChatSession extends Disposable {
       const stream = this.deps.gateway.client().streamChat(request, { signal: abort.signal });
       let savedAt = Date.now();
       for await (const delta of stream) {
+        if (delta.type === 'meta') generationId ??= delta.id;
         this.apply(turn, delta, batcher);
         // A long reply is saved now and then, so a window closed mid-stream keeps most of it.
         if (Date.now() - savedAt > SAVE_WHILE_STREAMING_MS) {
@@ -613,6 +603,7 @@ export class ChatSession extends Disposable {
       }
     } finally {
       batcher.flush();
+      if (turn.usage) turn.usage = withSavings(turn.usage, this.pricing(requested));
       conversation.updatedAt = Date.now();
       this.active = undefined;
       this.busy = false;
@@ -623,7 +614,10 @@ export class ChatSession extends Disposable {
       finish();
       this.turnFinished.fire(turn);
       void saved.then(() => this.postHistory());
-      if (turn.usage?.cost !== undefined) void this.deps.catalog?.credits.update();
+      if (turn.usage?.cost !== undefined) {
+        this.deps.costs?.record('panel', turn.usage.cost);
+        void this.deps.catalog?.credits.update();
+      } else if (generationId) void this.costFromGeneration(conversation, turn, generationId, requested);
       void this.postContext();
       this.drainQueue();
     }
@@ -664,6 +658,30 @@ export class ChatSession extends Disposable {
     );
   }
 
+  private pricing(model: string) {
+    return this.deps.catalog?.catalog.peek(model)?.pricing;
+  }
+
+  /**
+   * A reply whose stream carried no cost: its generation record says, a few seconds later. The
+   * turn shows it then, and today's total counts it, even if the turn was removed meanwhile.
+   */
+  private async costFromGeneration(
+    conversation: Conversation,
+    turn: AssistantTurn,
+    id: string,
+    model: string,
+  ): Promise<void> {
+    const generation = await this.deps.costs?.generation(id);
+    if (!generation || this.isDisposed) return;
+    turn.usage = withSavings(withGeneration(turn.usage, generation), this.pricing(model));
+    this.deps.costs?.record('panel', turn.usage.cost);
+    if (!conversation.turns.includes(turn)) return;
+    if (this.conversation === conversation) this.post({ type: 'turnUpdated', turn });
+    void this.saveInBackground(conversation, false);
+    void this.postContext();
+  }
+
   /** A 402 says how much credit is left, where the gateway tells. */
   private async addCredit(turn: AssistantTurn): Promise<void> {
     const credit = await this.deps.catalog?.credits.update(true).catch(() => undefined);
@@ -698,7 +716,7 @@ export class ChatSession extends Disposable {
         turn.finishReason = delta.reason;
         break;
       case 'usage':
-        turn.usage = toUsage(delta.usage);
+        turn.usage = toTurnUsage(delta.usage);
         break;
       case 'annotations': {
         // Parsed at the client's boundary: every annotation is a URL citation with a string url.

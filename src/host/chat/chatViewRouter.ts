@@ -7,6 +7,8 @@ import type { ChatSession } from './chatSession';
 import type { AttachmentCommandDeps } from './attachmentCommands';
 import { attachUris } from './attachmentCommands';
 import { notify } from '../notify';
+import { readSettings } from '../config/settings';
+import { creditsPageUrl } from '../../core/catalog/creditsCodec';
 import { WorkspaceFiles } from './workspaceFiles';
 
 /**
@@ -73,6 +75,8 @@ export class ChatViewRouter {
       case 'openSettings':
         await vscode.commands.executeCommand('workbench.action.openSettings', `${SettingSection.all}.`);
         return;
+      case 'addCredits':
+        return addCredits();
       case 'removeAttachment':
         this.attachments?.tray.remove(message.id);
         return;
@@ -158,4 +162,15 @@ export class ChatViewRouter {
     }
     await vscode.env.openExternal(vscode.Uri.parse(href, true));
   }
+}
+
+/** A 402's "Add Credits": the gateway's credits page where we know it, else the credit we know. */
+async function addCredits(): Promise<void> {
+  const page = creditsPageUrl(readSettings().baseUrl);
+  if (page) {
+    await vscode.env.openExternal(vscode.Uri.parse(page));
+    return;
+  }
+  void notify.info("Gateway AI: add credits on your gateway's website; its credits page is not known here.");
+  await vscode.commands.executeCommand(Command.showCost);
 }

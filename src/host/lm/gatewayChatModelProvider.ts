@@ -18,6 +18,7 @@ import { buildLmRequest } from '../../core/lm/request';
 import { estimateMessageTokens, estimateTextTokens } from '../../core/lm/tokens';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { ModelCatalog } from '../catalog/modelCatalog';
+import type { CostTracker } from '../cost/costTracker';
 import { readSettings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
@@ -41,6 +42,8 @@ export interface LmProviderDeps {
   catalog: ModelCatalog;
   logger: Logger;
   onUsage?: (report: LmUsageReport) => void;
+  /** Today's cost: each reply's is recorded there as VS Code's chat's. */
+  costs?: CostTracker;
 }
 
 /**
@@ -103,6 +106,7 @@ export class GatewayChatModelProvider {
         reasoningEffort: settings.chat.reasoningEffort,
         provider: settings.chat.provider,
         plugins: settings.chat.plugins,
+        promptCaching: settings.chat.promptCaching,
       },
       tools: options.tools,
       toolMode: options.toolMode,
@@ -169,6 +173,10 @@ export class GatewayChatModelProvider {
     const via = reply.provider ? ` via ${reply.provider}` : '';
     this.deps.logger.info(`Chat model ${model}${via}: ${tokens}${cost} in ${durationMs} ms`);
     this.deps.onUsage?.({ model, usage });
+    const costs = this.deps.costs;
+    if (usage?.cost !== undefined) costs?.record('vscodeChat', usage.cost);
+    else if (reply.id && costs)
+      void costs.generation(reply.id).then((generation) => costs.record('vscodeChat', generation?.totalCost));
   }
 
   /**

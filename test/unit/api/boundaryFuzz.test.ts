@@ -75,11 +75,15 @@ function assertDelta(delta: ChatDelta): void {
       assert.ok(optional(usage.cost) || (Number.isFinite(usage.cost) && usage.cost! >= 0));
       assert.ok(isCount(usage.completion_tokens_details?.reasoning_tokens));
       assert.ok(isCount(usage.prompt_tokens_details?.cached_tokens));
+      assert.ok(isCount(usage.prompt_tokens_details?.cache_write_tokens));
+      const upstream = usage.cost_details?.upstream_inference_cost;
+      assert.ok(optional(upstream) || (Number.isFinite(upstream) && upstream! >= 0));
       const allowed = new Set([
         'prompt_tokens',
         'completion_tokens',
         'total_tokens',
         'cost',
+        'cost_details',
         'completion_tokens_details',
         'prompt_tokens_details',
       ]);
@@ -129,7 +133,10 @@ const usageArb = fc.record(
     total_tokens: maybe(fc.nat()),
     cost: maybe(fc.oneof(fc.double({ min: 0, max: 10, noNaN: true }), fc.constant('0.0012'))),
     completion_tokens_details: maybe(fc.record({ reasoning_tokens: maybe(fc.nat()) })),
-    prompt_tokens_details: maybe(fc.record({ cached_tokens: maybe(fc.nat()) })),
+    prompt_tokens_details: maybe(
+      fc.record({ cached_tokens: maybe(fc.nat()), cache_write_tokens: maybe(fc.nat()) }),
+    ),
+    cost_details: maybe(fc.record({ upstream_inference_cost: maybe(fc.double({ min: 0, max: 10 })) })),
   },
   { requiredKeys: [] },
 );

@@ -22,6 +22,8 @@ const entryLike = fc.record(
       fc.record({
         prompt: fc.oneof(fc.string(), fc.double(), fc.constantFrom('0', '-1', '0.000001', 'NaN')),
         completion: fc.oneof(fc.string(), fc.double(), fc.constantFrom('0', '1e-6')),
+        input_cache_read: fc.oneof(fc.jsonValue(), fc.constantFrom('0', '3e-7', '-1')),
+        input_cache_write: fc.oneof(fc.jsonValue(), fc.double(), fc.constantFrom('3.75e-6')),
       }),
       fc.jsonValue(),
     ),
@@ -57,7 +59,7 @@ describe('catalog codec (the GET /v1/models boundary)', () => {
       id: 'openai/gpt-4o-mini',
       name: 'OpenAI: GPT-4o-mini',
       contextLength: 128_000,
-      pricing: { prompt: 0.15 / 1e6, completion: 0.6 / 1e6 },
+      pricing: { prompt: 0.15 / 1e6, completion: 0.6 / 1e6, cacheRead: 0.075 / 1e6, cacheWrite: 0.15 / 1e6 },
       inputModalities: ['text', 'image', 'file'],
       outputModalities: ['text'],
       supportedParameters: [
@@ -106,6 +108,8 @@ describe('catalog codec (the GET /v1/models boundary)', () => {
             ids.add(m.id);
             assert.ok(m.name.length > 0 && m.name.length <= 200 && !/[\n\r]/.test(m.name));
             if (m.pricing) assert.ok(m.pricing.prompt >= 0 && Number.isFinite(m.pricing.completion));
+            for (const cachePrice of [m.pricing?.cacheRead, m.pricing?.cacheWrite])
+              assert.ok(cachePrice === undefined || (cachePrice >= 0 && cachePrice < 1));
             if (m.contextLength !== undefined)
               assert.ok(Number.isInteger(m.contextLength) && m.contextLength > 0);
             for (const w of [...m.inputModalities, ...m.supportedParameters])

@@ -20,6 +20,7 @@ const base: GatewaySettings['chat'] = {
   tools: [],
   imageInput: 'auto',
   forceParameters: false,
+  promptCaching: true,
 };
 
 describe('chat request from settings', () => {
