@@ -115,6 +115,8 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     ...registerKeyCommands(apiKey),
     status,
     inline,
+    // Every completion the gateway served, shown or not, is in today's cost.
+    inline.onDidSpend(({ cost }) => costs.record('completions', cost)),
     ...(languageModels ? [languageModels] : []),
   );
   seedDemoKey(context, apiKey);
