@@ -37,6 +37,8 @@ interface ReplyPlan {
   finishReason: string;
   usage: Record<string, unknown>;
   delayMs: number;
+  /** The provider named in the chunks: the first of the request's `provider.only`, else the simulator's. */
+  provider?: string;
 }
 
 export async function handleChat(context: RequestContext, core: SimulatorCore): Promise<void> {
@@ -70,6 +72,7 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   if (body.stream === true && isCacheableLong(scenarios))
     return streamLongFromCache(context, core, scenarios, model);
   const plan = planReply(context, core, scenarios, model, body.messages.length, lastUserText);
+  plan.provider = servedBy(body.provider) ?? core.providerName;
   if (toolResults) {
     plan.content = splitText(toolResultsReply(model, toolResults), 12);
     plan.toolCalls = [];
@@ -232,10 +235,16 @@ function planReply(
   };
 }
 
+/** Routing as a router would honour it: a request limited to named providers is served by the first. */
+function servedBy(provider: unknown): string | undefined {
+  const only = isRecord(provider) && Array.isArray(provider.only) ? (provider.only as unknown[]) : [];
+  return typeof only[0] === 'string' ? only[0] : undefined;
+}
+
 function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSet): SseItem[] {
   const base = {
     id: plan.id,
-    provider: core.providerName,
+    provider: plan.provider ?? core.providerName,
     model: plan.model,
     object: 'chat.completion.chunk',
     created: plan.created,
@@ -545,7 +554,7 @@ function answerWhole(
   }
   sendJson(response, 200, {
     id: plan.id,
-    provider: core.providerName,
+    provider: plan.provider ?? core.providerName,
     model: plan.model,
     object: 'chat.completion',
     created: plan.created,

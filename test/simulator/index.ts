@@ -9,8 +9,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleChat } from './chat';
-import { DEFAULT_CATALOG, handleCredits, handleKey, handleModels } from './catalog';
-import type { CatalogMode, CreditState } from './catalog';
+import { DEFAULT_CATALOG, handleCredits, handleKey, handleModels, simEndpoints } from './catalog';
+import type { AllModalitiesMode, CatalogMode, CreditState, SimModel } from './catalog';
 import type { RequestContext, SimulatorCore } from './context';
 import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
 import { gradientPng } from './png';
@@ -48,6 +48,10 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
   readonly mediaTimings: MediaTimings;
   /** What GET /v1/models answers (see CatalogMode). */
   catalogMode: CatalogMode = 'ok';
+  /** What GET /v1/models?output_modalities=all answers (see AllModalitiesMode). */
+  allModalitiesMode: AllModalitiesMode = 'ok';
+  /** Whether GET /v1/models/{id}/endpoints exists (false: 404, as on gateways without it). */
+  endpointsAvailable = true;
   models: unknown[];
   /** The key's credit; undefined: the gateway has no credit endpoints (404). */
   credits: CreditState | undefined;
@@ -126,6 +130,8 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     this.keyScenarios.clear();
     this.globalScenarios = [];
     this.catalogMode = 'ok';
+    this.allModalitiesMode = 'ok';
+    this.endpointsAvailable = true;
     this.hits.clear();
     this.jobs.clear();
   }
@@ -219,7 +225,19 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
         droppedByUs = true;
       },
     };
-    if (route.name === 'models') return handleModels(response, this.catalogMode, this.models as never[]);
+    if (route.name === 'models')
+      return handleModels(
+        response,
+        this.catalogMode,
+        this.models as never[],
+        url.searchParams,
+        this.allModalitiesMode,
+      );
+    if (route.name === 'endpoints') {
+      const model = (this.models as SimModel[]).find((m) => m.id === route.id);
+      if (!this.endpointsAvailable || !model) return sendError(response, 404, 'Not Found');
+      return sendJson(response, 200, simEndpoints(model));
+    }
     if (route.name === 'key') return handleKey(response, this.credits);
     if (route.name === 'credits') return handleCredits(response, this.credits);
     if (route.name === 'chat') return handleChat(context, this);
@@ -230,8 +248,12 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
   private apiRoute(
     method: string,
     path: string,
-  ): { name: 'chat' | 'media-start' | 'media-get' | 'models' | 'key' | 'credits'; id?: string } | undefined {
+  ):
+    | { name: 'chat' | 'media-start' | 'media-get' | 'models' | 'endpoints' | 'key' | 'credits'; id?: string }
+    | undefined {
     if (method === 'GET' && path === `${API_PREFIX}/v1/models`) return { name: 'models' };
+    const endpoints = new RegExp(`^${API_PREFIX}/v1/models/(.+)/endpoints$`).exec(path);
+    if (method === 'GET' && endpoints) return { name: 'endpoints', id: decodeURIComponent(endpoints[1]) };
     if (method === 'GET' && path === `${API_PREFIX}/v1/key`) return { name: 'key' };
     if (method === 'GET' && path === `${API_PREFIX}/v1/credits`) return { name: 'credits' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/chat/completions`) return { name: 'chat' };
