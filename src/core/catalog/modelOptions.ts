@@ -6,6 +6,7 @@
  * storage or from the webview: any JSON in, our own types out.
  */
 import { isRecord } from '../../api/json';
+import type { ChatRequest } from '../../api/types';
 import type { CatalogModel } from './catalogCodec';
 import { capabilitiesOf } from './capabilities';
 
@@ -223,8 +224,8 @@ export function reasoningField(
   settingEffort: string,
   model: CatalogModel | undefined,
 ): Record<string, unknown> | undefined {
-  const listed = model?.reasoningEfforts;
-  const offered = (effort: string) => !listed?.length || listed.includes(effort);
+  const listed = effortChoices(model).efforts;
+  const offered = (effort: string) => listed.length === 0 || listed.includes(effort);
   if (chosen && offered(chosen)) return { effort: chosen };
   if (settingEffort === 'default') return undefined;
   if (settingEffort === 'none') return { enabled: false };
@@ -255,4 +256,46 @@ export function toolFields(tools: ChatTools, model: CatalogModel | undefined): T
   if (tools.pdf) fields.plugins.push({ id: 'file-parser', pdf: { engine: PDF_ENGINE } });
   if (tools.compress) fields.plugins.push({ id: 'context-compression' });
   return fields;
+}
+
+/** What the chat's request takes from the menu, beside the settings that shape it. */
+export interface ChoiceSettings {
+  reasoningEffort: string;
+  /** `gateway.chat.provider`: when set, sent as it is instead of the routing choices. */
+  provider: Record<string, unknown> | undefined;
+  /** `gateway.chat.plugins`: when set, sent as it is instead of the tool choices. */
+  plugins: Record<string, unknown>[];
+  forceParameters: boolean;
+}
+
+/**
+ * Applies the menu's choices to a chat request built from the settings: `reasoning` from the
+ * model's effort, `provider` from its routing, and the chat's tools as `plugins` and server tools.
+ * The raw JSON settings win where they are set.
+ */
+export function applyModelChoices(
+  request: ChatRequest,
+  input: {
+    choices: ModelChoices;
+    tools: ChatTools;
+    model: CatalogModel | undefined;
+    settings: ChoiceSettings;
+  },
+): ChatRequest {
+  const out: ChatRequest = { ...request };
+  const reasoning = reasoningField(input.choices.effort, input.settings.reasoningEffort, input.model);
+  if (reasoning) out.reasoning = reasoning;
+  else delete out.reasoning;
+  if (!input.settings.provider) {
+    const functionTools = Array.isArray(out.tools) && out.tools.length > 0;
+    const provider = providerField(input.choices.routing, functionTools || input.settings.forceParameters);
+    if (provider) out.provider = provider;
+  }
+  if (input.settings.plugins.length === 0) {
+    const fields = toolFields(input.tools, input.model);
+    if (fields.plugins.length) out.plugins = fields.plugins;
+    else delete out.plugins;
+    if (fields.serverTools.length) out.tools = [...(out.tools ?? []), ...fields.serverTools];
+  }
+  return out;
 }

@@ -62,6 +62,9 @@ describe('reasoning and routing request fields', () => {
     assert.deepEqual(reasoningField('bogus', 'low', thinker), { effort: 'low' });
     assert.equal(reasoningField(undefined, 'default', thinker), undefined);
     assert.deepEqual(reasoningField(undefined, 'none', undefined), { enabled: false });
+    const classic = byId('openai/gpt-4o-mini');
+    assert.equal(reasoningField('xhigh', 'minimal', classic), undefined, 'not among low/medium/high');
+    assert.deepEqual(reasoningField('medium', 'minimal', classic), { effort: 'medium' });
   });
 
   it('builds the provider object from every routing choice', () => {
