@@ -4,7 +4,7 @@ import { parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator } from '../simulator';
-import { gatewayApi, logShows, setSetting, TEST_KEY } from './helpers';
+import { gatewayApi, logShows, setSetting, TEST_KEY, waitFor } from './helpers';
 
 function lastChatBody(sim: GatewaySimulator): Record<string, unknown> {
   const request = sim.requests.filter((r) => r.path.endsWith('/v1/chat/completions')).at(-1);
@@ -223,5 +223,41 @@ describe('Routing, reasoning and tools from the model menu', function () {
     const turn = await askAndWait('No endpoints');
     assert.equal(turn.status, 'complete');
     assert.deepEqual(lastChatBody(sim).provider, { only: ['Somebody Cloud'] });
+  });
+
+  it("VS Code's chat: the caller's modelOptions pass through checked, and an effort the model lacks is dropped", async function () {
+    const lm = vscode.lm as unknown as Record<string, unknown>;
+    if (typeof lm.registerLanguageModelChatProvider !== 'function') return this.skip();
+    await setSetting('languageModels.include', ['testvendor/thinker']);
+    try {
+      const [chat] = await waitFor(async () => {
+        const models = await vscode.lm.selectChatModels({ vendor: 'gateway', id: 'testvendor/thinker' });
+        return models.length > 0 && models;
+      }, 'the thinker model offered to VS Code');
+      const ask = async (modelOptions: Record<string, unknown>) => {
+        const response = await chat.sendRequest([vscode.LanguageModelChatMessage.User('Options')], {
+          modelOptions,
+        });
+        for await (const part of response.stream) void part;
+        return lastChatBody(sim);
+      };
+      const body = await ask({
+        reasoningEffort: 'xhigh',
+        temperature: 0.3,
+        maxOutputTokens: 500,
+        top_p: 'wide',
+        stream: false,
+        transforms: ['middle-out'],
+      });
+      assert.deepEqual(body.reasoning, { effort: 'xhigh' });
+      assert.equal(body.temperature, 0.3);
+      assert.equal(body.max_tokens, 500);
+      assert.equal(body.top_p, undefined, 'a wrong type is dropped');
+      assert.equal(body.stream, true, 'the request keeps its own fields');
+      assert.deepEqual(body.transforms, ['middle-out'], 'other options pass through as JSON');
+      assert.equal((await ask({ reasoningEffort: 'medium' })).reasoning, undefined, 'not among its efforts');
+    } finally {
+      await setSetting('languageModels.include', undefined);
+    }
   });
 });
