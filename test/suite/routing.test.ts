@@ -1,4 +1,7 @@
 import * as assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
@@ -179,6 +182,27 @@ describe('Routing, reasoning and tools from the model menu', function () {
     assert.equal((await chat.menu!.current()).pluginsSetting, true);
     await askAndWait('Raw plugins');
     assert.deepEqual(lastChatBody(sim).plugins, [{ id: 'web', max_results: 2 }]);
+  });
+
+  it('a PDF added to the chat goes as a file part, parsed by the file-parser plugin when toggled', async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'gateway-pdf-'));
+    const file = path.join(folder, 'spec.pdf');
+    writeFileSync(file, '%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+    await setSetting('chat.model', 'testvendor/text-only');
+    await fromView({ type: 'setChatTools', tools: { webSearch: false, pdf: true, compress: false } });
+    assert.equal(await vscode.commands.executeCommand('gateway.addFileToChat', vscode.Uri.file(file)), 1);
+    await askAndWait('Summarise the PDF');
+    const body = lastChatBody(sim);
+    const messages = body.messages as Array<{ role: string; content: unknown }>;
+    const parts = messages.at(-1)?.content as Array<Record<string, unknown>>;
+    assert.deepEqual(parts[1], {
+      type: 'file',
+      file: {
+        filename: 'spec.pdf',
+        file_data: `data:application/pdf;base64,${readFileSync(file).toString('base64')}`,
+      },
+    });
+    assert.deepEqual(body.plugins, [{ id: 'file-parser', pdf: { engine: 'cloudflare-ai' } }]);
   });
 
   it('the catalog falls back to /v1/models when ?output_modalities=all fails or is empty', async () => {

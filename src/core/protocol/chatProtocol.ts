@@ -554,6 +554,7 @@ const ATTACHMENT_KINDS: ReadonlySet<string> = new Set<AttachmentKind>([
   'file',
   'problems',
   'image',
+  'pdf',
 ]);
 
 function parseAttachment(value: unknown, path: string, report: ReportProblem): Attachment | undefined {
