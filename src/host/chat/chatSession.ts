@@ -83,6 +83,7 @@ export class ChatSession extends Disposable {
   private claims = 0;
   private queue: QueuedPrompt[] = [];
   private post: Post = () => undefined;
+  private viewAttached = false;
   private readonly turnFinished = this.register(new vscode.EventEmitter<AssistantTurn>());
   /** `/image …` and the other media commands, where the media feature is wired in. */
   private readonly media: ChatMedia | undefined;
@@ -137,7 +138,7 @@ export class ChatSession extends Disposable {
       this.register(
         deps.catalog.catalog.onDidChange(() => {
           void this.postContext();
-          void this.menu?.post();
+          this.postMenu();
         }),
       );
     this.register(deps.apiKey.onDidChange((key) => this.post({ type: 'apiKey', hasApiKey: !!key })));
@@ -152,7 +153,7 @@ export class ChatSession extends Disposable {
             e.affectsConfiguration(s),
           )
         )
-          void this.menu?.post();
+          this.postMenu();
       }),
     );
     this.register({ dispose: () => this.active?.abort.abort() });
@@ -177,9 +178,17 @@ export class ChatSession extends Disposable {
   /** Connects the view; returns a function that disconnects it. */
   attach(post: Post): vscode.Disposable {
     this.post = post;
+    this.viewAttached = true;
     return new vscode.Disposable(() => {
-      if (this.post === post) this.post = () => undefined;
+      if (this.post !== post) return;
+      this.post = () => undefined;
+      this.viewAttached = false;
     });
+  }
+
+  /** The model menu follows the model, the catalog and the settings while the view is there to show it. */
+  private postMenu(): void {
+    if (this.viewAttached) void this.menu?.post();
   }
 
   /** Posts to the view, if one is attached (for intents the router answers itself). */
