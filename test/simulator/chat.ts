@@ -60,6 +60,14 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
       metadata: { provider_name: core.providerName },
     });
   }
+  // What routing, reasoning and plugins the gateway was asked for, echoed back (URI-encoded JSON).
+  const echo = {
+    provider: body.provider,
+    reasoning: body.reasoning,
+    plugins: body.plugins,
+    tools: body.tools,
+  };
+  response.setHeader('x-sim-echo', encodeURIComponent(JSON.stringify(echo)).slice(0, 8000));
   recordImages(body.messages, context.record.id, core);
   const toolResults = trailingToolResults(body.messages);
   // After tool results the model answers them: the markers of the prompt that asked for the
