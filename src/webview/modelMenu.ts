@@ -5,6 +5,7 @@
  * from the gateway (provider names, efforts) is set as text, never as markup.
  */
 import type { ModelOptionsState } from '../core/protocol/chatProtocol';
+import { providerList } from '../core/catalog/modelOptions';
 import type { ChatTools, Routing, RoutingSort } from '../core/catalog/modelOptions';
 import { h, iconButton } from './dom';
 import { postToHost } from './vscodeApi';
@@ -204,8 +205,8 @@ export class ModelMenu {
       allowFallbacks: this.fallbacks.input.checked,
       denyDataCollection: this.denyData.input.checked,
       zdr: this.zdr.input.checked,
-      only: split(this.only.control.value),
-      ignore: split(this.ignore.control.value),
+      only: providerList(this.only.control.value),
+      ignore: providerList(this.ignore.control.value),
       maxPrice: {},
     };
     const sort = this.sort.control.value;
@@ -225,11 +226,4 @@ export class ModelMenu {
     };
     postToHost({ type: 'setChatTools', tools });
   }
-}
-
-function split(text: string): string[] {
-  return text
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
 }

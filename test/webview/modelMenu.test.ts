@@ -1,5 +1,6 @@
 import * as assert from 'assert';
 import type { Locator } from 'playwright-core';
+import { DEFAULT_ROUTING } from '../../src/core/catalog/modelOptions';
 import type { HostMessage } from '../../src/core/protocol/chatProtocol';
 import { useChatPage } from './chatPageFixture';
 import { assistantTurn, initMessage, userTurn } from './harness';
@@ -17,14 +18,7 @@ function options(fields: Partial<Extract<HostMessage, { type: 'modelOptions' }>>
     model: 'testvendor/thinker',
     efforts: ['minimal', 'low', 'high', 'xhigh'],
     defaultEffort: 'low',
-    routing: {
-      allowFallbacks: true,
-      denyDataCollection: false,
-      zdr: false,
-      only: [],
-      ignore: [],
-      maxPrice: {},
-    },
+    routing: DEFAULT_ROUTING,
     providers: ['Alpha Cloud', 'Beta Inference'],
     providerSetting: false,
     tools: { webSearch: false, pdf: false, compress: false },

@@ -91,21 +91,27 @@ export function parseModel(entry: unknown): CatalogModel | undefined {
   const reasoning = isRecord(entry.reasoning) ? entry.reasoning : {};
   const efforts = effortWords(reasoning.supported_efforts);
   if (efforts.length > 0) model.reasoningEfforts = efforts;
-  const defaultEffort = effortWords([reasoning.default_effort])[0];
+  const defaultEffort = parseEffort(reasoning.default_effort);
   if (defaultEffort !== undefined) model.defaultEffort = defaultEffort;
   const expiration = dateText(entry.expiration_date);
   if (expiration !== undefined) model.expirationDate = expiration;
   return model;
 }
 
-/** Effort names: short lower-case words (`low`, `xhigh`), each once, at most 12. */
+/** An effort name (`low`, `xhigh`): a short word, lower-cased; undefined for anything else. */
+export function parseEffort(value: unknown): string | undefined {
+  const word = typeof value === 'string' ? value.trim().toLowerCase() : '';
+  return /^[a-z][a-z0-9_-]{0,23}$/.test(word) ? word : undefined;
+}
+
+/** Effort names, each once, at most 12. */
 function effortWords(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
   const out: string[] = [];
   for (const item of value) {
     if (out.length >= 12) break;
-    const word = typeof item === 'string' ? item.trim().toLowerCase() : '';
-    if (/^[a-z][a-z0-9_-]{0,23}$/.test(word) && !out.includes(word)) out.push(word);
+    const word = parseEffort(item);
+    if (word && !out.includes(word)) out.push(word);
   }
   return out;
 }
@@ -132,7 +138,8 @@ function parsePricing(value: unknown): CatalogPricing | undefined {
   return prompt === undefined || completion === undefined ? undefined : { prompt, completion };
 }
 
-function price(value: unknown): number | undefined {
+/** A price per token from the catalog's strings or numbers; undefined when unknown. */
+export function price(value: unknown): number | undefined {
   const n =
     typeof value === 'number' ? value : typeof value === 'string' && value.trim() ? Number(value) : NaN;
   // -0 is a price of 0: kept as -0 it would read back from the cache as 0, a different number.
@@ -145,7 +152,8 @@ function tokenCount(value: unknown): number | undefined {
     : undefined;
 }
 
-function words(value: unknown): string[] {
+/** Lower-case identifier words (modalities, parameters), each once, at most 32. */
+export function words(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
   const out: string[] = [];
   for (const item of value) {

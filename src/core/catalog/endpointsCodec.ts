@@ -4,6 +4,7 @@
  * An endpoint without a provider name is skipped; a field of the wrong type is left out.
  */
 import { isRecord } from '../../api/json';
+import { price, words } from './catalogCodec';
 
 export interface ModelEndpoint {
   /** The provider's display name, which `provider.only`/`ignore` take (e.g. "DeepInfra"). */
@@ -23,7 +24,6 @@ export interface ModelEndpoint {
 
 const MAX_ENDPOINTS = 100;
 const MAX_TEXT = 100;
-const MAX_PARAMS = 48;
 
 /** The endpoints listed, or undefined when the answer has another shape. */
 export function parseEndpoints(value: unknown): ModelEndpoint[] | undefined {
@@ -43,7 +43,7 @@ function parseEndpoint(entry: unknown): ModelEndpoint | undefined {
   if (!isRecord(entry)) return undefined;
   const providerName = text(entry.provider_name);
   if (!providerName) return undefined;
-  const endpoint: ModelEndpoint = { providerName, supportedParameters: params(entry.supported_parameters) };
+  const endpoint: ModelEndpoint = { providerName, supportedParameters: words(entry.supported_parameters) };
   const tag = text(entry.tag);
   if (tag) endpoint.tag = tag;
   const quantization = text(entry.quantization);
@@ -51,8 +51,8 @@ function parseEndpoint(entry: unknown): ModelEndpoint | undefined {
   if (typeof entry.context_length === 'number' && Number.isSafeInteger(entry.context_length))
     if (entry.context_length > 0) endpoint.contextLength = entry.context_length;
   const pricing = isRecord(entry.pricing) ? entry.pricing : undefined;
-  const prompt = perToken(pricing?.prompt);
-  const completion = perToken(pricing?.completion);
+  const prompt = price(pricing?.prompt);
+  const completion = price(pricing?.completion);
   if (prompt !== undefined && completion !== undefined) endpoint.pricing = { prompt, completion };
   if (typeof entry.status === 'number' && Number.isFinite(entry.status)) endpoint.status = entry.status;
   const uptime = entry.uptime_last_30m;
@@ -67,22 +67,6 @@ function text(value: unknown): string | undefined {
   // eslint-disable-next-line no-control-regex
   const line = value.replace(/[\u0000-\u001f\u007f\s]+/g, ' ').trim();
   return line && line.length <= MAX_TEXT ? line : undefined;
-}
-
-function perToken(value: unknown): number | undefined {
-  const n =
-    typeof value === 'number' ? value : typeof value === 'string' && value.trim() ? Number(value) : NaN;
-  return Number.isFinite(n) && n >= 0 && n < 1 ? n + 0 : undefined;
-}
-
-function params(value: unknown): string[] {
-  if (!Array.isArray(value)) return [];
-  const out: string[] = [];
-  for (const item of value) {
-    if (out.length >= MAX_PARAMS) break;
-    if (typeof item === 'string' && /^[a-z0-9_.:-]{1,64}$/.test(item) && !out.includes(item)) out.push(item);
-  }
-  return out;
 }
 
 /** The distinct provider names, in the order listed. */

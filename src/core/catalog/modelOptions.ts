@@ -7,8 +7,11 @@
  */
 import { isRecord } from '../../api/json';
 import type { ChatRequest } from '../../api/types';
+import { parseEffort } from './catalogCodec';
 import type { CatalogModel } from './catalogCodec';
 import { capabilitiesOf } from './capabilities';
+
+export { parseEffort };
 
 export const ROUTING_SORTS = ['price', 'throughput', 'latency'] as const;
 export type RoutingSort = (typeof ROUTING_SORTS)[number];
@@ -101,11 +104,6 @@ export function parseRouting(value: unknown): Routing {
   if (prompt !== undefined) routing.maxPrice.prompt = prompt;
   if (completion !== undefined) routing.maxPrice.completion = completion;
   return routing;
-}
-
-/** An effort name as the catalog spells them; undefined for anything else. */
-export function parseEffort(value: unknown): string | undefined {
-  return typeof value === 'string' && /^[a-z][a-z0-9_-]{0,23}$/.test(value) ? value : undefined;
 }
 
 export function parseModelChoices(value: unknown): ModelChoices {

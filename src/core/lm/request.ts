@@ -1,5 +1,6 @@
 /** The chat request for one language-model call: the caller's tools and options, our settings. Pure. */
 import type { ChatMessage, ChatRequest } from '../../api/types';
+import { parseEffort } from '../catalog/catalogCodec';
 
 export type ReasoningEffort = 'default' | 'none' | 'minimal' | 'low' | 'medium' | 'high';
 
@@ -53,10 +54,10 @@ function tokenLimit(value: unknown): number | undefined {
     : undefined;
 }
 
+/** An effort the model lists (any effort when the catalog lists none). */
 function effortName(value: unknown, efforts: readonly string[]): string | undefined {
-  const effort = typeof value === 'string' ? value.trim().toLowerCase() : '';
-  if (!/^[a-z][a-z0-9_-]{0,23}$/.test(effort)) return undefined;
-  return efforts.length === 0 || efforts.includes(effort) ? effort : undefined;
+  const effort = parseEffort(value);
+  return effort && (efforts.length === 0 || efforts.includes(effort)) ? effort : undefined;
 }
 
 /** `reasoning` as OpenRouter takes it: effort, max_tokens, enabled, exclude; anything else is dropped. */

@@ -64,10 +64,7 @@ export class AttachmentTray extends Disposable {
       throw new Error(
         `${name} is ${formatBytes(bytes.length)}; images up to ${formatBytes(MAX_IMAGE_BYTES)} can be attached.`,
       );
-    const id = newId('img');
-    const file = `${id}.${mimeType.slice('image/'.length)}`;
-    await vscode.workspace.fs.createDirectory(this.imageFolder);
-    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(this.imageFolder, file), bytes);
+    const { id, file } = await this.keep('img', mimeType.slice('image/'.length), bytes);
     return { id, kind: 'image', name, mimeType, file, bytes: bytes.length, tokens: IMAGE_TOKENS };
   }
 
@@ -78,10 +75,7 @@ export class AttachmentTray extends Disposable {
         `${name} is ${formatBytes(bytes.length)}; PDFs up to ${formatBytes(MAX_PDF_BYTES)} can be attached.`,
       );
     if (!isPdf(bytes)) throw new Error(`${name} is not a PDF file.`);
-    const id = newId('pdf');
-    const file = `${id}.pdf`;
-    await vscode.workspace.fs.createDirectory(this.imageFolder);
-    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(this.imageFolder, file), bytes);
+    const { id, file } = await this.keep('pdf', 'pdf', bytes);
     return {
       id,
       kind: 'pdf',
@@ -91,6 +85,19 @@ export class AttachmentTray extends Disposable {
       bytes: bytes.length,
       tokens: estimatePdfTokens(bytes.length),
     };
+  }
+
+  /** Writes an attachment's bytes to storage under a new id. */
+  private async keep(
+    prefix: string,
+    extension: string,
+    bytes: Uint8Array,
+  ): Promise<{ id: string; file: string }> {
+    const id = newId(prefix);
+    const file = `${id}.${extension}`;
+    await vscode.workspace.fs.createDirectory(this.imageFolder);
+    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(this.imageFolder, file), bytes);
+    return { id, file };
   }
 
   /** Base64 of stored images and PDFs, by file name (missing files are left out). */
