@@ -62,7 +62,12 @@ export interface GatewayClient {
    * `GET /v1/models`: the gateway's catalog as the JSON it sent (parsed by the catalog codec, the
    * one boundary for it). Throws a GatewayError for an error status or a body that is not JSON.
    */
-  listModels(options?: CallOptions): Promise<unknown>;
+  listModels(options?: CallOptions, query?: { outputModalities?: 'all' }): Promise<unknown>;
+  /**
+   * `GET /v1/models/{id}/endpoints`: the providers that serve one model, as the JSON sent (parsed
+   * by the endpoints codec). Throws a GatewayError for an error status (404: no such endpoint).
+   */
+  listModelEndpoints(model: string, options?: CallOptions): Promise<unknown>;
   /**
    * The account's credit: `GET /v1/key`, else `GET /v1/credits` (OpenRouter-style). Resolves to
    * the JSON of the first that answers, or undefined when the gateway offers neither (404/405).
@@ -328,8 +333,20 @@ class UndiciGatewayClient implements GatewayClient {
     }
   }
 
-  async listModels(callOptions: CallOptions = {}): Promise<unknown> {
-    return this.getJson(callOptions, '/v1/models', 'models', 'model catalog');
+  async listModels(
+    callOptions: CallOptions = {},
+    query: { outputModalities?: 'all' } = {},
+  ): Promise<unknown> {
+    const path = query.outputModalities
+      ? `/v1/models?output_modalities=${query.outputModalities}`
+      : '/v1/models';
+    return this.getJson(callOptions, path, 'models', 'model catalog');
+  }
+
+  async listModelEndpoints(model: string, callOptions: CallOptions = {}): Promise<unknown> {
+    // The id keeps its slash (`vendor/model`): each side of it is encoded alone.
+    const path = model.split('/').map(encodeURIComponent).join('/');
+    return this.getJson(callOptions, `/v1/models/${path}/endpoints`, 'models', 'model endpoints');
   }
 
   async getCredits(callOptions: CallOptions = {}): Promise<CreditsDocument | undefined> {

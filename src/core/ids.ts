@@ -114,6 +114,10 @@ export const StorageKey = {
   apiKey: 'gateway.apiKey',
   recentModels: 'gateway.recentModels',
   favouriteModels: 'gateway.favouriteModels',
+  /** Per model: the reasoning effort and the routing chosen in the chat's model menu. */
+  modelChoices: 'gateway.modelChoices',
+  /** Per chat: web search, PDF parsing and context compression, as toggled in the chat. */
+  chatTools: 'gateway.chatTools',
   mediaJobs: 'gateway.mediaJobs',
   /** The folder in global storage, and the file in it, that every window's media jobs share. */
   mediaJobsFolder: 'media-jobs',

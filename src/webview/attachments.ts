@@ -15,6 +15,7 @@ export const KIND_ICONS: Record<AttachmentChip['kind'], string> = {
   file: 'file',
   problems: 'warning',
   image: 'file-media',
+  pdf: 'file-pdf',
 };
 
 export class AttachmentBar {

@@ -44,6 +44,11 @@ export class Header {
     this.modelButton.title = label;
   }
 
+  /** The model menu's controls, right after the model button (the effort, routing and tools). */
+  addModelControls(...controls: HTMLElement[]): void {
+    this.modelButton.after(...controls);
+  }
+
   setHistoryOpen(open: boolean): void {
     this.historyButton.setAttribute('aria-expanded', String(open));
     this.historyButton.classList.toggle('is-active', open);

@@ -13,6 +13,7 @@ import { FileMention } from './fileMention';
 import { Header } from './header';
 import { HistoryPanel } from './history';
 import { applyMediaJob } from './mediaCard';
+import { ModelMenu } from './modelMenu';
 import { QueuePanel } from './queuePanel';
 import { Transcript } from './transcript';
 import { postToHost } from './vscodeApi';
@@ -23,6 +24,7 @@ const attachments = new AttachmentBar(document.body);
 const meter = new ContextMeter();
 const history = new HistoryPanel(() => setHistoryOpen(false));
 const header = new Header(() => setHistoryOpen(!history.isOpen));
+const modelMenu = new ModelMenu();
 const transcript = new Transcript({
   editTurn: (turnId, text) => composer.startEditing(turnId, text),
   streamingChanged: (streaming) => {
@@ -91,6 +93,9 @@ function apply(message: HostMessage): void {
     case 'composerNotice':
       composer.showNotice(message.message);
       break;
+    case 'modelOptions':
+      modelMenu.update(message);
+      break;
     case 'context':
       attachments.render(message.attachments);
       attachments.setAcceptsImages(message.acceptsImages);
@@ -149,6 +154,7 @@ document.addEventListener('keydown', (event) => {
 
 const app = document.getElementById('app') ?? document.body.appendChild(h('div', { attrs: { id: 'app' } }));
 header.element.insertBefore(meter.element, header.element.lastElementChild);
+header.addModelControls(modelMenu.effortSelect, modelMenu.toggleButton);
 composer.element.prepend(meter.warning, attachments.element);
 // The prompt being typed counts towards the meter's overflow warning.
 const input = composer.element.querySelector<HTMLTextAreaElement>('.composer-input');
@@ -160,6 +166,7 @@ if (mention) composer.element.prepend(mention.element);
 composer.element.querySelector('.composer-box')?.prepend(attachments.addButton);
 app.append(
   header.element,
+  modelMenu.panel,
   h('div', { className: 'chat-body' }, transcript.element, history.element),
   queue.element,
   composer.element,

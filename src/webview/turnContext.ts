@@ -14,6 +14,7 @@ const KIND_LABELS: Record<Attachment['kind'], string> = {
   file: 'File',
   problems: 'Problems',
   image: 'Image',
+  pdf: 'PDF',
 };
 
 /** The chips of what a sent prompt carried; undefined when it carried nothing. */

@@ -183,7 +183,8 @@ export function footerView(turn: AssistantTurn): HTMLElement {
   const meta = h('span', { className: 'turn-meta' });
   const status = statusView(turn);
   if (status) meta.append(status);
-  const facts = [turn.model, turn.provider ?? '', ...usageParts(turn.usage)].filter(Boolean);
+  const servedBy = turn.provider ? `served by ${turn.provider}` : '';
+  const facts = [turn.model, servedBy, ...usageParts(turn.usage)].filter(Boolean);
   if (facts.length > 0) meta.append(h('span', { className: 'turn-facts', text: facts.join(' · ') }));
 
   const actions = h('span', { className: 'turn-actions' });

@@ -14,6 +14,8 @@ export interface SimModel {
   architecture: { input_modalities: string[]; output_modalities: string[] };
   supported_parameters: string[];
   top_provider: { max_completion_tokens: number | null };
+  reasoning?: { supported_efforts?: string[]; default_effort?: string };
+  expiration_date?: string;
 }
 
 function model(
@@ -147,7 +149,41 @@ export const DEFAULT_CATALOG: SimModel[] = [
   model('google/veo-3', 'Google: Veo 3', 8_000, [0, 0], ['text'], ['video'], [], null),
   model('openai/tts-1', 'OpenAI: TTS 1', 4_000, [15, 0], ['text'], ['audio'], [], null),
   ...ECHO_MODELS,
+  // The newer catalog fields: efforts per model, free models, a model about to be retired.
+  {
+    ...model('testvendor/thinker', 'Test: Thinker', 128_000, [1, 4], ['text'], ['text'], CHAT_PARAMS),
+    reasoning: { supported_efforts: ['minimal', 'low', 'high', 'xhigh'], default_effort: 'low' },
+  },
+  model('testvendor/free-chat:free', 'Test: Free Chat', 32_000, [0, 0], ['text'], ['text'], ['max_tokens']),
+  {
+    ...model('testvendor/retiring', 'Test: Retiring', 32_000, [0.5, 1], ['text'], ['text'], ['max_tokens']),
+    expiration_date: '2026-12-31',
+  },
+  model('testvendor/sketch', 'Test: Sketch', 8_000, [2, 20], ['text'], ['image'], [], null),
+  model('testvendor/motion', 'Test: Motion', 8_000, [3, 30], ['text', 'image'], ['video'], [], null),
 ];
+
+/** The providers that serve each chat model, for `GET /v1/models/{id}/endpoints`. */
+export function simEndpoints(sim: SimModel): Record<string, unknown> {
+  const names = ['Alpha Cloud', 'Beta Inference', 'Gamma AI'];
+  return {
+    data: {
+      id: sim.id,
+      name: sim.name,
+      endpoints: names.map((name, i) => ({
+        name: `${name} | ${sim.id}`,
+        provider_name: name,
+        tag: `${name.split(' ')[0].toLowerCase()}/fp${i ? 8 : 16}`,
+        context_length: sim.context_length,
+        quantization: i ? 'fp8' : 'fp16',
+        pricing: sim.pricing,
+        supported_parameters: sim.supported_parameters,
+        status: i === 2 ? -1 : 0,
+        uptime_last_30m: 99.5 - i * 10,
+      })),
+    },
+  };
+}
 
 /** `count` generated models after the default ones, for the picker benchmark. */
 export function largeCatalog(count: number): SimModel[] {
@@ -179,8 +215,36 @@ export interface CreditState {
   usage: number;
 }
 
-export function handleModels(response: ServerResponse, mode: CatalogMode, models: SimModel[]): void {
-  if (mode === 'ok') return sendJson(response, 200, { data: models });
+/**
+ * What `?output_modalities=all` answers: `ok` (every model), or a gateway that does not know the
+ * query: `400`, `404`, or `empty` (an empty list).
+ */
+export type AllModalitiesMode = 'ok' | '400' | '404' | 'empty';
+
+/**
+ * Like OpenRouter, the plain `/v1/models` lists only models that write text; with
+ * `?output_modalities=all` it lists the image, video and audio models too.
+ */
+export function handleModels(
+  response: ServerResponse,
+  mode: CatalogMode,
+  models: SimModel[],
+  query: URLSearchParams,
+  allMode: AllModalitiesMode = 'ok',
+): void {
+  if (mode === 'ok' && query.get('output_modalities') === 'all') {
+    if (allMode === 'empty') return sendJson(response, 200, { data: [] });
+    if (allMode !== 'ok') return sendError(response, Number(allMode), 'Unknown query parameter');
+    return sendJson(response, 200, { data: models });
+  }
+  if (mode === 'ok')
+    return sendJson(response, 200, {
+      data: models.filter(
+        (m) =>
+          !Array.isArray(m.architecture?.output_modalities) ||
+          m.architecture.output_modalities.includes('text'),
+      ),
+    });
   if (mode === 'shape') return sendJson(response, 200, { models: 'not a list', data: { nope: true } });
   const status = mode === '404' ? 404 : mode.status;
   sendError(response, status, status === 404 ? 'Not Found' : `Simulated catalog failure ${status}`);

@@ -38,6 +38,8 @@ interface ReplyPlan {
   finishReason: string;
   usage: Record<string, unknown>;
   delayMs: number;
+  /** The provider named in the chunks: the first of the request's `provider.only`, else the simulator's. */
+  provider?: string;
 }
 
 export async function handleChat(context: RequestContext, core: SimulatorCore): Promise<void> {
@@ -59,6 +61,14 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
       metadata: { provider_name: core.providerName },
     });
   }
+  // What routing, reasoning and plugins the gateway was asked for, echoed back (URI-encoded JSON).
+  const echo = {
+    provider: body.provider,
+    reasoning: body.reasoning,
+    plugins: body.plugins,
+    tools: body.tools,
+  };
+  response.setHeader('x-sim-echo', encodeURIComponent(JSON.stringify(echo)).slice(0, 8000));
   recordImages(body.messages, context.record.id, core);
   const toolResults = trailingToolResults(body.messages);
   // After tool results the model answers them: the markers of the prompt that asked for the
@@ -77,6 +87,7 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   if (body.stream === true && isCacheableLong(scenarios))
     return streamLongFromCache(context, core, scenarios, model);
   const plan = planReply(context, core, scenarios, model, body.messages.length, lastUserText);
+  plan.provider = servedBy(body.provider) ?? core.providerName;
   if (toolResults) {
     plan.content = splitText(toolResultsReply(model, toolResults), 12);
     plan.toolCalls = [];
@@ -243,10 +254,16 @@ function planReply(
   };
 }
 
+/** Routing as a router would honour it: a request limited to named providers is served by the first. */
+function servedBy(provider: unknown): string | undefined {
+  const only = isRecord(provider) && Array.isArray(provider.only) ? (provider.only as unknown[]) : [];
+  return typeof only[0] === 'string' ? only[0] : undefined;
+}
+
 function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSet): SseItem[] {
   const base = {
     id: plan.id,
-    provider: core.providerName,
+    provider: plan.provider ?? core.providerName,
     model: plan.model,
     object: 'chat.completion.chunk',
     created: plan.created,
@@ -558,7 +575,7 @@ function answerWhole(
   }
   sendJson(response, 200, {
     id: plan.id,
-    provider: core.providerName,
+    provider: plan.provider ?? core.providerName,
     model: plan.model,
     object: 'chat.completion',
     created: plan.created,

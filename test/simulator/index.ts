@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { handleChat } from './chat';
 import { answerScripted, handleCompletions } from './completions';
 import type { CompletionScript, ScriptedCore } from './completions';
-import { DEFAULT_CATALOG, handleCredits, handleKey, handleModels } from './catalog';
-import type { CatalogMode, CreditState } from './catalog';
+import { DEFAULT_CATALOG, handleCredits, handleKey, handleModels, simEndpoints } from './catalog';
+import type { AllModalitiesMode, CatalogMode, CreditState, SimModel } from './catalog';
 import type { RequestContext } from './context';
 import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
 import { QuirksState } from './openRouterQuirks';
@@ -58,6 +58,10 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
   completionScript: CompletionScript | undefined;
   /** What GET /v1/models answers (see CatalogMode). */
   catalogMode: CatalogMode = 'ok';
+  /** What GET /v1/models?output_modalities=all answers (see AllModalitiesMode). */
+  allModalitiesMode: AllModalitiesMode = 'ok';
+  /** Whether GET /v1/models/{id}/endpoints exists (false: 404, as on gateways without it). */
+  endpointsAvailable = true;
   models: unknown[];
   /** The key's credit; undefined: the gateway has no credit endpoints (404). */
   credits: CreditState | undefined;
@@ -140,6 +144,8 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
     this.globalScenarios = [];
     this.catalogMode = 'ok';
     this.completionScript = undefined;
+    this.allModalitiesMode = 'ok';
+    this.endpointsAvailable = true;
     this.hits.clear();
     this.jobs.clear();
   }
@@ -234,7 +240,19 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
         droppedByUs = true;
       },
     };
-    if (route.name === 'models') return handleModels(response, this.catalogMode, this.models as never[]);
+    if (route.name === 'models')
+      return handleModels(
+        response,
+        this.catalogMode,
+        this.models as never[],
+        url.searchParams,
+        this.allModalitiesMode,
+      );
+    if (route.name === 'endpoints') {
+      const model = (this.models as SimModel[]).find((m) => m.id === route.id);
+      if (!this.endpointsAvailable || !model) return sendError(response, 404, 'Not Found');
+      return sendJson(response, 200, simEndpoints(model));
+    }
     if (route.name === 'key') return handleKey(response, this.credits);
     if (route.name === 'credits') return handleCredits(response, this.credits);
     if (route.name === 'completions') return handleCompletions(context, this);
@@ -251,12 +269,23 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
     path: string,
   ):
     | {
-        name: 'chat' | 'completions' | 'media-start' | 'media-get' | 'models' | 'key' | 'credits' | 'generation';
+        name:
+          | 'chat'
+          | 'completions'
+          | 'media-start'
+          | 'media-get'
+          | 'models'
+          | 'endpoints'
+          | 'key'
+          | 'credits'
+          | 'generation';
         id?: string;
       }
     | undefined {
     if (method === 'GET' && path === `${API_PREFIX}/v1/generation`) return { name: 'generation' };
     if (method === 'GET' && path === `${API_PREFIX}/v1/models`) return { name: 'models' };
+    const endpoints = new RegExp(`^${API_PREFIX}/v1/models/(.+)/endpoints$`).exec(path);
+    if (method === 'GET' && endpoints) return { name: 'endpoints', id: decodeURIComponent(endpoints[1]) };
     if (method === 'GET' && path === `${API_PREFIX}/v1/key`) return { name: 'key' };
     if (method === 'GET' && path === `${API_PREFIX}/v1/credits`) return { name: 'credits' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/chat/completions`) return { name: 'chat' };

@@ -101,7 +101,8 @@ describe('chat webview: untrusted model output', function () {
       for (const element of Array.from(app.querySelectorAll('*'))) {
         if (
           /^(SCRIPT|IFRAME|STYLE|FORM|INPUT|SVG|OBJECT|EMBED)$/i.test(element.tagName) &&
-          !element.closest('.composer')
+          // Our own controls (the composer, the model menu's panel) are not model output.
+          !element.closest('.composer, .model-options')
         ) {
           found.push(element.tagName);
         }

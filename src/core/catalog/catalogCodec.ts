@@ -30,6 +30,15 @@ export interface CatalogModel {
   /** e.g. tools, reasoning, response_format. Empty when the catalog does not say. */
   supportedParameters: string[];
   maxCompletionTokens?: number;
+  /**
+   * The reasoning efforts the model takes (`reasoning.supported_efforts`), in the catalog's order;
+   * absent when the catalog does not list them.
+   */
+  reasoningEfforts?: string[];
+  /** The effort the model uses when none is sent (`reasoning.default_effort`). */
+  defaultEffort?: string;
+  /** When the gateway stops serving the model (`expiration_date`, as the catalog wrote it). */
+  expirationDate?: string;
   /** False for entries that come from the settings (the catalog was unavailable): nothing is known. */
   described: boolean;
 }
@@ -83,7 +92,46 @@ export function parseModel(entry: unknown): CatalogModel | undefined {
   if (maxCompletion !== undefined) model.maxCompletionTokens = maxCompletion;
   const pricing = parsePricing(entry.pricing);
   if (pricing) model.pricing = pricing;
+  const reasoning = isRecord(entry.reasoning) ? entry.reasoning : {};
+  const efforts = effortWords(reasoning.supported_efforts);
+  if (efforts.length > 0) model.reasoningEfforts = efforts;
+  const defaultEffort = parseEffort(reasoning.default_effort);
+  if (defaultEffort !== undefined) model.defaultEffort = defaultEffort;
+  const expiration = dateText(entry.expiration_date);
+  if (expiration !== undefined) model.expirationDate = expiration;
   return model;
+}
+
+/** An effort name (`low`, `xhigh`): a short word, lower-cased; undefined for anything else. */
+export function parseEffort(value: unknown): string | undefined {
+  const word = typeof value === 'string' ? value.trim().toLowerCase() : '';
+  return /^[a-z][a-z0-9_-]{0,23}$/.test(word) ? word : undefined;
+}
+
+/** Effort names, each once, at most 12. */
+function effortWords(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  const out: string[] = [];
+  for (const item of value) {
+    if (out.length >= 12) break;
+    const word = parseEffort(item);
+    if (word && !out.includes(word)) out.push(word);
+  }
+  return out;
+}
+
+/** A date the catalog gave (`2026-12-31`, or an ISO time), kept as written when it parses. */
+function dateText(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  return text.length <= 40 && /^\d{4}-\d{2}-\d{2}/.test(text) && Number.isFinite(Date.parse(text))
+    ? text
+    : undefined;
+}
+
+/** Free to use: both prices 0, or a `:free` variant. */
+export function isFreeModel(model: CatalogModel): boolean {
+  return model.id.endsWith(':free') || (model.pricing?.prompt === 0 && model.pricing.completion === 0);
 }
 
 /** Both prices, or none: "-1" (priced per request by a router) and unparsable values count as unknown. */
@@ -100,7 +148,8 @@ function parsePricing(value: unknown): CatalogPricing | undefined {
   return pricing;
 }
 
-function price(value: unknown): number | undefined {
+/** A price per token from the catalog's strings or numbers; undefined when unknown. */
+export function price(value: unknown): number | undefined {
   const n =
     typeof value === 'number' ? value : typeof value === 'string' && value.trim() ? Number(value) : NaN;
   // -0 is a price of 0: kept as -0 it would read back from the cache as 0, a different number.
@@ -113,7 +162,8 @@ function tokenCount(value: unknown): number | undefined {
     : undefined;
 }
 
-function words(value: unknown): string[] {
+/** Lower-case identifier words (modalities, parameters), each once, at most 32. */
+export function words(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
   const out: string[] = [];
   for (const item of value) {
@@ -178,6 +228,15 @@ export function toWire(model: CatalogModel): Record<string, unknown> {
     ...(model.maxCompletionTokens !== undefined
       ? { top_provider: { max_completion_tokens: model.maxCompletionTokens } }
       : {}),
+    ...(model.reasoningEfforts || model.defaultEffort
+      ? {
+          reasoning: {
+            ...(model.reasoningEfforts ? { supported_efforts: model.reasoningEfforts } : {}),
+            ...(model.defaultEffort ? { default_effort: model.defaultEffort } : {}),
+          },
+        }
+      : {}),
+    ...(model.expirationDate ? { expiration_date: model.expirationDate } : {}),
     ...(model.described ? {} : { described: false }),
   };
 }

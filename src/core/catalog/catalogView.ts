@@ -3,7 +3,7 @@
  * icons, and the order (current, favourites, recent, then the rest). Pure, so the bench and the
  * unit tests measure exactly what the quick pick shows.
  */
-import { undescribedModel } from './catalogCodec';
+import { isFreeModel, undescribedModel } from './catalogCodec';
 import type { CatalogModel } from './catalogCodec';
 import { capabilitiesOf } from './capabilities';
 import { inertText } from '../util/text';
@@ -24,8 +24,8 @@ export interface PickerEntry {
 /** "$0.15/M in · $0.60/M out", "free", or "" when unknown. */
 export function formatPrice(model: CatalogModel): string {
   const pricing = model.pricing;
+  if (isFreeModel(model)) return 'free';
   if (!pricing) return '';
-  if (pricing.prompt === 0 && pricing.completion === 0) return 'free';
   return `${perMillion(pricing.prompt)}/M in · ${perMillion(pricing.completion)}/M out`;
 }
 
@@ -56,7 +56,13 @@ export function capabilityBadges(model: CatalogModel): string[] {
   if (caps.tools) badges.push('$(tools) tools');
   if (caps.reasoning) badges.push('$(lightbulb) reasoning');
   if (caps.imageOutput) badges.push('$(file-media) image output');
+  if (model.outputModalities.includes('video')) badges.push('$(device-camera-video) video output');
   return badges;
+}
+
+/** "⚠ Expires on 2026-12-31": plain words (the date is the catalog's, made inert). */
+export function expiryWarning(model: CatalogModel): string {
+  return model.expirationDate ? `⚠ Expires on ${inertText(model.expirationDate.slice(0, 10), 10)}` : '';
 }
 
 export function toPickerEntry(
@@ -71,7 +77,7 @@ export function toPickerEntry(
     id: model.id,
     label: inertText(model.name, 200),
     description: price ? `${inertText(model.id, 200)} · ${price}` : inertText(model.id, 200),
-    detail: [context, ...capabilityBadges(model)].filter(Boolean).join('  '),
+    detail: [expiryWarning(model), context, ...capabilityBadges(model)].filter(Boolean).join('  '),
     group,
     favourite,
     current,

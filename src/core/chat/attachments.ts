@@ -4,7 +4,7 @@
  */
 import type { ChatMessage } from '../../api/types';
 
-export type AttachmentKind = 'selection' | 'file' | 'problems' | 'image';
+export type AttachmentKind = 'selection' | 'file' | 'problems' | 'image' | 'pdf';
 
 /** What the chip and the sent turn show; text attachments also keep their text (history resends it). */
 export interface Attachment {
@@ -17,7 +17,7 @@ export interface Attachment {
   language?: string;
   /** Text attachments: the text sent. */
   text?: string;
-  /** Images: MIME type, and the file in extension storage that holds the bytes. */
+  /** Images and PDFs: MIME type, and the file in extension storage that holds the bytes. */
   mimeType?: string;
   file?: string;
   bytes: number;
@@ -29,6 +29,13 @@ export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 /** Longest side an image is scaled to before it is sent. */
 export const MAX_IMAGE_SIDE = 2048;
 export const IMAGE_MIME_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
+export const PDF_MIME_TYPE = 'application/pdf';
+export const MAX_PDF_BYTES = 20 * 1024 * 1024;
+
+/** A coarse guess for a PDF, whose text is unknown until the gateway parses it: about 1 token per 20 bytes. */
+export function estimatePdfTokens(bytes: number): number {
+  return Math.ceil(bytes / 20);
+}
 
 /** About four characters per token: a coarse estimate, good enough for a meter and a warning. */
 export function estimateTokens(text: string): number {
@@ -81,8 +88,9 @@ export function formatBytes(bytes: number): string {
 }
 
 /**
- * The user message with its attachments: text parts (the prompt, then each fenced attachment) and
- * an `image_url` part per image, as a data URL. `imageData` gives an image's base64 bytes.
+ * The user message with its attachments: text parts (the prompt, then each fenced attachment), an
+ * `image_url` part per image and a `file` part per PDF, as data URLs. `imageData` gives a stored
+ * file's base64 bytes.
  */
 export function userMessageWithAttachments(
   prompt: string,
@@ -96,6 +104,13 @@ export function userMessageWithAttachments(
       const data = imageData(attachment);
       if (data && attachment.mimeType)
         parts.push({ type: 'image_url', image_url: { url: `data:${attachment.mimeType};base64,${data}` } });
+    } else if (attachment.kind === 'pdf') {
+      const data = imageData(attachment);
+      if (data)
+        parts.push({
+          type: 'file',
+          file: { filename: attachment.name, file_data: `data:${PDF_MIME_TYPE};base64,${data}` },
+        });
     } else {
       parts.push({ type: 'text', text: fencedBlock(attachment) });
     }
@@ -120,7 +135,8 @@ export function parseAttachments(value: unknown): Attachment[] | undefined {
     if (!a || typeof a !== 'object' || Array.isArray(a)) continue;
     const r = a as Record<string, unknown>;
     const kind = r.kind;
-    if (kind !== 'selection' && kind !== 'file' && kind !== 'problems' && kind !== 'image') continue;
+    if (kind !== 'selection' && kind !== 'file' && kind !== 'problems' && kind !== 'image' && kind !== 'pdf')
+      continue;
     if (typeof r.id !== 'string' || !r.id || typeof r.name !== 'string') continue;
     if (!isAmount(r.bytes) || !isAmount(r.tokens)) continue;
     const opt = (k: string): string | undefined => (typeof r[k] === 'string' ? r[k] : undefined);
@@ -134,7 +150,10 @@ export function parseAttachments(value: unknown): Attachment[] | undefined {
       path: opt('path'),
       language: opt('language'),
       text: opt('text'),
-      mimeType: mimeType !== undefined && IMAGE_MIME_TYPES.includes(mimeType) ? mimeType : undefined,
+      mimeType:
+        mimeType !== undefined && (IMAGE_MIME_TYPES.includes(mimeType) || mimeType === PDF_MIME_TYPE)
+          ? mimeType
+          : undefined,
       file: file !== undefined && /^[A-Za-z0-9_.-]+$/.test(file) && !/^\.+$/.test(file) ? file : undefined,
       bytes: r.bytes,
       tokens: r.tokens,

@@ -5,6 +5,7 @@
  * shows it.
  */
 import { capabilitiesOf } from '../catalog/capabilities';
+import { effortChoices } from '../catalog/modelOptions';
 import type { CatalogModel } from '../catalog/catalogCodec';
 import { perMillion } from '../catalog/catalogView';
 import { isModelId } from '../config/settingsModel';
@@ -20,6 +21,20 @@ export interface LmModelInfo {
   tooltip: string;
   detail: string;
   capabilities: { imageInput: boolean; toolCalling: boolean };
+  /**
+   * The model's options in VS Code's model picker (VS Code 1.139+ reads it; older versions ignore
+   * it): the reasoning efforts the catalog lists. What the user picks comes back with each request.
+   */
+  configurationSchema?: {
+    properties: {
+      reasoningEffort: { type: 'string'; title: string; description: string; enum: string[] };
+    };
+  };
+}
+
+/** The efforts a model's configuration offers (none when it has no configuration). */
+export function modelEfforts(info: Pick<LmModelInfo, 'configurationSchema'>): string[] {
+  return info.configurationSchema?.properties.reasoningEffort.enum ?? [];
 }
 
 export const DEFAULT_CONTEXT_LENGTH = 128_000;
@@ -106,7 +121,7 @@ export function toModelInfo(id: string, entry: CatalogModel | undefined): LmMode
     `Context ${thousands(context)} tokens.`,
     prices ? `Price: ${prices}.` : 'Price: see your gateway.',
   ].join(' ');
-  return {
+  const info: LmModelInfo = {
     id,
     name,
     family,
@@ -121,6 +136,22 @@ export function toModelInfo(id: string, entry: CatalogModel | undefined): LmMode
       toolCalling: capabilities.tools ?? true,
     },
   };
+  const { efforts, defaultEffort } = effortChoices(entry);
+  if (efforts.length > 0) {
+    info.configurationSchema = {
+      properties: {
+        reasoningEffort: {
+          type: 'string',
+          title: 'Reasoning effort',
+          // No `default`: VS Code would send it with every request, and gateway.chat.reasoningEffort
+          // (the default for every model) would never apply. The model's own default is named instead.
+          description: `How much the model thinks before it answers${defaultEffort ? ` (the model's default: ${defaultEffort})` : ''}. Unset: gateway.chat.reasoningEffort.`,
+          enum: efforts,
+        },
+      },
+    };
+  }
+  return info;
 }
 
 /**

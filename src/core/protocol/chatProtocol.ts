@@ -9,6 +9,8 @@
 import { isRecord } from '../../api/json';
 import type { Attachment, AttachmentKind } from '../chat/attachments';
 import type { FileSuggestion } from '../chat/fileMention';
+import { parseChatTools, parseEffort, parseRouting, providerList } from '../catalog/modelOptions';
+import type { ChatTools, Routing } from '../catalog/modelOptions';
 import { parseMediaAction, parseMediaCardRef, parseMediaCardState } from './mediaCardProtocol';
 import type { MediaCardAction, MediaCardRef, MediaCardState } from './mediaCardProtocol';
 
@@ -121,6 +123,24 @@ export interface ConversationView {
   turns: Turn[];
 }
 
+/** The model menu's state: the current model's efforts and routing, and the chat's tools. */
+export interface ModelOptionsState {
+  model: string;
+  /** The efforts the catalog lists for the model (none: it cannot reason, or nothing is known). */
+  efforts: string[];
+  defaultEffort?: string;
+  /** The effort chosen for this model; absent: the setting's, else the model's default. */
+  effort?: string;
+  routing: Routing;
+  /** Providers that serve the model (from the gateway's endpoints list), for only/ignore. */
+  providers: string[];
+  /** `gateway.chat.provider` is set: it is sent instead of the routing choices. */
+  providerSetting: boolean;
+  tools: ChatTools;
+  /** `gateway.chat.plugins` is set: it is sent instead of the tool choices. */
+  pluginsSetting: boolean;
+}
+
 /** A prompt sent while a reply streams, waiting its turn. */
 export interface QueuedPrompt {
   id: string;
@@ -160,7 +180,9 @@ export type HostMessage =
   /** Attachments waiting to be sent, and the context meter's and the cost's figures. */
   | ({ type: 'context' } & ContextState)
   /** Workspace files for a `#file:` mention, answering `findFiles` with the same query. */
-  | { type: 'fileSuggestions'; query: string; files: FileSuggestion[] };
+  | { type: 'fileSuggestions'; query: string; files: FileSuggestion[] }
+  /** The model menu's choices for the current model and chat. */
+  | ({ type: 'modelOptions' } & ModelOptionsState);
 
 // ---------------------------------------------------------------------------------------------
 // Webview → host
@@ -206,7 +228,13 @@ export type WebviewMessage =
   /** A `#file:` mention is being typed: which workspace files match `query`. */
   | { type: 'findFiles'; query: string }
   /** A button on a media card: Open, Save to Workspace, Insert, Copy Path, Re-run, Variation. */
-  | { type: 'mediaAction'; action: MediaCardAction; jobId: string };
+  | { type: 'mediaAction'; action: MediaCardAction; jobId: string }
+  /** The reasoning effort for `model`; absent: back to the default. */
+  | { type: 'setEffort'; model: string; effort?: string }
+  /** The routing choices for `model`, sent as the request's `provider`. */
+  | { type: 'setRouting'; model: string; routing: Routing }
+  /** Web search, PDF parsing and context compression for the open chat. */
+  | { type: 'setChatTools'; tools: ChatTools };
 
 export const ERROR_ACTIONS: readonly ErrorAction[] = [
   'setApiKey',
@@ -230,6 +258,11 @@ type Rec = Record<string, unknown>;
 
 function isText(value: unknown, max = MAX_WEBVIEW_TEXT): value is string {
   return typeof value === 'string' && value.length <= max;
+}
+
+/** A model id (`vendor/model`), as the model menu names the model its choices are for. */
+function isModelKey(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 200 && /^[^/\s]+\/\S+$/.test(value);
 }
 
 function isId(value: unknown): value is string {
@@ -310,6 +343,18 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
       return isId(m.id) ? { type: m.type, id: m.id } : undefined;
     case 'mediaAction':
       return parseMediaAction(m);
+    case 'setEffort': {
+      if (!isModelKey(m.model)) return undefined;
+      if (m.effort === undefined) return { type: 'setEffort', model: m.model };
+      const effort = parseEffort(m.effort);
+      return effort ? { type: 'setEffort', model: m.model, effort } : undefined;
+    }
+    case 'setRouting':
+      return isModelKey(m.model) && isRecord(m.routing)
+        ? { type: 'setRouting', model: m.model, routing: parseRouting(m.routing) }
+        : undefined;
+    case 'setChatTools':
+      return isRecord(m.tools) ? { type: 'setChatTools', tools: parseChatTools(m.tools) } : undefined;
     default: {
       const unknownType: never = m.type;
       void unknownType;
@@ -530,6 +575,7 @@ const ATTACHMENT_KINDS: ReadonlySet<string> = new Set<AttachmentKind>([
   'file',
   'problems',
   'image',
+  'pdf',
 ]);
 
 function parseAttachment(value: unknown, path: string, report: ReportProblem): Attachment | undefined {
@@ -682,6 +728,25 @@ export function parseHostMessage(
     case 'mediaJob': {
       const job = parseMediaCardState(m.job, report);
       return job ? { type: 'mediaJob', job } : undefined;
+    }
+    case 'modelOptions': {
+      if (typeof m.model !== 'string') return undefined;
+      const efforts = (fields.optionalArray('efforts', (item) => parseEffort(item)) ?? []).slice(0, 12);
+      const options: HostMessage = {
+        type: 'modelOptions',
+        model: m.model,
+        efforts,
+        routing: parseRouting(m.routing),
+        providers: providerList(m.providers),
+        providerSetting: fields.boolean('providerSetting', false),
+        tools: parseChatTools(m.tools),
+        pluginsSetting: fields.boolean('pluginsSetting', false),
+      };
+      const defaultEffort = parseEffort(m.defaultEffort);
+      const effort = parseEffort(m.effort);
+      if (defaultEffort) options.defaultEffort = defaultEffort;
+      if (effort) options.effort = effort;
+      return options;
     }
     case 'composerNotice':
       return typeof m.message === 'string'

@@ -9,6 +9,8 @@ import {
   undescribedModel,
 } from '../../core/catalog/catalogCodec';
 import type { CatalogModel } from '../../core/catalog/catalogCodec';
+import { parseEndpoints } from '../../core/catalog/endpointsCodec';
+import type { ModelEndpoint } from '../../core/catalog/endpointsCodec';
 import type { ConversationFiles } from '../../core/chat/conversationStore';
 import { Disposable } from '../../core/util/lifecycle';
 import { Setting } from '../../core/ids';
@@ -32,6 +34,8 @@ export class ModelCatalog extends Disposable {
   private loading: Promise<CatalogModel[]> | undefined;
   private generation = 0;
   private lastSource: CatalogSource = 'settings';
+  /** Each model's providers (`/v1/models/{id}/endpoints`), asked once per catalog; undefined: none known. */
+  private endpointsById = new Map<string, Promise<ModelEndpoint[] | undefined>>();
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   /** Fires when the list changes: fetched, refreshed, or the gateway or the configured models changed. */
   readonly onDidChange = this.changed.event;
@@ -93,7 +97,38 @@ export class ModelCatalog extends Disposable {
     if (this.lastSource === 'settings' && (this.loaded || this.loading)) this.forget();
   }
 
+  /**
+   * The providers that serve a model, from `GET /v1/models/{id}/endpoints`, asked once and kept
+   * with the catalog. Undefined when the gateway has no such endpoint (404) or it fails: the
+   * routing menu then takes provider names as typed text.
+   */
+  endpoints(id: string): Promise<ModelEndpoint[] | undefined> {
+    let pending = this.endpointsById.get(id);
+    if (!pending) {
+      pending = this.fetchEndpoints(id);
+      this.endpointsById.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async fetchEndpoints(id: string): Promise<ModelEndpoint[] | undefined> {
+    try {
+      const endpoints = parseEndpoints(await this.gateway.client().listModelEndpoints(id));
+      if (!endpoints) this.logger.info(`The gateway's endpoints of ${id} have an unexpected shape.`);
+      return endpoints;
+    } catch (error) {
+      const status = GatewayError.is(error) ? error.status : undefined;
+      // A gateway without the endpoint (404) is normal; anything else may pass, so ask again later.
+      if (status !== 404) this.endpointsById.delete(id);
+      this.logger.info(
+        `No provider list for ${id} (${status !== undefined ? `status ${status}` : String(error)}).`,
+      );
+      return undefined;
+    }
+  }
+
   private forget(): void {
+    this.endpointsById.clear();
     this.generation++;
     this.loaded = undefined;
     this.loading = undefined;
@@ -101,6 +136,7 @@ export class ModelCatalog extends Disposable {
   }
 
   private async load(force: boolean): Promise<CatalogModel[]> {
+    if (force) this.endpointsById.clear();
     const generation = this.generation;
     const baseUrl = readSettings().baseUrl;
     let models: CatalogModel[] | undefined;
@@ -132,11 +168,29 @@ export class ModelCatalog extends Disposable {
     return models;
   }
 
+  /**
+   * `GET /v1/models?output_modalities=all` lists image, video and audio models beside the text
+   * ones; a gateway that refuses the query (400, 404) or answers it with nothing usable is asked
+   * the plain `GET /v1/models`.
+   */
+  private async fetchAll(): Promise<CatalogModel[] | undefined> {
+    try {
+      const models = parseCatalog(await this.gateway.client().listModels({}, { outputModalities: 'all' }));
+      if (models?.length) return models;
+      this.logger.info('GET /v1/models?output_modalities=all gave no models; asking GET /v1/models.');
+    } catch (error) {
+      if (!GatewayError.is(error) || (error.status !== 400 && error.status !== 404)) throw error;
+      this.logger.info(
+        `GET /v1/models?output_modalities=all answered ${error.status}; asking GET /v1/models.`,
+      );
+    }
+    return parseCatalog(await this.gateway.client().listModels());
+  }
+
   private async fetch(baseUrl: string): Promise<CatalogModel[] | undefined> {
     const started = this.now();
     try {
-      const body = await this.gateway.client().listModels();
-      const models = parseCatalog(body);
+      const models = await this.fetchAll();
       if (!models) {
         this.logger.warn(
           'The gateway answered GET /v1/models with an unexpected shape; using the configured models.',

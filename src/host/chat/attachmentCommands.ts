@@ -3,7 +3,13 @@ import type { Attachment } from '../../core/chat/attachments';
 import { IMAGE_MIME_TYPES } from '../../core/chat/attachments';
 import { notify } from '../notify';
 import type { AttachmentTray } from './attachments';
-import { fileAttachment, imageTypeOf, problemsAttachment, selectionAttachment } from './attachments';
+import {
+  fileAttachment,
+  imageTypeOf,
+  isPdfUri,
+  problemsAttachment,
+  selectionAttachment,
+} from './attachments';
 
 export interface AttachmentCommandDeps {
   tray: AttachmentTray;
@@ -67,6 +73,13 @@ export async function attachUris(deps: AttachmentCommandDeps, uris: readonly vsc
     try {
       const mime = imageTypeOf(uri);
       if (mime) attachments.push(await imageFromUri(deps, uri, mime));
+      else if (isPdfUri(uri))
+        attachments.push(
+          await deps.tray.storePdf(
+            uri.path.split('/').pop() ?? 'document.pdf',
+            await vscode.workspace.fs.readFile(uri),
+          ),
+        );
       else attachments.push(await fileAttachment(uri));
     } catch (error) {
       problems.push(error instanceof Error ? error.message : String(error));

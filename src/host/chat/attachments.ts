@@ -3,7 +3,10 @@ import {
   IMAGE_MIME_TYPES,
   IMAGE_TOKENS,
   MAX_IMAGE_BYTES,
+  MAX_PDF_BYTES,
   MAX_TEXT_ATTACHMENT_BYTES,
+  PDF_MIME_TYPE,
+  estimatePdfTokens,
   formatBytes,
   imageMimeType,
   textAttachment,
@@ -61,18 +64,47 @@ export class AttachmentTray extends Disposable {
       throw new Error(
         `${name} is ${formatBytes(bytes.length)}; images up to ${formatBytes(MAX_IMAGE_BYTES)} can be attached.`,
       );
-    const id = newId('img');
-    const file = `${id}.${mimeType.slice('image/'.length)}`;
-    await vscode.workspace.fs.createDirectory(this.imageFolder);
-    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(this.imageFolder, file), bytes);
+    const { id, file } = await this.keep('img', mimeType.slice('image/'.length), bytes);
     return { id, kind: 'image', name, mimeType, file, bytes: bytes.length, tokens: IMAGE_TOKENS };
   }
 
-  /** Base64 of stored images, by file name (missing files are left out). */
+  /** Keeps a PDF's bytes in storage, sent as a `file` part (the gateway parses it for models that cannot). */
+  async storePdf(name: string, bytes: Uint8Array): Promise<Attachment> {
+    if (bytes.length > MAX_PDF_BYTES)
+      throw new Error(
+        `${name} is ${formatBytes(bytes.length)}; PDFs up to ${formatBytes(MAX_PDF_BYTES)} can be attached.`,
+      );
+    if (!isPdf(bytes)) throw new Error(`${name} is not a PDF file.`);
+    const { id, file } = await this.keep('pdf', 'pdf', bytes);
+    return {
+      id,
+      kind: 'pdf',
+      name,
+      mimeType: PDF_MIME_TYPE,
+      file,
+      bytes: bytes.length,
+      tokens: estimatePdfTokens(bytes.length),
+    };
+  }
+
+  /** Writes an attachment's bytes to storage under a new id. */
+  private async keep(
+    prefix: string,
+    extension: string,
+    bytes: Uint8Array,
+  ): Promise<{ id: string; file: string }> {
+    const id = newId(prefix);
+    const file = `${id}.${extension}`;
+    await vscode.workspace.fs.createDirectory(this.imageFolder);
+    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(this.imageFolder, file), bytes);
+    return { id, file };
+  }
+
+  /** Base64 of stored images and PDFs, by file name (missing files are left out). */
   async readImages(attachments: readonly Attachment[]): Promise<Map<string, string>> {
     const data = new Map<string, string>();
     for (const a of attachments) {
-      if (a.kind !== 'image' || !a.file || data.has(a.file)) continue;
+      if ((a.kind !== 'image' && a.kind !== 'pdf') || !a.file || data.has(a.file)) continue;
       try {
         const bytes = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(this.imageFolder, a.file));
         data.set(a.file, Buffer.from(bytes).toString('base64'));
@@ -82,6 +114,16 @@ export class AttachmentTray extends Disposable {
     }
     return data;
   }
+}
+
+/** A PDF starts with `%PDF-` (a file named .pdf that is not one is refused, not sent). */
+function isPdf(bytes: Uint8Array): boolean {
+  return bytes.length >= 5 && String.fromCharCode(...bytes.subarray(0, 5)) === '%PDF-';
+}
+
+/** Whether a file is attached as a PDF (by its name). */
+export function isPdfUri(uri: vscode.Uri): boolean {
+  return /\.pdf$/i.test(uri.path);
 }
 
 /** The editor's selection, with file, language and line range; undefined when nothing is selected. */

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { ConversationStore, INDEX_FILE } from '../../core/chat/conversationStore';
 import { Command, StorageKey } from '../../core/ids';
+import { ModelChoicesStore } from './modelChoices';
 import { Disposable } from '../../core/util/lifecycle';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { CatalogFeature } from '../catalog/catalogFeature';
@@ -74,6 +75,7 @@ export class ChatFeature extends Disposable {
         costs,
         webview: () => this.view.webviewView?.webview,
         visible: () => this.view.webviewView?.visible ?? false,
+        choices: new ModelChoicesStore(context.globalState),
       }),
     );
     const attachmentDeps = {

@@ -35,6 +35,8 @@ import type { MediaCardAction } from '../../core/protocol/mediaCardProtocol';
 import { notify } from '../notify';
 import { ChatMedia } from './chatMedia';
 import type { ChatMediaJobs } from './chatMedia';
+import type { ModelChoicesStore } from './modelChoices';
+import { ChatModelMenu } from './modelMenu';
 
 const SAVE_WHILE_STREAMING_MS = 3000;
 /** How long a first request waits for the model catalog before it is sent ungated. */
@@ -66,9 +68,12 @@ export class ChatSession extends Disposable {
   private claims = 0;
   private queue: QueuedPrompt[] = [];
   private post: Post = () => undefined;
+  private viewAttached = false;
   private readonly turnFinished = this.register(new vscode.EventEmitter<AssistantTurn>());
   /** `/image …` and the other media commands, where the media feature is wired in. */
   private readonly media: ChatMedia | undefined;
+  /** The model menu (effort, routing, the chat's tools), where its store is wired in. */
+  readonly menu: ChatModelMenu | undefined;
   /** Fires when a reply ends (completed, stopped or failed); tests and the status bar listen. */
   readonly onDidFinishTurn = this.turnFinished.event;
 
@@ -88,9 +93,20 @@ export class ChatSession extends Disposable {
       webview?: () => vscode.Webview | undefined;
       /** Whether the chat view is in sight. */
       visible?: () => boolean;
+      /** The model menu's choices (effort and routing per model, tools per chat). */
+      choices?: ModelChoicesStore;
     },
   ) {
     super();
+    this.menu =
+      deps.choices &&
+      new ChatModelMenu({
+        store: deps.choices,
+        catalog: deps.catalog,
+        post: (message) => this.post(message),
+        chatId: async () => (await this.current()).id,
+        entry: (model) => this.catalogEntry(model),
+      });
     const media = deps.media;
     this.media =
       media &&
@@ -105,7 +121,13 @@ export class ChatSession extends Disposable {
         }),
       );
     if (deps.tray) this.register(deps.tray.onDidChange(() => void this.postContext()));
-    if (deps.catalog) this.register(deps.catalog.catalog.onDidChange(() => void this.postContext()));
+    if (deps.catalog)
+      this.register(
+        deps.catalog.catalog.onDidChange(() => {
+          void this.postContext();
+          this.postMenu();
+        }),
+      );
     this.register(deps.apiKey.onDidChange((key) => this.post({ type: 'apiKey', hasApiKey: !!key })));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -113,6 +135,12 @@ export class ChatSession extends Disposable {
           this.post({ type: 'model', model: readSettings().chat.model });
           void this.postContext();
         }
+        if (
+          [Setting.chatModel, Setting.chatProvider, Setting.chatPlugins, Setting.chatWebSearch].some((s) =>
+            e.affectsConfiguration(s),
+          )
+        )
+          this.postMenu();
       }),
     );
     this.register({ dispose: () => this.active?.abort.abort() });
@@ -137,9 +165,17 @@ export class ChatSession extends Disposable {
   /** Connects the view; returns a function that disconnects it. */
   attach(post: Post): vscode.Disposable {
     this.post = post;
+    this.viewAttached = true;
     return new vscode.Disposable(() => {
-      if (this.post === post) this.post = () => undefined;
+      if (this.post !== post) return;
+      this.post = () => undefined;
+      this.viewAttached = false;
     });
+  }
+
+  /** The model menu follows the model, the catalog and the settings while the view is there to show it. */
+  private postMenu(): void {
+    if (this.viewAttached) void this.menu?.post();
   }
 
   /** Posts to the view, if one is attached (for intents the router answers itself). */
@@ -171,6 +207,7 @@ export class ChatSession extends Disposable {
     });
     this.postQueue();
     await this.postContext();
+    void this.menu?.post();
     this.media?.show(
       conversation.turns.flatMap((t) => (t.role === 'assistant' && t.media ? [t.media.jobId] : [])),
     );
@@ -579,7 +616,10 @@ export class ChatSession extends Disposable {
           message: "No API key is set. Set one with 'Gateway AI: Set API Key', then retry.",
         });
       }
-      const request = await this.gatedRequest(buildChatRequest(settings.chat, turn.model, messages));
+      const built = buildChatRequest(settings.chat, turn.model, messages);
+      const request = await this.gatedRequest(
+        this.menu ? await this.menu.apply(built, conversation.id) : built,
+      );
       const stream = this.deps.gateway.client().streamChat(request, { signal: abort.signal });
       let savedAt = Date.now();
       for await (const delta of stream) {

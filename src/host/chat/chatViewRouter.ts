@@ -102,6 +102,12 @@ export class ChatViewRouter {
         return;
       case 'mediaAction':
         return this.session.mediaAction(message.action, message.jobId);
+      case 'setEffort':
+        return this.session.menu?.setEffort(message.model, message.effort);
+      case 'setRouting':
+        return this.session.menu?.setRouting(message.model, message.routing);
+      case 'setChatTools':
+        return this.session.menu?.setTools(message.tools);
       default: {
         const unhandled: never = message;
         void unhandled;

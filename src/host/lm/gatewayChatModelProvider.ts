@@ -10,7 +10,7 @@ import type { Usage } from '../../api/types';
 import { Command } from '../../core/ids';
 import { toLmFailure } from '../../core/lm/errors';
 import { toOpenAiMessages } from '../../core/lm/messages';
-import { buildModelInfos } from '../../core/lm/modelInfo';
+import { buildModelInfos, modelEfforts } from '../../core/lm/modelInfo';
 import type { LmModelInfo } from '../../core/lm/modelInfo';
 import { ReplyAssembler } from '../../core/lm/replyParts';
 import type { ReplyPart } from '../../core/lm/replyParts';
@@ -111,6 +111,8 @@ export class GatewayChatModelProvider {
       tools: options.tools,
       toolMode: options.toolMode,
       modelOptions: options.modelOptions,
+      modelConfiguration: options.modelConfiguration,
+      efforts: modelEfforts(model),
     });
     const reply = new ReplyAssembler();
     const started = Date.now();

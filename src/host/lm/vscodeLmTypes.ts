@@ -15,6 +15,8 @@ export interface LanguageModelChatInformation {
   readonly maxInputTokens: number;
   readonly maxOutputTokens: number;
   readonly capabilities: { readonly imageInput?: boolean; readonly toolCalling?: boolean | number };
+  /** A JSON schema of the model's options, shown in VS Code's model picker (1.139+). */
+  readonly configurationSchema?: object;
 }
 
 export interface PrepareLanguageModelChatModelOptions {
@@ -23,6 +25,8 @@ export interface PrepareLanguageModelChatModelOptions {
 
 export interface ProvideLanguageModelChatResponseOptions {
   readonly modelOptions?: { readonly [name: string]: unknown };
+  /** The model's configuration chosen in VS Code's model picker (1.139+; see `configurationSchema`). */
+  readonly modelConfiguration?: unknown;
   readonly tools?: readonly vscode.LanguageModelChatTool[];
   readonly toolMode: vscode.LanguageModelChatToolMode;
 }

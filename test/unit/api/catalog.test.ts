@@ -8,14 +8,33 @@ describe('client: model catalog and credits', () => {
   const ctx = withSimulator();
   afterEach(() => ctx.sim.reset());
 
-  it('listModels reads GET /v1/models with the key', async () => {
+  it('listModels reads GET /v1/models with the key; ?output_modalities=all adds the media models', async () => {
     const { client, key } = makeClient(ctx.sim);
-    const models = parseCatalog(await client.listModels());
-    assert.ok(models && models.some((m) => m.id === 'openai/gpt-image-1'));
+    const text = parseCatalog(await client.listModels());
+    assert.ok(text && text.some((m) => m.id === 'openai/gpt-4o-mini'));
+    assert.ok(!text.some((m) => m.id === 'openai/gpt-image-1'), 'the plain list is of text models');
     const request = ctx.sim.requests.at(-1)!;
     assert.equal(request.method, 'GET');
     assert.equal(request.path, '/api/v1/models');
     assert.equal(request.headers.authorization, `Bearer ${key}`);
+    const all = parseCatalog(await client.listModels({}, { outputModalities: 'all' }));
+    assert.ok(
+      all && all.some((m) => m.id === 'openai/gpt-image-1') && all.some((m) => m.id === 'google/veo-3'),
+    );
+  });
+
+  it('listModelEndpoints reads GET /v1/models/{id}/endpoints; a gateway without it answers 404', async () => {
+    const { client } = makeClient(ctx.sim);
+    const body = (await client.listModelEndpoints('testvendor/free-chat:free')) as {
+      data: { endpoints: unknown[] };
+    };
+    assert.equal(body.data.endpoints.length, 3);
+    assert.equal(ctx.sim.requests.at(-1)!.path, '/api/v1/models/testvendor/free-chat%3Afree/endpoints');
+    ctx.sim.endpointsAvailable = false;
+    await assert.rejects(
+      client.listModelEndpoints('openai/gpt-4o-mini'),
+      (e: unknown) => GatewayError.is(e) && e.status === 404,
+    );
   });
 
   it('a gateway without a catalog answers 404: a GatewayError, not retried', async () => {

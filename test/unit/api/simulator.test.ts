@@ -30,6 +30,23 @@ describe('simulator: controls and assets', () => {
     assert.equal(ctx.sim.requests.length, 0);
   });
 
+  it('echoes the routing, reasoning and plugins it was asked for, and names the provider it was limited to', async () => {
+    const asked = {
+      provider: { only: ['Beta Inference'], sort: 'price' },
+      reasoning: { effort: 'xhigh' },
+      plugins: [{ id: 'context-compression' }],
+      tools: [{ type: 'openrouter:web_search' }],
+    };
+    const chat = await fetch(`${ctx.sim.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-echo', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'a/b', messages: [{ role: 'user', content: 'hi' }], ...asked }),
+    });
+    const reply = (await chat.json()) as { provider: string };
+    assert.deepEqual(JSON.parse(decodeURIComponent(chat.headers.get('x-sim-echo') ?? '')), asked);
+    assert.equal(reply.provider, 'Beta Inference');
+  });
+
   it('counts requests for tracking images and serves unknown paths as 404', async () => {
     const before = ctx.sim.imageRequests;
     const image = await fetch(`${ctx.sim.origin}/img/track-1.png`);

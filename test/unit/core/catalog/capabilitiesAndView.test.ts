@@ -110,7 +110,7 @@ describe('picker entries', () => {
   it('offer only image, video and audio models to the media picker', () => {
     assert.deepEqual(
       mediaModels(models).map((m) => m.id),
-      ['openai/gpt-image-1', 'google/veo-3', 'openai/tts-1'],
+      ['openai/gpt-image-1', 'google/veo-3', 'openai/tts-1', 'testvendor/sketch', 'testvendor/motion'],
     );
   });
 });

@@ -45,6 +45,26 @@ const entryLike = fc.record(
       fc.record({ max_completion_tokens: fc.oneof(fc.integer(), fc.constant(null)) }),
       fc.jsonValue(),
     ),
+    reasoning: fc.oneof(
+      fc.record(
+        {
+          supported_efforts: fc.oneof(
+            fc.array(
+              fc.oneof(fc.constantFrom('low', 'HIGH', ' xhigh ', 'none'), fc.string(), fc.jsonValue()),
+            ),
+            fc.jsonValue(),
+          ),
+          default_effort: fc.oneof(fc.constantFrom('low', 'medium'), fc.jsonValue()),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.jsonValue(),
+    ),
+    expiration_date: fc.oneof(
+      fc.constantFrom('2026-12-31', '2026-02-30', '2027-01-01T00:00:00Z', 'soon', ''),
+      fc.string(),
+      fc.jsonValue(),
+    ),
   },
   { requiredKeys: [] },
 );
@@ -114,6 +134,11 @@ describe('catalog codec (the GET /v1/models boundary)', () => {
               assert.ok(Number.isInteger(m.contextLength) && m.contextLength > 0);
             for (const w of [...m.inputModalities, ...m.supportedParameters])
               assert.match(w, /^[a-z0-9_.:-]+$/);
+            for (const e of [...(m.reasoningEfforts ?? []), m.defaultEffort ?? 'x'])
+              assert.match(e, /^[a-z][a-z0-9_-]*$/);
+            if (m.reasoningEfforts)
+              assert.ok(m.reasoningEfforts.length > 0 && m.reasoningEfforts.length <= 12);
+            if (m.expirationDate !== undefined) assert.ok(Number.isFinite(Date.parse(m.expirationDate)));
           }
         },
       ),

@@ -53,6 +53,23 @@ describe('attachments', () => {
     );
   });
 
+  it('sends a PDF as a file part with a data URL, and reads it back from a stored turn', () => {
+    const pdf = {
+      id: 'p1',
+      kind: 'pdf' as const,
+      name: 'spec.pdf',
+      mimeType: 'application/pdf',
+      file: 'pdf-1.pdf',
+      bytes: 2000,
+      tokens: 100,
+    };
+    assert.deepEqual(userMessageWithAttachments('read', [pdf], () => 'JVBERi0=').content, [
+      { type: 'text', text: 'read' },
+      { type: 'file', file: { filename: 'spec.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } },
+    ]);
+    assert.deepEqual(parseAttachments(JSON.parse(JSON.stringify([pdf]))), [pdf]);
+  });
+
   it('puts each turn’s attachments into its own message', () => {
     const turns = [
       { role: 'user', content: 'one' },
@@ -77,7 +94,7 @@ describe('attachments', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
         for (const a of parseAttachments(value) ?? []) {
-          assert.ok(['selection', 'file', 'problems', 'image'].includes(a.kind));
+          assert.ok(['selection', 'file', 'problems', 'image', 'pdf'].includes(a.kind));
           if (a.file) assert.match(a.file, /^[A-Za-z0-9_.-]+$/, 'no path in a stored image name');
         }
       }),
