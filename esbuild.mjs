@@ -6,6 +6,7 @@
 import * as esbuild from 'esbuild';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { writeCodiconSubset } from './build/codicons.mjs';
 import {
   COPIED_FILES,
   hostEntryPoints,
@@ -109,10 +110,27 @@ const webview = {
   loader: { '.ttf': 'file' },
 };
 
-/** Files that ship as they come from a dependency (the codicon font and its stylesheet). */
+/**
+ * Files that ship from a dependency: the codicon stylesheet and font, cut down to the icons our
+ * webviews name (build/codicons.mjs), and anything else as it comes.
+ */
 async function copyFiles() {
+  const codicons = Object.fromEntries(
+    COPIED_FILES.filter(({ file }) => file.startsWith('dist/codicons/')).map((c) => [
+      path.extname(c.file),
+      c,
+    ]),
+  );
+  await mkdir(path.dirname(output(codicons['.css'].file)), { recursive: true });
+  await writeCodiconSubset({
+    root: import.meta.dirname,
+    cssFrom: codicons['.css'].from,
+    fontFrom: codicons['.ttf'].from,
+    cssTo: output(codicons['.css'].file),
+    fontTo: output(codicons['.ttf'].file),
+  });
   await Promise.all(
-    COPIED_FILES.map(async ({ file, from }) => {
+    COPIED_FILES.filter(({ file }) => !file.startsWith('dist/codicons/')).map(async ({ file, from }) => {
       await mkdir(path.dirname(output(file)), { recursive: true });
       await copyFile(from, output(file));
     }),

@@ -70,7 +70,10 @@ export const WEBVIEW_BUNDLES = [
  * @property {string} from where the build copies it from
  */
 
-/** Files the build copies into dist/ from dependencies. */
+/**
+ * Files the build takes into dist/ from dependencies. The codicon pair is cut down to the icons
+ * the webviews name (build/codicons.mjs); the rest would be copied as they are.
+ */
 /** @type {readonly CopiedFile[]} */
 export const COPIED_FILES = [
   // CHAT_PAGE's styles (VS Code's webviews look for it by id to theme the icons).
