@@ -3,15 +3,15 @@
  * I/O and loads nothing; the HTTP stack is set up by the first call.
  */
 import { chatDeltasFromJson, chatDeltasFromSse, parseChatCompletion, parseChatReply } from './chatStream';
-import { downloadRefusal } from './downloadPolicy';
+import { downloadRefusal, sendsKeyTo } from './downloadPolicy';
 import { readApiKey, resolveEndpoint } from './endpoint';
 import { GatewayError } from './errors';
 import { HttpTransport, IdleWatch } from './transport/http';
 import type { BodyLimit, HttpExchange } from './transport/http';
 import { httpError } from './httpErrors';
 import type { HttpErrorContext } from './httpErrors';
-import { tryParseJson } from './json';
-import { mediaRequestBody, normalizeMediaRecord, normalizeMediaStarted } from './media';
+import { excerpt, tryParseJson } from './json';
+import { gatewayUrl, mediaRequestBody, normalizeMediaRecord, normalizeMediaStarted } from './media';
 import { Semaphore } from './limiter';
 import { ProblemReporter } from './problems';
 import { redactError, urlCredentials } from './redact';
@@ -31,6 +31,7 @@ import type {
   MediaRecord,
   MediaRequest,
   MediaStarted,
+  MediaStatusOptions,
 } from './types';
 
 export interface GatewayClient {
@@ -40,7 +41,11 @@ export interface GatewayClient {
   streamChat(request: ChatRequest, options?: CallOptions): AsyncIterable<ChatDelta>;
   /** Starts a media job. Never repeated automatically: a second request could start a second billed job. */
   startMedia(request: MediaRequest, options?: CallOptions): Promise<MediaStarted>;
-  getMedia(id: string, options?: CallOptions): Promise<MediaRecord>;
+  /**
+   * The job's status: at its `pollingUrl` when it has one (the key goes along only when that is
+   * on the gateway's origin), else `GET /v1/media/{id}`.
+   */
+  getMedia(id: string, options?: MediaStatusOptions): Promise<MediaRecord>;
   /** Fetches a media result by URL (the key is sent only if the URL is on the gateway's origin). */
   download(url: string, options?: DownloadOptions): Promise<DownloadedFile>;
   /**
@@ -195,13 +200,15 @@ class UndiciGatewayClient implements GatewayClient {
         error: { operation: 'media-start', model: request.model },
       });
       apiKey = opened.apiKey;
-      return normalizeMediaStarted(await readJson(opened.exchange, 'media job'), this.problems);
+      return normalizeMediaStarted(await readJson(opened.exchange, 'media job'), this.problems, {
+        baseUrl: this.options.baseUrl,
+      });
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
     }
   }
 
-  async getMedia(id: string, callOptions: CallOptions = {}): Promise<MediaRecord> {
+  async getMedia(id: string, callOptions: MediaStatusOptions = {}): Promise<MediaRecord> {
     let apiKey: string | undefined;
     try {
       if (!id)
@@ -216,23 +223,65 @@ class UndiciGatewayClient implements GatewayClient {
           kind: 'config',
           message: `The media job id "${id}" cannot be asked for in a URL.`,
         });
-      const opened = await this.open(callOptions, {
+      const spec: ExchangeSpec = {
         method: 'GET',
-        apiPath: `/v1/media/${encodeURIComponent(id)}`,
         accept: 'application/json',
         rule: 'idempotent',
         error: { operation: 'media-get', mediaId: id },
-      });
+      };
+      let opened: { exchange: HttpExchange; apiKey: string | undefined; url: URL };
+      if (callOptions.pollingUrl === undefined) {
+        const apiPath = `/v1/media/${encodeURIComponent(id)}`;
+        opened = { ...(await this.open(callOptions, { ...spec, apiPath })), url: this.endpoint(apiPath) };
+      } else {
+        opened = await this.openPollingUrl(callOptions.pollingUrl, callOptions, spec);
+      }
       apiKey = opened.apiKey;
       return normalizeMediaRecord(
         await readJson(opened.exchange, 'media status'),
         id,
         this.problems,
         this.secrets(apiKey),
+        { baseUrl: this.options.baseUrl, statusUrl: opened.url.href },
       );
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
     }
+  }
+
+  /**
+   * A job's own polling URL, as the gateway named it when the job started: checked again here
+   * (it may come from a stored file), held to the download rule (never this computer or a private
+   * network unless the gateway is there), and sent the key only on the gateway's origin.
+   */
+  private async openPollingUrl(
+    pollingUrl: string,
+    callOptions: CallOptions,
+    spec: ExchangeSpec,
+  ): Promise<{ exchange: HttpExchange; apiKey: string | undefined; url: URL }> {
+    if (callOptions.signal?.aborted)
+      throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
+    const gateway = this.endpoint('');
+    const href = gatewayUrl(pollingUrl);
+    if (!href)
+      throw new GatewayError({
+        kind: 'invalid_response',
+        message: `The job's polling URL "${excerpt(pollingUrl, 100)}" is not an http(s) URL.`,
+      });
+    const url = new URL(href);
+    const refusal = downloadRefusal(url, {
+      gateway,
+      named: url,
+      redirected: false,
+      what: { noun: "The job's polling URL", verb: 'asked' },
+    });
+    if (refusal) throw new GatewayError({ kind: 'invalid_response', message: refusal });
+    const apiKey = sendsKeyTo(url, gateway) ? await readApiKey(this.options.apiKey) : undefined;
+    return { exchange: await this.send(url, apiKey, callOptions.signal, spec), apiKey, url };
+  }
+
+  private endpoint(apiPath: string): URL {
+    return resolveEndpoint(this.options.baseUrl, apiPath);
   }
 
   async download(url: string, callOptions: DownloadOptions = {}): Promise<DownloadedFile> {
@@ -257,7 +306,7 @@ class UndiciGatewayClient implements GatewayClient {
         const refusal = downloadRefusal(target, { gateway, named, redirected: redirects > 0 });
         if (refusal) throw new GatewayError({ kind: 'invalid_response', message: refusal });
         // The key goes only to the gateway itself, never to a storage host it links to.
-        apiKey = target.origin === gateway.origin ? await readApiKey(this.options.apiKey) : undefined;
+        apiKey = sendsKeyTo(target, gateway) ? await readApiKey(this.options.apiKey) : undefined;
         const exchange = await this.send(target, apiKey, callOptions.signal, {
           method: 'GET',
           accept: '*/*',

@@ -35,7 +35,10 @@ const BUTTONS: Record<MediaCardAction, { icon: string; label: string }> = {
 const ACTION_PREFIX = 'media-';
 
 function isRunning(state: MediaCardState | undefined): boolean {
-  return !!state && !['completed', 'failed', 'unknown', REMOVED_STATUS].includes(state.status);
+  return (
+    !!state &&
+    !['completed', 'failed', 'cancelled', 'expired', 'unknown', REMOVED_STATUS].includes(state.status)
+  );
 }
 
 /** `42 s`, `3 min 5 s`. */
@@ -221,6 +224,10 @@ function statusLine(state: MediaCardState | undefined): string {
     }
     case 'failed':
       return `Failed: ${state.error ?? 'the gateway gave no reason.'}`;
+    case 'cancelled':
+      return `Cancelled at the gateway${state.error ? `: ${state.error}` : '.'}`;
+    case 'expired':
+      return `Expired at the gateway before its result was kept${state.error ? `: ${state.error}` : '.'}`;
     case 'unknown':
       return 'The gateway no longer knows this job.';
     case REMOVED_STATUS:

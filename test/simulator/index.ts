@@ -13,14 +13,21 @@ import { DEFAULT_CATALOG, handleCredits, handleKey, handleModels } from './catal
 import type { CatalogMode, CreditState } from './catalog';
 import type { RequestContext, SimulatorCore } from './context';
 import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
+import type { MediaHost } from './media';
+import { MP4_BYTES } from './mediaShapes';
+import type { MediaShape } from './mediaShapes';
 import { gradientPng } from './png';
 import { parseJson, readBody, isRecord, sendError, sendJson } from './respond';
 import { ScenarioSet, parseScenarioList } from './scenarios';
 import { drained } from './sseWriter';
 import type { Scenario } from './scenarios';
 import type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
+import type { ResultOriginRequest } from './types';
 
 export type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
+export type { ResultOriginRequest } from './types';
+export { MEDIA_SHAPES, VIDEO_COST } from './mediaShapes';
+export type { MediaShape } from './mediaShapes';
 
 const API_PREFIX = '/api';
 const DEFAULT_MEDIA_TIMINGS: MediaTimings = { queuedMs: 1500, processingMs: 3000 };
@@ -29,7 +36,7 @@ const DEFAULT_MEDIA_TIMINGS: MediaTimings = { queuedMs: 1500, processingMs: 3000
  * Events: 'request' (RecordedRequest), 'connection-closed' (ClosedConnection) when a client goes
  * away before its response was complete.
  */
-export class GatewaySimulator extends EventEmitter implements SimulatorCore {
+export class GatewaySimulator extends EventEmitter implements SimulatorCore, MediaHost {
   /** Every request except the /__sim control calls, in arrival order. */
   readonly requests: RecordedRequest[] = [];
   /** Responses the client abandoned before they were complete. */
@@ -54,8 +61,18 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
   origin = '';
   baseUrl = '';
   port = 0;
+  /** How media jobs answer unless a job's marker says otherwise (see mediaShapes.ts). */
+  readonly mediaShape: MediaShape | undefined;
+  /**
+   * A second loopback origin that hosts results, as a storage host does: `/files/<job id>.png`.
+   * It records every request, with the Authorization header it carried (never one, or the key
+   * leaked).
+   */
+  resultOrigin = '';
+  readonly resultRequests: ResultOriginRequest[] = [];
 
   private readonly server: Server;
+  private readonly resultServer: Server;
   private readonly validKeys: Set<string> | undefined;
   private readonly jobs = new MediaJobs();
   private readonly keyScenarios = new Map<string, Scenario[]>();
@@ -76,6 +93,8 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     this.models = options.models ?? DEFAULT_CATALOG;
     this.credits = options.credits === null ? undefined : (options.credits ?? { limit: 10, usage: 2.5 });
     this.validKeys = options.validKeys ? new Set(options.validKeys) : undefined;
+    this.mediaShape = options.mediaShape;
+    this.resultServer = createServer((request, response) => this.handleResultOrigin(request, response));
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
         if (!response.headersSent)
@@ -101,6 +120,11 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     this.port = (this.server.address() as AddressInfo).port;
     this.origin = `http://127.0.0.1:${this.port}`;
     this.baseUrl = `${this.origin}${API_PREFIX}`;
+    await new Promise<void>((resolve, reject) => {
+      this.resultServer.once('error', reject);
+      this.resultServer.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.resultOrigin = `http://127.0.0.1:${(this.resultServer.address() as AddressInfo).port}`;
     return this;
   }
 
@@ -123,6 +147,7 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     this.fileRequests = 0;
     this.peakFilesInFlight = 0;
     this.seenImages.length = 0;
+    this.resultRequests.length = 0;
     this.keyScenarios.clear();
     this.globalScenarios = [];
     this.catalogMode = 'ok';
@@ -153,7 +178,12 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
 
   async close(): Promise<void> {
     this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.resultServer.closeAllConnections();
+    await Promise.all(
+      [this.server, this.resultServer].map(
+        (server) => new Promise<void>((resolve) => server.close(() => resolve())),
+      ),
+    );
   }
 
   scenariosFor(context: RequestContext, markers: Scenario[]): ScenarioSet {
@@ -224,20 +254,54 @@ export class GatewaySimulator extends EventEmitter implements SimulatorCore {
     if (route.name === 'credits') return handleCredits(response, this.credits);
     if (route.name === 'chat') return handleChat(context, this);
     if (route.name === 'media-start') return handleMediaStart(context, this, this.jobs);
+    if (route.name === 'media-content') return this.sendContent(route.id ?? '', response);
     return handleMediaGet(context, this, this.jobs, route.id ?? '');
+  }
+
+  /** A video job's file, behind the key like every /api route (OpenAI's `/content`, OpenRouter's). */
+  private sendContent(id: string, response: ServerResponse): void {
+    if (!this.jobs.get(id)) return sendError(response, 404, `Media job ${id} not found.`);
+    response.writeHead(200, {
+      'content-type': 'video/mp4',
+      'content-length': MP4_BYTES.length,
+      'cache-control': 'no-store',
+    });
+    response.end(MP4_BYTES);
+  }
+
+  /** The second origin: results hosted away from the gateway, which must never get the key. */
+  private handleResultOrigin(request: IncomingMessage, response: ServerResponse): void {
+    const path = new URL(request.url ?? '/', 'http://result.invalid').pathname;
+    const authorization = request.headers.authorization;
+    this.resultRequests.push({ path, ...(authorization !== undefined ? { authorization } : {}) });
+    const match = /^\/files\/([^/]+)\.png$/.exec(path);
+    const job = match ? this.jobs.get(decodeURIComponent(match[1])) : undefined;
+    if (request.method !== 'GET' || !job) return sendError(response, 404, 'No such file.');
+    this.sendPng(response, mediaPng(job));
   }
 
   private apiRoute(
     method: string,
     path: string,
-  ): { name: 'chat' | 'media-start' | 'media-get' | 'models' | 'key' | 'credits'; id?: string } | undefined {
+  ):
+    | {
+        name: 'chat' | 'media-start' | 'media-get' | 'media-content' | 'models' | 'key' | 'credits';
+        id?: string;
+      }
+    | undefined {
     if (method === 'GET' && path === `${API_PREFIX}/v1/models`) return { name: 'models' };
     if (method === 'GET' && path === `${API_PREFIX}/v1/key`) return { name: 'key' };
     if (method === 'GET' && path === `${API_PREFIX}/v1/credits`) return { name: 'credits' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/chat/completions`) return { name: 'chat' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/media`) return { name: 'media-start' };
-    const media = new RegExp(`^${API_PREFIX}/v1/media/([^/]+)$`).exec(path);
-    if (method === 'GET' && media) return { name: 'media-get', id: decodeURIComponent(media[1]) };
+    if (method !== 'GET') return undefined;
+    const content = new RegExp(`^${API_PREFIX}/v1/(?:media|videos)/([^/]+)/content$`).exec(path);
+    if (content) return { name: 'media-content', id: decodeURIComponent(content[1]) };
+    // The status of a job, at the simulator's own path or at the polling URL its shape names.
+    const media = new RegExp(
+      `^${API_PREFIX}/v1/(?:media|videos|predictions)/([^/]+)$|^${API_PREFIX}/v1/fal/requests/([^/]+)/status$`,
+    ).exec(path);
+    if (media) return { name: 'media-get', id: decodeURIComponent(media[1] ?? media[2]) };
     return undefined;
   }
 
