@@ -137,11 +137,11 @@ export function mediaPhase(job: MediaJob, core: SimulatorCore): MediaPhase {
     ? { queuedMs: queuedPolls, processingMs: processingPolls }
     : core.mediaTimings;
   if (elapsed < queuedMs) return { name: 'queued', elapsed };
-  if (elapsed < queuedMs + processingMs)
-    return {
-      name: 'processing',
-      progress: Math.round(((elapsed - queuedMs) / Math.max(1, processingMs)) * 100) / 100,
-    };
+  if (elapsed < queuedMs + processingMs) {
+    // Counted, each processing answer stands for the middle of its step (one step: 50%).
+    const done = counted ? elapsed - queuedMs + 0.5 : elapsed - queuedMs;
+    return { name: 'processing', progress: Math.round((done / Math.max(1, processingMs)) * 100) / 100 };
+  }
   return { name: 'done' };
 }
 
