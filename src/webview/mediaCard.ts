@@ -214,8 +214,10 @@ function statusLine(state: MediaCardState | undefined): string {
   switch (state.status) {
     case 'queued':
       return `Queued · ${formatElapsed(Date.now() - state.createdAt)}`;
-    case 'processing':
-      return `Processing · ${formatElapsed(Date.now() - state.createdAt)}`;
+    case 'processing': {
+      const progress = state.progress !== undefined ? ` ${Math.round(state.progress * 100)}%` : '';
+      return `Processing${progress} · ${formatElapsed(Date.now() - state.createdAt)}`;
+    }
     case 'completed': {
       const cost = state.cost !== undefined ? ` · ${formatCost(state.cost)}` : '';
       return state.finishedAt !== undefined
