@@ -47,17 +47,39 @@ export function mediaRequestBody(request: MediaRequest): Record<string, unknown>
  * key (`constructor`, `__proto__`, `toString` would find the prototype's).
  */
 const STATUS_ALIASES: ReadonlyMap<string, MediaStatus> = new Map<string, MediaStatus>([
-  ...aliases('queued', 'queued pending waiting submitted created starting in_queue throttled'),
-  ...aliases('processing', 'processing in_progress in-progress running started generating'),
-  ...aliases('completed', 'completed complete succeeded success successful done finished'),
-  ...aliases('failed', 'failed failure error errored aborted rejected timed_out timeout'),
-  ...aliases('cancelled', 'cancelled canceled'),
-  ...aliases('expired', 'expired'),
+  ['queued', 'queued'],
+  ['pending', 'queued'],
+  ['waiting', 'queued'],
+  ['submitted', 'queued'],
+  ['created', 'queued'],
+  ['starting', 'queued'],
+  ['in_queue', 'queued'],
+  ['throttled', 'queued'],
+  ['processing', 'processing'],
+  ['in_progress', 'processing'],
+  ['in-progress', 'processing'],
+  ['running', 'processing'],
+  ['started', 'processing'],
+  ['generating', 'processing'],
+  ['completed', 'completed'],
+  ['complete', 'completed'],
+  ['succeeded', 'completed'],
+  ['success', 'completed'],
+  ['successful', 'completed'],
+  ['done', 'completed'],
+  ['finished', 'completed'],
+  ['failed', 'failed'],
+  ['failure', 'failed'],
+  ['error', 'failed'],
+  ['errored', 'failed'],
+  ['aborted', 'failed'],
+  ['rejected', 'failed'],
+  ['timed_out', 'failed'],
+  ['timeout', 'failed'],
+  ['cancelled', 'cancelled'],
+  ['canceled', 'cancelled'],
+  ['expired', 'expired'],
 ]);
-
-function aliases(status: MediaStatus, words: string): [string, MediaStatus][] {
-  return words.split(' ').map((word) => [word, status]);
-}
 
 /** Failed statuses that say why on their own; the reason is kept when the gateway gives no error. */
 const FAILURE_REASONS: ReadonlyMap<string, string> = new Map([
