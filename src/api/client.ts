@@ -200,9 +200,16 @@ class UndiciGatewayClient implements GatewayClient {
         error: { operation: 'media-start', model: request.model },
       });
       apiKey = opened.apiKey;
-      return normalizeMediaStarted(await readJson(opened.exchange, 'media job'), this.problems, {
+      const started = normalizeMediaStarted(await readJson(opened.exchange, 'media job'), this.problems, {
         baseUrl: this.options.baseUrl,
       });
+      // A polling URL that could never be asked (this computer or a private network while the
+      // gateway is not there) is dropped now: the job is asked for at the gateway instead.
+      if (started.pollingUrl && this.pollingRefusal(new URL(started.pollingUrl))) {
+        this.problems.unknown('media.polling_url', 'an address the download rule refuses; not used');
+        delete started.pollingUrl;
+      }
+      return started;
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
     }
@@ -261,7 +268,6 @@ class UndiciGatewayClient implements GatewayClient {
   ): Promise<{ exchange: HttpExchange; apiKey: string | undefined; url: URL }> {
     if (callOptions.signal?.aborted)
       throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
-    const gateway = this.endpoint('');
     const href = gatewayUrl(pollingUrl);
     if (!href)
       throw new GatewayError({
@@ -269,15 +275,20 @@ class UndiciGatewayClient implements GatewayClient {
         message: `The job's polling URL "${excerpt(pollingUrl, 100)}" is not an http(s) URL.`,
       });
     const url = new URL(href);
-    const refusal = downloadRefusal(url, {
-      gateway,
+    const refusal = this.pollingRefusal(url);
+    if (refusal) throw new GatewayError({ kind: 'invalid_response', message: refusal });
+    const apiKey = sendsKeyTo(url, this.endpoint('')) ? await readApiKey(this.options.apiKey) : undefined;
+    return { exchange: await this.send(url, apiKey, callOptions.signal, spec), apiKey, url };
+  }
+
+  /** Why a job's polling URL may not be asked (downloadPolicy.ts), or undefined. */
+  private pollingRefusal(url: URL): string | undefined {
+    return downloadRefusal(url, {
+      gateway: this.endpoint(''),
       named: url,
       redirected: false,
       what: { noun: "The job's polling URL", verb: 'asked' },
     });
-    if (refusal) throw new GatewayError({ kind: 'invalid_response', message: refusal });
-    const apiKey = sendsKeyTo(url, gateway) ? await readApiKey(this.options.apiKey) : undefined;
-    return { exchange: await this.send(url, apiKey, callOptions.signal, spec), apiKey, url };
   }
 
   private endpoint(apiPath: string): URL {

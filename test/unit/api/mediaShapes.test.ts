@@ -4,6 +4,8 @@
  * simulator's shapes, with results on a second origin that must never receive the key.
  */
 import * as assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { sendsKeyTo } from '../../../src/api/downloadPolicy';
 import {
@@ -396,12 +398,34 @@ describe('api: every media shape against the simulator', () => {
   });
 
   it('cancelled, expired and failed outcomes end as such in every shape', async () => {
-    for (const shape of ['openrouter', 'replicate', 'runway'] as const) {
+    for (const shape of MEDIA_SHAPES) {
       assert.equal((await run(shape, ' #sim:outcome:cancelled')).records.at(-1)?.status, 'cancelled', shape);
       assert.equal((await run(shape, ' #sim:outcome:expired')).records.at(-1)?.status, 'expired', shape);
       const failed = (await run(shape, ' #sim:outcome:failed')).records.at(-1);
       assert.equal(failed?.status, 'failed', shape);
       assert.ok(failed?.error, shape);
+    }
+  });
+
+  it('a polling URL on a private network, where the gateway is not, is never kept or asked', async () => {
+    const problems: string[] = [];
+    const gateway = createServer((_request, response) => {
+      response.writeHead(202, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ id: 'p1', polling_url: 'http://10.0.0.7/status/p1' }));
+    });
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = gateway.address() as AddressInfo;
+      const { client } = makeClient(ctx.sim, {
+        baseUrl: `http://127.0.0.1:${port}/api`,
+        onProblem: (problem) => problems.push(problem.path),
+      });
+      const started = await client.startMedia({ model: 'vendor/video', prompt: 'x' });
+      assert.deepEqual(started, { id: 'p1' });
+      assert.ok(problems.includes('media.polling_url'), problems.join());
+      await assert.rejects(client.getMedia('p1', { pollingUrl: 'http://10.0.0.7/status/p1' }), /polling URL/);
+    } finally {
+      gateway.close();
     }
   });
 
