@@ -244,8 +244,8 @@ export function normalizeMediaRecord(
 
 /**
  * The results wherever the record keeps them: `output` (any JSON), `result`, then the link
- * fields (URL_FIELDS), then result lists at the top (NESTED_LISTS), and for an OpenAI-style video (`object: "video"`) that names none, its
- * file at `<status URL>/content`.
+ * fields (URL_FIELDS), then result lists at the top (NESTED_LISTS); for an OpenAI-style video
+ * (`object: "video"`) that names none, its file at `<status URL>/content`.
  */
 function recordOutputs(record: JsonObject, context: MediaRecordContext): MediaOutput[] {
   for (const name of ['output', 'result']) {
