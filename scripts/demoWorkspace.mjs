@@ -42,6 +42,7 @@ export const TRY_ME = [
   '',
   '13. Add `#sim:status:402` to a prompt to see an out-of-credit message with the remaining credit; hover the status-bar model for the credit left.',
   '14. Run **Gateway AI: Generate Media…**: the job goes queued → processing → completed in **Media Jobs**; add `#sim:fail` to see a failure.',
+  "15. Add `#sim:shape:openrouter` (or `openai`, `replicate`, `fal`, `runway`, `result-urls`, `resultUrls`, `videoUrl`) to a media prompt to see a real API's shape: progress and queue place in the tree, a video result, its cost in the tooltip; `#sim:outcome:cancelled` or `#sim:outcome:expired` ends it so.",
   '',
 ].join('\n');
 

@@ -15,6 +15,7 @@ import { excerpt, isRecord } from './json';
 import type { JsonObject } from './json';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
+import { describeErrorMetadata, parseErrorMetadata } from './errorMetadata';
 import { redactSecret } from './redact';
 import type { Annotation, ChatDelta, Generation, ReasoningDetail, ToolCall, Usage } from './types';
 
@@ -100,7 +101,7 @@ export class ChatChunkReader {
     const choices = readArray(chunk, 'choices', 'chat.chunk', problems) ?? [];
     // Only one completion is ever requested (n = 1); take choice 0 wherever it sits.
     const choice = choices.find((c) => isRecord(c) && (c.index === 0 || c.index === undefined));
-    if (isRecord(choice)) this.readChoice(choice, out);
+    if (isRecord(choice)) this.readChoice(chunk, choice, out);
     else if (choices.length > 0 && !choices.some(isRecord))
       problems.wrongType('chat.choices[]', 'an object', choices[0]);
     const usage = readRecord(chunk, 'usage', 'chat.chunk', problems);
@@ -110,9 +111,10 @@ export class ChatChunkReader {
     }
   }
 
-  private readChoice(choice: JsonObject, out: ChatDelta[]): void {
+  private readChoice(chunk: JsonObject, choice: JsonObject, out: ChatDelta[]): void {
     const problems = this.problems;
     problems.unknownKeys('chat.choice', choice, CHOICE_FIELDS);
+    if (choice.error !== undefined && choice.error !== null) throw this.streamError(chunk, choice.error);
     const delta =
       readRecord(choice, 'delta', 'chat.choice', problems) ??
       readRecord(choice, 'message', 'chat.choice', problems);
@@ -136,6 +138,8 @@ export class ChatChunkReader {
       if (parsedAnnotations.length > 0) out.push({ type: 'annotations', annotations: parsedAnnotations });
     }
     const finishReason = readString(choice, 'finish_reason', 'chat.choice', problems);
+    // An end in error says so, even without an error object: never a quiet, complete-looking reply.
+    if (finishReason === 'error') throw this.streamError(chunk, undefined);
     if (finishReason) {
       this.finished = true;
       out.push({ type: 'finish', reason: finishReason });
@@ -183,23 +187,29 @@ export class ChatChunkReader {
     return merged;
   }
 
-  private streamError(chunk: JsonObject): GatewayError {
+  /**
+   * The error a stream sent after its 200 (`{error: {code, message, metadata}}`, usually with
+   * `finish_reason: "error"`), or a choice that ended in `"error"` without one: the reply ends
+   * with the gateway's message, its provider, the upstream error and moderation's reasons.
+   */
+  private streamError(chunk: JsonObject, error: unknown = chunk.error): GatewayError {
     const problems = this.problems;
-    const error = chunk.error;
     const details = isRecord(error) ? error : undefined;
-    if (!details && typeof error !== 'string')
+    if (!details && typeof error !== 'string' && error !== undefined)
       problems.wrongType('chat.chunk.error', 'an object or a string', error);
     const message = details ? readString(details, 'message', 'chat.error', problems) : undefined;
     const reason = typeof error === 'string' ? error : (message ?? 'no reason given');
-    const metadata = details ? readRecord(details, 'metadata', 'chat.error', problems) : undefined;
-    const provider =
-      (metadata ? readString(metadata, 'provider_name', 'chat.error.metadata', problems) : undefined) ??
-      (typeof chunk.provider === 'string' ? chunk.provider : undefined);
+    const metadata = parseErrorMetadata(details?.metadata, this.secret, problems);
+    const provider = metadata.provider ?? (typeof chunk.provider === 'string' ? chunk.provider : undefined);
     const code = details?.code;
     const by = provider ? `The provider ${excerpt(provider, 80)}` : 'The gateway';
+    const said = excerpt(redactSecret(reason, this.secret), 1000);
     return new GatewayError({
       kind: 'stream',
-      message: redactSecret(`${by} ended the reply with an error: ${excerpt(reason, 1000)}`, this.secret),
+      message: redactSecret(
+        `${by} ended the reply with an error: ${said}${describeErrorMetadata(metadata, said)}`,
+        this.secret,
+      ),
       provider: provider === undefined ? undefined : redactSecret(excerpt(provider, 80), this.secret),
       code:
         typeof code === 'string'

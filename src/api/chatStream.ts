@@ -6,6 +6,7 @@ import { excerpt, isRecord, objectField, stringField, tryParseJson } from './jso
 import type { JsonObject } from './json';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
+import { describeErrorMetadata, parseErrorMetadata } from './errorMetadata';
 import { redactSecret } from './redact';
 import type { ChatCompletion, ChatDelta } from './types';
 
@@ -108,16 +109,16 @@ export function parseChatReply(bodyText: string, secret: string): JsonObject {
     const details = objectField(body, 'error');
     const reason =
       typeof body.error === 'string' ? body.error : (stringField(details, 'message') ?? 'no reason given');
-    const provider = (
-      stringField(objectField(details, 'metadata'), 'provider_name') ?? stringField(body, 'provider')
-    )?.slice(0, 80);
+    const metadata = parseErrorMetadata(details?.metadata, secret);
+    const provider = (metadata.provider ?? stringField(body, 'provider'))?.slice(0, 80);
+    const said = excerpt(redactSecret(reason, secret), 1000);
     const code = details?.code;
     throw new GatewayError({
       kind: 'http',
       status:
         typeof code === 'number' && Number.isInteger(code) && code >= 400 && code < 600 ? code : undefined,
       message: redactSecret(
-        `${provider ? `The provider ${provider}` : 'The gateway'} answered with an error: ${excerpt(reason, 1000)}`,
+        `${provider ? `The provider ${provider}` : 'The gateway'} answered with an error: ${said}${describeErrorMetadata(metadata, said)}`,
         secret,
       ),
       provider: provider === undefined ? undefined : redactSecret(provider, secret),

@@ -10,15 +10,15 @@ import {
   parseChatReply,
   textChunkAsChat,
 } from './chatStream';
-import { downloadRefusal } from './downloadPolicy';
+import { downloadRefusal, sendsKeyTo } from './downloadPolicy';
 import { readApiKey, resolveEndpoint } from './endpoint';
 import { GatewayError } from './errors';
 import { HttpTransport, IdleWatch } from './transport/http';
 import type { BodyLimit, HttpExchange } from './transport/http';
 import { httpError } from './httpErrors';
 import type { HttpErrorContext } from './httpErrors';
-import { tryParseJson } from './json';
-import { mediaRequestBody, normalizeMediaRecord, normalizeMediaStarted } from './media';
+import { excerpt, tryParseJson } from './json';
+import { gatewayUrl, mediaRequestBody, normalizeMediaRecord, normalizeMediaStarted } from './media';
 import { Semaphore } from './limiter';
 import { ProblemReporter } from './problems';
 import { redactError, urlCredentials } from './redact';
@@ -40,6 +40,7 @@ import type {
   MediaRecord,
   MediaRequest,
   MediaStarted,
+  MediaStatusOptions,
 } from './types';
 
 export interface GatewayClient {
@@ -55,7 +56,11 @@ export interface GatewayClient {
   streamCompletion(request: TextCompletionRequest, options?: CallOptions): AsyncIterable<ChatDelta>;
   /** Starts a media job. Never repeated automatically: a second request could start a second billed job. */
   startMedia(request: MediaRequest, options?: CallOptions): Promise<MediaStarted>;
-  getMedia(id: string, options?: CallOptions): Promise<MediaRecord>;
+  /**
+   * The job's status: at its `pollingUrl` when it has one (the key goes along only when that is
+   * on the gateway's origin), else `GET /v1/media/{id}`.
+   */
+  getMedia(id: string, options?: MediaStatusOptions): Promise<MediaRecord>;
   /** Fetches a media result by URL (the key is sent only if the URL is on the gateway's origin). */
   download(url: string, options?: DownloadOptions): Promise<DownloadedFile>;
   /**
@@ -237,13 +242,22 @@ class UndiciGatewayClient implements GatewayClient {
         error: { operation: 'media-start', model: request.model },
       });
       apiKey = opened.apiKey;
-      return normalizeMediaStarted(await readJson(opened.exchange, 'media job'), this.problems);
+      const started = normalizeMediaStarted(await readJson(opened.exchange, 'media job'), this.problems, {
+        baseUrl: this.options.baseUrl,
+      });
+      // A polling URL that could never be asked (this computer or a private network while the
+      // gateway is not there) is dropped now: the job is asked for at the gateway instead.
+      if (started.pollingUrl && this.pollingRefusal(new URL(started.pollingUrl))) {
+        this.problems.unknown('media.polling_url', 'an address the download rule refuses; not used');
+        delete started.pollingUrl;
+      }
+      return started;
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
     }
   }
 
-  async getMedia(id: string, callOptions: CallOptions = {}): Promise<MediaRecord> {
+  async getMedia(id: string, callOptions: MediaStatusOptions = {}): Promise<MediaRecord> {
     let apiKey: string | undefined;
     try {
       if (!id)
@@ -258,23 +272,69 @@ class UndiciGatewayClient implements GatewayClient {
           kind: 'config',
           message: `The media job id "${id}" cannot be asked for in a URL.`,
         });
-      const opened = await this.open(callOptions, {
+      const spec: ExchangeSpec = {
         method: 'GET',
-        apiPath: `/v1/media/${encodeURIComponent(id)}`,
         accept: 'application/json',
         rule: 'idempotent',
         error: { operation: 'media-get', mediaId: id },
-      });
+      };
+      let opened: { exchange: HttpExchange; apiKey: string | undefined; url: URL };
+      if (callOptions.pollingUrl === undefined) {
+        const apiPath = `/v1/media/${encodeURIComponent(id)}`;
+        opened = { ...(await this.open(callOptions, { ...spec, apiPath })), url: this.endpoint(apiPath) };
+      } else {
+        opened = await this.openPollingUrl(callOptions.pollingUrl, callOptions, spec);
+      }
       apiKey = opened.apiKey;
       return normalizeMediaRecord(
         await readJson(opened.exchange, 'media status'),
         id,
         this.problems,
         this.secrets(apiKey),
+        { baseUrl: this.options.baseUrl, statusUrl: opened.url.href },
       );
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
     }
+  }
+
+  /**
+   * A job's own polling URL, as the gateway named it when the job started: checked again here
+   * (it may come from a stored file), held to the download rule (never this computer or a private
+   * network unless the gateway is there), and sent the key only on the gateway's origin.
+   */
+  private async openPollingUrl(
+    pollingUrl: string,
+    callOptions: CallOptions,
+    spec: ExchangeSpec,
+  ): Promise<{ exchange: HttpExchange; apiKey: string | undefined; url: URL }> {
+    if (callOptions.signal?.aborted)
+      throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
+    const href = gatewayUrl(pollingUrl);
+    if (!href)
+      throw new GatewayError({
+        kind: 'invalid_response',
+        message: `The job's polling URL "${excerpt(pollingUrl, 100)}" is not an http(s) URL.`,
+      });
+    const url = new URL(href);
+    const refusal = this.pollingRefusal(url);
+    if (refusal) throw new GatewayError({ kind: 'invalid_response', message: refusal });
+    const apiKey = sendsKeyTo(url, this.endpoint('')) ? await readApiKey(this.options.apiKey) : undefined;
+    return { exchange: await this.send(url, apiKey, callOptions.signal, spec), apiKey, url };
+  }
+
+  /** Why a job's polling URL may not be asked (downloadPolicy.ts), or undefined. */
+  private pollingRefusal(url: URL): string | undefined {
+    return downloadRefusal(url, {
+      gateway: this.endpoint(''),
+      named: url,
+      redirected: false,
+      what: { noun: "The job's polling URL", verb: 'asked' },
+    });
+  }
+
+  private endpoint(apiPath: string): URL {
+    return resolveEndpoint(this.options.baseUrl, apiPath);
   }
 
   async download(url: string, callOptions: DownloadOptions = {}): Promise<DownloadedFile> {
@@ -299,7 +359,7 @@ class UndiciGatewayClient implements GatewayClient {
         const refusal = downloadRefusal(target, { gateway, named, redirected: redirects > 0 });
         if (refusal) throw new GatewayError({ kind: 'invalid_response', message: refusal });
         // The key goes only to the gateway itself, never to a storage host it links to.
-        apiKey = target.origin === gateway.origin ? await readApiKey(this.options.apiKey) : undefined;
+        apiKey = sendsKeyTo(target, gateway) ? await readApiKey(this.options.apiKey) : undefined;
         const exchange = await this.send(target, apiKey, callOptions.signal, {
           method: 'GET',
           accept: '*/*',

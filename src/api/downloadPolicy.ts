@@ -14,6 +14,16 @@
  * Node's `dns`, which this folder does without.
  */
 
+/**
+ * Whether a request to `target` carries the API key: only when it goes to the gateway's own
+ * origin (scheme, host and port). The one place that decides it, for result downloads, their
+ * redirects and a job's own polling URL alike: a storage host or another service a record links
+ * to never sees the key, whatever path or look-alike host name the link has.
+ */
+export function sendsKeyTo(target: URL, gateway: URL): boolean {
+  return target.origin === gateway.origin;
+}
+
 /** Where an address is, as far as its syntax tells. */
 export type AddressPlace = 'public' | 'loopback' | 'private' | 'link-local';
 
@@ -35,16 +45,23 @@ export function addressPlace(hostname: string): AddressPlace {
  */
 export function downloadRefusal(
   target: URL,
-  context: { gateway: URL; named: URL; redirected: boolean },
+  context: {
+    gateway: URL;
+    named: URL;
+    redirected: boolean;
+    /** What the URL is, for the message (default: a result's address that is downloaded). */
+    what?: { noun: string; verb: string };
+  },
 ): string | undefined {
-  if (target.origin === context.gateway.origin) return undefined;
+  if (sendsKeyTo(target, context.gateway)) return undefined;
   if (context.redirected && target.origin !== context.named.origin) {
     return `The download of ${context.named.host} was redirected to ${target.host}, which is neither the gateway nor the result's own site, so it was not followed.`;
   }
   const place = addressPlace(target.hostname);
   if (place !== 'public' && place !== addressPlace(context.gateway.hostname)) {
     const where = place === 'loopback' ? 'on this computer' : 'on a private or local network';
-    return `The result's address ${target.host} is ${where} and the gateway is not, so it was not downloaded.`;
+    const { noun, verb } = context.what ?? { noun: "The result's address", verb: 'downloaded' };
+    return `${noun} ${target.host} is ${where} and the gateway is not, so it was not ${verb}.`;
   }
   return undefined;
 }

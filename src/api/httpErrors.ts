@@ -5,10 +5,14 @@
 import { GatewayError } from './errors';
 import { excerpt, isRecord, objectField, stringField, tryParseJson } from './json';
 import type { JsonObject } from './json';
+import { describeErrorMetadata, parseErrorMetadata } from './errorMetadata';
 import { redactSecret } from './redact';
 import type { Secrets } from './redact';
 import { parseRetryAfter } from './retry';
 import type { ResponseHeaders } from './transport/http';
+
+/** The gateway's own words in an error: its message, the upstream error, moderation's reasons. */
+const MAX_GATEWAY_MESSAGE_CHARS = 700;
 
 export type Operation =
   'chat' | 'media-start' | 'media-get' | 'download' | 'models' | 'credits' | 'generation';
@@ -107,18 +111,16 @@ function readErrorDetails(headers: ResponseHeaders, bodyText: string, secret: Se
     (typeof body?.error === 'string' ? body.error : undefined) ??
     stringField(body, 'message', 'detail') ??
     (body || looksLikeHtml(bodyText) ? undefined : bodyText.trim() || undefined);
-  const raw = metadata?.raw;
-  const rawText =
-    typeof raw === 'string' ? raw : raw !== undefined && raw !== null ? JSON.stringify(raw) : undefined;
-  const combined = [message, rawText && rawText !== message ? `(${rawText})` : undefined]
-    .filter(Boolean)
-    .join(' ');
+  // The upstream error and moderation's reasons, each redacted and cut on its own.
+  const details = parseErrorMetadata(metadata, secret);
+  const said = message ? redactSecret(message, secret) : '';
+  const combined = `${said}${describeErrorMetadata(details, said)}`.trim();
   const code = error?.code ?? body?.code;
   return {
     // Redacted before it is cut: a cut through the key would leave part of it behind.
-    gatewayMessage: combined ? excerpt(redactSecret(combined, secret), 400) : undefined,
+    gatewayMessage: combined ? excerpt(combined, MAX_GATEWAY_MESSAGE_CHARS) : undefined,
     provider:
-      stringField(metadata, 'provider_name', 'provider') ??
+      details.provider ??
       stringField(body, 'provider') ??
       headerValue(headers, 'x-openrouter-provider') ??
       headerValue(headers, 'x-provider'),

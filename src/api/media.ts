@@ -42,8 +42,9 @@ export function mediaRequestBody(request: MediaRequest): Record<string, unknown>
 }
 
 /**
- * A gateway's status words → ours. A Map, never an object: status text from outside must not be
- * used as an object key (`constructor`, `__proto__`, `toString` would find the prototype's).
+ * A gateway's status words → ours, compared without case (fal and Runway shout: `IN_QUEUE`,
+ * `SUCCEEDED`). A Map, never an object: status text from outside must not be used as an object
+ * key (`constructor`, `__proto__`, `toString` would find the prototype's).
  */
 const STATUS_ALIASES: ReadonlyMap<string, MediaStatus> = new Map<string, MediaStatus>([
   ['queued', 'queued'],
@@ -52,6 +53,8 @@ const STATUS_ALIASES: ReadonlyMap<string, MediaStatus> = new Map<string, MediaSt
   ['submitted', 'queued'],
   ['created', 'queued'],
   ['starting', 'queued'],
+  ['in_queue', 'queued'],
+  ['throttled', 'queued'],
   ['processing', 'processing'],
   ['in_progress', 'processing'],
   ['in-progress', 'processing'],
@@ -69,23 +72,30 @@ const STATUS_ALIASES: ReadonlyMap<string, MediaStatus> = new Map<string, MediaSt
   ['failure', 'failed'],
   ['error', 'failed'],
   ['errored', 'failed'],
-  ['canceled', 'failed'],
-  ['cancelled', 'failed'],
-  ['expired', 'failed'],
+  ['aborted', 'failed'],
   ['rejected', 'failed'],
   ['timed_out', 'failed'],
   ['timeout', 'failed'],
+  ['cancelled', 'cancelled'],
+  ['canceled', 'cancelled'],
+  ['expired', 'expired'],
 ]);
 
 /** Failed statuses that say why on their own; the reason is kept when the gateway gives no error. */
 const FAILURE_REASONS: ReadonlyMap<string, string> = new Map([
-  ['canceled', 'The job was cancelled at the gateway.'],
-  ['cancelled', 'The job was cancelled at the gateway.'],
-  ['expired', 'The job expired at the gateway.'],
+  ['aborted', 'The job was aborted at the gateway.'],
   ['rejected', 'The gateway rejected the job.'],
   ['timed_out', 'The job timed out at the gateway.'],
   ['timeout', 'The job timed out at the gateway.'],
 ]);
+
+/** A failure without any reason from the gateway still says what happened. */
+export const NO_FAILURE_REASON = 'The job failed at the gateway, which gave no reason.';
+/** A job the gateway called complete without a single result. */
+export const NO_RESULT_REASON = 'The gateway reported the job as complete but sent no result.';
+
+/** The longest URL kept from a media record (a polling URL, a result link). */
+export const MAX_MEDIA_URL_CHARS = 4096;
 
 const MIME_BY_EXTENSION: ReadonlyMap<string, string> = new Map(
   Object.entries({
@@ -118,9 +128,35 @@ const NESTED_LISTS = [
   'results',
   'files',
   'videos',
+  'video',
+  'image',
   'audio',
   'artifacts',
 ];
+
+/**
+ * Fields that hold result links (never text), tried in this order when neither `output` nor
+ * `result` brought any: OpenRouter's `unsigned_urls`, `result_urls` and its camel-cased twin,
+ * a single `videoUrl` or `video_url`, and `urls`.
+ */
+const URL_FIELDS = ['unsigned_urls', 'result_urls', 'resultUrls', 'videoUrl', 'video_url', 'urls'];
+/**
+ * Replicate's `urls` object links to its own API (the record, cancelling, streaming), not to
+ * results; those are never taken for one.
+ */
+const API_LINK_KEYS: ReadonlySet<string> = new Set(['get', 'cancel', 'stream', 'web', 'self']);
+/** Where a job's status is asked for, by the names gateways use (Replicate: `urls.get`). */
+const POLLING_URL_FIELDS = ['polling_url', 'pollingUrl', 'status_url', 'statusUrl'];
+/** The job id, by the names gateways use (fal: `request_id`; others a task or job id). */
+const ID_FIELDS = ['id', 'request_id', 'requestId', 'task_id', 'taskId', 'job_id', 'jobId'];
+
+/** What a media record's links are resolved against. */
+export interface MediaRecordContext {
+  /** The client's base URL (it ends in the API prefix): relative links resolve against it. */
+  baseUrl?: string;
+  /** The URL the record came from: an OpenAI-style video's file is at `<it>/content`. */
+  statusUrl?: string;
+}
 
 /**
  * Our status for the gateway's word, or undefined when it sent none, an empty one or one we do not
@@ -150,36 +186,48 @@ export function normalizeMediaStatus(
  * A media status record by type: never throws, whatever `body` is. `secrets` (the key, proxy
  * credentials) are redacted from the texts the gateway wrote, before they are cut to length, so a
  * gateway that echoes the key in a failure reason never brings it to the user.
+ *
+ * A final status always comes out whole: completed with at least one result (else it reads as a
+ * failure that says so), failed with a reason, cancelled, or expired.
  */
 export function normalizeMediaRecord(
   body: unknown,
   requestedId: string,
   problems: ProblemReporter = silentProblems,
   secrets: Secrets = [],
+  context: MediaRecordContext = {},
 ): MediaRecord {
   if (!isRecord(body)) problems.wrongType('media.record', 'an object', body);
   const record: JsonObject = isRecord(body) ? body : {};
-  const id = record.id;
-  const source = record.output !== undefined && record.output !== null ? record.output : record.result;
-  const outputs = collectMediaOutputs(source);
+  const outputs = recordOutputs(record, context);
   const omitted = Math.max(0, outputs.length - MAX_MEDIA_OUTPUTS);
   if (omitted)
     problems.unknown(
       'media.outputs',
       `${outputs.length} results, more than the ${MAX_MEDIA_OUTPUTS} kept; the rest were left out`,
     );
-  const status = normalizeMediaStatus(record.status, problems);
+  let status = normalizeMediaStatus(record.status, problems);
   const word = typeof record.status === 'string' ? record.status.trim().toLowerCase() : '';
-  const given = mediaErrorText(record.error, secrets);
-  // A cancellation or an expiry says so, with the gateway's own reason after it when it gave one.
-  const reason = status === 'failed' ? FAILURE_REASONS.get(word) : undefined;
-  const error = reason ? (given ? `${reason} ${given}` : reason) : given;
+  let error = failureText(record, secrets);
+  if (status === 'failed') {
+    // An abort, a rejection or a timeout says so, with the gateway's own reason after it.
+    const reason = FAILURE_REASONS.get(word);
+    error = reason ? (error ? `${reason} ${error}` : reason) : (error ?? NO_FAILURE_REASON);
+  } else if (status === 'completed' && outputs.length === 0) {
+    status = 'failed';
+    error = error ? `${NO_RESULT_REASON} ${error}` : NO_RESULT_REASON;
+  }
   const usage = isRecord(record.usage) ? record.usage : undefined;
   const cost =
     (usage && readNumber(usage, 'cost', 'media.usage', problems, { min: 0, numericString: true })) ??
     readNumber(record, 'cost', 'media', problems, { min: 0, numericString: true });
+  const running = status === undefined || status === 'queued' || status === 'processing';
+  const progress = running ? readProgress(record.progress, problems) : undefined;
+  const queuePosition = running
+    ? readNumber(record, 'queue_position', 'media', problems, { min: 0, integer: true })
+    : undefined;
   return {
-    id: (typeof id === 'string' && id !== '') || isFiniteNumber(id) ? String(id) : requestedId,
+    id: jobId(record) ?? requestedId,
     ...(status !== undefined ? { status } : {}),
     outputs: outputs
       .slice(0, MAX_MEDIA_OUTPUTS)
@@ -189,19 +237,132 @@ export function normalizeMediaRecord(
     ...(error !== undefined ? { error } : {}),
     ...(cost !== undefined ? { cost } : {}),
     ...(omitted ? { omittedOutputs: omitted } : {}),
+    ...(progress !== undefined ? { progress } : {}),
+    ...(queuePosition !== undefined ? { queuePosition } : {}),
   };
+}
+
+/**
+ * The results wherever the record keeps them: `output` (any JSON), `result`, then the link
+ * fields (URL_FIELDS), then result lists at the top (NESTED_LISTS); for an OpenAI-style video
+ * (`object: "video"`) that names none, its file at `<status URL>/content`.
+ */
+function recordOutputs(record: JsonObject, context: MediaRecordContext): MediaOutput[] {
+  for (const name of ['output', 'result']) {
+    const outputs = collectMediaOutputs(record[name], 0, context.baseUrl);
+    if (outputs.length > 0) return outputs;
+  }
+  for (const name of URL_FIELDS) {
+    const outputs = collectLinks(record[name], context.baseUrl, name === 'urls');
+    if (outputs.length > 0) return outputs;
+  }
+  // A provider's own result body at the top (fal: `images[]`, `video: {url}`; OpenAI: `data[]`).
+  for (const name of NESTED_LISTS) {
+    const value = record[name];
+    if (typeof value === 'string') continue;
+    const outputs = collectMediaOutputs(value, 1, context.baseUrl);
+    if (outputs.length > 0) return outputs;
+  }
+  const object = typeof record.object === 'string' ? record.object.toLowerCase() : '';
+  if (object === 'video' && context.statusUrl && normalizeMediaStatus(record.status) === 'completed') {
+    const content = gatewayUrl(`${context.statusUrl.replace(/[?#].*$/, '').replace(/\/+$/, '')}/content`);
+    if (content) return [{ kind: 'url', url: content, mimeType: 'video/mp4' }];
+  }
+  return [];
+}
+
+/** Links only (a list, one string, or an object of them): what URL_FIELDS hold. */
+function collectLinks(value: unknown, baseUrl: string | undefined, skipApiLinks: boolean): MediaOutput[] {
+  if (typeof value === 'string') return linkOutput(value, baseUrl);
+  if (Array.isArray(value))
+    return value.slice(0, MAX_MEDIA_OUTPUTS * 4).flatMap((item) => collectLinks(item, baseUrl, false));
+  if (!isRecord(value)) return [];
+  if (stringField(value, 'url') !== undefined) return collectMediaOutputs(value, 1, baseUrl);
+  return Object.entries(value)
+    .filter(([key, link]) => typeof link === 'string' && !(skipApiLinks && API_LINK_KEYS.has(key)))
+    .flatMap(([, link]) => linkOutput(link as string, baseUrl));
+}
+
+/** One link, resolved against the base URL; nothing when it is not an http(s) URL. */
+function linkOutput(text: string, baseUrl: string | undefined): MediaOutput[] {
+  if (text.trim().startsWith('data:')) return outputFromString(text, baseUrl);
+  const url = gatewayUrl(text, baseUrl);
+  if (!url) return [];
+  const mimeType = mimeFromUrl(url);
+  return [mimeType ? { kind: 'url', url, mimeType } : { kind: 'url', url }];
+}
+
+/**
+ * An http(s) URL from a media record as an absolute href: relative ones are resolved against the
+ * base URL (`/api/v1/videos/x` against its origin, `v1/videos/x` below its API prefix). Undefined
+ * for anything else: another scheme, credentials in the URL, white space, or a monster length.
+ */
+export function gatewayUrl(text: string, baseUrl?: string): string | undefined {
+  const trimmed = text.trim();
+  if (!trimmed || trimmed.length > MAX_MEDIA_URL_CHARS || /\s/.test(trimmed)) return undefined;
+  let url: URL;
+  try {
+    url = baseUrl ? new URL(trimmed, baseUrl.trim().replace(/\/*$/, '/')) : new URL(trimmed);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (url.username || url.password || url.href.length > MAX_MEDIA_URL_CHARS) return undefined;
+  return url.href;
+}
+
+/** `progress` as a fraction: 0–1 as it is, 0–100 (or `"45%"`) divided by 100, capped at 1. */
+function readProgress(value: unknown, problems: ProblemReporter): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  const number =
+    typeof value === 'number'
+      ? value
+      : text && /^[-+]?(\d+\.?\d*|\.\d+)%?$/.test(text)
+        ? Number(text.replace('%', ''))
+        : NaN;
+  if (!Number.isFinite(number) || number < 0) {
+    problems.wrongType('media.progress', 'a number from 0 to 1 or 0 to 100', value);
+    return undefined;
+  }
+  const fraction = number > 1 || text?.endsWith('%') ? number / 100 : number;
+  return Math.min(1, fraction);
+}
+
+/** Why the job failed, from `error` (a string or `{message, code}`), Runway's `failure` and `failureCode`. */
+function failureText(record: JsonObject, secrets: Secrets): string | undefined {
+  const given = mediaErrorText(record.error, secrets) ?? mediaErrorText(record.failure, secrets);
+  const code = stringField(record, 'failureCode', 'failure_code');
+  if (!code) return given;
+  const shownCode = excerpt(redact(code, secrets), 100);
+  return given ? (given.includes(shownCode) ? given : `${given} (${shownCode})`) : shownCode;
+}
+
+function jobId(record: JsonObject): string | undefined {
+  for (const name of ID_FIELDS) {
+    const id = record[name];
+    if (typeof id === 'string' && id !== '') return id;
+    if (isFiniteNumber(id)) return String(id);
+  }
+  return undefined;
 }
 
 /** The longest media job id kept: the card, gallery and drag protocols take ids up to 500. */
 export const MAX_MEDIA_ID_CHARS = 500;
 
+/**
+ * The answer of `POST /v1/media` (200 or 202): the job's id, its status if it said one that is
+ * not final yet (a final one is read whole at the first status check, results and all), and the
+ * URL to poll when it named one. Throws when there is no usable id.
+ */
 export function normalizeMediaStarted(
   body: unknown,
   problems: ProblemReporter = silentProblems,
+  context: MediaRecordContext = {},
 ): MediaStarted {
   const record = isRecord(body) ? body : {};
-  const id = record.id;
-  if ((typeof id !== 'string' || id === '') && !isFiniteNumber(id)) {
+  const id = jobId(record);
+  if (id === undefined) {
     throw new GatewayError({
       kind: 'invalid_response',
       message: 'The gateway accepted the media request but sent no job id.',
@@ -209,16 +370,34 @@ export function normalizeMediaStarted(
   }
   // Any id is kept (it names the job to the gateway), but not one that would make every status
   // request and the jobs file megabytes long.
-  if (typeof id === 'string' && id.length > MAX_MEDIA_ID_CHARS) {
+  if (id.length > MAX_MEDIA_ID_CHARS) {
     throw new GatewayError({
       kind: 'invalid_response',
       message: `The gateway accepted the media request but sent a job id of ${id.length} characters (at most ${MAX_MEDIA_ID_CHARS} are kept).`,
     });
   }
-  const started: MediaStarted = { id: typeof id === 'number' ? String(id) : id };
+  const started: MediaStarted = { id };
   const status = normalizeMediaStatus(record.status, problems);
-  if (status !== undefined) started.status = status;
+  if (status === 'queued' || status === 'processing') started.status = status;
+  const pollingUrl = mediaPollingUrl(record, context.baseUrl, problems);
+  if (pollingUrl) started.pollingUrl = pollingUrl;
   return started;
+}
+
+/** The record's polling URL (POLLING_URL_FIELDS, or Replicate's `urls.get`), absolute, or undefined. */
+export function mediaPollingUrl(
+  record: JsonObject,
+  baseUrl: string | undefined,
+  problems: ProblemReporter = silentProblems,
+): string | undefined {
+  const urls = isRecord(record.urls) ? record.urls : undefined;
+  const given = [...POLLING_URL_FIELDS.map((name) => record[name]), urls?.get].find(
+    (value) => value !== undefined && value !== null,
+  );
+  if (given === undefined) return undefined;
+  const url = typeof given === 'string' ? gatewayUrl(given, baseUrl) : undefined;
+  if (!url) problems.wrongType('media.polling_url', 'an http(s) URL', given);
+  return url;
 }
 
 /**
@@ -251,15 +430,19 @@ function isFiniteNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
-export function collectMediaOutputs(value: unknown, depth = 0): MediaOutput[] {
+/**
+ * Results in any JSON a provider writes (see the file's comment). With a `baseUrl`, links given
+ * relative (`/api/v1/files/x.png`, or a `url` field without a scheme) resolve against it.
+ */
+export function collectMediaOutputs(value: unknown, depth = 0, baseUrl?: string): MediaOutput[] {
   if (depth > 5 || value === undefined || value === null) return [];
-  if (typeof value === 'string') return outputFromString(value);
-  if (Array.isArray(value)) return value.flatMap((item) => collectMediaOutputs(item, depth + 1));
+  if (typeof value === 'string') return outputFromString(value, baseUrl);
+  if (Array.isArray(value)) return value.flatMap((item) => collectMediaOutputs(item, depth + 1, baseUrl));
   if (!isRecord(value)) return [];
-  return outputsFromObject(value, depth);
+  return outputsFromObject(value, depth, baseUrl);
 }
 
-function outputsFromObject(object: JsonObject, depth: number): MediaOutput[] {
+function outputsFromObject(object: JsonObject, depth: number, baseUrl: string | undefined): MediaOutput[] {
   const declaredMime = stringField(
     object,
     'mime_type',
@@ -276,7 +459,9 @@ function outputsFromObject(object: JsonObject, depth: number): MediaOutput[] {
     stringField(object, 'url', 'uri', 'href') ??
     (isRecord(imageUrl) ? stringField(imageUrl, 'url') : typeof imageUrl === 'string' ? imageUrl : undefined);
   if (url) {
-    return outputFromString(url).map((output) =>
+    // A `url` field is a link even without a scheme; one that is no URL at all reads as text.
+    const link = baseUrl && !/^\s*data:/i.test(url) ? linkOutput(url, baseUrl) : [];
+    return (link.length > 0 ? link : outputFromString(url, baseUrl)).map((output) =>
       declaredMime && output.kind !== 'text' ? { ...output, mimeType: declaredMime } : output,
     );
   }
@@ -292,21 +477,22 @@ function outputsFromObject(object: JsonObject, depth: number): MediaOutput[] {
 
   for (const name of NESTED_LISTS) {
     if (object[name] !== undefined && object[name] !== null && typeof object[name] !== 'string') {
-      return collectMediaOutputs(object[name], depth + 1);
+      return collectMediaOutputs(object[name], depth + 1, baseUrl);
     }
   }
   return [];
 }
 
-function outputFromString(value: string): MediaOutput[] {
+/** A data URI, an http(s) URL, a root-relative path (`/…`, with a base URL), or else text. */
+function outputFromString(value: string, baseUrl?: string): MediaOutput[] {
   const text = value.trim();
   if (text.startsWith('data:')) {
     const data = parseDataUri(text);
     if (data) return [data];
   }
-  if (/^https?:\/\/\S+$/i.test(text)) {
-    const mimeType = mimeFromUrl(text);
-    return [mimeType ? { kind: 'url', url: text, mimeType } : { kind: 'url', url: text }];
+  if (/^https?:\/\/\S+$/i.test(text) || (baseUrl && /^\/(?!\/)\S*$/.test(text))) {
+    const link = linkOutput(text, baseUrl);
+    if (link.length > 0) return link;
   }
   return value === '' ? [] : [{ kind: 'text', text: value }];
 }

@@ -111,11 +111,20 @@ export interface ChatCompletion {
   annotations: Annotation[];
 }
 
-/** The statuses a media job can have; a gateway's synonyms are mapped onto these. */
-export type MediaStatus = 'queued' | 'processing' | 'completed' | 'failed';
+/**
+ * The statuses a media job can have; a gateway's synonyms are mapped onto these. A job the user or
+ * the gateway cancelled, and one the gateway let expire, end in states of their own: neither is a
+ * failure of the generation.
+ */
+export type MediaStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled' | 'expired';
 
 /** The statuses after which nothing more happens to a job. A Set: status text is never an object key. */
-export const FINAL_MEDIA_STATUSES: ReadonlySet<string> = new Set<MediaStatus>(['completed', 'failed']);
+export const FINAL_MEDIA_STATUSES: ReadonlySet<string> = new Set<MediaStatus>([
+  'completed',
+  'failed',
+  'cancelled',
+  'expired',
+]);
 
 export type MediaOutput =
   | { kind: 'url'; url: string; mimeType?: string }
@@ -136,6 +145,10 @@ export interface MediaRecord {
   cost?: number;
   /** Results the gateway sent beyond the cap (`MAX_MEDIA_OUTPUTS`), which were left out. */
   omittedOutputs?: number;
+  /** How far the job is, from 0 to 1 (gateways send 0–1 or 0–100), while it runs. */
+  progress?: number;
+  /** Jobs ahead of this one in the provider's queue, where it says (`queue_position`). */
+  queuePosition?: number;
 }
 
 export interface MediaRequest {
@@ -147,6 +160,17 @@ export interface MediaRequest {
 export interface MediaStarted {
   id: string;
   status?: MediaStatus;
+  /**
+   * Where the job's status is asked for, when the gateway named it (`polling_url` and its
+   * synonyms): absolute, http(s), resolved against the base URL when it was relative.
+   */
+  pollingUrl?: string;
+}
+
+/** Where a media status request goes and what its answer's relative links resolve against. */
+export interface MediaStatusOptions extends CallOptions {
+  /** The job's own `polling_url` (see MediaStarted); `GET /v1/media/{id}` without it. */
+  pollingUrl?: string;
 }
 
 /** The JSON of the endpoint that reported the account's credit, unparsed (see the credits codec). */

@@ -60,6 +60,9 @@ function card(item: GalleryItem): HTMLElement {
     attrs: { type: 'checkbox', 'aria-label': 'Select', 'data-select': item.id },
   });
   checkbox.checked = selected.has(item.id);
+  // A running job says how far it is, where the gateway tells.
+  const state =
+    item.progress !== undefined ? `${item.status} ${Math.round(item.progress * 100)}%` : item.status;
   let preview: HTMLElement;
   if (item.src && item.kind === 'image') {
     const img = h('img', {
@@ -74,7 +77,7 @@ function card(item: GalleryItem): HTMLElement {
   } else {
     preview = h('div', {
       className: `thumb placeholder ${item.kind}`,
-      text: item.status === 'completed' ? item.kind : item.status,
+      text: item.status === 'completed' ? item.kind : state,
     });
   }
   // The picture is the handle, so the card's text stays selectable.
@@ -115,7 +118,7 @@ function card(item: GalleryItem): HTMLElement {
     ...(item.parameters ? [h('p', { className: 'params', text: item.parameters })] : []),
     h('p', {
       className: 'state',
-      text: item.error ? `${item.status}: ${item.error}` : item.status + (item.saved ? ' · saved' : ''),
+      text: item.error ? `${item.status}: ${item.error}` : state + (item.saved ? ' · saved' : ''),
     }),
     actions,
   );

@@ -35,7 +35,10 @@ const BUTTONS: Record<MediaCardAction, { icon: string; label: string }> = {
 const ACTION_PREFIX = 'media-';
 
 function isRunning(state: MediaCardState | undefined): boolean {
-  return !!state && !['completed', 'failed', 'unknown', REMOVED_STATUS].includes(state.status);
+  return (
+    !!state &&
+    !['completed', 'failed', 'cancelled', 'expired', 'unknown', REMOVED_STATUS].includes(state.status)
+  );
 }
 
 /** `42 s`, `3 min 5 s`. */
@@ -211,8 +214,10 @@ function statusLine(state: MediaCardState | undefined): string {
   switch (state.status) {
     case 'queued':
       return `Queued · ${formatElapsed(Date.now() - state.createdAt)}`;
-    case 'processing':
-      return `Processing · ${formatElapsed(Date.now() - state.createdAt)}`;
+    case 'processing': {
+      const progress = state.progress !== undefined ? ` ${Math.round(state.progress * 100)}%` : '';
+      return `Processing${progress} · ${formatElapsed(Date.now() - state.createdAt)}`;
+    }
     case 'completed': {
       const cost = state.cost !== undefined ? ` · ${formatCost(state.cost)}` : '';
       return state.finishedAt !== undefined
@@ -221,6 +226,10 @@ function statusLine(state: MediaCardState | undefined): string {
     }
     case 'failed':
       return `Failed: ${state.error ?? 'the gateway gave no reason.'}`;
+    case 'cancelled':
+      return `Cancelled at the gateway${state.error ? `: ${state.error}` : '.'}`;
+    case 'expired':
+      return `Expired at the gateway before its result was kept${state.error ? `: ${state.error}` : '.'}`;
     case 'unknown':
       return 'The gateway no longer knows this job.';
     case REMOVED_STATUS:

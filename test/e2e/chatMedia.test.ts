@@ -52,7 +52,11 @@ describe('Media from the chat in the real workbench', function () {
       await frame.locator(`.turn-media[data-status="${status}"]`).last().waitFor({ timeout: 30_000 });
       seen.push(status);
       if (status === 'processing') {
-        assert.match((await card.locator('.media-status').textContent()) ?? '', /^Processing · \d+ s$/);
+        // How far the job is, as the gateway says (the simulator does), then the time so far.
+        assert.match(
+          (await card.locator('.media-status').textContent()) ?? '',
+          /^Processing( \d+%)? · \d+ s$/,
+        );
         await workbench.screenshot(path.join(screenshots, 'chat-media-processing.png'));
       }
     }

@@ -83,6 +83,7 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   )
     return sendInFlight402(context.response);
   if (respondWithFailure(context, core, scenarios, 'chat')) return;
+  if (scenarios.has('moderation')) return sendModerationError(context, core, lastUserText);
 
   if (body.stream === true && isCacheableLong(scenarios))
     return streamLongFromCache(context, core, scenarios, model);
@@ -308,6 +309,7 @@ function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSe
       if (fault.name !== 'malformed') return items;
     }
     const last = i === plan.content.length - 1;
+    if (scenarios.has('processing')) items.push({ kind: 'comment', text: 'PROCESSING' });
     items.push(
       chunk(
         last && plan.annotations
@@ -326,6 +328,26 @@ function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSe
     items.push({ kind: 'data', json: { ...base, choices: [], usage: plan.usage } });
   items.push({ kind: 'done' });
   return items;
+}
+
+/** The upstream provider's own error in an `error-chunk`, as OpenRouter passes it on in `metadata.raw`. */
+export const UPSTREAM_ERROR = { type: 'overloaded_error', message: 'Upstream overloaded (simulated)' };
+
+/** What moderation found in a `moderation` request: OpenRouter's 403 with reasons and the flagged input. */
+function sendModerationError(context: RequestContext, core: SimulatorCore, lastUserText: string): void {
+  sendError(
+    context.response,
+    403,
+    `${String((context.body as Record<string, unknown>).model)} requires moderation on your input, which was flagged`,
+    {
+      metadata: {
+        reasons: ['violence', '[harassment](command:workbench.action.openSettings)'],
+        flagged_input: lastUserText.slice(0, 100),
+        provider_name: core.providerName,
+        model_slug: String((context.body as Record<string, unknown>).model),
+      },
+    },
+  );
 }
 
 /** Wrong-typed usage, citations, tool calls and reasoning, as broken gateways were seen sending. */
@@ -426,7 +448,7 @@ function faultItemsFor(name: string, base: Record<string, unknown>, core: Simula
             error: {
               message: `Provider ${core.providerName} disconnected mid-stream`,
               code: 502,
-              metadata: { provider_name: core.providerName },
+              metadata: { provider_name: core.providerName, raw: UPSTREAM_ERROR },
             },
             choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }],
           },

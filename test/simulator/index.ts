@@ -16,16 +16,23 @@ import type { AllModalitiesMode, CatalogMode, CreditState, SimModel } from './ca
 import type { RequestContext } from './context';
 import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
 import { QuirksState } from './openRouterQuirks';
+import type { MediaHost } from './media';
+import { MP4_BYTES } from './mediaShapes';
+import type { MediaShape } from './mediaShapes';
 import { gradientPng } from './png';
 import { parseJson, readBody, isRecord, sendError, sendJson } from './respond';
 import { ScenarioSet, parseScenarioList } from './scenarios';
 import { drained } from './sseWriter';
 import type { Scenario } from './scenarios';
 import type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
+import type { ResultOriginRequest } from './types';
 
 export type { CompletionScript } from './completions';
 export type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
 export type { GenerationRecord, OpenRouterQuirks } from './openRouterQuirks';
+export type { ResultOriginRequest } from './types';
+export { MEDIA_SHAPES, VIDEO_COST } from './mediaShapes';
+export type { MediaShape } from './mediaShapes';
 
 const API_PREFIX = '/api';
 const DEFAULT_MEDIA_TIMINGS: MediaTimings = { queuedMs: 1500, processingMs: 3000 };
@@ -34,7 +41,7 @@ const DEFAULT_MEDIA_TIMINGS: MediaTimings = { queuedMs: 1500, processingMs: 3000
  * Events: 'request' (RecordedRequest), 'connection-closed' (ClosedConnection) when a client goes
  * away before its response was complete.
  */
-export class GatewaySimulator extends EventEmitter implements ScriptedCore {
+export class GatewaySimulator extends EventEmitter implements ScriptedCore, MediaHost {
   /** Every request except the /__sim control calls, in arrival order. */
   readonly requests: RecordedRequest[] = [];
   /** Responses the client abandoned before they were complete. */
@@ -70,8 +77,18 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
   origin = '';
   baseUrl = '';
   port = 0;
+  /** How media jobs answer unless a job's marker says otherwise (see mediaShapes.ts). */
+  readonly mediaShape: MediaShape | undefined;
+  /**
+   * A second loopback origin that hosts results, as a storage host does: `/files/<job id>.png`.
+   * It records every request, with the Authorization header it carried (never one, or the key
+   * leaked).
+   */
+  resultOrigin = '';
+  readonly resultRequests: ResultOriginRequest[] = [];
 
   private readonly server: Server;
+  private readonly resultServer: Server;
   private readonly validKeys: Set<string> | undefined;
   private readonly jobs = new MediaJobs();
   private readonly keyScenarios = new Map<string, Scenario[]>();
@@ -93,6 +110,8 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
     this.credits = options.credits === null ? undefined : (options.credits ?? { limit: 10, usage: 2.5 });
     this.validKeys = options.validKeys ? new Set(options.validKeys) : undefined;
     this.quirks = new QuirksState(options.openRouterQuirks, () => this.models);
+    this.mediaShape = options.mediaShape;
+    this.resultServer = createServer((request, response) => this.handleResultOrigin(request, response));
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
         if (!response.headersSent)
@@ -118,6 +137,11 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
     this.port = (this.server.address() as AddressInfo).port;
     this.origin = `http://127.0.0.1:${this.port}`;
     this.baseUrl = `${this.origin}${API_PREFIX}`;
+    await new Promise<void>((resolve, reject) => {
+      this.resultServer.once('error', reject);
+      this.resultServer.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.resultOrigin = `http://127.0.0.1:${(this.resultServer.address() as AddressInfo).port}`;
     return this;
   }
 
@@ -140,6 +164,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
     this.fileRequests = 0;
     this.peakFilesInFlight = 0;
     this.seenImages.length = 0;
+    this.resultRequests.length = 0;
     this.keyScenarios.clear();
     this.globalScenarios = [];
     this.catalogMode = 'ok';
@@ -173,7 +198,12 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
 
   async close(): Promise<void> {
     this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.resultServer.closeAllConnections();
+    await Promise.all(
+      [this.server, this.resultServer].map(
+        (server) => new Promise<void>((resolve) => server.close(() => resolve())),
+      ),
+    );
   }
 
   scenariosFor(context: RequestContext, markers: Scenario[]): ScenarioSet {
@@ -261,7 +291,30 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
       return this.quirks.answerGeneration(response, url.searchParams.get('id'));
     if (route.name === 'chat') return handleChat(context, this);
     if (route.name === 'media-start') return handleMediaStart(context, this, this.jobs);
+    if (route.name === 'media-content') return this.sendContent(route.id ?? '', response);
     return handleMediaGet(context, this, this.jobs, route.id ?? '');
+  }
+
+  /** A video job's file, behind the key like every /api route (OpenAI's `/content`, OpenRouter's). */
+  private sendContent(id: string, response: ServerResponse): void {
+    if (!this.jobs.get(id)) return sendError(response, 404, `Media job ${id} not found.`);
+    response.writeHead(200, {
+      'content-type': 'video/mp4',
+      'content-length': MP4_BYTES.length,
+      'cache-control': 'no-store',
+    });
+    response.end(MP4_BYTES);
+  }
+
+  /** The second origin: results hosted away from the gateway, which must never get the key. */
+  private handleResultOrigin(request: IncomingMessage, response: ServerResponse): void {
+    const path = new URL(request.url ?? '/', 'http://result.invalid').pathname;
+    const authorization = request.headers.authorization;
+    this.resultRequests.push({ path, ...(authorization !== undefined ? { authorization } : {}) });
+    const match = /^\/files\/([^/]+)\.png$/.exec(path);
+    const job = match ? this.jobs.get(decodeURIComponent(match[1])) : undefined;
+    if (request.method !== 'GET' || !job) return sendError(response, 404, 'No such file.');
+    this.sendPng(response, mediaPng(job));
   }
 
   private apiRoute(
@@ -274,6 +327,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
           | 'completions'
           | 'media-start'
           | 'media-get'
+          | 'media-content'
           | 'models'
           | 'endpoints'
           | 'key'
@@ -291,8 +345,14 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore {
     if (method === 'POST' && path === `${API_PREFIX}/v1/chat/completions`) return { name: 'chat' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/completions`) return { name: 'completions' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/media`) return { name: 'media-start' };
-    const media = new RegExp(`^${API_PREFIX}/v1/media/([^/]+)$`).exec(path);
-    if (method === 'GET' && media) return { name: 'media-get', id: decodeURIComponent(media[1]) };
+    if (method !== 'GET') return undefined;
+    const content = new RegExp(`^${API_PREFIX}/v1/(?:media|videos)/([^/]+)/content$`).exec(path);
+    if (content) return { name: 'media-content', id: decodeURIComponent(content[1]) };
+    // The status of a job, at the simulator's own path or at the polling URL its shape names.
+    const media = new RegExp(
+      `^${API_PREFIX}/v1/(?:media|videos|predictions)/([^/]+)$|^${API_PREFIX}/v1/fal/requests/([^/]+)/status$`,
+    ).exec(path);
+    if (media) return { name: 'media-get', id: decodeURIComponent(media[1] ?? media[2]) };
     return undefined;
   }
 

@@ -6,6 +6,8 @@ import { respondWithFailure } from './context';
 import type { RequestContext, SimulatorCore } from './context';
 import { colourNamedIn, gradientPng, solidPng } from './png';
 import { isRecord, sendError, sendJson } from './respond';
+import { mediaShapeOf, shapedStart, shapedStatus } from './mediaShapes';
+import type { MediaShape, ShapeHost } from './mediaShapes';
 import { ScenarioSet, scenariosFromMarkers } from './scenarios';
 
 export interface MediaJob {
@@ -19,13 +21,15 @@ export interface MediaJob {
   /** Markers found in the prompt. */
   markers: ScenarioSet;
   seed: number;
+  /** How its answers look (see mediaShapes.ts); undefined: this simulator's own shape. */
+  shape?: MediaShape;
 }
 
 export class MediaJobs {
   private readonly jobs = new Map<string, MediaJob>();
   private created = 0;
 
-  add(model: string, prompt: string, parameters: Record<string, unknown>): MediaJob {
+  add(model: string, prompt: string, parameters: Record<string, unknown>, shape?: MediaShape): MediaJob {
     this.created += 1;
     const id = `media-${this.created}-${Math.random().toString(36).slice(2, 8)}`;
     const job: MediaJob = {
@@ -37,6 +41,7 @@ export class MediaJobs {
       polls: 0,
       markers: new ScenarioSet(scenariosFromMarkers(prompt)),
       seed: this.created,
+      ...(shape ? { shape } : {}),
     };
     this.jobs.set(id, job);
     return job;
@@ -59,7 +64,12 @@ function preamble(apiKey: string): string {
   return apiKey.includes('verbose') ? 'Access rules were checked. '.repeat(14) : '';
 }
 
-export function handleMediaStart(context: RequestContext, core: SimulatorCore, jobs: MediaJobs): void {
+/** The simulator as media routes see it: the core, the second origin and the default shape. */
+export interface MediaHost extends SimulatorCore, ShapeHost {
+  readonly mediaShape?: MediaShape;
+}
+
+export function handleMediaStart(context: RequestContext, core: MediaHost, jobs: MediaJobs): void {
   const { body, response } = context;
   if (!isRecord(body)) return sendError(response, 400, 'The request body must be a JSON object.');
   const { model, prompt, ...parameters } = body;
@@ -85,16 +95,13 @@ export function handleMediaStart(context: RequestContext, core: SimulatorCore, j
   const scenarios = core.scenariosFor(context, scenariosFromMarkers(prompt));
   context.record.scenarios = scenarios.names();
   if (respondWithFailure(context, core, scenarios, 'media-start')) return;
-  const job = jobs.add(model, prompt, parameters);
-  sendJson(response, 200, { id: job.id, status: 'queued' });
+  const job = jobs.add(model, prompt, parameters, mediaShapeOf(scenarios, core.mediaShape));
+  if (!job.shape) return sendJson(response, 200, { id: job.id, status: 'queued' });
+  const answer = shapedStart(job, job.shape, core);
+  sendJson(response, answer.status, answer.body);
 }
 
-export function handleMediaGet(
-  context: RequestContext,
-  core: SimulatorCore,
-  jobs: MediaJobs,
-  id: string,
-): void {
+export function handleMediaGet(context: RequestContext, core: MediaHost, jobs: MediaJobs, id: string): void {
   if (context.apiKey.includes('forbidden')) {
     return sendError(
       context.response,
@@ -110,10 +117,17 @@ export function handleMediaGet(
   context.record.scenarios = scenarios.names();
   if (respondWithFailure(context, core, scenarios, `media-get|${id}`)) return;
   if (!job) return sendError(context.response, 404, `Media job ${id} not found.`);
-  sendJson(context.response, 200, mediaStatus(job, core, context.apiKey));
+  if (!job.shape) return sendJson(context.response, 200, mediaStatus(job, core, context.apiKey));
+  const answer = shapedStatus(job, job.shape, mediaPhase(job, core), core);
+  sendJson(context.response, answer.status, answer.body);
 }
 
-function mediaStatus(job: MediaJob, core: SimulatorCore, apiKey: string): Record<string, unknown> {
+/** Where a job stands at this status request: queued, or processing with its progress, or done. */
+export type MediaPhase =
+  { name: 'queued'; elapsed: number } | { name: 'processing'; progress: number } | { name: 'done' };
+
+/** Counts this status request and says where the job stands (see MediaTimings). */
+export function mediaPhase(job: MediaJob, core: SimulatorCore): MediaPhase {
   job.polls += 1;
   const { queuedPolls, processingPolls } = core.mediaTimings;
   const counted = queuedPolls !== undefined && processingPolls !== undefined;
@@ -122,6 +136,17 @@ function mediaStatus(job: MediaJob, core: SimulatorCore, apiKey: string): Record
   const { queuedMs, processingMs } = counted
     ? { queuedMs: queuedPolls, processingMs: processingPolls }
     : core.mediaTimings;
+  if (elapsed < queuedMs) return { name: 'queued', elapsed };
+  if (elapsed < queuedMs + processingMs) {
+    // Counted, each processing answer stands for the middle of its step (one step: 50%).
+    const done = counted ? elapsed - queuedMs + 0.5 : elapsed - queuedMs;
+    return { name: 'processing', progress: Math.round((done / Math.max(1, processingMs)) * 100) / 100 };
+  }
+  return { name: 'done' };
+}
+
+function mediaStatus(job: MediaJob, core: SimulatorCore, apiKey: string): Record<string, unknown> {
+  const phase = mediaPhase(job, core);
   const { markers } = job;
   // A gateway that leaves the status out while it works, or says something nobody knows.
   const inProgress = (status: string): Record<string, unknown> =>
@@ -130,13 +155,8 @@ function mediaStatus(job: MediaJob, core: SimulatorCore, apiKey: string): Record
       : markers.has('odd-status')
         ? { id: job.id, status: 'moderating' }
         : { id: job.id, status };
-  if (elapsed < queuedMs) return inProgress('queued');
-  if (elapsed < queuedMs + processingMs) {
-    return {
-      ...inProgress('processing'),
-      progress: Math.round(((elapsed - queuedMs) / Math.max(1, processingMs)) * 100) / 100,
-    };
-  }
+  if (phase.name === 'queued') return inProgress('queued');
+  if (phase.name === 'processing') return { ...inProgress('processing'), progress: phase.progress };
   const finalWord = markers.find('final-status')?.arg;
   if (finalWord !== undefined) {
     const failed = /cancel|expir|reject|error|fail/i.test(finalWord);

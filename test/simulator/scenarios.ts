@@ -10,9 +10,15 @@ export interface Scenario {
   arg?: string;
 }
 
-/** Failures decided before any response is written. */
-export const FAILURE_SCENARIOS = ['429', '429-then-ok', '500-then-ok', 'status'] as const;
-/** What goes wrong once a 200 stream has started. */
+/**
+ * Failures decided before any response is written. `moderation`: a chat request refused with 403
+ * and OpenRouter's moderation metadata (`reasons`, `flagged_input`, `provider_name`).
+ */
+export const FAILURE_SCENARIOS = ['429', '429-then-ok', '500-then-ok', 'status', 'moderation'] as const;
+/**
+ * What goes wrong once a 200 stream has started. `error-chunk`: half the reply, then an error
+ * event with `finish_reason: "error"` and metadata (provider, the upstream error as JSON).
+ */
 export const STREAM_FAULT_SCENARIOS = ['drop', 'stall', 'malformed', 'error-chunk'] as const;
 /** What the reply says. */
 /** `call:<tool>`: one call of that tool, when the request offers it. */
@@ -27,8 +33,8 @@ export const HOSTILE_SCENARIOS = ['hostile-types', 'keepalive', 'endless', 'huge
  * `402-inflight[:n]` (the first n chat requests refused while the balance is held in flight).
  */
 export const QUIRK_SCENARIOS = ['no-usage', '402-inflight'] as const;
-/** How the bytes are written. */
-export const TRANSPORT_SCENARIOS = ['chunk', 'crlf'] as const;
+/** How the bytes are written. `processing`: a `: PROCESSING` comment before every content chunk. */
+export const TRANSPORT_SCENARIOS = ['chunk', 'crlf', 'processing'] as const;
 /** Shape of a media job's result. */
 export const MEDIA_SCENARIOS = [
   'fail',

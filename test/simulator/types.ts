@@ -27,6 +27,11 @@ export interface SimulatorOptions {
   providerName?: string;
   /** The catalog served at GET /v1/models (default: a few chat and media models). */
   models?: unknown[];
+  /**
+   * How every media job answers, as a real async media API does (see mediaShapes.ts); a job's
+   * `#sim:shape:<name>` marker wins. Default: the simulator's own shape.
+   */
+  mediaShape?: import('./mediaShapes').MediaShape;
   /** The key's credit at GET /v1/key and /v1/credits; `null`: the gateway has no credit endpoints. */
   credits?: { limit: number | null; usage: number } | null;
   /** Answer with OpenRouter's quirks (see openRouterQuirks.ts); absent: the plain shapes. */
@@ -63,4 +68,11 @@ export interface ClosedConnection {
   requestId: number;
   path: string;
   time: number;
+}
+
+/** A request the second origin (results hosted elsewhere) received. */
+export interface ResultOriginRequest {
+  path: string;
+  /** The Authorization header it carried: it must never carry one. */
+  authorization?: string;
 }

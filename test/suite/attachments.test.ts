@@ -3,9 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator } from '../simulator';
-import { gatewayApi, setSetting, TEST_KEY } from './helpers';
+import { gatewayApi, setSetting, withChatGateway } from './helpers';
 
 type Part = { type: string; text?: string; image_url?: { url: string } };
 
@@ -24,22 +23,15 @@ const PNG_1x1 = Buffer.from(
 );
 
 describe('Attachments', function () {
-  let sim: GatewaySimulator;
+  const gateway = withChatGateway();
   let folder: string;
 
-  before(async () => {
-    sim = await startGatewaySimulator({ chunkDelayMs: 0 });
+  before(() => {
     folder = mkdtempSync(path.join(os.tmpdir(), 'gateway-attach-'));
-    await setSetting('baseUrl', sim.baseUrl);
-    await setSetting('chat.model', 'testvendor/echo-model');
-    await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
-    await vscode.commands.executeCommand('gateway.newChat');
   });
 
   after(async () => {
-    await setSetting('chat.model', undefined);
     await setSetting('chat.imageInput', undefined);
-    await sim.close();
     rmSync(folder, { recursive: true, force: true });
   });
 
@@ -58,7 +50,7 @@ describe('Attachments', function () {
     diagnostics.dispose();
 
     await vscode.commands.executeCommand('gateway.ask', 'Review these');
-    const parts = lastUserParts(sim);
+    const parts = lastUserParts(gateway.sim);
     assert.equal(parts[0].text, 'Review these');
     assert.equal(parts.length, 4);
     assert.match(parts[1].text ?? '', /sample\.ts:1-1\n```typescript\nexport const answer = 42;\n```/);
@@ -82,7 +74,7 @@ describe('Attachments', function () {
     writeFileSync(image, PNG_1x1);
     assert.equal(await vscode.commands.executeCommand('gateway.addImageToChat', vscode.Uri.file(image)), 1);
     await vscode.commands.executeCommand('gateway.ask', 'What is in the image?');
-    const parts = lastUserParts(sim);
+    const parts = lastUserParts(gateway.sim);
     assert.match(parts[1].image_url?.url ?? '', /^data:image\/png;base64,iVBOR/);
     const reply = (await api.chat.current()).turns.at(-1);
     assert.match(
@@ -108,7 +100,7 @@ describe('Attachments', function () {
     await setSetting('chat.imageInput', 'always');
     assert.equal(await vscode.commands.executeCommand('gateway.addImageToChat', vscode.Uri.file(image)), 1);
     await vscode.commands.executeCommand('gateway.ask', 'Forced image');
-    assert.match(lastUserParts(sim)[1].image_url?.url ?? '', /^data:image\/png;base64,/);
+    assert.match(lastUserParts(gateway.sim)[1].image_url?.url ?? '', /^data:image\/png;base64,/);
     await setSetting('chat.model', 'testvendor/echo-model');
     await vscode.commands.executeCommand('gateway.newChat');
   });
@@ -122,7 +114,7 @@ describe('Attachments', function () {
     await vscode.commands.executeCommand('gateway.ask', first);
     await vscode.commands.executeCommand('gateway.ask', 'second question');
     const sentTexts = () => {
-      const request = sim.requests.filter((r) => r.path.endsWith('/v1/chat/completions')).at(-1);
+      const request = gateway.sim.requests.filter((r) => r.path.endsWith('/v1/chat/completions')).at(-1);
       const messages = (request?.body as { messages: Array<{ content: unknown }> }).messages;
       return messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
     };

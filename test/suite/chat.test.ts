@@ -3,9 +3,8 @@ import * as vscode from 'vscode';
 import { ConversationStore } from '../../src/core/chat/conversationStore';
 import { storageFolder } from '../../src/host/storage/storageFolder';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
-import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator } from '../simulator';
-import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
+import { gatewayApi, setSetting, TEST_KEY, waitFor, withChatGateway } from './helpers';
 
 function chatRequests(sim: GatewaySimulator) {
   return sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/v1/chat/completions'));
@@ -25,20 +24,7 @@ async function statusOf(turnId: string): Promise<string | undefined> {
 }
 
 describe('Chat', function () {
-  let sim: GatewaySimulator;
-
-  before(async () => {
-    sim = await startGatewaySimulator({ chunkDelayMs: 1 });
-    await setSetting('baseUrl', sim.baseUrl);
-    await setSetting('chat.model', 'testvendor/echo-model');
-    await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
-    await vscode.commands.executeCommand('gateway.newChat');
-  });
-
-  after(async () => {
-    await setSetting('chat.model', undefined);
-    await sim.close();
-  });
+  const gateway = withChatGateway();
 
   it('resolves the chat view with a strict CSP', async () => {
     const api = await gatewayApi();
@@ -67,9 +53,9 @@ describe('Chat', function () {
     });
     const editor = await vscode.window.showTextDocument(doc);
     editor.selection = new vscode.Selection(1, 0, 1, doc.lineAt(1).text.length);
-    const before = chatRequests(sim).length;
+    const before = chatRequests(gateway.sim).length;
     await vscode.commands.executeCommand('gateway.explainSelection');
-    const requests = chatRequests(sim);
+    const requests = chatRequests(gateway.sim);
     assert.equal(requests.length, before + 1);
     const request = requests[requests.length - 1];
     const body = request.body as {
@@ -96,9 +82,9 @@ describe('Chat', function () {
       content: 'nothing selected',
     });
     await vscode.window.showTextDocument(doc);
-    const before = chatRequests(sim).length;
+    const before = chatRequests(gateway.sim).length;
     await vscode.commands.executeCommand('gateway.explainSelection');
-    assert.equal(chatRequests(sim).length, before);
+    assert.equal(chatRequests(gateway.sim).length, before);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
@@ -110,11 +96,11 @@ describe('Chat', function () {
       const last = (await api.chat.current()).turns.at(-1);
       return last?.role === 'assistant' && last.id !== previous && last.content.length > 0 ? last : undefined;
     }, 'the first streamed words');
-    const request = chatRequests(sim).at(-1)!;
+    const request = chatRequests(gateway.sim).at(-1)!;
     const started = Date.now();
     await api.chatRouter.handle({ type: 'stop' });
     await sending;
-    const closed = await sim.waitForClosedConnection(request.id, 2000);
+    const closed = await gateway.sim.waitForClosedConnection(request.id, 2000);
     assert.ok(closed.time - started < 1000, `closed ${closed.time - started} ms after Stop`);
     const stopped = await lastAssistant();
     assert.equal(stopped.id, turn.id);
@@ -139,14 +125,14 @@ describe('Chat', function () {
       const last = (await api.chat.current()).turns.at(-1);
       return last?.role === 'assistant' && last.id !== previous && last.content.length > 0 ? last : undefined;
     }, 'the first streamed words');
-    const requestsBefore = chatRequests(sim).length;
+    const requestsBefore = chatRequests(gateway.sim).length;
 
     // The way the view sends it: the router resolves at once, the reply goes on.
     await api.chatRouter.handle({ type: 'send', text: 'A follow-up, typed too early' });
     const [queued] = api.chat.queued();
     assert.equal(queued?.text, 'A follow-up, typed too early');
     await api.chatRouter.handle({ type: 'editQueued', id: queued.id, text: 'The follow-up, reworded' });
-    assert.equal(chatRequests(sim).length, requestsBefore, 'nothing sent while the reply streams');
+    assert.equal(chatRequests(gateway.sim).length, requestsBefore, 'nothing sent while the reply streams');
     assert.equal(await statusOf(streaming.id), 'streaming', 'the reply was not stopped');
 
     await sending;
@@ -158,10 +144,10 @@ describe('Chat', function () {
         : undefined;
     }, 'the queued prompt to be answered');
     assert.match(followUp.content, /The follow-up, reworded/);
-    const request = chatRequests(sim).at(-1)!;
+    const request = chatRequests(gateway.sim).at(-1)!;
     const messages = (request.body as { messages: Array<{ role: string; content: string }> }).messages;
     assert.deepEqual(messages.at(-1), { role: 'user', content: 'The follow-up, reworded' });
-    assert.equal(chatRequests(sim).length, requestsBefore + 1);
+    assert.equal(chatRequests(gateway.sim).length, requestsBefore + 1);
     assert.deepEqual(api.chat.queued(), []);
   });
 
@@ -173,7 +159,7 @@ describe('Chat', function () {
       const last = (await api.chat.current()).turns.at(-1);
       return last?.role === 'assistant' && last.id !== previous && last.content.length > 0 ? last : undefined;
     }, 'the first streamed words');
-    const requestsBefore = chatRequests(sim).length;
+    const requestsBefore = chatRequests(gateway.sim).length;
 
     const doc = await vscode.workspace.openTextDocument({
       language: 'python',
@@ -186,7 +172,7 @@ describe('Chat', function () {
     assert.match(api.chat.queued()[0].text, /def double/);
     assert.equal((await api.chat.current()).turns.at(-1)?.id, streaming.id);
     assert.equal(await statusOf(streaming.id), 'streaming', 'the reply goes on');
-    assert.equal(chatRequests(sim).length, requestsBefore, 'nothing sent while the reply streams');
+    assert.equal(chatRequests(gateway.sim).length, requestsBefore, 'nothing sent while the reply streams');
 
     await sending;
     const explained = await waitFor(async () => {
@@ -211,7 +197,7 @@ describe('Chat', function () {
       assert.equal(limited.error?.retryAfter, 7);
       assert.ok(limited.error?.actions.includes('retry'));
 
-      sim.setScenarioForKey(TEST_KEY, undefined);
+      gateway.sim.setScenarioForKey(TEST_KEY, undefined);
       await vscode.commands.executeCommand('gateway.setApiKey', 'sk-forbidden-key-0123456789');
       await api.chat.send('am I allowed?');
       const forbidden = await lastAssistant();
@@ -227,9 +213,9 @@ describe('Chat', function () {
     const api = await gatewayApi();
     await vscode.commands.executeCommand('gateway.clearApiKey');
     try {
-      const before = chatRequests(sim).length;
+      const before = chatRequests(gateway.sim).length;
       await api.chat.send('is anyone there?');
-      assert.equal(chatRequests(sim).length, before);
+      assert.equal(chatRequests(gateway.sim).length, before);
       const turns = (await api.chat.current()).turns;
       assert.equal(turns.at(-2)?.content, 'is anyone there?');
       const reply = await lastAssistant();

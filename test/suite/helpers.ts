@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { GatewayTestApi } from '../../src/extension';
+import { startGatewaySimulator } from '../simulator';
+import type { GatewaySimulator } from '../simulator';
 
 export const EXTENSION_ID = 'gateway-ai.gateway-ai';
 export const TEST_KEY = 'sk-test-integration-0123456789';
@@ -48,4 +50,29 @@ export function logShows(pattern: RegExp, what: string): Promise<string> {
     const text = await extensionLog();
     return pattern.test(text) ? text : undefined;
   }, what);
+}
+
+/**
+ * A chat suite's gateway: a simulator (1 ms between chunks) set as the base URL with the echo
+ * model and the test key, and a new chat open; all undone after the suite.
+ */
+export function withChatGateway(): { readonly sim: GatewaySimulator } {
+  const holder: { sim?: GatewaySimulator } = {};
+  before(async () => {
+    const sim = (holder.sim = await startGatewaySimulator({ chunkDelayMs: 1 }));
+    await setSetting('baseUrl', sim.baseUrl);
+    await setSetting('chat.model', 'testvendor/echo-model');
+    await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
+    await vscode.commands.executeCommand('gateway.newChat');
+  });
+  after(async () => {
+    await setSetting('chat.model', undefined);
+    await holder.sim?.close();
+  });
+  return {
+    get sim(): GatewaySimulator {
+      if (!holder.sim) throw new Error('The chat gateway starts in the suite’s before hook.');
+      return holder.sim;
+    },
+  };
 }

@@ -41,6 +41,11 @@ describe('chat webview: media cards', function () {
       job: jobState('job-1', { status: 'processing', createdAt: started }),
     });
     assert.match((await status().textContent()) ?? '', /^Processing · 1 min \d+ s$/);
+    await chat.send({
+      type: 'mediaJob',
+      job: jobState('job-1', { status: 'processing', createdAt: started, progress: 0.45 }),
+    });
+    assert.match((await status().textContent()) ?? '', /^Processing 45% · 1 min \d+ s$/);
     // The time moves on by itself while the job runs.
     const before = await status().textContent();
     for (let tries = 0; tries < 30 && (await status().textContent()) === before; tries++)
@@ -170,6 +175,20 @@ describe('chat webview: media cards', function () {
     });
     assert.match((await status().textContent()) ?? '', /removed/);
     assert.strictEqual(await card().locator('.media-actions button').count(), 0);
+  });
+
+  it('a cancelled or expired job ends as such: no clock running on, only Re-run', async () => {
+    const { chat } = fixture;
+    await chat.send(initMessage([cardTurn('job-6')]));
+    for (const [state, line] of [
+      ['cancelled', /^Cancelled at the gateway\.$/],
+      ['expired', /^Expired at the gateway before its result was kept\.$/],
+    ] as const) {
+      await chat.send({ type: 'mediaJob', job: jobState('job-6', { status: state }) });
+      assert.match((await status().textContent()) ?? '', line);
+      assert.strictEqual(await card().getAttribute('data-status'), state);
+      assert.deepStrictEqual(await card().locator('.media-actions button').allTextContents(), ['Re-run']);
+    }
   });
 
   it('explains a refused command at the composer and keeps what was typed', async () => {

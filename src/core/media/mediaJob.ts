@@ -31,8 +31,20 @@ export interface MediaJob {
   outputs: MediaOutput[];
   /** Why the generation failed, as the gateway said. */
   error?: string;
-  /** What it cost in the gateway's credits, when the gateway reported it. */
+  /**
+   * What it cost in the gateway's credits (usually USD), when the gateway reported it (`usage.cost`
+   * of its record). Kept once reported, so a ledger of the day's spending can count it.
+   */
   cost?: number;
+  /**
+   * Where its status is asked for, when the gateway named a `polling_url` at the start (absolute;
+   * resolved against the base URL then). Stored, so a reload polls the same place.
+   */
+  pollingUrl?: string;
+  /** How far it is, 0 to 1, while it runs and the gateway says. */
+  progress?: number;
+  /** Jobs ahead of it in the provider's queue, while it waits and the gateway says. */
+  queuePosition?: number;
   lastCheckedAt?: number;
   /**
    * A passing problem with the last status check (gateway busy, network down, ...), for the
@@ -50,6 +62,8 @@ export interface NewMediaJob {
   parameters?: Record<string, unknown>;
   /** What `POST /v1/media` said, if anything. */
   status?: MediaStatus;
+  /** The job's own status URL, from the start's answer. */
+  pollingUrl?: string;
 }
 
 export function createMediaJob(init: NewMediaJob, now: number): MediaJob {
@@ -64,16 +78,20 @@ export function createMediaJob(init: NewMediaJob, now: number): MediaJob {
     pollCount: 0,
   };
   if (init.parameters !== undefined) job.parameters = init.parameters;
+  if (init.pollingUrl !== undefined) job.pollingUrl = init.pollingUrl;
   if (isFinalStatus(job.status)) job.finishedAt = now;
   return job;
 }
 
-/** Only completed, failed, or unknown to the gateway (404): anything else keeps being polled. */
+/**
+ * Only completed, failed, cancelled, expired, or unknown to the gateway (404): anything else keeps
+ * being polled.
+ */
 export function isFinalStatus(status: string): boolean {
   return status === UNKNOWN_STATUS || FINAL_MEDIA_STATUSES.has(status);
 }
 
-/** Completed, failed, or unknown to the gateway: nothing more will happen, so polling stops. */
+/** Ended one way or another: nothing more will happen, so polling stops. */
 export function isFinal(job: Pick<MediaJob, 'status'>): boolean {
   return isFinalStatus(job.status);
 }

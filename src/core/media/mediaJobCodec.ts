@@ -5,6 +5,7 @@
  */
 
 import { isRecord } from '../../api/json';
+import { gatewayUrl } from '../../api/media';
 import type { MediaOutput } from '../../api/types';
 import type { MediaJob } from './mediaJob';
 
@@ -87,6 +88,9 @@ function copyJob(job: MediaJob): MediaJob {
   if (job.finishedAt !== undefined) copy.finishedAt = job.finishedAt;
   if (job.error !== undefined) copy.error = job.error;
   if (job.cost !== undefined) copy.cost = job.cost;
+  if (job.pollingUrl !== undefined) copy.pollingUrl = job.pollingUrl;
+  if (job.progress !== undefined) copy.progress = job.progress;
+  if (job.queuePosition !== undefined) copy.queuePosition = job.queuePosition;
   if (job.lastCheckedAt !== undefined) copy.lastCheckedAt = job.lastCheckedAt;
   if (job.lastProblem !== undefined) copy.lastProblem = job.lastProblem;
   return copy;
@@ -130,7 +134,7 @@ function readJob(entry: unknown): MediaJob | string {
     pollCount,
   };
   // JSON turns a missing value into null in some writers, so null reads as "absent".
-  const { parameters, finishedAt, error, lastCheckedAt, lastProblem, cost } = entry;
+  const { parameters, finishedAt, error, lastCheckedAt, lastProblem, cost, pollingUrl } = entry;
   if (parameters != null) {
     if (!isRecord(parameters)) return 'bad parameters';
     job.parameters = parameters;
@@ -143,8 +147,18 @@ function readJob(entry: unknown): MediaJob | string {
     if (!isTime(value)) return `bad ${name}`;
     job[name] = value;
   }
-  // An unreadable cost is only not shown: the job itself is fine.
+  // An unreadable cost, progress or queue place is only not shown: the job itself is fine.
   if (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0) job.cost = cost;
+  const { progress, queuePosition } = entry;
+  if (typeof progress === 'number' && progress >= 0 && progress <= 1) job.progress = progress;
+  if (typeof queuePosition === 'number' && Number.isInteger(queuePosition) && queuePosition >= 0)
+    job.queuePosition = queuePosition;
+  // A polling URL that is not one (a hand-edited file) is dropped: the job is then asked for at
+  // the gateway's own media endpoint, which knows it by its id.
+  if (typeof pollingUrl === 'string') {
+    const url = gatewayUrl(pollingUrl);
+    if (url) job.pollingUrl = url;
+  }
   for (const [name, value] of [
     ['error', error],
     ['lastProblem', lastProblem],

@@ -82,18 +82,24 @@ export class MediaJobModel {
   }
 
   /**
-   * Applies the answer of a status check: status, outputs and error, and clears any problem. A
-   * record without a status we know leaves the status as it was, so the job stays in progress.
+   * Applies the answer of a status check: status, outputs, error, cost, progress and queue place,
+   * and clears any problem. A record without a status we know leaves the status as it was, so the
+   * job stays in progress.
    */
   applyRecord(id: string, record: MediaRecord): MediaJob | undefined {
     const job = this.jobs.get(id);
     if (!job) return undefined;
+    const status = record.status ?? job.status;
+    const running = !isFinalStatus(status);
     return this.commit(job, {
-      status: record.status ?? job.status,
+      status,
       outputs: [...record.outputs],
       error: record.error,
       // A later answer without the cost does not take back one already reported.
       cost: record.cost ?? job.cost,
+      // Progress never goes back on an answer that leaves it out; it ends with the job.
+      progress: running ? (record.progress ?? job.progress) : undefined,
+      queuePosition: running ? record.queuePosition : undefined,
       ...this.checked(job),
       // Results over the cap were left out when the record was read: the job says so.
       lastProblem: record.omittedOutputs

@@ -26,6 +26,8 @@ export interface GalleryItem {
   error?: string;
   /** What the job cost, in the gateway's credits, when the gateway reported it. */
   cost?: number;
+  /** How far a running job is, 0 to 1, when the gateway says. */
+  progress?: number;
 }
 
 export type GalleryHostMessage = { type: 'items'; items: GalleryItem[] };
@@ -79,6 +81,8 @@ function parseGalleryItem(value: unknown): GalleryItem | undefined {
   if (typeof value.error === 'string') item.error = text(value.error, 2_000);
   if (typeof value.cost === 'number' && Number.isFinite(value.cost) && value.cost >= 0)
     item.cost = value.cost;
+  if (typeof value.progress === 'number' && value.progress >= 0 && value.progress <= 1)
+    item.progress = value.progress;
   return item;
 }
 

@@ -27,7 +27,7 @@ export type MediaCardOutput =
 
 /**
  * A job's state for its card. `status` is the job's (queued, processing, completed, failed,
- * unknown, or a word a gateway made up), or `removed` when the job no longer exists.
+ * cancelled, expired, unknown, or a word a gateway made up), or `removed` when the job no longer exists.
  */
 export interface MediaCardState {
   jobId: string;
@@ -44,6 +44,8 @@ export interface MediaCardState {
   preparing?: boolean;
   /** What the job cost, when the gateway reported it. */
   cost?: number;
+  /** How far a running job is, 0 to 1, when the gateway says. */
+  progress?: number;
 }
 
 export const REMOVED_STATUS = 'removed';
@@ -134,6 +136,9 @@ export function parseMediaCardState(value: unknown, report: Report): MediaCardSt
   const cost = time(value.cost);
   if (cost !== undefined) state.cost = cost;
   else if (value.cost !== undefined) report('job.cost');
+  const progress = time(value.progress);
+  if (progress !== undefined && progress <= 1) state.progress = progress;
+  else if (value.progress !== undefined) report('job.progress');
   if (Array.isArray(value.outputs)) {
     value.outputs.slice(0, MAX_OUTPUTS).forEach((item: unknown, index) => {
       const output = parseOutput(item);

@@ -176,6 +176,7 @@ export class ChatMedia extends Disposable {
     if (job.finishedAt !== undefined) state.finishedAt = job.finishedAt;
     if (job.error) state.error = job.error;
     if (job.cost !== undefined) state.cost = job.cost;
+    if (job.progress !== undefined) state.progress = job.progress;
     if (job.status !== 'completed') return state;
     const webview = this.deps.webview();
     // Inline results are being moved into files (a change follows); without a view, later.

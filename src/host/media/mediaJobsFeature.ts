@@ -197,7 +197,9 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     const settings = readSettings().media;
     this.poller = new MediaJobPoller({
       model: this.model,
-      getStatus: (id, signal) => this.deps.gateway.client().getMedia(id, { signal }),
+      // At the job's own polling URL when the gateway named one (kept with the job across reloads).
+      getStatus: (id, signal) =>
+        this.deps.gateway.client().getMedia(id, { signal, pollingUrl: this.model.get(id)?.pollingUrl }),
       maxConcurrent: settings.maxConcurrentPolls,
       maxIntervalMs: settings.maxPollIntervalSeconds * 1000,
       onError: (id, error) =>
@@ -254,7 +256,14 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     // for the old one (pickJob, isRemovedCopy), even with a clock that went back.
     const after = Math.max(old?.createdAt ?? -1, this.store.removedAt(started.id) ?? -1) + 1;
     const job = createMediaJob(
-      { id: started.id, prompt: args.prompt, model, parameters: kept, status: started.status },
+      {
+        id: started.id,
+        prompt: args.prompt,
+        model,
+        parameters: kept,
+        status: started.status,
+        pollingUrl: started.pollingUrl,
+      },
       Math.max(Date.now(), after),
     );
     if (options.announce) this.announceWhen.set(job.id, options.announce);
@@ -410,9 +419,10 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
         const current = this.model.get(job.id);
         if (choice === 'Open' && current) void this.open(current);
       });
-    } else if (job.status === 'failed') {
+    } else if (job.status === 'failed' || job.status === 'cancelled' || job.status === 'expired') {
+      const ended = job.status === 'failed' ? 'failed' : `was ${job.status} at the gateway`;
       void notify
-        .warn(`Gateway AI: media job failed: "${prompt}". ${job.error ?? ''}`.trim(), 'Show')
+        .warn(`Gateway AI: media job ${ended}: "${prompt}". ${job.error ?? ''}`.trim(), 'Show')
         .then((choice) => {
           if (choice === 'Show') void vscode.commands.executeCommand(focusCommand(View.mediaJobs));
         });

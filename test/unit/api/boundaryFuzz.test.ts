@@ -326,7 +326,7 @@ describe('fuzz: error bodies, media records and settings', () => {
       ),
       hostile,
     );
-    const allowed = new Set(['queued', 'processing', 'completed', 'failed']);
+    const allowed = new Set(['queued', 'processing', 'completed', 'failed', 'cancelled', 'expired']);
     fc.assert(
       fc.property(
         recordArb,

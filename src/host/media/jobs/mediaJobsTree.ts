@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../../../core/util/lifecycle';
-import { inertText, relativeTime, shorten } from '../../../core/util/text';
-import { UNKNOWN_STATUS } from '../../../core/media/mediaJob';
+import { formatCost, inertText, relativeTime, shorten } from '../../../core/util/text';
+import { isFinalStatus, UNKNOWN_STATUS } from '../../../core/media/mediaJob';
 import type { MediaJob } from '../../../core/media/mediaJob';
 import type { MediaJobModel } from '../../../core/media/mediaJobModel';
 import { Command } from '../../../core/ids';
@@ -18,6 +18,10 @@ function statusIcon(job: MediaJob): vscode.ThemeIcon {
       return new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
     case 'failed':
       return new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
+    case 'cancelled':
+      return new vscode.ThemeIcon('circle-slash');
+    case 'expired':
+      return new vscode.ThemeIcon('history');
     case UNKNOWN_STATUS:
       return new vscode.ThemeIcon('question');
     default:
@@ -29,17 +33,30 @@ function statusText(job: MediaJob): string {
   return job.status === UNKNOWN_STATUS ? 'unknown to the gateway' : job.status;
 }
 
+/** The status with where a running job stands: `processing 45%`, `queued (3 ahead)`. */
+export function statusWithProgress(job: Pick<MediaJob, 'status' | 'progress' | 'queuePosition'>): string {
+  const status = job.status === UNKNOWN_STATUS ? 'unknown to the gateway' : job.status;
+  if (isFinalStatus(job.status)) return status;
+  const parts = [status];
+  if (job.progress !== undefined) parts.push(`${Math.round(job.progress * 100)}%`);
+  if (job.queuePosition !== undefined) parts.push(`(${job.queuePosition} ahead)`);
+  return parts.join(' ');
+}
+
 /**
  * A plain-text tooltip: the prompt, the model and above all the failure reason come from outside,
  * and a Markdown tooltip would render their links and remote images.
  */
 function tooltip(job: MediaJob): string {
-  const lines = [`${statusText(job)} · ${job.model}`, job.prompt, `Id: ${job.id}`];
+  const lines = [`${statusWithProgress(job)} · ${job.model}`, job.prompt, `Id: ${job.id}`];
   lines.push(`Started ${new Date(job.createdAt).toLocaleString()}`);
   if (job.finishedAt) lines.push(`Finished ${new Date(job.finishedAt).toLocaleString()}`);
   if (job.status === 'completed')
     lines.push(`${job.outputs.length} output${job.outputs.length === 1 ? '' : 's'}`);
-  if (job.error) lines.push(`Failed: ${job.error}`);
+  if (job.cost !== undefined) lines.push(`Cost: ${formatCost(job.cost)}`);
+  if (job.error) lines.push(`${job.status === 'failed' ? 'Failed' : 'Gateway said'}: ${job.error}`);
+  if (job.status === 'cancelled') lines.push('The job was cancelled at the gateway.');
+  if (job.status === 'expired') lines.push('The job expired at the gateway before its result was kept.');
   if (job.status === UNKNOWN_STATUS)
     lines.push('The gateway no longer knows this job (404); it may have expired.');
   if (job.lastProblem) lines.push(`Warning: ${job.lastProblem}`);
@@ -75,7 +92,7 @@ export class MediaJobsTreeProvider extends Disposable implements vscode.TreeData
       vscode.TreeItemCollapsibleState.None,
     );
     item.id = job.id;
-    item.description = `${statusText(job)} · ${job.model} · ${relativeTime(job.createdAt)}`;
+    item.description = `${statusWithProgress(job)} · ${job.model} · ${relativeTime(job.createdAt)}`;
     item.iconPath = statusIcon(job);
     item.tooltip = tooltip(job);
     item.contextValue = `mediaJob.${job.status}`;

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { MediaJob } from '../../../core/media/mediaJob';
 import { waitForJob } from '../../../core/media/waitForJob';
 import type { WaitOutcome } from '../../../core/media/waitForJob';
 import {
@@ -96,13 +97,7 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
           );
         }
         const { job } = outcome;
-        if (job.status !== 'completed') {
-          throw new Error(
-            job.status === 'failed'
-              ? `The media job failed: ${job.error ?? 'no reason given'}`
-              : `The media job ended as ${job.status}.`,
-          );
-        }
+        if (job.status !== 'completed') throw new Error(endedWithoutResult(job));
         progress.report({ message: 'saving' });
         const saved = await this.studio.save(job, folder, token);
         const paths = saved.map((file) => file.relativePath);
@@ -124,5 +119,20 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
       parameters: settings.parameters,
       saveFolder: settings.saveFolder,
     });
+  }
+}
+
+/** What the agent is told when the job ended without a result: how it ended, and what to do. */
+export function endedWithoutResult(job: Pick<MediaJob, 'status' | 'error'>): string {
+  const said = job.error ? ` The gateway said: ${job.error}` : '';
+  switch (job.status) {
+    case 'failed':
+      return `The media job failed: ${job.error ?? 'no reason given'}`;
+    case 'cancelled':
+      return `The media job was cancelled at the gateway before it finished, so nothing was saved.${said}`;
+    case 'expired':
+      return `The media job expired at the gateway before its result was fetched, so nothing was saved. Starting it again is the only way to get a result.${said}`;
+    default:
+      return `The media job ended as ${job.status}, without a result.${said}`;
   }
 }

@@ -120,13 +120,13 @@ export class MediaGalleryPanel extends Disposable {
 
   /** Posts every result; what the page shows is always the model's current state. */
   async post(): Promise<void> {
-    const message: GalleryHostMessage = {
-      type: 'items',
-      items: await Promise.all(
-        this.studio.media.model.all().map((job) => this.withExcerpt(job, this.item(job))),
-      ),
-    };
+    const message: GalleryHostMessage = { type: 'items', items: await this.items() };
     await this.panel.webview.postMessage(message);
+  }
+
+  /** The cards the page is sent: one per job, newest first. */
+  items(): Promise<GalleryItem[]> {
+    return Promise.all(this.studio.media.model.all().map((job) => this.withExcerpt(job, this.item(job))));
   }
 
   private item(job: MediaJob): GalleryItem {
@@ -148,6 +148,7 @@ export class MediaGalleryPanel extends Disposable {
       saved: this.studio.saved.has(job.id),
       ...(job.error ? { error: job.error } : {}),
       ...(job.cost !== undefined ? { cost: job.cost } : {}),
+      ...(job.progress !== undefined ? { progress: job.progress } : {}),
     };
     if (kind === 'image' && first?.kind === 'url') {
       const thumbnail = this.studio.thumbnailFile(job.id);

@@ -174,4 +174,37 @@ describe('media job storage', () => {
     const result = deserializeJobs([{ ...validEntry('a'), status: 'upscaling' }]);
     assert.strictEqual(result.jobs[0]?.status, 'upscaling');
   });
+
+  it('reads files of earlier versions, and keeps the new states, progress and polling URL', () => {
+    // As 0.1 wrote it: no polling URL, no progress, a status of the four it knew.
+    const old = deserializeJobs({ version: 1, jobs: [{ ...validEntry('old'), status: 'failed' }] });
+    assert.strictEqual(old.skipped, 0);
+    assert.strictEqual(old.jobs[0].pollingUrl, undefined);
+    const jobs: MediaJob[] = [
+      { ...validEntry('c'), status: 'cancelled' } as MediaJob,
+      { ...validEntry('e'), status: 'expired', cost: 0.5 } as MediaJob,
+      {
+        ...(validEntry('r') as unknown as MediaJob),
+        status: 'processing',
+        progress: 0.45,
+        queuePosition: 0,
+        pollingUrl: 'https://gw.example.com/api/v1/videos/r',
+      },
+    ];
+    const read = deserializeJobs(roundTrip(jobs));
+    assert.deepStrictEqual(read.jobs, jobs);
+  });
+
+  it('drops a stored polling URL, progress or queue place that is not one, keeping the job', () => {
+    const result = deserializeJobs([
+      { ...validEntry('a'), pollingUrl: 'javascript:alert(1)', progress: 7, queuePosition: -1 },
+      { ...validEntry('b'), pollingUrl: 42, progress: '0.5', queuePosition: 1.5 },
+    ]);
+    assert.strictEqual(result.skipped, 0);
+    for (const job of result.jobs) {
+      assert.strictEqual(job.pollingUrl, undefined);
+      assert.strictEqual(job.progress, undefined);
+      assert.strictEqual(job.queuePosition, undefined);
+    }
+  });
 });

@@ -45,6 +45,25 @@ describe('MediaJobModel', () => {
     assert.strictEqual(model.get('a')?.cost, 0.04);
   });
 
+  it('keeps progress and the queue place while the job runs, and drops them when it ends', () => {
+    const { model } = newModel();
+    model.add(job('a', 1_000));
+    model.applyRecord('a', record('a', 'queued', { queuePosition: 2 }));
+    assert.strictEqual(model.get('a')?.queuePosition, 2);
+    model.applyRecord('a', record('a', 'processing', { progress: 0.4 }));
+    assert.strictEqual(model.get('a')?.queuePosition, undefined, 'out of the queue');
+    assert.strictEqual(model.get('a')?.progress, 0.4);
+    // An answer without progress does not take it back.
+    model.applyRecord('a', record('a', 'processing'));
+    assert.strictEqual(model.get('a')?.progress, 0.4);
+    model.applyRecord('a', record('a', 'cancelled', { cost: 0.1 }));
+    const ended = model.get('a')!;
+    assert.strictEqual(ended.progress, undefined);
+    assert.ok(!('progress' in ended), 'no key left for storage');
+    assert.ok(isFinal(ended));
+    assert.strictEqual(ended.cost, 0.1, 'a cancelled job keeps what it cost');
+  });
+
   it('refuses a second job with the same id', () => {
     const { model } = newModel();
     model.add(job('a', 1));

@@ -45,7 +45,8 @@ describe('MediaJobPoller: schedule and answers', () => {
 
   it('keeps polling statuses it does not know', async () => {
     const h = pollerHarness({
-      script: (id, call) => normalizeMediaRecord({ id, status: call < 3 ? 'upscaling' : 'completed' }, id),
+      script: (id, call) =>
+        normalizeMediaRecord({ id, status: call < 3 ? 'upscaling' : 'completed', output: 'done' }, id),
     });
     h.start('a');
     await h.clock.advance(MINUTE);
@@ -78,16 +79,18 @@ describe('MediaJobPoller: schedule and answers', () => {
     assert.ok(h.gateway.callsFor('a').length > 3);
   });
 
-  it('ends on a synonym of a final status, and a cancellation keeps its reason', async () => {
+  it('ends on a synonym of a final status; cancelled and expired are ends of their own', async () => {
+    const words: Record<string, string> = { c: 'CANCELED', e: 'expired', s: 'SUCCEEDED' };
     const h = pollerHarness({
-      script: (id) => normalizeMediaRecord({ id, status: id === 'c' ? 'Cancelled' : 'succeeded' }, id),
+      script: (id) =>
+        normalizeMediaRecord({ id, status: words[id], output: 'https://cdn.example/r.png' }, id),
     });
-    h.start('c');
-    h.start('s');
+    for (const id of Object.keys(words)) h.start(id);
     await h.clock.advance(MINUTE);
     assert.strictEqual(h.gateway.callsFor('c').length, 1);
-    assert.strictEqual(h.model.get('c')?.status, 'failed');
-    assert.match(h.model.get('c')?.error ?? '', /cancelled/i);
+    assert.strictEqual(h.model.get('c')?.status, 'cancelled');
+    assert.strictEqual(h.model.get('e')?.status, 'expired');
+    assert.strictEqual(h.gateway.callsFor('e').length, 1);
     assert.strictEqual(h.model.get('s')?.status, 'completed');
   });
 

@@ -20,6 +20,7 @@ describe('gallery protocol: what the page receives', () => {
           src: 'https://file+.vscode-resource.vscode-cdn.net/tmp/r.png',
           saved: true,
           cost: 0.01,
+          progress: 0.5,
         },
         { id: 'j2', prompt: 7, kind: 'script', src: 'https://evil.example/x.png', cost: -1, createdAt: 'x' },
         { prompt: 'no id' },
@@ -33,6 +34,7 @@ describe('gallery protocol: what the page receives', () => {
     );
     assert.equal(parsed.items[0].src, 'https://file+.vscode-resource.vscode-cdn.net/tmp/r.png');
     assert.equal(parsed.items[0].cost, 0.01);
+    assert.equal(parsed.items[0].progress, 0.5);
     const odd = parsed.items[1];
     assert.deepEqual(
       [odd.prompt, odd.kind, odd.src, odd.cost, odd.createdAt, odd.saved],
@@ -68,6 +70,7 @@ describe('gallery protocol: what the page receives', () => {
         saved: anyJson,
         error: anyJson,
         cost: anyJson,
+        progress: fc.oneof(fc.double(), anyJson),
         excerpt: anyJson,
       },
       { requiredKeys: [] },
@@ -87,6 +90,7 @@ describe('gallery protocol: what the page receives', () => {
             assert.ok(Number.isFinite(entry.createdAt));
             assert.ok(entry.src === undefined || entry.src.startsWith('https://file+.vscode-resource'));
             assert.ok(entry.cost === undefined || entry.cost >= 0);
+            assert.ok(entry.progress === undefined || (entry.progress >= 0 && entry.progress <= 1));
             assert.ok(
               entry.excerpt === undefined ||
                 (typeof entry.excerpt === 'string' && entry.excerpt.length <= MAX_EXCERPT),

@@ -89,6 +89,7 @@ function assertMessageShape(message: HostMessage): void {
       assert.ok(Number.isFinite(job.createdAt));
       assert.ok(job.error === undefined || typeof job.error === 'string');
       assert.ok(job.cost === undefined || (Number.isFinite(job.cost) && job.cost >= 0), String(job.cost));
+      assert.ok(job.progress === undefined || (job.progress >= 0 && job.progress <= 1), String(job.progress));
       for (const output of job.outputs) {
         if (output.kind === 'text') assert.equal(typeof output.text, 'string');
         else if (output.kind === 'file') assert.equal(typeof output.note, 'string');
@@ -177,13 +178,17 @@ const messageLike = fc.oneof(
         fc.record(
           {
             jobId: fc.oneof(fc.constant('j1'), anyJson),
-            status: fc.oneof(fc.constantFrom('queued', 'processing', 'completed', 'failed'), anyJson),
+            status: fc.oneof(
+              fc.constantFrom('queued', 'processing', 'completed', 'failed', 'cancelled', 'expired'),
+              anyJson,
+            ),
             model: anyJson,
             createdAt: fc.oneof(fc.nat(), anyJson),
             finishedAt: anyJson,
             error: anyJson,
             preparing: anyJson,
             cost: fc.oneof(fc.double(), anyJson),
+            progress: fc.oneof(fc.double(), anyJson),
             outputs: fc.oneof(
               fc.array(
                 fc.record({

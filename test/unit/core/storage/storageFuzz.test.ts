@@ -144,8 +144,16 @@ describe('storage boundary (fast-check)', function () {
 
   it('any media jobs file: reading never throws, a save keeps our jobs, a bad file is kept aside', async () => {
     const ours = [createMediaJob({ id: 'ours-1', prompt: 'p', model: 'a/b' }, 5000)];
+    // Every field a job may have, the polling URL, progress and queue place included, to mutate.
+    const theirs = createMediaJob(
+      { id: 'theirs', prompt: 'q', model: 'a/b', pollingUrl: 'https://gw.example/api/v1/videos/theirs' },
+      1000,
+    );
     const valid = serializeJobsFile({
-      jobs: [createMediaJob({ id: 'theirs', prompt: 'q', model: 'a/b' }, 1000)],
+      jobs: [
+        { ...theirs, status: 'processing', progress: 0.5, queuePosition: 2, cost: 0.5 },
+        { ...createMediaJob({ id: 'ended', prompt: 'r', model: 'a/b' }, 900), status: 'expired' },
+      ],
       removed: {},
     });
     await run(hostile(valid), async (text) => {
