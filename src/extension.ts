@@ -68,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     logger,
     reports,
     pickMediaModel: (current) => catalog.pickMediaModel(current),
+    onJobCost: (cost) => costs.record('media', cost),
   });
   const chat = registerChat({
     context,

@@ -121,11 +121,14 @@ describe('Media shapes', function () {
     for (const poll of polls) assert.equal(poll.path, `/api/v1/videos/${encodeURIComponent(id)}`);
   });
 
-  it('shows what a job cost in the tree’s tooltip and on the gallery card', async () => {
+  it('shows what a job cost in the tree’s tooltip and on the gallery card, and counts it in today’s cost', async () => {
     const api = await gatewayApi();
+    const mediaBefore = api.costs.today().bySource.media ?? 0;
     const id = await generate('a priced clip #sim:shape:openrouter');
     const job = await ended(id);
     assert.equal(job.cost, VIDEO_COST);
+    // Recorded once, when this window saw the job finish.
+    assert.ok(Math.abs((api.costs.today().bySource.media ?? 0) - mediaBefore - VIDEO_COST) < 1e-9);
     const tooltip = api.media.tree.getTreeItem(job).tooltip;
     assert.equal(typeof tooltip, 'string', 'plain text');
     assert.match(tooltip as string, /Cost: \$0\.5000/);

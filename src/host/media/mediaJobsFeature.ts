@@ -396,6 +396,7 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     this.scheduleSave();
     for (const job of finished) {
       void this.moveInlineOutputs(job);
+      if (job.cost !== undefined) this.deps.onJobCost?.(job.cost);
       this.announce(job);
     }
   }

@@ -52,6 +52,8 @@ export interface MediaJobsDeps {
   /** The Media Jobs tree view, created at activation. */
   treeView: vscode.TreeView<MediaJob>;
   reports?: StorageReports;
+  /** Each job this window saw finish with a cost the gateway reported: for today's cost. */
+  onJobCost?: (cost: number) => void;
 }
 
 /**
