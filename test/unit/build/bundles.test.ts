@@ -79,10 +79,12 @@ describe('built bundles', function () {
         secrets: stub, subscriptions: [], extensionUri: stub, globalStorageUri: stub, extensionMode: 2,
         globalState: { get: () => undefined, update: async () => undefined },
       });
-      setTimeout(() => process.stdout.write(JSON.stringify({ afterLoad, afterActivate: loaded })), 20);
+      // Then exit: what activate() started (timers, a deferred load) would keep a stand-in host alive.
+      setTimeout(() => process.stdout.write(JSON.stringify({ afterLoad, afterActivate: loaded }), () => process.exit(0)), 20);
     `;
     const output = execFileSync(process.execPath, ['-e', script, path.join(dist, 'extension.js')], {
       encoding: 'utf8',
+      timeout: 30_000,
     });
     const { afterLoad, afterActivate } = JSON.parse(output) as {
       afterLoad: string[];

@@ -34,9 +34,13 @@ function activateIn(mode: 'Production' | 'Development' | 'Test'): { returned: st
     });
     // Keys only: reading a feature's field would load the feature.
     const keys = exported && typeof exported === 'object' ? Object.keys(exported) : [];
-    setTimeout(() => process.stdout.write(JSON.stringify({ returned: typeof exported, keys })), 20);
+    // Then exit: what activate() started (timers, a deferred load) would keep a stand-in host alive.
+    setTimeout(() => process.stdout.write(JSON.stringify({ returned: typeof exported, keys }), () => process.exit(0)), 20);
   `;
-  const output = execFileSync(process.execPath, ['-e', script, entry, mode], { encoding: 'utf8' });
+  const output = execFileSync(process.execPath, ['-e', script, entry, mode], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return JSON.parse(output) as { returned: string; keys: string[] };
 }
 
