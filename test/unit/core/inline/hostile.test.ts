@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { MAX_COMPLETION, PrefixCache } from '../../../../src/core/inline/cache';
 import { buildContext, linesOf } from '../../../../src/core/inline/context';
 import { fimRequest } from '../../../../src/core/inline/requests';
 
@@ -49,6 +50,50 @@ describe('inline completions: hostile input to the request', () => {
           );
           assert.doesNotMatch(ctx.prefix, loneSurrogate);
           assert.doesNotMatch(ctx.suffix, loneSurrogate);
+        },
+      ),
+    );
+  });
+
+  it('keeps no suggestion over the cap, so a hostile reply cannot make each keystroke slow', () => {
+    const cache = new PrefixCache();
+    const huge = 'a'.repeat(8_000);
+    cache.store('doc', 'x'.repeat(300), '', huge);
+    assert.equal(cache.lookup('doc', 'x'.repeat(300) + 'aaaa', ''), undefined);
+    const most = 'a'.repeat(MAX_COMPLETION);
+    cache.store('doc', 'x'.repeat(300), '', most);
+    assert.equal(cache.lookup('doc', 'x'.repeat(300) + 'aaaa', ''), most.slice(4));
+  });
+
+  it('finds the same cached rest as the plain search, over arbitrary texts', () => {
+    // The former quadratic search, as the reference.
+    const reference = (before: string, completion: string, prefix: string): string | undefined => {
+      for (let typed = 0; typed < completion.length && typed <= prefix.length; typed++) {
+        if (!completion.startsWith(prefix.slice(prefix.length - typed))) continue;
+        const base = prefix.slice(0, prefix.length - typed);
+        if (base.slice(-256) === before || (base.length < 256 && before === base))
+          return completion.slice(typed);
+      }
+      return undefined;
+    };
+    const text = (max: number) =>
+      fc.array(fc.constantFrom('a', 'b', 'ab', '\n'), { maxLength: max }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          text(20),
+          text(300).map((t) => 'b'.repeat(256) + t),
+        ),
+        text(30),
+        text(40),
+        fc.boolean(),
+        (stored, completion, typedMore, cut) => {
+          const cache = new PrefixCache();
+          cache.store('d', stored, 's', completion);
+          // A prefix that is the stored one plus some typing, or an arbitrary one.
+          const prefix = cut ? stored.slice(0, stored.length - (typedMore.length % 5)) : stored + typedMore;
+          const expected = completion ? reference(stored.slice(-256), completion, prefix) : undefined;
+          assert.equal(cache.lookup('d', prefix, 's'), expected);
         },
       ),
     );
