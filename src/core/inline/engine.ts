@@ -11,13 +11,18 @@ import { systemClock } from '../util/clock';
 import type { Clock } from '../util/clock';
 import { Emitter } from '../util/emitter';
 import { PrefixCache } from './cache';
-import { cleanCompletion } from './clean';
+import { cleanCompletion, unitComplete } from './clean';
 import { buildContext, DEFAULT_BUDGET } from './context';
 import type { ContextBudget, CursorPosition, TextLines } from './context';
 import { AdaptiveDebounce, DEFAULT_DEBOUNCE, RequestGate } from './pacing';
 import type { DebounceLimits } from './pacing';
 import { chatRequest, fimRequest } from './requests';
 import type { InlineMode } from './modelChoice';
+
+/** More raw text than this is never read: the suggestion is cut long before it. */
+export const MAX_RAW_TEXT = 2_000;
+/** A request that has not finished by then is aborted. */
+export const REQUEST_DEADLINE_MS = 10_000;
 
 export type InlineClient = Pick<GatewayClient, 'streamChat' | 'streamCompletion'>;
 
@@ -121,6 +126,8 @@ export class InlineEngine {
     let raw = '';
     let cost: number | undefined;
     let lastByteAt = 0;
+    let overflow = false;
+    const deadline = this.clock.setTimeout(() => request.abort(), REQUEST_DEADLINE_MS);
     try {
       const client = this.deps.client();
       const options = { signal: request.signal, maxRetries: 0 };
@@ -129,10 +136,19 @@ export class InlineEngine {
           ? client.streamCompletion(ask.body, options)
           : client.streamChat(ask.body, options);
       for await (const delta of stream) {
-        if (delta.type === 'content') raw += delta.text;
-        else if (delta.type === 'usage') cost = delta.usage.cost;
+        if (delta.type === 'usage') cost = delta.usage.cost;
+        if (delta.type !== 'content') continue;
+        raw += delta.text;
+        // Enough read: the unit is whole, or the reply is past any suggestion's length. Leaving
+        // the loop ends the stream; the abort below closes its connection.
+        if (raw.length >= MAX_RAW_TEXT) {
+          overflow = true;
+          break;
+        }
+        if (delta.text.includes('\n') && unitComplete({ ...context, text: raw, from: target.mode })) break;
       }
       lastByteAt = this.hrNow();
+      request.abort();
       this.gate.succeeded();
       this.debounce.recordLatency(this.clock.now() - started);
       this.spent.fire({ model: target.model, cost });
@@ -144,16 +160,20 @@ export class InlineEngine {
       }
       return undefined;
     } finally {
+      this.clock.clearTimeout(deadline);
       signal.removeEventListener('abort', onAbort);
       if (this.inFlight === request) this.inFlight = undefined;
       this.busy.fire(false);
     }
-    const text = cleanCompletion({
-      prefix: context.prefix,
-      suffix: context.suffix,
-      text: raw,
-      from: target.mode,
-    });
+    // A reply that long without a whole unit is not a suggestion.
+    const text = overflow
+      ? undefined
+      : cleanCompletion({
+          prefix: context.prefix,
+          suffix: context.suffix,
+          text: raw,
+          from: target.mode,
+        });
     // Kept even when the cursor has moved on: typing its start finds it.
     if (text !== undefined) this.cache.store(doc.key, context.prefix, context.suffix, text);
     this.lastTimings = { lastByteAt, returnedAt: this.hrNow() };
