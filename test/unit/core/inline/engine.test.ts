@@ -153,7 +153,8 @@ describe('inline completions: the engine', () => {
             try {
               for (const text of pieces) {
                 read++;
-                yield { type: 'content', text } as ChatDelta;
+                await Promise.resolve();
+                yield { type: 'content', text };
               }
             } finally {
               closed = true;
