@@ -5,6 +5,9 @@
  * nothing (the simulator's log says so).
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator, RecordedRequest } from '../simulator';
@@ -161,6 +164,60 @@ describe('Inline completions (ghost text)', function () {
       [],
       'the simulator saw nothing from the .env file',
     );
+  });
+
+  it('never sends a file that a link inside the workspace points to outside it', async () => {
+    const inline = await feature();
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-inline-outside-'));
+    const target = path.join(outside, 'id_key.ts');
+    fs.writeFileSync(target, 'const secret = \n');
+    const root = vscode.workspace.workspaceFolders![0].uri;
+    const link = vscode.Uri.joinPath(root, 'inline', `linked-${path.basename(outside)}.ts`);
+    fs.mkdirSync(path.dirname(link.fsPath), { recursive: true });
+    fs.symlinkSync(target, link.fsPath);
+    try {
+      sim.completionScript = { text: 'leaked();' };
+      const before = sim.requests.length;
+      const document = await vscode.workspace.openTextDocument(link);
+      const editor = await vscode.window.showTextDocument(document);
+      const end = document.lineAt(0).range.end;
+      editor.selection = new vscode.Selection(end, end);
+      await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+      await waitFor(
+        () => inline.lastRefusal?.includes('outside the workspace'),
+        'the provider to refuse the linked file',
+      );
+      assert.deepEqual(
+        sim.requests.slice(before).map((r) => r.path),
+        [],
+        'the simulator saw nothing from the linked file',
+      );
+    } finally {
+      fs.rmSync(link.fsPath, { force: true });
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('checks an untitled document named with a file path as that file', async () => {
+    const inline = await feature();
+    const root = vscode.workspace.workspaceFolders![0].uri;
+    const before = sim.requests.length;
+    const document = await vscode.workspace.openTextDocument(
+      root.with({ scheme: 'untitled', path: `${root.path}/inline/untitled/.env` }),
+    );
+    const editor = await vscode.window.showTextDocument(document);
+    await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), 'API_TOKEN='));
+    await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+    await waitFor(
+      () => inline.lastRefusal?.includes('exclude pattern .env*'),
+      'the provider to refuse the untitled .env',
+    );
+    assert.deepEqual(
+      sim.requests.slice(before).map((r) => r.path),
+      [],
+      'nothing sent',
+    );
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 
   it('pauses after a 402 with one message, however many keys follow, until resumed', async () => {
