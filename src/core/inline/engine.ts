@@ -82,6 +82,10 @@ export class InlineEngine {
   readonly stats = { requests: 0, cancelled: 0, failed: 0, served: 0 };
   lastTimings: InlineTimings | undefined;
   private inFlight: AbortController | undefined;
+  /** Requests running (an aborted older one may still be ending while a newer one runs). */
+  private running = 0;
+  /** Bumped by cancel(): a call still waiting out its debounce then sends nothing. */
+  private generation = 0;
   private readonly busy = new Emitter<boolean>();
   private readonly spent = new Emitter<Spend>();
   /** True while a request to the gateway runs, false after it. */
@@ -108,10 +112,12 @@ export class InlineEngine {
     const cached = this.cache.lookup(doc.key, context.prefix, context.suffix);
     if (cached !== undefined) return { text: cached, cached: true };
     if (this.gate.blocked(this.clock.now())) return undefined;
+    const generation = this.generation;
     if (!(await this.wait(this.debounce.delayMs, signal))) return undefined;
-    if (this.gate.blocked(this.clock.now())) return undefined;
+    // Turned off, snoozed or paused while this call waited: nothing is sent.
+    if (this.gate.blocked(this.clock.now()) || generation !== this.generation) return undefined;
     const target = await this.deps.target();
-    if (!target || signal.aborted) return undefined;
+    if (!target || signal.aborted || generation !== this.generation) return undefined;
 
     this.inFlight?.abort();
     const request = new AbortController();
@@ -122,7 +128,7 @@ export class InlineEngine {
       target.mode === 'fim' ? fimRequest(target.model, context) : chatRequest(target.model, context);
     const started = this.clock.now();
     this.stats.requests++;
-    this.busy.fire(true);
+    if (this.running++ === 0) this.busy.fire(true);
     let raw = '';
     let cost: number | undefined;
     let lastByteAt = 0;
@@ -163,7 +169,7 @@ export class InlineEngine {
       this.clock.clearTimeout(deadline);
       signal.removeEventListener('abort', onAbort);
       if (this.inFlight === request) this.inFlight = undefined;
-      this.busy.fire(false);
+      if (--this.running === 0) this.busy.fire(false);
     }
     // A reply that long without a whole unit is not a suggestion.
     const text = overflow
@@ -182,8 +188,9 @@ export class InlineEngine {
     return { text, cached: false, model: target.model, mode: target.mode };
   }
 
-  /** Aborts the request in flight, if any. */
+  /** Aborts the request in flight, if any, and every call still waiting to send one. */
   cancel(): void {
+    this.generation++;
     this.inFlight?.abort();
   }
 

@@ -187,4 +187,32 @@ describe('inline completions: the engine', () => {
     assert.equal(await pending, undefined);
     assert.equal(client.asked[0].signal.aborted, true);
   });
+
+  it('sends nothing for a call that was waiting out the debounce when turned off or snoozed', async () => {
+    const { clock, client, engine } = harness();
+    const pending = engine.complete(doc('const a = '), new AbortController().signal);
+    await clock.advance(1);
+    engine.cancel();
+    await clock.advance(engine.debounce.delayMs);
+    assert.equal(await pending, undefined);
+    assert.equal(client.asked.length, 0);
+  });
+
+  it('stays busy while a newer request runs, though an older aborted one ends first', async () => {
+    const { clock, client, engine } = harness();
+    const busy: boolean[] = [];
+    engine.onDidChangeBusy((b) => busy.push(b));
+    let release: (deltas: ChatDelta[]) => void = () => undefined;
+    client.reply = () => new Promise<ChatDelta[]>((resolve) => (release = resolve));
+    const older = new AbortController();
+    const first = engine.complete(doc('const a = '), older.signal);
+    await clock.advance(engine.debounce.delayMs);
+    const second = engine.complete(doc('const a = 1'), new AbortController().signal);
+    await clock.advance(engine.debounce.delayMs);
+    assert.equal(await first, undefined, 'the newer call aborted the older request');
+    assert.deepEqual(busy, [true], 'still busy: the newer request runs');
+    release([{ type: 'content', text: ' + 2;' }]);
+    assert.equal((await second)?.text, ' + 2;');
+    assert.deepEqual(busy, [true, false]);
+  });
 });
