@@ -4,6 +4,7 @@ import { Command, Setting, SettingSection } from '../../core/ids';
 import { InlineEngine } from '../../core/inline/engine';
 import type { InlineDocument, InlineTarget } from '../../core/inline/engine';
 import { excludedBy } from '../../core/inline/exclude';
+import type { AcceptedCompletion } from '../../core/inline/tally';
 import { placements, untitledFilePath } from '../../core/inline/where';
 import type { Pause } from '../../core/inline/pacing';
 import { chooseInlineModel, chooseMode } from '../../core/inline/modelChoice';
@@ -23,12 +24,6 @@ export interface InlineFeatureDeps {
   apiKey: ApiKeyStore;
   catalog: ModelCatalog;
   logger: Logger;
-}
-
-/** What an accepted suggestion's command carries. */
-export interface AcceptedCompletion {
-  model?: string;
-  cached: boolean;
 }
 
 /**

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { MAX_COMPLETION, PrefixCache } from '../../../../src/core/inline/cache';
 import { buildContext, linesOf } from '../../../../src/core/inline/context';
 import { fimRequest } from '../../../../src/core/inline/requests';
+import { parseAccepted } from '../../../../src/core/inline/tally';
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -96,6 +97,32 @@ describe('inline completions: hostile input to the request', () => {
           assert.equal(cache.lookup('d', prefix, 's'), expected);
         },
       ),
+    );
+  });
+
+  it("counts an acceptance only from our own item's argument, whatever another caller passes", () => {
+    assert.deepEqual(parseAccepted({ cached: true }), { cached: true });
+    assert.deepEqual(parseAccepted({ cached: false, model: 'a/b' }), { cached: false, model: 'a/b' });
+    for (const bad of [
+      undefined,
+      null,
+      'x',
+      [],
+      {},
+      { cached: 'yes' },
+      { cached: true, model: 'm'.repeat(201) },
+    ])
+      assert.equal(parseAccepted(bad), undefined);
+    fc.assert(
+      fc.property(fc.anything(), (value) => {
+        const accepted = parseAccepted(value);
+        if (accepted === undefined) return;
+        assert.equal(typeof accepted.cached, 'boolean');
+        assert.ok(
+          accepted.model === undefined ||
+            (typeof accepted.model === 'string' && accepted.model.length <= 200),
+        );
+      }),
     );
   });
 });
