@@ -21,6 +21,8 @@ export interface CompletionScript {
   pieceDelayMs?: number;
   /** Characters per streamed piece (default 8). */
   pieceSize?: number;
+  /** `usage.cost` in the last chunk (default: priced from the token counts). */
+  cost?: number;
 }
 
 export interface ScriptedCore extends SimulatorCore {
@@ -79,7 +81,7 @@ export async function answerScripted(
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
     // Simulated prices: $0.15 / $0.60 per million tokens, as the chat route.
-    cost: Number(((promptTokens * 0.15 + completionTokens * 0.6) / 1e6).toFixed(8)),
+    cost: script.cost ?? Number(((promptTokens * 0.15 + completionTokens * 0.6) / 1e6).toFixed(8)),
   };
   const base = {
     id,

@@ -5,6 +5,9 @@
  * nothing (the simulator's log says so).
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator, RecordedRequest } from '../simulator';
@@ -47,6 +50,21 @@ async function triggerAndAccept(editor: vscode.TextEditor, expected: string): Pr
     const text = editor.document.lineAt(line).text;
     return text.includes(expected) && text;
   }, `the suggestion "${expected}" to show and be accepted`);
+}
+
+/**
+ * Triggers a suggestion in the active editor and waits for the provider to refuse with `reason`;
+ * then the simulator must have seen nothing since `before` requests.
+ */
+async function triggerRefused(sim: GatewaySimulator, before: number, reason: string): Promise<void> {
+  const inline = await feature();
+  await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+  await waitFor(() => inline.lastRefusal?.includes(reason), `the provider to refuse: ${reason}`);
+  assert.deepEqual(
+    sim.requests.slice(before).map((r) => r.path),
+    [],
+    `the simulator saw nothing (${reason})`,
+  );
 }
 
 describe('Inline completions (ghost text)', function () {
@@ -147,20 +165,59 @@ describe('Inline completions (ghost text)', function () {
     await triggered;
   });
 
+  it("adds each completion's cost, as the gateway reports it, to today's cost", async () => {
+    const api = await gatewayApi();
+    // One line with no line break: the stream runs to its end, where the usage comes.
+    sim.completionScript = { text: 'spent(1);', cost: 0.00042 };
+    const before = api.costs.today().bySource.completions ?? 0;
+    const editor = await editorAt('spend.ts', 'const total = |\n');
+    assert.equal(await triggerAndAccept(editor, 'spent(1);'), 'const total = spent(1);');
+    await waitFor(
+      () => Math.abs((api.costs.today().bySource.completions ?? 0) - before - 0.00042) < 1e-12,
+      "the completion's cost in today's cost",
+    );
+  });
+
   it('never sends an excluded file', async () => {
     const before = sim.requests.length;
     await editorAt('.env', 'API_TOKEN=|\n');
-    await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
-    const inline = await feature();
-    await waitFor(
-      () => inline.lastRefusal?.includes('exclude pattern .env*'),
-      'the provider to refuse the .env file',
+    await triggerRefused(sim, before, 'exclude pattern .env*');
+  });
+
+  it('never sends a file that a link inside the workspace points to outside it', async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-inline-outside-'));
+    const target = path.join(outside, 'id_key.ts');
+    fs.writeFileSync(target, 'const secret = \n');
+    const root = vscode.workspace.workspaceFolders![0].uri;
+    const link = vscode.Uri.joinPath(root, 'inline', `linked-${path.basename(outside)}.ts`);
+    fs.mkdirSync(path.dirname(link.fsPath), { recursive: true });
+    fs.symlinkSync(target, link.fsPath);
+    try {
+      sim.completionScript = { text: 'leaked();' };
+      const before = sim.requests.length;
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(link));
+      const end = editor.document.lineAt(0).range.end;
+      editor.selection = new vscode.Selection(end, end);
+      await triggerRefused(sim, before, 'outside the workspace');
+    } finally {
+      fs.rmSync(link.fsPath, { force: true });
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('checks an untitled document named with a file path as that file', async () => {
+    const root = vscode.workspace.workspaceFolders![0].uri;
+    const before = sim.requests.length;
+    const document = await vscode.workspace.openTextDocument(
+      root.with({ scheme: 'untitled', path: `${root.path}/inline/untitled/.env` }),
     );
-    assert.deepEqual(
-      sim.requests.slice(before).map((r) => r.path),
-      [],
-      'the simulator saw nothing from the .env file',
-    );
+    const editor = await vscode.window.showTextDocument(document);
+    try {
+      await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), 'API_TOKEN='));
+      await triggerRefused(sim, before, 'exclude pattern .env*');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    }
   });
 
   it('pauses after a 402 with one message, however many keys follow, until resumed', async () => {

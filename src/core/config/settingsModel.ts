@@ -7,7 +7,7 @@ import { isRecord } from '../../api/json';
 import { redact } from '../../api/redact';
 import { Setting, VsCodeSetting } from '../ids';
 import { cleanRelativeFolder } from '../mediaStudio/resultNames';
-import { DEFAULT_EXCLUDE } from '../inline/exclude';
+import { excludePatterns } from '../inline/exclude';
 import type { SettingId } from '../ids';
 
 /** Every setting of the extension, typed, read through one accessor (`readSettings`). */
@@ -158,9 +158,8 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       enabled: get(Setting.inlineEnabled) === true,
       model: (str(get(Setting.inlineModel)) ?? '').trim(),
       mode: inlineMode(get(Setting.inlineMode)),
-      exclude: Array.isArray(get(Setting.inlineExclude))
-        ? strings(get(Setting.inlineExclude))
-        : [...DEFAULT_EXCLUDE],
+      // The defaults always apply: a workspace's settings may add patterns, never remove them.
+      exclude: excludePatterns(strings(get(Setting.inlineExclude))),
       languages: Object.fromEntries(
         Object.entries(record(get(Setting.inlineLanguages)) ?? {}).filter(
           (entry): entry is [string, boolean] => typeof entry[1] === 'boolean',

@@ -61,6 +61,22 @@ export function cleanCompletion(input: CleanInput): string | undefined {
   return text;
 }
 
+/** Text that would change a suggestion still being written: more of its line, or of its block. */
+const PROBES = ['\u0001', '\n\u0001', `\n${' '.repeat(64)}\u0001`];
+
+/**
+ * Whether the text so far already holds the whole unit: nothing more the model writes could
+ * change the cleaned suggestion (more on the line, a deeper line of the block, or a line after
+ * it all give the same). Then the rest of the stream need not be read.
+ */
+export function unitComplete(input: CleanInput): boolean {
+  const now = cleanCompletion(input);
+  return (
+    now !== undefined &&
+    PROBES.every((probe) => cleanCompletion({ ...input, text: input.text + probe }) === now)
+  );
+}
+
 /** The code of the first fenced block, else the text without a leading line of prose. */
 function unwrapChat(text: string): string {
   const fence = /```[^\n`]*\n([\s\S]*?)(?:\n?```|$)/.exec(text);

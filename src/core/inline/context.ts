@@ -54,8 +54,10 @@ export function buildContext(
   const maxSuffixChars = Math.max(0, budget.suffixTokens) * 4;
   let head = current.slice(0, character);
   let tail = current.slice(character);
-  if (head.length > maxPrefixChars) head = head.slice(head.length - maxPrefixChars);
-  if (tail.length > maxSuffixChars) tail = tail.slice(0, maxSuffixChars);
+  // A cut may fall inside a surrogate pair: the half left over is dropped, not sent.
+  if (head.length > maxPrefixChars)
+    head = head.slice(head.length - maxPrefixChars).replace(/^[\uDC00-\uDFFF]/, '');
+  if (tail.length > maxSuffixChars) tail = tail.slice(0, maxSuffixChars).replace(/[\uD800-\uDBFF]$/, '');
 
   const before: string[] = [];
   let spent = estimateTextTokens(head);

@@ -11,13 +11,18 @@ import { systemClock } from '../util/clock';
 import type { Clock } from '../util/clock';
 import { Emitter } from '../util/emitter';
 import { PrefixCache } from './cache';
-import { cleanCompletion } from './clean';
+import { cleanCompletion, unitComplete } from './clean';
 import { buildContext, DEFAULT_BUDGET } from './context';
 import type { ContextBudget, CursorPosition, TextLines } from './context';
 import { AdaptiveDebounce, DEFAULT_DEBOUNCE, RequestGate } from './pacing';
 import type { DebounceLimits } from './pacing';
 import { chatRequest, fimRequest } from './requests';
 import type { InlineMode } from './modelChoice';
+
+/** More raw text than this is never read: the suggestion is cut long before it. */
+export const MAX_RAW_TEXT = 2_000;
+/** A request that has not finished by then is aborted. */
+export const REQUEST_DEADLINE_MS = 10_000;
 
 export type InlineClient = Pick<GatewayClient, 'streamChat' | 'streamCompletion'>;
 
@@ -77,6 +82,10 @@ export class InlineEngine {
   readonly stats = { requests: 0, cancelled: 0, failed: 0, served: 0 };
   lastTimings: InlineTimings | undefined;
   private inFlight: AbortController | undefined;
+  /** Requests running (an aborted older one may still be ending while a newer one runs). */
+  private running = 0;
+  /** Bumped by cancel(): a call still waiting out its debounce then sends nothing. */
+  private generation = 0;
   private readonly busy = new Emitter<boolean>();
   private readonly spent = new Emitter<Spend>();
   /** True while a request to the gateway runs, false after it. */
@@ -103,10 +112,12 @@ export class InlineEngine {
     const cached = this.cache.lookup(doc.key, context.prefix, context.suffix);
     if (cached !== undefined) return { text: cached, cached: true };
     if (this.gate.blocked(this.clock.now())) return undefined;
+    const generation = this.generation;
     if (!(await this.wait(this.debounce.delayMs, signal))) return undefined;
-    if (this.gate.blocked(this.clock.now())) return undefined;
+    // Turned off, snoozed or paused while this call waited: nothing is sent.
+    if (this.gate.blocked(this.clock.now()) || generation !== this.generation) return undefined;
     const target = await this.deps.target();
-    if (!target || signal.aborted) return undefined;
+    if (!target || signal.aborted || generation !== this.generation) return undefined;
 
     this.inFlight?.abort();
     const request = new AbortController();
@@ -117,10 +128,12 @@ export class InlineEngine {
       target.mode === 'fim' ? fimRequest(target.model, context) : chatRequest(target.model, context);
     const started = this.clock.now();
     this.stats.requests++;
-    this.busy.fire(true);
+    if (this.running++ === 0) this.busy.fire(true);
     let raw = '';
     let cost: number | undefined;
     let lastByteAt = 0;
+    let overflow = false;
+    const deadline = this.clock.setTimeout(() => request.abort(), REQUEST_DEADLINE_MS);
     try {
       const client = this.deps.client();
       const options = { signal: request.signal, maxRetries: 0 };
@@ -129,10 +142,19 @@ export class InlineEngine {
           ? client.streamCompletion(ask.body, options)
           : client.streamChat(ask.body, options);
       for await (const delta of stream) {
-        if (delta.type === 'content') raw += delta.text;
-        else if (delta.type === 'usage') cost = delta.usage.cost;
+        if (delta.type === 'usage') cost = delta.usage.cost;
+        if (delta.type !== 'content') continue;
+        raw += delta.text;
+        // Enough read: the unit is whole, or the reply is past any suggestion's length. Leaving
+        // the loop ends the stream; the abort below closes its connection.
+        if (raw.length >= MAX_RAW_TEXT) {
+          overflow = true;
+          break;
+        }
+        if (delta.text.includes('\n') && unitComplete({ ...context, text: raw, from: target.mode })) break;
       }
       lastByteAt = this.hrNow();
+      request.abort();
       this.gate.succeeded();
       this.debounce.recordLatency(this.clock.now() - started);
       this.spent.fire({ model: target.model, cost });
@@ -144,16 +166,20 @@ export class InlineEngine {
       }
       return undefined;
     } finally {
+      this.clock.clearTimeout(deadline);
       signal.removeEventListener('abort', onAbort);
       if (this.inFlight === request) this.inFlight = undefined;
-      this.busy.fire(false);
+      if (--this.running === 0) this.busy.fire(false);
     }
-    const text = cleanCompletion({
-      prefix: context.prefix,
-      suffix: context.suffix,
-      text: raw,
-      from: target.mode,
-    });
+    // A reply that long without a whole unit is not a suggestion.
+    const text = overflow
+      ? undefined
+      : cleanCompletion({
+          prefix: context.prefix,
+          suffix: context.suffix,
+          text: raw,
+          from: target.mode,
+        });
     // Kept even when the cursor has moved on: typing its start finds it.
     if (text !== undefined) this.cache.store(doc.key, context.prefix, context.suffix, text);
     this.lastTimings = { lastByteAt, returnedAt: this.hrNow() };
@@ -162,8 +188,9 @@ export class InlineEngine {
     return { text, cached: false, model: target.model, mode: target.mode };
   }
 
-  /** Aborts the request in flight, if any. */
+  /** Aborts the request in flight, if any, and every call still waiting to send one. */
   cancel(): void {
+    this.generation++;
     this.inFlight?.abort();
   }
 

@@ -39,7 +39,8 @@ const LINE_COMMENT: Record<string, string> = {
 
 function pathComment(context: CursorContext): string {
   if (!context.path) return '';
-  const marker = LINE_COMMENT[context.languageId] ?? '//';
+  // An own property only: `constructor` or `toString` as a language id is not a comment marker.
+  const marker = Object.hasOwn(LINE_COMMENT, context.languageId) ? LINE_COMMENT[context.languageId] : '//';
   return marker ? `${marker} Path: ${context.path}\n` : '';
 }
 

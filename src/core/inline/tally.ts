@@ -44,3 +44,22 @@ export function addToTally(
     cost: tally.cost + count(change.cost),
   };
 }
+
+/** What an accepted suggestion's command carries. */
+export interface AcceptedCompletion {
+  model?: string;
+  cached: boolean;
+}
+
+/**
+ * The acceptance command's argument, which any extension could pass: a boolean `cached` and, if
+ * any, a short model id; anything else is not an acceptance (undefined: not counted).
+ */
+export function parseAccepted(value: unknown): AcceptedCompletion | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { cached, model } = value as Record<string, unknown>;
+  if (typeof cached !== 'boolean') return undefined;
+  if (model === undefined) return { cached };
+  if (typeof model !== 'string' || model === '' || model.length > 200) return undefined;
+  return { cached, model };
+}

@@ -1,8 +1,11 @@
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { Command, Setting, SettingSection } from '../../core/ids';
 import { InlineEngine } from '../../core/inline/engine';
 import type { InlineDocument, InlineTarget } from '../../core/inline/engine';
 import { excludedBy } from '../../core/inline/exclude';
+import type { AcceptedCompletion } from '../../core/inline/tally';
+import { placements, untitledFilePath } from '../../core/inline/where';
 import type { Pause } from '../../core/inline/pacing';
 import { chooseInlineModel, chooseMode } from '../../core/inline/modelChoice';
 import { Disposable } from '../../core/util/lifecycle';
@@ -13,17 +16,14 @@ import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
 
+/** Paths on Windows and macOS disks are compared without case, as those disks do. */
+const IGNORE_CASE = process.platform !== 'linux';
+
 export interface InlineFeatureDeps {
   gateway: GatewayService;
   apiKey: ApiKeyStore;
   catalog: ModelCatalog;
   logger: Logger;
-}
-
-/** What an accepted suggestion's command carries. */
-export interface AcceptedCompletion {
-  model?: string;
-  cached: boolean;
 }
 
 /**
@@ -36,6 +36,8 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
   readonly engine: InlineEngine;
   /** Why the last document was not sent (for the log and the tests); undefined: it was. */
   lastRefusal: string | undefined;
+  /** Real paths by document version and of workspace folders (links resolved). */
+  private readonly realPaths = new Map<string, Promise<string | undefined>>();
 
   constructor(private readonly deps: InlineFeatureDeps) {
     super();
@@ -67,7 +69,7 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
     _context: vscode.InlineCompletionContext,
     token: vscode.CancellationToken,
   ): Promise<vscode.InlineCompletionItem[] | undefined> {
-    const path = this.refusal(document);
+    const path = await this.refusal(document);
     if (typeof path !== 'string' || token.isCancellationRequested) return undefined;
     const controller = new AbortController();
     const cancel = token.onCancellationRequested(() => controller.abort());
@@ -95,10 +97,13 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
   }
 
   /**
-   * The path to send for the document (workspace-relative, '' when untitled), or why nothing is
-   * sent: `{refused}`. Logged once per reason and document, at debug level.
+   * The path to send for the document (relative to the innermost workspace folder, '' when
+   * untitled), or why nothing is sent: `{refused}`. A file counts by where it really is (a
+   * symlink inside the workspace to a key outside it is outside), and exclude patterns see every
+   * path it has: from each folder that contains it, through the link and to its target. An
+   * untitled document named with a file path is checked as that file. Logged once per reason.
    */
-  private refusal(document: vscode.TextDocument): string | { refused: string } {
+  private async refusal(document: vscode.TextDocument): Promise<string | { refused: string }> {
     const settings = readSettings().inlineCompletions;
     const refuse = (why: string): { refused: string } => {
       if (this.lastRefusal !== why) this.deps.logger.debug(`Inline completions: nothing sent, ${why}.`);
@@ -109,17 +114,64 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
     if (!vscode.workspace.isTrusted) return refuse('the workspace is not trusted');
     if (settings.languages[document.languageId] === false)
       return refuse(`they are off for ${document.languageId}`);
+    const { scheme, path: uriPath } = document.uri;
     let path = '';
-    if (document.uri.scheme === 'file') {
-      if (!vscode.workspace.getWorkspaceFolder(document.uri))
-        return refuse('the file is outside the workspace');
-      path = vscode.workspace.asRelativePath(document.uri, false).replace(/\\/g, '/');
-    } else if (document.uri.scheme !== 'untitled')
-      return refuse(`${document.uri.scheme} documents are not sent`);
-    const pattern = excludedBy(path, settings.exclude);
-    if (pattern) return refuse(`the file matches the exclude pattern ${pattern}`);
+    const seen: string[] = [];
+    if (scheme === 'file' || (scheme === 'untitled' && untitledFilePath(uriPath))) {
+      const file = scheme === 'file' ? document.uri : vscode.Uri.file(uriPath);
+      const folders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri);
+      const here = placements(
+        file.path,
+        folders.map((folder) => folder.path),
+        IGNORE_CASE,
+      );
+      if (here.length === 0) return refuse('the file is outside the workspace');
+      path = here[0].relative;
+      seen.push(...here.map((place) => place.relative));
+      if (scheme === 'file') {
+        const real = await this.realPath(document);
+        if (real === undefined) return refuse('the file’s real path cannot be read');
+        const realFolders = await Promise.all(folders.map((folder) => this.realFolder(folder)));
+        const there = placements(real, realFolders, IGNORE_CASE);
+        if (there.length === 0) return refuse('the file is a link to outside the workspace');
+        seen.push(...there.map((place) => place.relative));
+      }
+    } else if (scheme === 'untitled') seen.push(uriPath);
+    else return refuse(`${scheme} documents are not sent`);
+    for (const candidate of seen) {
+      const pattern = excludedBy(candidate, settings.exclude);
+      if (pattern) return refuse(`the file matches the exclude pattern ${pattern}`);
+    }
     this.lastRefusal = undefined;
     return path;
+  }
+
+  /** The document's real path as a URI path, per version; undefined when it cannot be read. */
+  private async realPath(document: vscode.TextDocument): Promise<string | undefined> {
+    const key = `${document.version}@${document.uri.toString()}`;
+    let real = this.realPaths.get(key);
+    if (!real) {
+      if (this.realPaths.size > 200) this.realPaths.clear();
+      real = fs.promises.realpath(document.uri.fsPath).then(
+        (found) => vscode.Uri.file(found).path,
+        () => undefined,
+      );
+      this.realPaths.set(key, real);
+    }
+    return real;
+  }
+
+  /** A workspace folder's real path (the folder itself may be a link). */
+  private async realFolder(folder: vscode.Uri): Promise<string> {
+    let real = this.realPaths.get(folder.toString());
+    if (!real) {
+      real = fs.promises.realpath(folder.fsPath).then(
+        (found) => vscode.Uri.file(found).path,
+        () => folder.path,
+      );
+      this.realPaths.set(folder.toString(), real);
+    }
+    return (await real) ?? folder.path;
   }
 
   /** The model (the setting, else a fast code model from the catalog) and the way to ask it. */

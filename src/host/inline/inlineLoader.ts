@@ -7,15 +7,16 @@
  */
 import * as vscode from 'vscode';
 import { Command, Setting, StorageKey } from '../../core/ids';
-import { addToTally, parseTally } from '../../core/inline/tally';
-import type { InlineTally } from '../../core/inline/tally';
+import { addToTally, parseAccepted, parseTally } from '../../core/inline/tally';
+import type { AcceptedCompletion, InlineTally } from '../../core/inline/tally';
 import { chooseInlineModel } from '../../core/inline/modelChoice';
 import { Disposable } from '../../core/util/lifecycle';
+import { inertText } from '../../core/util/text';
 import type { FavouriteModels } from '../catalog/favouriteModels';
 import { pickCatalogModel } from '../catalog/catalogPicker';
 import { readSettings } from '../config/settings';
 import { LazyFeature } from '../lazyFeature';
-import type { AcceptedCompletion, InlineFeatureDeps } from './inlineFeature';
+import type { InlineFeatureDeps } from './inlineFeature';
 import { InlineCompletionsFeature } from './inlineFeature';
 import { InlineStatusItem } from './inlineStatusItem';
 
@@ -53,9 +54,11 @@ export class InlineCompletions extends Disposable {
       new LazyFeature('inline completions', () => this.createFeature(), deps.logger),
     );
     const registrations: vscode.Disposable[] = [
-      vscode.commands.registerCommand(Command.inlineCompletionAccepted, (accepted?: AcceptedCompletion) =>
-        this.accepted(accepted),
-      ),
+      vscode.commands.registerCommand(Command.inlineCompletionAccepted, (value: unknown) => {
+        // Any extension can run the command: only our own items' argument counts.
+        const accepted = parseAccepted(value);
+        return accepted && this.accepted(accepted);
+      }),
       vscode.commands.registerCommand(Command.toggleInlineCompletions, () => this.toggle()),
       vscode.commands.registerCommand(Command.inlineCompletionsMenu, () => this.menu()),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -148,9 +151,9 @@ export class InlineCompletions extends Disposable {
     });
   }
 
-  private async accepted(accepted: AcceptedCompletion | undefined): Promise<void> {
+  private async accepted(accepted: AcceptedCompletion): Promise<void> {
     this.deps.logger.debug(
-      `Inline completion accepted${accepted?.cached ? ' (from the cache)' : ''}${accepted?.model ? ` from ${accepted.model}` : ''}.`,
+      `Inline completion accepted${accepted.cached ? ' (from the cache)' : ''}${accepted.model ? ` from ${accepted.model}` : ''}.`,
     );
     await this.addToTally({ accepted: 1 });
   }
@@ -187,7 +190,10 @@ export class InlineCompletions extends Disposable {
       });
     items.push({
       label: '$(sparkle) Pick Model…',
-      description: settings.model ? settings.model : `automatic: ${auto ?? 'no model in the catalog'}`,
+      // Model ids come from settings and the catalog: `$(…)` in one is shown, not drawn as an icon.
+      description: inertText(
+        settings.model ? settings.model : `automatic: ${auto ?? 'no model in the catalog'}`,
+      ),
       detail: settings.model
         ? undefined
         : 'Empty setting: a fast code model chosen from the catalog (code models first, then the cheapest fast ones).',

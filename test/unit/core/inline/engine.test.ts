@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { GatewayError } from '../../../../src/api/errors';
 import type { ChatDelta } from '../../../../src/api/types';
 import { linesOf, positionAt } from '../../../../src/core/inline/context';
-import { InlineEngine } from '../../../../src/core/inline/engine';
+import { InlineEngine, MAX_RAW_TEXT, REQUEST_DEADLINE_MS } from '../../../../src/core/inline/engine';
 import type { InlineClient, InlineDocument, InlineTarget } from '../../../../src/core/inline/engine';
 import type { Pause } from '../../../../src/core/inline/pacing';
 import { FakeClock, settle } from '../media/fakeClock';
@@ -62,7 +62,7 @@ describe('inline completions: the engine', () => {
     engine.onDidSpend((s) => spend.push(s.cost));
     client.reply = () => [
       { type: 'content', text: 'wor' },
-      { type: 'content', text: 'ld");\nnext();' },
+      { type: 'content', text: 'ld");' },
       { type: 'usage', usage: { cost: 0.0001 } },
     ];
     const pending = engine.complete(doc('say("hello '), new AbortController().signal);
@@ -134,5 +134,85 @@ describe('inline completions: the engine', () => {
     await settle();
     assert.equal(client.asked.length, 2, 'one request ran into the 401, none after');
     assert.deepEqual(pauses, [{ reason: 'key', message: 'Bad key' }]);
+  });
+
+  it('stops reading once the line is whole, or the reply passes the cap, and closes the stream', async () => {
+    for (const [pieces, expected, most] of [
+      [['foo();\n', ...Array.from({ length: 1000 }, () => 'x'.repeat(100))], 'foo();', 2],
+      [Array.from({ length: 1000 }, () => 'y'.repeat(100)), undefined, MAX_RAW_TEXT / 100 + 1],
+    ] as const) {
+      const clock = new FakeClock();
+      let read = 0;
+      let closed = false;
+      let seen: AbortSignal | undefined;
+      const client: InlineClient = {
+        streamChat: () => assert.fail('FIM expected'),
+        streamCompletion: (_body, options) => {
+          seen = options?.signal;
+          return (async function* () {
+            try {
+              for (const text of pieces) {
+                read++;
+                await Promise.resolve();
+                yield { type: 'content', text };
+              }
+            } finally {
+              closed = true;
+            }
+          })();
+        },
+      };
+      const engine = new InlineEngine({
+        client: () => client,
+        target: () => ({ model: 'sim/coder', mode: 'fim' }),
+        clock,
+      });
+      const pending = engine.complete(doc('const a = '), new AbortController().signal);
+      await clock.advance(engine.debounce.delayMs);
+      const result = await pending;
+      assert.equal(result?.text, expected);
+      assert.ok(read <= most, `${read} pieces read`);
+      assert.ok(closed, 'the stream was ended');
+      assert.equal(seen?.aborted, true, 'the connection was closed');
+    }
+  });
+
+  it('aborts a request that runs past its deadline', async () => {
+    const { clock, client, engine } = harness();
+    client.reply = () => new Promise<never>(() => undefined);
+    const pending = engine.complete(doc('const a = '), new AbortController().signal);
+    await clock.advance(engine.debounce.delayMs);
+    assert.equal(client.asked.length, 1);
+    await clock.advance(REQUEST_DEADLINE_MS);
+    assert.equal(await pending, undefined);
+    assert.equal(client.asked[0].signal.aborted, true);
+  });
+
+  it('sends nothing for a call that was waiting out the debounce when turned off or snoozed', async () => {
+    const { clock, client, engine } = harness();
+    const pending = engine.complete(doc('const a = '), new AbortController().signal);
+    await clock.advance(1);
+    engine.cancel();
+    await clock.advance(engine.debounce.delayMs);
+    assert.equal(await pending, undefined);
+    assert.equal(client.asked.length, 0);
+  });
+
+  it('stays busy while a newer request runs, though an older aborted one ends first', async () => {
+    const { clock, client, engine } = harness();
+    const busy: boolean[] = [];
+    engine.onDidChangeBusy((b) => busy.push(b));
+    let release: (deltas: ChatDelta[]) => void = () => undefined;
+    client.reply = () => new Promise<ChatDelta[]>((resolve) => (release = resolve));
+    const older = new AbortController();
+    const first = engine.complete(doc('const a = '), older.signal);
+    await clock.advance(engine.debounce.delayMs);
+    const second = engine.complete(doc('const a = 1'), new AbortController().signal);
+    await clock.advance(engine.debounce.delayMs);
+    assert.equal(await first, undefined, 'the newer call aborted the older request');
+    assert.deepEqual(busy, [true], 'still busy: the newer request runs');
+    release([{ type: 'content', text: ' + 2;' }]);
+    assert.equal((await second)?.text, ' + 2;');
+    assert.deepEqual(busy, [true, false]);
   });
 });
