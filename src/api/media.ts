@@ -5,11 +5,11 @@
  */
 import { GatewayError } from './errors';
 import { readNumber } from './fields';
-import { excerpt, isRecord, stringField } from './json';
+import { isRecord, stringField } from './json';
 import type { JsonObject } from './json';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
-import { redact } from './redact';
+import { redact, redactExcerpt } from './redact';
 import type { Secrets } from './redact';
 import type { MediaOutput, MediaRecord, MediaRequest, MediaStarted, MediaStatus } from './types';
 
@@ -334,7 +334,7 @@ function failureText(record: JsonObject, secrets: Secrets): string | undefined {
   const given = mediaErrorText(record.error, secrets) ?? mediaErrorText(record.failure, secrets);
   const code = stringField(record, 'failureCode', 'failure_code');
   if (!code) return given;
-  const shownCode = excerpt(redact(code, secrets), 100);
+  const shownCode = redactExcerpt(code, 100, secrets);
   return given ? (given.includes(shownCode) ? given : `${given} (${shownCode})`) : shownCode;
 }
 
@@ -402,11 +402,12 @@ export function mediaPollingUrl(
 
 /**
  * `error` may be a string or `{message, code}`; anything else is shown as JSON. Secrets are
- * redacted from the whole text first: cutting first could leave half a key behind.
+ * redacted before the text is cut (with a margin, see `redactExcerpt`): cutting first could leave
+ * half a key behind.
  */
 export function mediaErrorText(error: unknown, secrets: Secrets = []): string | undefined {
   if (error === undefined || error === null || error === '') return undefined;
-  const shown = (text: string): string => excerpt(redact(text, secrets), 1000);
+  const shown = (text: string): string => redactExcerpt(text, 1000, secrets);
   if (typeof error === 'string') return shown(error);
   if (isRecord(error)) {
     const message = stringField(error, 'message', 'detail', 'error', 'reason');
