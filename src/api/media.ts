@@ -271,17 +271,31 @@ function recordOutputs(record: JsonObject, context: MediaRecordContext): MediaOu
   return [];
 }
 
-/** Links only (a list, one string, or an object of them): what URL_FIELDS hold. */
-function collectLinks(value: unknown, baseUrl: string | undefined, skipApiLinks: boolean): MediaOutput[] {
+/**
+ * Links only (a list, one string, or an object of them): what URL_FIELDS hold. Lists nest at most
+ * once (`[[a, b]]`): a gateway's list nested 200,000 deep overflowed the stack, and the job,
+ * read as an invalid answer each time, was asked again without end.
+ */
+function collectLinks(
+  value: unknown,
+  baseUrl: string | undefined,
+  skipApiLinks: boolean,
+  depth = 0,
+): MediaOutput[] {
   if (typeof value === 'string') return linkOutput(value, baseUrl);
+  if (depth >= MAX_LINK_DEPTH) return [];
   if (Array.isArray(value))
-    return value.slice(0, MAX_MEDIA_OUTPUTS * 4).flatMap((item) => collectLinks(item, baseUrl, false));
+    return value
+      .slice(0, MAX_MEDIA_OUTPUTS * 4)
+      .flatMap((item) => collectLinks(item, baseUrl, false, depth + 1));
   if (!isRecord(value)) return [];
   if (stringField(value, 'url') !== undefined) return collectMediaOutputs(value, 1, baseUrl);
   return Object.entries(value)
     .filter(([key, link]) => typeof link === 'string' && !(skipApiLinks && API_LINK_KEYS.has(key)))
     .flatMap(([, link]) => linkOutput(link as string, baseUrl));
 }
+
+const MAX_LINK_DEPTH = 2;
 
 /** One link, resolved against the base URL; nothing when it is not an http(s) URL. */
 function linkOutput(text: string, baseUrl: string | undefined): MediaOutput[] {

@@ -123,6 +123,16 @@ describe('api: media results in every common field', () => {
     ]);
   });
 
+  it('reads lists of links nested once, and nothing from lists nested deeper than any API does', () => {
+    let deep: unknown = 'https://cdn.example/deep.png';
+    for (let level = 0; level < 200_000; level++) deep = [deep];
+    const record = read({ status: 'completed', unsigned_urls: deep });
+    assert.equal(record.status, 'failed');
+    assert.deepEqual(url(read({ status: 'completed', unsigned_urls: [['https://cdn.example/a.png']] })), [
+      'https://cdn.example/a.png',
+    ]);
+  });
+
   it('never takes Replicate’s API links in `urls` for results', () => {
     const record = read({
       status: 'succeeded',
@@ -255,7 +265,15 @@ describe('fuzz: media records in every shape', () => {
     ),
     fc.string(),
   );
-  const anything = fc.oneof(json, link, fc.array(link, { maxLength: 4 }));
+  /** A link inside lists and objects nested up to 100,000 deep: the stack holds about 10,000. */
+  const deep = fc
+    .tuple(link, fc.integer({ min: 0, max: 100_000 }), fc.boolean())
+    .map(([inner, depth, objects]) => {
+      let value: unknown = inner;
+      for (let level = 0; level < depth; level++) value = objects && level % 2 ? { url: value } : [value];
+      return value;
+    });
+  const anything = fc.oneof(json, link, fc.array(link, { maxLength: 4 }), deep);
   const words = fc.constantFrom(
     ...['queued', 'pending', 'starting', 'IN_QUEUE', 'PENDING', 'THROTTLED', 'processing'],
     ...['in_progress', 'running', 'IN_PROGRESS', 'RUNNING', 'completed', 'succeeded', 'COMPLETED'],
