@@ -17,7 +17,7 @@ import { HttpTransport, IdleWatch } from './transport/http';
 import type { BodyLimit, HttpExchange } from './transport/http';
 import { httpError } from './httpErrors';
 import type { HttpErrorContext } from './httpErrors';
-import { excerpt, tryParseJson } from './json';
+import { tryParseJson } from './json';
 import { gatewayUrl, mediaRequestBody, normalizeMediaRecord, normalizeMediaStarted } from './media';
 import { Semaphore } from './limiter';
 import { ProblemReporter } from './problems';
@@ -265,25 +265,26 @@ class UndiciGatewayClient implements GatewayClient {
           kind: 'config',
           message: 'A media job id is needed to ask for its status.',
         });
-      // Any other id goes in as one encoded path segment, `/` and `?` included. Only `.` and `..`
-      // cannot: URLs resolve them (encoded too), and the request would go to another path.
-      if (id === '.' || id === '..')
-        throw new GatewayError({
-          kind: 'config',
-          message: `The media job id "${id}" cannot be asked for in a URL.`,
-        });
       const spec: ExchangeSpec = {
         method: 'GET',
         accept: 'application/json',
         rule: 'idempotent',
         error: { operation: 'media-get', mediaId: id },
       };
+      const pollingUrl = this.usablePollingUrl(callOptions.pollingUrl);
       let opened: { exchange: HttpExchange; apiKey: string | undefined; url: URL };
-      if (callOptions.pollingUrl === undefined) {
+      if (pollingUrl) {
+        opened = await this.openPollingUrl(pollingUrl, callOptions, spec);
+      } else {
+        // Any other id goes in as one encoded path segment, `/` and `?` included. Only `.` and `..`
+        // cannot: URLs resolve them (encoded too), and the request would go to another path.
+        if (id === '.' || id === '..')
+          throw new GatewayError({
+            kind: 'config',
+            message: `The media job id "${id}" cannot be asked for in a URL.`,
+          });
         const apiPath = `/v1/media/${encodeURIComponent(id)}`;
         opened = { ...(await this.open(callOptions, { ...spec, apiPath })), url: this.endpoint(apiPath) };
-      } else {
-        opened = await this.openPollingUrl(callOptions.pollingUrl, callOptions, spec);
       }
       apiKey = opened.apiKey;
       return normalizeMediaRecord(
@@ -299,26 +300,33 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   /**
-   * A job's own polling URL, as the gateway named it when the job started: checked again here
-   * (it may come from a stored file), held to the download rule (never this computer or a private
-   * network unless the gateway is there), and sent the key only on the gateway's origin.
+   * A job's own polling URL, as the gateway named it when the job started, checked again here (it
+   * may come from a stored file written under older rules): an http(s) URL the download rule
+   * allows (never this computer or a private network unless the gateway is there). Undefined for
+   * any other, and the job is asked for at the gateway's own `/v1/media/{id}` instead: refusing
+   * it on every check would leave the job polled without end.
    */
+  private usablePollingUrl(pollingUrl: string | undefined): URL | undefined {
+    if (pollingUrl === undefined) return undefined;
+    const href = gatewayUrl(pollingUrl);
+    if (!href || this.pollingRefusal(new URL(href))) {
+      this.problems.unknown(
+        'media.polling_url',
+        'a URL the download rule refuses; asked at the gateway instead',
+      );
+      return undefined;
+    }
+    return new URL(href);
+  }
+
+  /** Asks a usable polling URL, sending the key only to the gateway's origin. */
   private async openPollingUrl(
-    pollingUrl: string,
+    url: URL,
     callOptions: CallOptions,
     spec: ExchangeSpec,
   ): Promise<{ exchange: HttpExchange; apiKey: string | undefined; url: URL }> {
     if (callOptions.signal?.aborted)
       throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
-    const href = gatewayUrl(pollingUrl);
-    if (!href)
-      throw new GatewayError({
-        kind: 'invalid_response',
-        message: `The job's polling URL "${excerpt(pollingUrl, 100)}" is not an http(s) URL.`,
-      });
-    const url = new URL(href);
-    const refusal = this.pollingRefusal(url);
-    if (refusal) throw new GatewayError({ kind: 'invalid_response', message: refusal });
     const apiKey = sendsKeyTo(url, this.endpoint('')) ? await readApiKey(this.options.apiKey) : undefined;
     return { exchange: await this.send(url, apiKey, callOptions.signal, spec), apiKey, url };
   }

@@ -427,7 +427,9 @@ describe('api: every media shape against the simulator', () => {
 
   it('a polling URL on a private network, where the gateway is not, is never kept or asked', async () => {
     const problems: string[] = [];
-    const gateway = createServer((_request, response) => {
+    const asked: string[] = [];
+    const gateway = createServer((request, response) => {
+      asked.push(`${request.method} ${request.url}`);
       response.writeHead(202, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ id: 'p1', polling_url: 'http://10.0.0.7/status/p1' }));
     });
@@ -441,10 +443,26 @@ describe('api: every media shape against the simulator', () => {
       const started = await client.startMedia({ model: 'vendor/video', prompt: 'x' });
       assert.deepEqual(started, { id: 'p1' });
       assert.ok(problems.includes('media.polling_url'), problems.join());
-      await assert.rejects(client.getMedia('p1', { pollingUrl: 'http://10.0.0.7/status/p1' }), /polling URL/);
+      // One stored before the rule refused it: the job is asked for at the gateway instead, so it
+      // can still end rather than fail its check forever.
+      asked.length = 0;
+      const record = await client.getMedia('p1', { pollingUrl: 'http://10.0.0.7/status/p1' });
+      assert.equal(record.id, 'p1');
+      assert.deepEqual(asked, ['GET /api/v1/media/p1']);
+      await assert.rejects(
+        client.getMedia('..', { pollingUrl: 'http://10.0.0.7/status/p1' }),
+        /cannot be asked/,
+      );
     } finally {
       gateway.close();
     }
+  });
+
+  it('a job whose id cannot be a path segment is still asked at its polling URL', async () => {
+    const { client } = makeClient(ctx.sim);
+    ctx.sim.resultRequests.length = 0;
+    await client.getMedia('..', { pollingUrl: `${ctx.sim.resultOrigin}/status/x` }).catch(() => undefined);
+    assert.equal(ctx.sim.resultRequests.length, 1);
   });
 
   it('a polling URL on another origin is asked without the key', async () => {
