@@ -331,14 +331,21 @@ class UndiciGatewayClient implements GatewayClient {
     return { exchange: await this.send(url, apiKey, callOptions.signal, spec), apiKey, url };
   }
 
-  /** Why a job's polling URL may not be asked (downloadPolicy.ts), or undefined. */
+  /**
+   * Why a job's polling URL may not be asked (downloadPolicy.ts), or undefined. On another origin
+   * than the gateway's it must also be https: the gateway names it, and we ask it every few
+   * seconds for as long as the job runs.
+   */
   private pollingRefusal(url: URL): string | undefined {
-    return downloadRefusal(url, {
-      gateway: this.endpoint(''),
+    const gateway = this.endpoint('');
+    const refusal = downloadRefusal(url, {
+      gateway,
       named: url,
       redirected: false,
       what: { noun: "The job's polling URL", verb: 'asked' },
     });
+    if (refusal || url.origin === gateway.origin || url.protocol === 'https:') return refusal;
+    return "The job's polling URL is on another origin than the gateway's and not https.";
   }
 
   private endpoint(apiPath: string): URL {

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { sendsKeyTo } from '../../../src/api/downloadPolicy';
+import type { GatewayError } from '../../../src/api/errors';
 import {
   gatewayUrl,
   NO_FAILURE_REASON,
@@ -460,16 +461,23 @@ describe('api: every media shape against the simulator', () => {
 
   it('a job whose id cannot be a path segment is still asked at its polling URL', async () => {
     const { client } = makeClient(ctx.sim);
-    ctx.sim.resultRequests.length = 0;
-    await client.getMedia('..', { pollingUrl: `${ctx.sim.resultOrigin}/status/x` }).catch(() => undefined);
-    assert.equal(ctx.sim.resultRequests.length, 1);
+    // The simulator does not know the job: a 404 from the polling URL, not a refused id.
+    await assert.rejects(
+      client.getMedia('..', { pollingUrl: `${ctx.sim.baseUrl}/v1/videos/unknown-job` }),
+      (error: GatewayError) => error.status === 404,
+    );
   });
 
-  it('a polling URL on another origin is asked without the key', async () => {
-    const { client } = makeClient(ctx.sim);
+  it('a polling URL on another origin is asked only over https; over http, the gateway is', async () => {
+    const problems: string[] = [];
+    const { client, log } = makeClient(ctx.sim, { onProblem: (problem) => problems.push(problem.path) });
     ctx.sim.resultRequests.length = 0;
     await client.getMedia('x', { pollingUrl: `${ctx.sim.resultOrigin}/status/x` }).catch(() => undefined);
-    assert.equal(ctx.sim.resultRequests.length, 1);
-    assert.equal(ctx.sim.resultRequests[0].authorization, undefined);
+    assert.equal(ctx.sim.resultRequests.length, 0);
+    assert.ok(problems.includes('media.polling_url'), problems.join());
+    assert.ok(
+      log.some((entry) => entry.path.endsWith('/v1/media/x')),
+      JSON.stringify(log),
+    );
   });
 });
