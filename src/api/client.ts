@@ -21,7 +21,7 @@ import { tryParseJson } from './json';
 import { gatewayUrl, mediaRequestBody, normalizeMediaRecord, normalizeMediaStarted } from './media';
 import { Semaphore } from './limiter';
 import { ProblemReporter } from './problems';
-import { redactError, urlCredentials } from './redact';
+import { redact, redactError, urlCredentials } from './redact';
 import type { Secrets } from './redact';
 import { realTiming, withRetries } from './retry';
 import type { RetryRule, RetryTiming } from './retry';
@@ -249,6 +249,11 @@ class UndiciGatewayClient implements GatewayClient {
       // gateway is not there) is dropped now: the job is asked for at the gateway instead.
       if (started.pollingUrl && this.pollingRefusal(new URL(started.pollingUrl))) {
         this.problems.unknown('media.polling_url', 'an address the download rule refuses; not used');
+        delete started.pollingUrl;
+      }
+      // The polling URL is stored with the job: one that carries a secret (`?key=…`) is not kept.
+      if (started.pollingUrl && redact(started.pollingUrl, this.secrets(apiKey)) !== started.pollingUrl) {
+        this.problems.unknown('media.polling_url', 'a URL that carries a secret; not kept');
         delete started.pollingUrl;
       }
       return started;

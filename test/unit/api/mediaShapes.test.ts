@@ -459,6 +459,31 @@ describe('api: every media shape against the simulator', () => {
     }
   });
 
+  it('never keeps a polling URL that carries the key, raw or encoded', async () => {
+    const key = 'plain+secret/9876';
+    for (const carried of [key, encodeURIComponent(key)]) {
+      const problems: string[] = [];
+      const gateway = createServer((_request, response) => {
+        response.writeHead(202, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ id: 'k1', polling_url: `/api/v1/media/k1?key=${carried}` }));
+      });
+      await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = gateway.address() as AddressInfo;
+        const { client } = makeClient(ctx.sim, {
+          baseUrl: `http://127.0.0.1:${port}/api`,
+          apiKey: () => key,
+          onProblem: (problem) => problems.push(problem.path),
+        });
+        const started = await client.startMedia({ model: 'vendor/video', prompt: 'x' });
+        assert.deepEqual(started, { id: 'k1' }, carried);
+        assert.ok(problems.includes('media.polling_url'), problems.join());
+      } finally {
+        gateway.close();
+      }
+    }
+  });
+
   it('a job whose id cannot be a path segment is still asked at its polling URL', async () => {
     const { client } = makeClient(ctx.sim);
     // The simulator does not know the job: a 404 from the polling URL, not a refused id.
