@@ -16,7 +16,7 @@ import type { JsonObject } from './json';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
 import { describeErrorMetadata, parseErrorMetadata } from './errorMetadata';
-import { redactSecret } from './redact';
+import { redactExcerpt, redactSecret } from './redact';
 import type { Annotation, ChatDelta, Generation, ReasoningDetail, ToolCall, Usage } from './types';
 
 /** More distinct tool calls than this in one reply is not a real reply; the rest are dropped. */
@@ -203,7 +203,7 @@ export class ChatChunkReader {
     const provider = metadata.provider ?? (typeof chunk.provider === 'string' ? chunk.provider : undefined);
     const code = details?.code;
     const by = provider ? `The provider ${excerpt(provider, 80)}` : 'The gateway';
-    const said = excerpt(redactSecret(reason, this.secret), 1000);
+    const said = redactExcerpt(reason, 1000, this.secret);
     return new GatewayError({
       kind: 'stream',
       message: redactSecret(

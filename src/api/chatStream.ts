@@ -7,7 +7,7 @@ import type { JsonObject } from './json';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
 import { describeErrorMetadata, parseErrorMetadata } from './errorMetadata';
-import { redactSecret } from './redact';
+import { redactExcerpt, redactSecret } from './redact';
 import type { ChatCompletion, ChatDelta } from './types';
 
 /**
@@ -111,7 +111,7 @@ export function parseChatReply(bodyText: string, secret: string): JsonObject {
       typeof body.error === 'string' ? body.error : (stringField(details, 'message') ?? 'no reason given');
     const metadata = parseErrorMetadata(details?.metadata, secret);
     const provider = (metadata.provider ?? stringField(body, 'provider'))?.slice(0, 80);
-    const said = excerpt(redactSecret(reason, secret), 1000);
+    const said = redactExcerpt(reason, 1000, secret);
     const code = details?.code;
     throw new GatewayError({
       kind: 'http',

@@ -17,11 +17,11 @@ import { HttpTransport, IdleWatch } from './transport/http';
 import type { BodyLimit, HttpExchange } from './transport/http';
 import { httpError } from './httpErrors';
 import type { HttpErrorContext } from './httpErrors';
-import { excerpt, tryParseJson } from './json';
+import { tryParseJson } from './json';
 import { gatewayUrl, mediaRequestBody, normalizeMediaRecord, normalizeMediaStarted } from './media';
 import { Semaphore } from './limiter';
 import { ProblemReporter } from './problems';
-import { redactError, urlCredentials } from './redact';
+import { redact, redactError, urlCredentials } from './redact';
 import type { Secrets } from './redact';
 import { realTiming, withRetries } from './retry';
 import type { RetryRule, RetryTiming } from './retry';
@@ -251,6 +251,11 @@ class UndiciGatewayClient implements GatewayClient {
         this.problems.unknown('media.polling_url', 'an address the download rule refuses; not used');
         delete started.pollingUrl;
       }
+      // The polling URL is stored with the job: one that carries a secret (`?key=…`) is not kept.
+      if (started.pollingUrl && redact(started.pollingUrl, this.secrets(apiKey)) !== started.pollingUrl) {
+        this.problems.unknown('media.polling_url', 'a URL that carries a secret; not kept');
+        delete started.pollingUrl;
+      }
       return started;
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
@@ -265,25 +270,26 @@ class UndiciGatewayClient implements GatewayClient {
           kind: 'config',
           message: 'A media job id is needed to ask for its status.',
         });
-      // Any other id goes in as one encoded path segment, `/` and `?` included. Only `.` and `..`
-      // cannot: URLs resolve them (encoded too), and the request would go to another path.
-      if (id === '.' || id === '..')
-        throw new GatewayError({
-          kind: 'config',
-          message: `The media job id "${id}" cannot be asked for in a URL.`,
-        });
       const spec: ExchangeSpec = {
         method: 'GET',
         accept: 'application/json',
         rule: 'idempotent',
         error: { operation: 'media-get', mediaId: id },
       };
+      const pollingUrl = this.usablePollingUrl(callOptions.pollingUrl);
       let opened: { exchange: HttpExchange; apiKey: string | undefined; url: URL };
-      if (callOptions.pollingUrl === undefined) {
+      if (pollingUrl) {
+        opened = await this.openPollingUrl(pollingUrl, callOptions, spec);
+      } else {
+        // Any other id goes in as one encoded path segment, `/` and `?` included. Only `.` and `..`
+        // cannot: URLs resolve them (encoded too), and the request would go to another path.
+        if (id === '.' || id === '..')
+          throw new GatewayError({
+            kind: 'config',
+            message: `The media job id "${id}" cannot be asked for in a URL.`,
+          });
         const apiPath = `/v1/media/${encodeURIComponent(id)}`;
         opened = { ...(await this.open(callOptions, { ...spec, apiPath })), url: this.endpoint(apiPath) };
-      } else {
-        opened = await this.openPollingUrl(callOptions.pollingUrl, callOptions, spec);
       }
       apiKey = opened.apiKey;
       return normalizeMediaRecord(
@@ -299,38 +305,52 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   /**
-   * A job's own polling URL, as the gateway named it when the job started: checked again here
-   * (it may come from a stored file), held to the download rule (never this computer or a private
-   * network unless the gateway is there), and sent the key only on the gateway's origin.
+   * A job's own polling URL, as the gateway named it when the job started, checked again here (it
+   * may come from a stored file written under older rules): an http(s) URL the download rule
+   * allows (never this computer or a private network unless the gateway is there). Undefined for
+   * any other, and the job is asked for at the gateway's own `/v1/media/{id}` instead: refusing
+   * it on every check would leave the job polled without end.
    */
+  private usablePollingUrl(pollingUrl: string | undefined): URL | undefined {
+    if (pollingUrl === undefined) return undefined;
+    const href = gatewayUrl(pollingUrl);
+    if (!href || this.pollingRefusal(new URL(href))) {
+      this.problems.unknown(
+        'media.polling_url',
+        'a URL the download rule refuses; asked at the gateway instead',
+      );
+      return undefined;
+    }
+    return new URL(href);
+  }
+
+  /** Asks a usable polling URL, sending the key only to the gateway's origin. */
   private async openPollingUrl(
-    pollingUrl: string,
+    url: URL,
     callOptions: CallOptions,
     spec: ExchangeSpec,
   ): Promise<{ exchange: HttpExchange; apiKey: string | undefined; url: URL }> {
     if (callOptions.signal?.aborted)
       throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
-    const href = gatewayUrl(pollingUrl);
-    if (!href)
-      throw new GatewayError({
-        kind: 'invalid_response',
-        message: `The job's polling URL "${excerpt(pollingUrl, 100)}" is not an http(s) URL.`,
-      });
-    const url = new URL(href);
-    const refusal = this.pollingRefusal(url);
-    if (refusal) throw new GatewayError({ kind: 'invalid_response', message: refusal });
     const apiKey = sendsKeyTo(url, this.endpoint('')) ? await readApiKey(this.options.apiKey) : undefined;
     return { exchange: await this.send(url, apiKey, callOptions.signal, spec), apiKey, url };
   }
 
-  /** Why a job's polling URL may not be asked (downloadPolicy.ts), or undefined. */
+  /**
+   * Why a job's polling URL may not be asked (downloadPolicy.ts), or undefined. On another origin
+   * than the gateway's it must also be https: the gateway names it, and we ask it every few
+   * seconds for as long as the job runs.
+   */
   private pollingRefusal(url: URL): string | undefined {
-    return downloadRefusal(url, {
-      gateway: this.endpoint(''),
+    const gateway = this.endpoint('');
+    const refusal = downloadRefusal(url, {
+      gateway,
       named: url,
       redirected: false,
       what: { noun: "The job's polling URL", verb: 'asked' },
     });
+    if (refusal || url.origin === gateway.origin || url.protocol === 'https:') return refusal;
+    return "The job's polling URL is on another origin than the gateway's and not https.";
   }
 
   private endpoint(apiPath: string): URL {

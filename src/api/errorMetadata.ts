@@ -6,14 +6,14 @@
  * - `raw`: the provider's own error, a string or any JSON, often a whole upstream body;
  * - `reasons` and `flagged_input`: why moderation refused the request, and the part it flagged.
  *
- * Everything is gateway text: the key (and any other secret) is redacted from the whole of each
- * value before it is cut to length, white space is flattened, and nothing here is markup; the
+ * Everything is gateway text: the key (and any other secret) is redacted from each value before
+ * it is cut to length (see `redactExcerpt`), white space is flattened, and nothing here is markup; the
  * views show it as text, and notifications neutralise link syntax on top.
  */
-import { excerpt, isRecord } from './json';
+import { isRecord } from './json';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
-import { redact } from './redact';
+import { redactExcerpt } from './redact';
 import type { Secrets } from './redact';
 
 export interface ErrorMetadata {
@@ -43,7 +43,7 @@ export function parseErrorMetadata(
     problems.wrongType('error.metadata', 'an object', value);
     return {};
   }
-  const shown = (text: string, max: number): string => excerpt(redact(text, secrets), max);
+  const shown = (text: string, max: number): string => redactExcerpt(text, max, secrets);
   const metadata: ErrorMetadata = {};
   const provider = value.provider_name ?? value.provider;
   if (typeof provider === 'string' && provider.trim())

@@ -5,11 +5,11 @@
  */
 import { GatewayError } from './errors';
 import { readNumber } from './fields';
-import { excerpt, isRecord, stringField } from './json';
+import { isRecord, stringField } from './json';
 import type { JsonObject } from './json';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
-import { redact } from './redact';
+import { redact, redactExcerpt } from './redact';
 import type { Secrets } from './redact';
 import type { MediaOutput, MediaRecord, MediaRequest, MediaStarted, MediaStatus } from './types';
 
@@ -271,17 +271,31 @@ function recordOutputs(record: JsonObject, context: MediaRecordContext): MediaOu
   return [];
 }
 
-/** Links only (a list, one string, or an object of them): what URL_FIELDS hold. */
-function collectLinks(value: unknown, baseUrl: string | undefined, skipApiLinks: boolean): MediaOutput[] {
+/**
+ * Links only (a list, one string, or an object of them): what URL_FIELDS hold. Lists nest at most
+ * once (`[[a, b]]`): a gateway's list nested 200,000 deep overflowed the stack, and the job,
+ * read as an invalid answer each time, was asked again without end.
+ */
+function collectLinks(
+  value: unknown,
+  baseUrl: string | undefined,
+  skipApiLinks: boolean,
+  depth = 0,
+): MediaOutput[] {
   if (typeof value === 'string') return linkOutput(value, baseUrl);
+  if (depth >= MAX_LINK_DEPTH) return [];
   if (Array.isArray(value))
-    return value.slice(0, MAX_MEDIA_OUTPUTS * 4).flatMap((item) => collectLinks(item, baseUrl, false));
+    return value
+      .slice(0, MAX_MEDIA_OUTPUTS * 4)
+      .flatMap((item) => collectLinks(item, baseUrl, false, depth + 1));
   if (!isRecord(value)) return [];
   if (stringField(value, 'url') !== undefined) return collectMediaOutputs(value, 1, baseUrl);
   return Object.entries(value)
     .filter(([key, link]) => typeof link === 'string' && !(skipApiLinks && API_LINK_KEYS.has(key)))
     .flatMap(([, link]) => linkOutput(link as string, baseUrl));
 }
+
+const MAX_LINK_DEPTH = 2;
 
 /** One link, resolved against the base URL; nothing when it is not an http(s) URL. */
 function linkOutput(text: string, baseUrl: string | undefined): MediaOutput[] {
@@ -334,7 +348,7 @@ function failureText(record: JsonObject, secrets: Secrets): string | undefined {
   const given = mediaErrorText(record.error, secrets) ?? mediaErrorText(record.failure, secrets);
   const code = stringField(record, 'failureCode', 'failure_code');
   if (!code) return given;
-  const shownCode = excerpt(redact(code, secrets), 100);
+  const shownCode = redactExcerpt(code, 100, secrets);
   return given ? (given.includes(shownCode) ? given : `${given} (${shownCode})`) : shownCode;
 }
 
@@ -402,11 +416,12 @@ export function mediaPollingUrl(
 
 /**
  * `error` may be a string or `{message, code}`; anything else is shown as JSON. Secrets are
- * redacted from the whole text first: cutting first could leave half a key behind.
+ * redacted before the text is cut (with a margin, see `redactExcerpt`): cutting first could leave
+ * half a key behind.
  */
 export function mediaErrorText(error: unknown, secrets: Secrets = []): string | undefined {
   if (error === undefined || error === null || error === '') return undefined;
-  const shown = (text: string): string => excerpt(redact(text, secrets), 1000);
+  const shown = (text: string): string => redactExcerpt(text, 1000, secrets);
   if (typeof error === 'string') return shown(error);
   if (isRecord(error)) {
     const message = stringField(error, 'message', 'detail', 'error', 'reason');

@@ -1,4 +1,5 @@
 import { GatewayError } from './errors';
+import { excerpt } from './json';
 
 export const REDACTED = '[redacted]';
 
@@ -9,9 +10,13 @@ const AUTH_HEADER = /("?(?:proxy-)?authorization"?\s*[:=]\s*"?(?:(?:Bearer|Basic
 const KEY_SHAPES = /\bsk-(?:or-)?(?:v1-)?[A-Za-z0-9_-]{16,}\b/g;
 /**
  * The userinfo of any URL (`scheme://user:password@host`), up to the last `@` before the path:
- * proxy URLs carry credentials there, and so may URLs a gateway echoes.
+ * proxy URLs carry credentials there, and so may URLs a gateway echoes. The match starts only
+ * at the start of a run of scheme characters (and keeps the run): with a plain `\b`, every letter
+ * of `a.a.a.…` or `sk-sk-…` started a scan to the end of the run, quadratic in the text's length.
  */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>`]*@/gi;
+const URL_USERINFO = /(?<![a-z0-9+.-])([a-z0-9+.-]*:\/\/)[^\s/?#"'<>`]*@/gi;
+/** The longest URL userinfo or token we expect to find whole in a cut text. */
+const TOKEN_MARGIN = 1024;
 
 export type Secrets = string | undefined | ReadonlyArray<string | undefined>;
 
@@ -60,6 +65,25 @@ export function redact(text: string, secrets: Secrets = []): string {
     .replace(BEARER, `$1${REDACTED}`)
     .replace(AUTH_HEADER, `$1${REDACTED}`)
     .replace(KEY_SHAPES, REDACTED);
+}
+
+/**
+ * `redact` then `excerpt`, without redacting more of a long text than the excerpt needs: a stream
+ * event may be megabytes of gateway text. The text is cut with a margin after `max` (the longest
+ * secret, also URL-encoded, and a long token), so a secret straddling the cut is redacted
+ * whole or falls beyond what is shown; the cut grows while redaction shrinks the text so much
+ * that the shown part could reach into that margin.
+ */
+export function redactExcerpt(text: string, max: number, secrets: Secrets = []): string {
+  const longest = Math.max(0, ...secretList(secrets).map((secret) => secret?.length ?? 0));
+  const margin = Math.max(TOKEN_MARGIN, 3 * longest);
+  for (let cut = max + margin; ; cut *= 2) {
+    if (cut >= text.length) return excerpt(redact(text, secrets), max);
+    const redacted = redact(text.slice(0, cut), secrets);
+    // A replaced secret may grow to 2.5 times its length ('[redacted]' for 4 chars): 3 margins
+    // after the shown part keep all of the unsafe tail out of it.
+    if (redacted.replace(/\s+/g, ' ').trim().length >= max + 3 * margin) return excerpt(redacted, max);
+  }
 }
 
 export function redactSecret(text: string, secret: Secrets): string {

@@ -108,11 +108,14 @@ export class MediaJobModel {
     });
   }
 
-  /** A status check got 404: the gateway does not know the job (any more). */
-  markUnknown(id: string): MediaJob | undefined {
+  /**
+   * A status check got 404: the gateway does not know the job (any more). Or we stopped asking
+   * (`why` says so): either way final, with no result.
+   */
+  markUnknown(id: string, why?: string): MediaJob | undefined {
     const job = this.jobs.get(id);
     if (!job) return undefined;
-    return this.commit(job, { status: UNKNOWN_STATUS, ...this.checked(job), lastProblem: undefined });
+    return this.commit(job, { status: UNKNOWN_STATUS, ...this.checked(job), lastProblem: why });
   }
 
   /** A status check failed in a way that leaves the job as it was, e.g. "Gateway busy (429)". */

@@ -17,6 +17,7 @@ import type { MediaJobModel, MediaJobsChange } from './mediaJobModel';
 import { classifyPollFailure } from './pollFailure';
 import {
   failureDelayMs,
+  MAX_POLL_AGE_MS,
   maxIntervalDelayMs,
   normalizeMaxInterval,
   pollDelayMs,
@@ -26,6 +27,8 @@ import type { PollScheduleOptions } from './pollSchedule';
 
 export const DEFAULT_MAX_CONCURRENT = 4;
 export const CLOSE_TO_DONE_AGE_MS = 60_000;
+/** Why a job that never ended within MAX_POLL_AGE_MS is no longer asked for. */
+export const GAVE_UP = 'Still not finished a day after it started; no longer asked for.';
 
 /**
  * Whether a job is still polled while the window is unfocused. Polling in the background only
@@ -255,6 +258,12 @@ export class MediaJobPoller implements IDisposable {
   }
 
   private startCheck(id: string, state: PollState): void {
+    const job = this.model.get(id);
+    if (job && this.clock.now() - job.createdAt >= MAX_POLL_AGE_MS) {
+      this.states.delete(id);
+      this.model.markUnknown(id, GAVE_UP);
+      return;
+    }
     const request = new AbortController();
     state.request = request;
     state.manual = false;

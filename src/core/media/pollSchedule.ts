@@ -14,6 +14,13 @@ export const MIN_MAX_INTERVAL_MS = 5_000;
 /** The gateway's Retry-After is honoured up to this; a bogus "wait a day" must not strand a job. */
 export const MAX_RETRY_AFTER_MS = 10 * 60_000;
 
+/**
+ * How long a job is polled at all, from its creation. Generations take minutes; a gateway that
+ * says "processing" for a day is not going to finish, and must not keep us asking (perhaps at a
+ * polling URL on another host) for ever.
+ */
+export const MAX_POLL_AGE_MS = 24 * 60 * 60_000;
+
 const RAMP_MS = [1_000, 2_000, 5_000, 10_000];
 const GROWTH = 1.5;
 const JITTER = 0.2;

@@ -12,6 +12,9 @@ import { isRecord } from '../../api/json';
 import { RESERVED_MEDIA_KEYS, withoutReservedKeys } from '../../api/media';
 import type { MediaRequest } from '../../api/types';
 import { isModelId } from '../config/settingsModel';
+import { UNKNOWN_STATUS } from '../media/mediaJob';
+import type { MediaJob } from '../media/mediaJob';
+import { inertText } from '../util/text';
 import { cleanRelativeFolder } from './resultNames';
 
 export interface GenerateMediaInput {
@@ -190,3 +193,28 @@ function inputKey(input: unknown): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * What the agent is told when the job ended without a result: how it ended, and what to do. The
+ * gateway's reason is its own text: labelled as such and quoted as one JSON string (made inert,
+ * invisible characters escaped), so it cannot pass for our words or an instruction.
+ */
+export function endedWithoutResult(job: Pick<MediaJob, 'status' | 'error'>): string {
+  const said = job.error
+    ? ` The gateway's own text, quoted: ${visibleJson(inertText(job.error, MAX_GATEWAY_TEXT))}`
+    : '';
+  switch (job.status) {
+    case 'failed':
+      return `The media job failed at the gateway, so nothing was saved.${said || ' No reason was given.'}`;
+    case 'cancelled':
+      return `The media job was cancelled at the gateway before it finished, so nothing was saved.${said}`;
+    case 'expired':
+      return `The media job expired at the gateway before its result was fetched, so nothing was saved. Starting it again is the only way to get a result.${said}`;
+    case UNKNOWN_STATUS:
+      return `The gateway no longer knows the media job, or it did not finish within a day, so nothing was saved.${said}`;
+    default:
+      return `The media job ended as ${visibleJson(inertText(job.status, 40))}, without a result.${said}`;
+  }
+}
+
+const MAX_GATEWAY_TEXT = 1000;

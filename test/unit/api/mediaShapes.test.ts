@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { sendsKeyTo } from '../../../src/api/downloadPolicy';
+import type { GatewayError } from '../../../src/api/errors';
 import {
   gatewayUrl,
   NO_FAILURE_REASON,
@@ -120,6 +121,16 @@ describe('api: media results in every common field', () => {
     ]);
     assert.deepEqual(url(read({ status: 'completed', urls: { video: 'https://cdn.example/e.mp4' } })), [
       'https://cdn.example/e.mp4',
+    ]);
+  });
+
+  it('reads lists of links nested once, and nothing from lists nested deeper than any API does', () => {
+    let deep: unknown = 'https://cdn.example/deep.png';
+    for (let level = 0; level < 200_000; level++) deep = [deep];
+    const record = read({ status: 'completed', unsigned_urls: deep });
+    assert.equal(record.status, 'failed');
+    assert.deepEqual(url(read({ status: 'completed', unsigned_urls: [['https://cdn.example/a.png']] })), [
+      'https://cdn.example/a.png',
     ]);
   });
 
@@ -255,7 +266,15 @@ describe('fuzz: media records in every shape', () => {
     ),
     fc.string(),
   );
-  const anything = fc.oneof(json, link, fc.array(link, { maxLength: 4 }));
+  /** A link inside lists and objects nested up to 100,000 deep: the stack holds about 10,000. */
+  const deep = fc
+    .tuple(link, fc.integer({ min: 0, max: 100_000 }), fc.boolean())
+    .map(([inner, depth, objects]) => {
+      let value: unknown = inner;
+      for (let level = 0; level < depth; level++) value = objects && level % 2 ? { url: value } : [value];
+      return value;
+    });
+  const anything = fc.oneof(json, link, fc.array(link, { maxLength: 4 }), deep);
   const words = fc.constantFrom(
     ...['queued', 'pending', 'starting', 'IN_QUEUE', 'PENDING', 'THROTTLED', 'processing'],
     ...['in_progress', 'running', 'IN_PROGRESS', 'RUNNING', 'completed', 'succeeded', 'COMPLETED'],
@@ -409,7 +428,9 @@ describe('api: every media shape against the simulator', () => {
 
   it('a polling URL on a private network, where the gateway is not, is never kept or asked', async () => {
     const problems: string[] = [];
-    const gateway = createServer((_request, response) => {
+    const asked: string[] = [];
+    const gateway = createServer((request, response) => {
+      asked.push(`${request.method} ${request.url}`);
       response.writeHead(202, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ id: 'p1', polling_url: 'http://10.0.0.7/status/p1' }));
     });
@@ -423,17 +444,65 @@ describe('api: every media shape against the simulator', () => {
       const started = await client.startMedia({ model: 'vendor/video', prompt: 'x' });
       assert.deepEqual(started, { id: 'p1' });
       assert.ok(problems.includes('media.polling_url'), problems.join());
-      await assert.rejects(client.getMedia('p1', { pollingUrl: 'http://10.0.0.7/status/p1' }), /polling URL/);
+      // One stored before the rule refused it: the job is asked for at the gateway instead, so it
+      // can still end rather than fail its check forever.
+      asked.length = 0;
+      const record = await client.getMedia('p1', { pollingUrl: 'http://10.0.0.7/status/p1' });
+      assert.equal(record.id, 'p1');
+      assert.deepEqual(asked, ['GET /api/v1/media/p1']);
+      await assert.rejects(
+        client.getMedia('..', { pollingUrl: 'http://10.0.0.7/status/p1' }),
+        /cannot be asked/,
+      );
     } finally {
       gateway.close();
     }
   });
 
-  it('a polling URL on another origin is asked without the key', async () => {
+  it('never keeps a polling URL that carries the key, raw or encoded', async () => {
+    const key = 'plain+secret/9876';
+    for (const carried of [key, encodeURIComponent(key)]) {
+      const problems: string[] = [];
+      const gateway = createServer((_request, response) => {
+        response.writeHead(202, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ id: 'k1', polling_url: `/api/v1/media/k1?key=${carried}` }));
+      });
+      await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = gateway.address() as AddressInfo;
+        const { client } = makeClient(ctx.sim, {
+          baseUrl: `http://127.0.0.1:${port}/api`,
+          apiKey: () => key,
+          onProblem: (problem) => problems.push(problem.path),
+        });
+        const started = await client.startMedia({ model: 'vendor/video', prompt: 'x' });
+        assert.deepEqual(started, { id: 'k1' }, carried);
+        assert.ok(problems.includes('media.polling_url'), problems.join());
+      } finally {
+        gateway.close();
+      }
+    }
+  });
+
+  it('a job whose id cannot be a path segment is still asked at its polling URL', async () => {
     const { client } = makeClient(ctx.sim);
+    // The simulator does not know the job: a 404 from the polling URL, not a refused id.
+    await assert.rejects(
+      client.getMedia('..', { pollingUrl: `${ctx.sim.baseUrl}/v1/videos/unknown-job` }),
+      (error: GatewayError) => error.status === 404,
+    );
+  });
+
+  it('a polling URL on another origin is asked only over https; over http, the gateway is', async () => {
+    const problems: string[] = [];
+    const { client, log } = makeClient(ctx.sim, { onProblem: (problem) => problems.push(problem.path) });
     ctx.sim.resultRequests.length = 0;
     await client.getMedia('x', { pollingUrl: `${ctx.sim.resultOrigin}/status/x` }).catch(() => undefined);
-    assert.equal(ctx.sim.resultRequests.length, 1);
-    assert.equal(ctx.sim.resultRequests[0].authorization, undefined);
+    assert.equal(ctx.sim.resultRequests.length, 0);
+    assert.ok(problems.includes('media.polling_url'), problems.join());
+    assert.ok(
+      log.some((entry) => entry.path.endsWith('/v1/media/x')),
+      JSON.stringify(log),
+    );
   });
 });

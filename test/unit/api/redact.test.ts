@@ -1,5 +1,19 @@
 import * as assert from 'node:assert/strict';
-import { redact, REDACTED, urlCredentials } from '../../../src/api/redact';
+import fc from 'fast-check';
+import { excerpt } from '../../../src/api/json';
+import { redact, REDACTED, redactExcerpt, urlCredentials } from '../../../src/api/redact';
+
+/** Runs of scheme and token characters that once made a pattern scan to the end from every letter. */
+const adversarial = (size: number): string[] => [
+  'a.'.repeat(size / 2),
+  'sk-'.repeat(size / 3),
+  'a://'.repeat(size / 4),
+  `a://${'b'.repeat(size)}`,
+  `Bearer${' '.repeat(size)}`,
+  `authorization:${' '.repeat(size)}`,
+  'authorization'.repeat(size / 13),
+  `sk-${'-'.repeat(size)}`,
+];
 
 describe('redact', () => {
   it('removes a known secret wherever it stands', () => {
@@ -51,6 +65,89 @@ describe('redact', () => {
     assert.equal(
       redact('wrong password p@ss-word', urlCredentials('http://alice:p%40ss-word@proxy')),
       `wrong password ${REDACTED}`,
+    );
+  });
+
+  it('redacts adversarial megabyte texts in linear time', function () {
+    // The quadratic pattern took minutes on each of these; linear, all of them take well under
+    // a second together. The bound is generous so a loaded machine cannot fail it.
+    this.timeout(60_000);
+    const started = Date.now();
+    for (const text of adversarial(1_000_000)) redact(text, ['a-long-secret-key']);
+    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+  });
+
+  it('removes every URL userinfo the former, quadratic pattern removed', () => {
+    const former = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>`]*@/gi;
+    const piece = fc.constantFrom(
+      'a',
+      'h',
+      '1',
+      '.',
+      '-',
+      '+',
+      '_',
+      ':',
+      '//',
+      '/',
+      '@',
+      ' ',
+      'u:p',
+      'http',
+      '://',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }), (parts) => {
+        const shown = redact(parts.join(''));
+        assert.equal(shown.replace(former, `$1${REDACTED}@`), shown);
+      }),
+    );
+    assert.equal(redact('.http://u:p@h -x://t0ken@h'), `.http://${REDACTED}@h -x://${REDACTED}@h`);
+  });
+});
+
+describe('redactExcerpt', () => {
+  it('shows what redact then excerpt shows, for a short text', () => {
+    const key = 'sk-secret-1234';
+    const text = `bad key ${key}  at   http://u:p@h/x`;
+    assert.equal(redactExcerpt(text, 40, key), excerpt(redact(text, key), 40));
+  });
+
+  it('cuts a megabyte text before redacting it, and still removes a secret across the cut', function () {
+    this.timeout(60_000);
+    const key = 'k'.repeat(5000);
+    for (const text of adversarial(1_000_000)) {
+      const started = Date.now();
+      const out = redactExcerpt(text, 1000, key);
+      assert.ok(out.length <= 1001 && Date.now() - started < 2_000);
+    }
+    // A secret straddling any cut (the first 1000 characters shown, the margin after them).
+    for (const at of [990, 1000, 2020, 3 * 5000 + 990]) {
+      const text = `${'x'.repeat(at)}${key}${'y'.repeat(100_000)}`;
+      assert.ok(!redactExcerpt(text, 1000, key).includes('kkkk'), `secret at ${at}`);
+    }
+  });
+
+  it('never shows a secret that redact would remove, wherever it stands and however often', () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[a-z0-9]{4,40}$/),
+        fc.array(fc.oneof(fc.constant('S'), fc.string({ maxLength: 30 }), fc.constant(' '.repeat(50))), {
+          maxLength: 300,
+        }),
+        fc.integer({ min: 1, max: 200 }),
+        (secret, parts, max) => {
+          const text = parts.map((part) => (part === 'S' ? secret : part.replaceAll(secret, ''))).join('');
+          const shown = redactExcerpt(text, max, secret);
+          const full = excerpt(redact(text, secret), max);
+          assert.ok(!shown.includes(secret));
+          // The same as redacting all of it, up to where the excerpt is cut.
+          assert.equal(
+            shown.replace(/…$/, ''),
+            full.replace(/…$/, '').slice(0, shown.replace(/…$/, '').length),
+          );
+        },
+      ),
     );
   });
 });

@@ -58,8 +58,8 @@ function tooltip(job: MediaJob): string {
   if (job.status === 'cancelled') lines.push('The job was cancelled at the gateway.');
   if (job.status === 'expired') lines.push('The job expired at the gateway before its result was kept.');
   if (job.status === UNKNOWN_STATUS)
-    lines.push('The gateway no longer knows this job (404); it may have expired.');
-  if (job.lastProblem) lines.push(`Warning: ${job.lastProblem}`);
+    lines.push(job.lastProblem ?? 'The gateway no longer knows this job (404); it may have expired.');
+  else if (job.lastProblem) lines.push(`Warning: ${job.lastProblem}`);
   return lines.map((line) => inertText(line)).join('\n\n');
 }
 

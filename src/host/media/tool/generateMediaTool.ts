@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import type { MediaJob } from '../../../core/media/mediaJob';
 import { waitForJob } from '../../../core/media/waitForJob';
 import type { WaitOutcome } from '../../../core/media/waitForJob';
 import {
   ConfirmedPlans,
   confirmationLines,
+  endedWithoutResult,
   parseGenerateMediaInput,
   planToolRequest,
 } from '../../../core/mediaStudio/toolInput';
@@ -119,20 +119,5 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
       parameters: settings.parameters,
       saveFolder: settings.saveFolder,
     });
-  }
-}
-
-/** What the agent is told when the job ended without a result: how it ended, and what to do. */
-export function endedWithoutResult(job: Pick<MediaJob, 'status' | 'error'>): string {
-  const said = job.error ? ` The gateway said: ${job.error}` : '';
-  switch (job.status) {
-    case 'failed':
-      return `The media job failed: ${job.error ?? 'no reason given'}`;
-    case 'cancelled':
-      return `The media job was cancelled at the gateway before it finished, so nothing was saved.${said}`;
-    case 'expired':
-      return `The media job expired at the gateway before its result was fetched, so nothing was saved. Starting it again is the only way to get a result.${said}`;
-    default:
-      return `The media job ended as ${job.status}, without a result.${said}`;
   }
 }

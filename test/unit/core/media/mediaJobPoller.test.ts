@@ -1,7 +1,9 @@
 import * as assert from 'assert';
 import { GatewayError } from '../../../../src/api/errors';
 import { normalizeMediaRecord } from '../../../../src/api/media';
+import { GAVE_UP } from '../../../../src/core/media/mediaJobPoller';
 import { classifyPollFailure } from '../../../../src/core/media/pollFailure';
+import { MAX_POLL_AGE_MS } from '../../../../src/core/media/pollSchedule';
 import { httpError, networkError, record } from './fakeGateway';
 import { MINUTE, pollerHarness, SECOND } from './pollerHarness';
 
@@ -41,6 +43,19 @@ describe('MediaJobPoller: schedule and answers', () => {
     await h.clock.advance(10 * MINUTE);
     assert.strictEqual(h.gateway.callsFor('a').length, 1);
     assert.strictEqual(h.model.get('a')?.error, 'Content policy violation');
+  });
+
+  it('stops asking a day after the job started, and says so', async () => {
+    const h = pollerHarness();
+    h.start('a');
+    await h.clock.advance(25 * 60 * MINUTE);
+    const job = h.model.get('a')!;
+    assert.strictEqual(job.status, 'unknown');
+    assert.strictEqual(job.lastProblem, GAVE_UP);
+    assert.strictEqual(h.poller.isPolling('a'), false);
+    const calls = h.gateway.callsFor('a');
+    assert.ok(calls.at(-1)!.at - job.createdAt < MAX_POLL_AGE_MS, 'no check after a day');
+    assert.strictEqual(h.clock.pendingTimers, 0, 'nothing left to wake up for');
   });
 
   it('keeps polling statuses it does not know', async () => {
