@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
-import { gatewayApi, TEST_KEY, withChatGateway } from './helpers';
+import { gatewayApi, TEST_KEY, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
 
 async function lastAssistant(): Promise<AssistantTurn> {
@@ -32,10 +32,15 @@ describe('Chat errors with metadata', function () {
     assert.match(turn.content, /^Echo from testvendor\/echo-model: /, 'the partial reply stays');
     // Comments came before every piece of the reply; none is text anywhere.
     assert.doesNotMatch(turn.content, /PROCESSING/);
-    const posted = observed.webviewMessages.slice(postedBefore).filter((m) => m.target === 'chat view');
-    assert.ok(
-      posted.some((m) => m.json.includes('disconnected mid-stream')),
-      'the page was told how the turn ended',
+    // The page hears it from the stream's last update, or, when it (re)loads only now, from the
+    // state it asks for once ready: wait for whichever comes.
+    const posted = await waitFor(
+      () => {
+        const sent = observed.webviewMessages.slice(postedBefore).filter((m) => m.target === 'chat view');
+        return sent.some((m) => m.json.includes('disconnected mid-stream')) && sent;
+      },
+      'the page to be told how the turn ended',
+      20_000,
     );
     for (const message of posted) assert.doesNotMatch(message.json, /PROCESSING/);
   });
