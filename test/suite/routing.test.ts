@@ -249,7 +249,7 @@ describe('Routing, reasoning and tools from the model menu', function () {
     assert.deepEqual(lastChatBody(sim).provider, { only: ['Somebody Cloud'] });
   });
 
-  it("VS Code's chat: the caller's modelOptions pass through checked, and an effort the model lacks is dropped", async function () {
+  it("VS Code's chat: only the caller's sampling options pass, checked, and an effort the model lacks is dropped", async function () {
     const lm = vscode.lm as unknown as Record<string, unknown>;
     if (typeof lm.registerLanguageModelChatProvider !== 'function') return this.skip();
     await setSetting('languageModels.include', ['testvendor/thinker']);
@@ -272,13 +272,17 @@ describe('Routing, reasoning and tools from the model menu', function () {
         top_p: 'wide',
         stream: false,
         transforms: ['middle-out'],
+        provider: { data_collection: 'allow' },
+        plugins: [{ id: 'web' }],
+        models: ['evil/model'],
       });
       assert.deepEqual(body.reasoning, { effort: 'xhigh' });
       assert.equal(body.temperature, 0.3);
       assert.equal(body.max_tokens, 500);
       assert.equal(body.top_p, undefined, 'a wrong type is dropped');
       assert.equal(body.stream, true, 'the request keeps its own fields');
-      assert.deepEqual(body.transforms, ['middle-out'], 'other options pass through as JSON');
+      for (const field of ['transforms', 'provider', 'plugins', 'models'])
+        assert.equal(body[field], undefined, `${field} is not the caller's to choose`);
       assert.equal((await ask({ reasoningEffort: 'medium' })).reasoning, undefined, 'not among its efforts');
     } finally {
       await setSetting('languageModels.include', undefined);
