@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -203,6 +203,14 @@ describe('Routing, reasoning and tools from the model menu', function () {
       },
     });
     assert.deepEqual(body.plugins, [{ id: 'file-parser', pdf: { engine: 'cloudflare-ai' } }]);
+  });
+
+  it('a PDF over the cap is refused by its size, without reading it (a 3 GB sparse file)', async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'gateway-pdf-'));
+    const file = path.join(folder, 'huge.pdf');
+    writeFileSync(file, '%PDF-1.4\n');
+    truncateSync(file, 3 * 1024 ** 3);
+    assert.equal(await vscode.commands.executeCommand('gateway.addFileToChat', vscode.Uri.file(file)), 0);
   });
 
   it('the catalog falls back to /v1/models when ?output_modalities=all fails or is empty', async () => {
