@@ -44,6 +44,8 @@ export class CostTracker extends Disposable {
   private stamp: string | undefined;
   /** Newer-version files already logged, so each is said once. */
   private readonly newerLogged = new Set<string>();
+  /** Counts reloads, so one that started earlier never replaces what a later one read. */
+  private reloads = 0;
   private readonly lookup: GenerationLookup;
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   /** Fires when today's figures change (a cost here, or another window's file). */
@@ -149,7 +151,8 @@ export class CostTracker extends Disposable {
         }),
       );
       const stamp = stamps.sort().join('|');
-      if (this.stamp !== undefined && stamp !== this.stamp) void this.reload();
+      // The first look reads too: a file written between the first load and it would be missed.
+      if (stamp !== this.stamp) void this.reload();
       this.stamp = stamp;
     } catch {
       // No folder yet, or a file went away while we looked: the next look will tell.
@@ -157,6 +160,7 @@ export class CostTracker extends Disposable {
   }
 
   private async reload(): Promise<void> {
+    const ticket = ++this.reloads;
     const others = new Map<string, CostLedger>();
     let names: string[];
     try {
@@ -176,6 +180,8 @@ export class CostTracker extends Disposable {
       else if (file?.kind === 'unreadable') keptAside = true;
     }
     if (keptAside) await this.dropOldAside();
+    // A later reload listed the files after this one: its figures are the newer ones.
+    if (ticket !== this.reloads) return;
     this.others = others;
     if (!this.isDisposed) this.changed.fire();
   }
