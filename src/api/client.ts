@@ -424,9 +424,13 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   async listModelEndpoints(model: string, callOptions: CallOptions = {}): Promise<unknown> {
-    // The id keeps its slash (`vendor/model`): each side of it is encoded alone.
-    const path = model.split('/').map(encodeURIComponent).join('/');
-    return this.getJson(callOptions, `/v1/models/${path}/endpoints`, 'models', 'model endpoints');
+    const path = modelEndpointsPath(model);
+    if (path === undefined)
+      throw new GatewayError({
+        kind: 'config',
+        message: 'That is not a model id: no endpoints were asked for.',
+      });
+    return this.getJson(callOptions, path, 'models', 'model endpoints');
   }
 
   async getCredits(callOptions: CallOptions = {}): Promise<CreditsDocument | undefined> {
@@ -660,4 +664,15 @@ function asGatewayError(error: unknown, secrets: Secrets): GatewayError {
         cause: error,
       });
   return redactError(gatewayError, secrets);
+}
+
+/**
+ * `/v1/models/{id}/endpoints` for a model id, or undefined for an id with an empty, `.` or `..`
+ * segment: URLs resolve those (encoded dots too), which would climb out of the models path. The id
+ * keeps its slash (`vendor/model`): each segment is encoded alone.
+ */
+export function modelEndpointsPath(model: string): string | undefined {
+  const segments = model.split('/');
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) return undefined;
+  return `/v1/models/${segments.map(encodeURIComponent).join('/')}/endpoints`;
 }

@@ -6,6 +6,7 @@
 import { isRecord } from './json';
 import type { JsonObject } from './json';
 import type { ProblemReporter } from './problems';
+import { MAX_TOKEN_COUNT, MAX_USD } from './types';
 
 function present(value: unknown): boolean {
   return value !== undefined && value !== null;
@@ -53,7 +54,12 @@ export function readNumber(
   name: string,
   path: string,
   problems: ProblemReporter,
-  { min = Number.NEGATIVE_INFINITY, integer = false, numericString = false } = {},
+  {
+    min = Number.NEGATIVE_INFINITY,
+    max = Number.POSITIVE_INFINITY,
+    integer = false,
+    numericString = false,
+  } = {},
 ): number | undefined {
   const value = object[name];
   let number: number | undefined;
@@ -68,30 +74,30 @@ export function readNumber(
     number !== undefined &&
     Number.isFinite(number) &&
     number >= min &&
+    number <= max &&
     (!integer || Number.isInteger(number))
   )
     return number;
   if (present(value))
     problems.wrongType(
       `${path}.${name}`,
-      `a${integer ? 'n integer' : ' number'}${min === 0 ? ' ≥ 0' : ''}${numericString ? ' (or numeric string)' : ''}`,
+      `a${integer ? 'n integer' : ' number'}${min === 0 ? ' ≥ 0' : ''}${max < Number.POSITIVE_INFINITY ? ` ≤ ${max}` : ''}${numericString ? ' (or numeric string)' : ''}`,
       value,
     );
   return undefined;
 }
 
-/** A token count: a non-negative integer. */
+/** A token count: a non-negative integer up to MAX_TOKEN_COUNT. */
 export function readCount(
   object: JsonObject,
   name: string,
   path: string,
   problems: ProblemReporter,
 ): number | undefined {
-  return readNumber(object, name, path, problems, { min: 0, integer: true });
+  return readNumber(object, name, path, problems, { min: 0, max: MAX_TOKEN_COUNT, integer: true });
 }
 
-/** More than any single reply or account could cost: such a figure is not a price. */
-export const MAX_USD = 1e9;
+export { MAX_USD };
 
 /** A sum of money: a finite number (or numeric string) from 0 up to MAX_USD. */
 export function readUsd(

@@ -35,6 +35,11 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
+/** More than any single reply or account could cost: such a figure is not a price. */
+export const MAX_USD = 1e9;
+/** More tokens than any reply could count (a billion): such a figure is not a count. */
+export const MAX_TOKEN_COUNT = 1e9;
+
 /**
  * Token counts and cost of a reply, parsed by type: every field is a finite, non-negative number
  * or absent. Nothing else the gateway sends in `usage` is kept.

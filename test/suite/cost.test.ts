@@ -146,7 +146,7 @@ describe('Cost and caching', function () {
     );
   });
 
-  it("sums other windows' ledger files into today's total, and keeps an unreadable one aside", async () => {
+  it("sums other windows' ledger files into today's total, keeps unreadable ones aside (a few), leaves a newer version be", async () => {
     const api = await gatewayApi();
     await api.costs.load();
     const folder = vscode.Uri.joinPath(api.context.globalStorageUri, 'cost');
@@ -160,6 +160,24 @@ describe('Cost and caching', function () {
       vscode.Uri.joinPath(folder, 'window-broken-test.json'),
       new TextEncoder().encode('{"version":1,"days":'),
     );
+    // Days of which none read: another window's figures, kept aside, never deleted.
+    const oddDays = JSON.stringify({ version: 1, days: { [day]: { panel: '0.5', vscodeChat: -1 } } });
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(folder, 'window-odd-test.json'),
+      new TextEncoder().encode(oddDays),
+    );
+    // A window already updated to a newer ledger: left where it is, out of the total.
+    const newer = JSON.stringify({ version: 2, days: { [day]: { panel: { usd: 9 } } } });
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(folder, 'window-newer-test.json'),
+      new TextEncoder().encode(newer),
+    );
+    // Files set aside long ago: only the newest few are kept.
+    for (const time of [1, 2, 3, 4, 5, 6])
+      await vscode.workspace.fs.writeFile(
+        vscode.Uri.joinPath(folder, `window-old-test.corrupt-${time}.json`),
+        new TextEncoder().encode('x'),
+      );
     await waitFor(
       () => Math.abs(api.costs.today().total - before - 0.75) < 1e-9,
       "another window's costs in today's total",
@@ -169,9 +187,19 @@ describe('Cost and caching', function () {
     assert.ok(Math.abs(media - 0.5) < 1e-9, `media grew by ${media}`);
     const names = await waitFor(async () => {
       const files = (await vscode.workspace.fs.readDirectory(folder)).map(([name]) => name);
-      return files.some((name) => /^window-broken-test\.corrupt-\d+/.test(name)) && files;
-    }, 'the unreadable ledger to be kept aside');
+      const aside = files.filter((name) => name.includes('.corrupt-'));
+      return (
+        aside.some((name) => /^window-broken-test\.corrupt-\d+/.test(name)) &&
+        aside.some((name) => /^window-odd-test\.corrupt-\d+/.test(name)) &&
+        aside.length <= 5 &&
+        files
+      );
+    }, 'the unreadable ledgers to be kept aside, and the oldest set-aside files dropped');
     assert.ok(!names.includes('window-broken-test.json'));
+    assert.ok(names.includes('window-newer-test.json'), 'a newer ledger is neither moved nor deleted');
+    assert.ok(!names.includes('window-old-test.corrupt-1.json'));
+    assert.ok(Math.abs(api.costs.today().total - before - 0.75) < 1e-9, 'the newer ledger is not counted');
+    await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder, 'window-newer-test.json'));
     await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder, 'window-other-test.json'));
     await waitFor(
       () => Math.abs(api.costs.today().total - before) < 1e-9,

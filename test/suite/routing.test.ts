@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -205,6 +205,14 @@ describe('Routing, reasoning and tools from the model menu', function () {
     assert.deepEqual(body.plugins, [{ id: 'file-parser', pdf: { engine: 'cloudflare-ai' } }]);
   });
 
+  it('a PDF over the cap is refused by its size, without reading it (a 3 GB sparse file)', async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'gateway-pdf-'));
+    const file = path.join(folder, 'huge.pdf');
+    writeFileSync(file, '%PDF-1.4\n');
+    truncateSync(file, 3 * 1024 ** 3);
+    assert.equal(await vscode.commands.executeCommand('gateway.addFileToChat', vscode.Uri.file(file)), 0);
+  });
+
   it('the catalog falls back to /v1/models when ?output_modalities=all fails or is empty', async () => {
     const { catalog } = await gatewayApi();
     for (const mode of ['400', '404', 'empty'] as const) {
@@ -249,7 +257,7 @@ describe('Routing, reasoning and tools from the model menu', function () {
     assert.deepEqual(lastChatBody(sim).provider, { only: ['Somebody Cloud'] });
   });
 
-  it("VS Code's chat: the caller's modelOptions pass through checked, and an effort the model lacks is dropped", async function () {
+  it("VS Code's chat: only the caller's sampling options pass, checked, and an effort the model lacks is dropped", async function () {
     const lm = vscode.lm as unknown as Record<string, unknown>;
     if (typeof lm.registerLanguageModelChatProvider !== 'function') return this.skip();
     await setSetting('languageModels.include', ['testvendor/thinker']);
@@ -272,13 +280,17 @@ describe('Routing, reasoning and tools from the model menu', function () {
         top_p: 'wide',
         stream: false,
         transforms: ['middle-out'],
+        provider: { data_collection: 'allow' },
+        plugins: [{ id: 'web' }],
+        models: ['evil/model'],
       });
       assert.deepEqual(body.reasoning, { effort: 'xhigh' });
       assert.equal(body.temperature, 0.3);
       assert.equal(body.max_tokens, 500);
       assert.equal(body.top_p, undefined, 'a wrong type is dropped');
       assert.equal(body.stream, true, 'the request keeps its own fields');
-      assert.deepEqual(body.transforms, ['middle-out'], 'other options pass through as JSON');
+      for (const field of ['transforms', 'provider', 'plugins', 'models'])
+        assert.equal(body[field], undefined, `${field} is not the caller's to choose`);
       assert.equal((await ask({ reasoningEffort: 'medium' })).reasoning, undefined, 'not among its efforts');
     } finally {
       await setSetting('languageModels.include', undefined);

@@ -32,6 +32,13 @@ export const IMAGE_MIME_TYPES: readonly string[] = ['image/png', 'image/jpeg', '
 export const PDF_MIME_TYPE = 'application/pdf';
 export const MAX_PDF_BYTES = 20 * 1024 * 1024;
 
+/** Why an image or PDF of `size` bytes cannot be attached, or undefined when it can. */
+export function binarySizeProblem(kind: 'image' | 'pdf', name: string, size: number): string | undefined {
+  const max = kind === 'image' ? MAX_IMAGE_BYTES : MAX_PDF_BYTES;
+  if (size <= max) return undefined;
+  return `${name} is ${formatBytes(size)}; ${kind === 'image' ? 'images' : 'PDFs'} up to ${formatBytes(max)} can be attached.`;
+}
+
 /** A coarse guess for a PDF, whose text is unknown until the gateway parses it: about 1 token per 20 bytes. */
 export function estimatePdfTokens(bytes: number): number {
   return Math.ceil(bytes / 20);

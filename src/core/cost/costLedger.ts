@@ -26,7 +26,14 @@ export function dayKey(time: number): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
-const DAY_KEY = /^\d{4}-\d{2}-\d{2}$/;
+/** Whether `key` is `YYYY-MM-DD` naming a real day (`2026-13-99` is not one). */
+export function isDayKey(key: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(key);
+  if (!match) return false;
+  const [year, month, date] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const day = new Date(Date.UTC(year, month - 1, date));
+  return day.getUTCFullYear() === year && day.getUTCMonth() === month - 1 && day.getUTCDate() === date;
+}
 
 export function isCostSource(value: unknown): value is CostSource {
   return typeof value === 'string' && (COST_SOURCES as readonly string[]).includes(value);
@@ -72,18 +79,24 @@ export class CostLedger {
   }
 
   /**
-   * A stored ledger. `problem` says what was wrong when the text is not a ledger at all (the
-   * caller keeps such a file aside); single odd entries are skipped quietly. Never throws.
+   * A stored ledger. `problem` says what was wrong when the text is not a ledger at all, or has
+   * days of which none could be read (the caller keeps such a file aside); single odd entries are
+   * skipped quietly. `newer` marks a ledger of a later version (a window already updated): not
+   * ours to read, nor to move. Never throws.
    */
-  static decode(text: string): { ledger: CostLedger; problem?: string } {
+  static decode(text: string): { ledger: CostLedger; problem?: string; newer?: true } {
     const ledger = new CostLedger();
     const parsed = tryParseJson(text);
-    if (!parsed.ok || !isRecord(parsed.value) || !isRecord(parsed.value.days))
-      return { ledger, problem: 'it is not a cost ledger' };
-    if (parsed.value.version !== LEDGER_VERSION)
-      return { ledger, problem: `its version ${JSON.stringify(parsed.value.version)} is not known` };
-    for (const [key, day] of Object.entries(parsed.value.days)) {
-      if (!DAY_KEY.test(key) || !isRecord(day)) continue;
+    if (!parsed.ok || !isRecord(parsed.value)) return { ledger, problem: 'it is not a cost ledger' };
+    const version = parsed.value.version;
+    if (typeof version === 'number' && Number.isSafeInteger(version) && version > LEDGER_VERSION)
+      return { ledger, newer: true };
+    if (!isRecord(parsed.value.days)) return { ledger, problem: 'it is not a cost ledger' };
+    if (version !== LEDGER_VERSION)
+      return { ledger, problem: `its version ${JSON.stringify(version)} is not known` };
+    const entries = Object.entries(parsed.value.days);
+    for (const [key, day] of entries) {
+      if (!isDayKey(key) || !isRecord(day)) continue;
       const costs: DayCosts = {};
       for (const source of COST_SOURCES) {
         const cost = day[source];
@@ -91,8 +104,31 @@ export class CostLedger {
       }
       if (Object.keys(costs).length > 0) ledger.days.set(key, costs);
     }
+    if (entries.length > 0 && ledger.days.size === 0)
+      return { ledger, problem: 'none of its days could be read' };
     return { ledger };
   }
+}
+
+/** What to do with another window's ledger file. */
+export type LedgerFile =
+  /** Read it into today's total. */
+  | { kind: 'current'; ledger: CostLedger }
+  /** A window long closed: every day it has is past `KEEP_DAYS`, the file can go. */
+  | { kind: 'stale' }
+  /** Written by a newer version of the extension: leave it be, and out of the total. */
+  | { kind: 'newer' }
+  /** Not a ledger we can read: keep it aside, never delete it. */
+  | { kind: 'unreadable'; problem: string };
+
+export function readLedgerFile(text: string, now: number): LedgerFile {
+  const { ledger, problem, newer } = CostLedger.decode(text);
+  if (newer) return { kind: 'newer' };
+  if (problem !== undefined) return { kind: 'unreadable', problem };
+  const newest = ledger.newestDay();
+  return newest === undefined || newest < dayKey(now - KEEP_DAYS * 86_400_000)
+    ? { kind: 'stale' }
+    : { kind: 'current', ledger };
 }
 
 /** One day summed over several ledgers (every window's), with the total. */

@@ -3,6 +3,7 @@
  * client's boundary), completed from its generation record when the stream carried no cost, and
  * what prompt caching saved, from the generation's `cache_discount` or the catalog's prices. Pure.
  */
+import { MAX_USD } from '../../api/types';
 import type { Generation, Usage } from '../../api/types';
 import type { CatalogPricing } from '../catalog/catalogCodec';
 import type { TurnUsage } from '../protocol/chatProtocol';
@@ -42,7 +43,7 @@ export function withGeneration(usage: TurnUsage | undefined, generation: Generat
 /**
  * USD that caching saved on this reply (negative: writing the cache cost more than reading it
  * saved), from the catalog's prices: cached tokens at the read price instead of the prompt price,
- * written tokens at the write price. Undefined when the reply used no cache or a price is unknown.
+ * written tokens at the write price, within ±MAX_USD. Undefined when the reply used no cache or a price is unknown.
  */
 export function cacheSavings(usage: TurnUsage, pricing: CatalogPricing | undefined): number | undefined {
   if (!pricing) return undefined;
@@ -52,7 +53,7 @@ export function cacheSavings(usage: TurnUsage, pricing: CatalogPricing | undefin
   if (cached > 0 && pricing.cacheRead === undefined) return undefined;
   const saved = cached * (pricing.prompt - (pricing.cacheRead ?? pricing.prompt));
   const extra = written * ((pricing.cacheWrite ?? pricing.prompt) - pricing.prompt);
-  const net = saved - extra;
+  const net = Math.min(MAX_USD, Math.max(-MAX_USD, saved - extra));
   return Number.isFinite(net) && net !== 0 ? net : undefined;
 }
 

@@ -30,29 +30,18 @@ export function reasoningFor(effort: ReasoningEffort): ChatRequest['reasoning'] 
   return undefined;
 }
 
-/** Fields the request owns; `modelOptions` cannot replace them. */
-const OWN_FIELDS = new Set(['model', 'messages', 'stream', 'tools', 'tool_choice']);
-/** The caller's options read by name and checked by type (the rest pass through as JSON). */
-const READ_FIELDS = new Set([
-  'temperature',
-  'top_p',
-  'topP',
-  'max_tokens',
-  'maxTokens',
-  'maxOutputTokens',
-  'reasoning',
-  'reasoningEffort',
-  'reasoning_effort',
-]);
-/** Most characters of JSON one unknown option may carry. */
-const MAX_OPTION_JSON = 100_000;
+/** Most stop sequences, and characters in one, a caller may send. */
+const MAX_STOPS = 4;
+const MAX_STOP_CHARS = 200;
+/** Largest token limit a caller may ask for (no model takes anywhere near this many). */
+const MAX_OPTION_TOKENS = 10_000_000;
 
 function inRange(value: unknown, min: number, max: number): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
 }
 
 function tokenLimit(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 && value <= 10_000_000
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 && value <= MAX_OPTION_TOKENS
     ? value
     : undefined;
 }
@@ -77,22 +66,30 @@ function reasoningObject(value: unknown, efforts: readonly string[]): Record<str
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** A JSON copy of an unknown option, or undefined when it is not JSON or too large. */
-function jsonCopy(value: unknown): unknown {
-  try {
-    const text = JSON.stringify(value);
-    return text !== undefined && text.length <= MAX_OPTION_JSON ? (JSON.parse(text) as unknown) : undefined;
-  } catch {
-    return undefined;
-  }
+/** `stop`: one string or up to four, each short; anything else is dropped. */
+function stopSequences(value: unknown): string | string[] | undefined {
+  const ok = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_STOP_CHARS;
+  if (ok(value)) return value;
+  return Array.isArray(value) && value.length > 0 && value.length <= MAX_STOPS && value.every(ok)
+    ? [...value]
+    : undefined;
+}
+
+/** `response_format` as `{ type: "text" | "json_object" }`; schemas and anything else are dropped. */
+function responseFormat(value: unknown): { type: string } | undefined {
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  return type === 'text' || type === 'json_object' ? { type } : undefined;
 }
 
 /**
  * The request fields from the caller's `modelOptions` (VS Code's chat, another extension) and
- * the model's configuration in VS Code's picker (`reasoningEffort`, where the host has it),
- * checked by type: `temperature`, `top_p`, `max_tokens` (also as `maxTokens`/`maxOutputTokens`),
- * `reasoning` and `reasoningEffort`/`reasoning_effort` (only an effort the model lists). Other
- * options pass through as JSON; the request's own fields are never replaced.
+ * the model's configuration in VS Code's picker (`reasoningEffort`, where the host has it).
+ * Only sampling options pass, each checked by type and range: `temperature`, `top_p`, `top_k`,
+ * `max_tokens` (also as `maxTokens`/`maxOutputTokens`/`max_completion_tokens`), `stop`, `seed`,
+ * `frequency_penalty`, `presence_penalty`, `response_format` (`text`/`json_object`),
+ * `reasoning` and `reasoningEffort`/`reasoning_effort` (only an effort the model lists).
+ * Everything else is dropped: a caller never chooses the providers, plugins, fallback models or
+ * anything else the user's settings decide (`provider`, `plugins`, `models`, `route`, …).
  */
 export function lmOptionFields(
   modelOptions: unknown,
@@ -105,16 +102,22 @@ export function lmOptionFields(
   if (configEffort) out.reasoning = { effort: configEffort };
   if (typeof modelOptions !== 'object' || modelOptions === null || Array.isArray(modelOptions)) return out;
   const o = modelOptions as Record<string, unknown>;
-  for (const [name, value] of Object.entries(o)) {
-    if (OWN_FIELDS.has(name) || READ_FIELDS.has(name) || value === undefined) continue;
-    const copy = jsonCopy(value);
-    if (copy !== undefined) out[name] = copy;
-  }
   if (inRange(o.temperature, 0, 2)) out.temperature = o.temperature;
   const topP = o.top_p ?? o.topP;
   if (inRange(topP, 0, 1)) out.top_p = topP;
-  const maxTokens = tokenLimit(o.max_tokens ?? o.maxTokens ?? o.maxOutputTokens);
+  const topK = o.top_k ?? o.topK;
+  if (typeof topK === 'number' && Number.isSafeInteger(topK) && topK >= 0 && topK <= 1000) out.top_k = topK;
+  const maxTokens = tokenLimit(o.max_tokens ?? o.maxTokens ?? o.maxOutputTokens ?? o.max_completion_tokens);
   if (maxTokens !== undefined) out.max_tokens = maxTokens;
+  const stop = stopSequences(o.stop);
+  if (stop !== undefined) out.stop = stop;
+  if (typeof o.seed === 'number' && Number.isSafeInteger(o.seed)) out.seed = o.seed;
+  const frequency = o.frequency_penalty ?? o.frequencyPenalty;
+  if (inRange(frequency, -2, 2)) out.frequency_penalty = frequency;
+  const presence = o.presence_penalty ?? o.presencePenalty;
+  if (inRange(presence, -2, 2)) out.presence_penalty = presence;
+  const format = responseFormat(o.response_format);
+  if (format) out.response_format = format;
   const effort = effortName(o.reasoningEffort ?? o.reasoning_effort, efforts);
   if (effort) out.reasoning = { effort };
   const reasoning = reasoningObject(o.reasoning, efforts);
@@ -142,7 +145,8 @@ export function buildLmRequest(input: {
   if (reasoning !== undefined) request.reasoning = reasoning;
   if (input.settings.provider) request.provider = input.settings.provider;
   if (input.settings.plugins.length > 0) request.plugins = input.settings.plugins;
-  // What the caller asked for is passed through, checked, and wins over our settings.
+  // The caller's sampling options, checked, win over ours; nothing it sends can reach the
+  // fields our settings decide (provider, plugins), those are not among them.
   Object.assign(request, lmOptionFields(input.modelOptions, input.modelConfiguration, input.efforts));
   const tools = input.tools ?? [];
   if (tools.length > 0) {

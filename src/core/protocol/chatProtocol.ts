@@ -7,6 +7,7 @@
  */
 
 import { isRecord } from '../../api/json';
+import { MAX_TOKEN_COUNT, MAX_USD } from '../../api/types';
 import type { Attachment, AttachmentKind } from '../chat/attachments';
 import type { FileSuggestion } from '../chat/fileMention';
 import { parseChatTools, parseEffort, parseRouting, providerList } from '../catalog/modelOptions';
@@ -424,10 +425,10 @@ class FieldReader {
     return undefined;
   }
 
-  optionalNumber(name: string): number | undefined {
+  optionalNumber(name: string, min = -Infinity, max = Infinity): number | undefined {
     const value = this.record[name];
     if (value === undefined) return undefined;
-    if (isFiniteNumber(value)) return value;
+    if (isFiniteNumber(value) && value >= min && value <= max) return value + 0;
     this.wrong(name);
     return undefined;
   }
@@ -460,21 +461,23 @@ class FieldReader {
   }
 }
 
-const USAGE_NUMBERS = [
-  'promptTokens',
-  'completionTokens',
-  'reasoningTokens',
-  'totalTokens',
-  'cost',
-  'cachedTokens',
-  'cacheWriteTokens',
-  'cacheSavings',
-] as const satisfies ReadonlyArray<keyof TurnUsage>;
+/** The usage figures a stored or sent turn may carry, and the range each must be in. */
+const USAGE_RANGES: ReadonlyArray<readonly [keyof TurnUsage, number, number]> = [
+  ['promptTokens', 0, MAX_TOKEN_COUNT],
+  ['completionTokens', 0, MAX_TOKEN_COUNT],
+  ['reasoningTokens', 0, MAX_TOKEN_COUNT],
+  ['totalTokens', 0, MAX_TOKEN_COUNT],
+  ['cost', 0, MAX_USD],
+  ['cachedTokens', 0, MAX_TOKEN_COUNT],
+  ['cacheWriteTokens', 0, MAX_TOKEN_COUNT],
+  ['cacheSavings', -MAX_USD, MAX_USD],
+];
 
+/** Usage with every figure in its range (a cost of -5 or 1e308 is not a cost: it is dropped). */
 function parseUsage(fields: FieldReader): TurnUsage {
   const usage: TurnUsage = {};
-  for (const name of USAGE_NUMBERS) {
-    const value = fields.optionalNumber(name);
+  for (const [name, min, max] of USAGE_RANGES) {
+    const value = fields.optionalNumber(name, min, max);
     if (value !== undefined) usage[name] = value;
   }
   return usage;

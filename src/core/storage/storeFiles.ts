@@ -76,6 +76,18 @@ export function isAsideName(name: string): boolean {
 }
 
 /**
+ * The files kept aside (`<base>.corrupt-<time>.json`) among `names` beyond the newest `keep` of
+ * those starting with `prefix`: what to delete so set-aside files cannot pile up.
+ */
+export function asideOverflow(names: readonly string[], prefix: string, keep: number): string[] {
+  const time = (name: string): number => Number(/\.corrupt-(\d+)(?:-(\d+))?\.json$/.exec(name)?.[1]);
+  return names
+    .filter((name) => name.startsWith(prefix) && /\.corrupt-\d+(-\d+)?\.json$/.test(name))
+    .sort((a, b) => time(b) - time(a) || b.localeCompare(a))
+    .slice(keep);
+}
+
+/**
  * Moves an unreadable file aside as `<name>.corrupt-<time>.json` (never over an existing one) and
  * says where. Returns undefined when the file could not be moved either (it is then left in place).
  */

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Attachment } from '../../core/chat/attachments';
-import { IMAGE_MIME_TYPES } from '../../core/chat/attachments';
+import { binarySizeProblem, IMAGE_MIME_TYPES } from '../../core/chat/attachments';
 import { notify } from '../notify';
 import type { AttachmentTray } from './attachments';
 import {
@@ -73,14 +73,10 @@ export async function attachUris(deps: AttachmentCommandDeps, uris: readonly vsc
     try {
       const mime = imageTypeOf(uri);
       if (mime) attachments.push(await imageFromUri(deps, uri, mime));
-      else if (isPdfUri(uri))
-        attachments.push(
-          await deps.tray.storePdf(
-            uri.path.split('/').pop() ?? 'document.pdf',
-            await vscode.workspace.fs.readFile(uri),
-          ),
-        );
-      else attachments.push(await fileAttachment(uri));
+      else if (isPdfUri(uri)) {
+        const name = uri.path.split('/').pop() ?? 'document.pdf';
+        attachments.push(await deps.tray.storePdf(name, await readWithin(uri, 'pdf', name)));
+      } else attachments.push(await fileAttachment(uri));
     } catch (error) {
       problems.push(error instanceof Error ? error.message : String(error));
     }
@@ -93,7 +89,14 @@ async function imageFromUri(deps: AttachmentCommandDeps, uri: vscode.Uri, mime: 
   const allowed = await deps.imagesAllowed();
   if (!allowed.ok) throw new Error(allowed.reason);
   const name = uri.path.split('/').pop() ?? 'image';
-  return deps.tray.storeImage(name, mime, await vscode.workspace.fs.readFile(uri));
+  return deps.tray.storeImage(name, mime, await readWithin(uri, 'image', name));
+}
+
+/** A file's bytes, after its size says it can be attached: a huge file is never read into memory. */
+async function readWithin(uri: vscode.Uri, kind: 'image' | 'pdf', name: string): Promise<Uint8Array> {
+  const tooLarge = binarySizeProblem(kind, name, (await vscode.workspace.fs.stat(uri)).size);
+  if (tooLarge) throw new Error(tooLarge);
+  return vscode.workspace.fs.readFile(uri);
 }
 
 /** `gateway.addImageToChat [uri]`: a PNG, JPEG, WebP or GIF image, given or picked. */

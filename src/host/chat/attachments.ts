@@ -1,9 +1,8 @@
 import * as vscode from 'vscode';
 import {
+  binarySizeProblem,
   IMAGE_MIME_TYPES,
   IMAGE_TOKENS,
-  MAX_IMAGE_BYTES,
-  MAX_PDF_BYTES,
   MAX_TEXT_ATTACHMENT_BYTES,
   PDF_MIME_TYPE,
   estimatePdfTokens,
@@ -60,20 +59,16 @@ export class AttachmentTray extends Disposable {
   async storeImage(name: string, mimeType: string, bytes: Uint8Array): Promise<Attachment> {
     if (!IMAGE_MIME_TYPES.includes(mimeType))
       throw new Error(`${name} is not a PNG, JPEG, WebP or GIF image.`);
-    if (bytes.length > MAX_IMAGE_BYTES)
-      throw new Error(
-        `${name} is ${formatBytes(bytes.length)}; images up to ${formatBytes(MAX_IMAGE_BYTES)} can be attached.`,
-      );
+    const tooLarge = binarySizeProblem('image', name, bytes.length);
+    if (tooLarge) throw new Error(tooLarge);
     const { id, file } = await this.keep('img', mimeType.slice('image/'.length), bytes);
     return { id, kind: 'image', name, mimeType, file, bytes: bytes.length, tokens: IMAGE_TOKENS };
   }
 
   /** Keeps a PDF's bytes in storage, sent as a `file` part (the gateway parses it for models that cannot). */
   async storePdf(name: string, bytes: Uint8Array): Promise<Attachment> {
-    if (bytes.length > MAX_PDF_BYTES)
-      throw new Error(
-        `${name} is ${formatBytes(bytes.length)}; PDFs up to ${formatBytes(MAX_PDF_BYTES)} can be attached.`,
-      );
+    const tooLarge = binarySizeProblem('pdf', name, bytes.length);
+    if (tooLarge) throw new Error(tooLarge);
     if (!isPdf(bytes)) throw new Error(`${name} is not a PDF file.`);
     const { id, file } = await this.keep('pdf', 'pdf', bytes);
     return {

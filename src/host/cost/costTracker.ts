@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import type { Generation } from '../../api/types';
-import { CostLedger, dayKey, KEEP_DAYS, sumDay } from '../../core/cost/costLedger';
+import { CostLedger, dayKey, readLedgerFile, sumDay } from '../../core/cost/costLedger';
 import type { CostSource, DayCosts } from '../../core/cost/costLedger';
 import { GenerationLookup } from '../../core/cost/generationLookup';
-import { describeError, isAsideName, keepAside } from '../../core/storage/storeFiles';
+import { asideOverflow, describeError, isAsideName, keepAside } from '../../core/storage/storeFiles';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
@@ -19,13 +19,16 @@ export interface TodayCosts {
 
 const FILE_PREFIX = 'window-';
 const POLL_MS = 3000;
+/** Unreadable ledger files kept aside, newest first; older ones are deleted. */
+const KEEP_ASIDE = 5;
 
 /**
  * What the gateway cost today, across every window and every feature. Each window records into a
  * ledger file of its own (`window-<id>.json`, written atomically and in order; a failed write is
  * logged and the next cost writes the whole ledger again), so no window ever overwrites another's
  * figures; today's total is the sum over all the files, read again when another window writes. An
- * unreadable file is kept aside and left out.
+ * unreadable file is kept aside (the newest few of them) and left out; a file of a newer version
+ * (a window already updated) is left alone and out; a file whose days are all past is deleted.
  * Nothing is read or written until the first cost or the first look at the total.
  *
  * Also finds the cost of replies whose stream carried none (`/v1/generation`).
@@ -39,6 +42,10 @@ export class CostTracker extends Disposable {
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
   private saving: Promise<void> = Promise.resolve();
   private stamp: string | undefined;
+  /** Newer-version files already logged, so each is said once. */
+  private readonly newerLogged = new Set<string>();
+  /** Counts reloads, so one that started earlier never replaces what a later one read. */
+  private reloads = 0;
   private readonly lookup: GenerationLookup;
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   /** Fires when today's figures change (a cost here, or another window's file). */
@@ -136,7 +143,7 @@ export class CostTracker extends Disposable {
       const entries = await vscode.workspace.fs.readDirectory(this.folder.uri);
       const names = entries
         .map(([name]) => name)
-        .filter((name) => name !== this.ownFile && name.startsWith(FILE_PREFIX));
+        .filter((name) => name !== this.ownFile && name.startsWith(FILE_PREFIX) && !isAsideName(name));
       const stamps = await Promise.all(
         names.map(async (name) => {
           const stat = await vscode.workspace.fs.stat(this.folder.fileUri(name));
@@ -144,7 +151,8 @@ export class CostTracker extends Disposable {
         }),
       );
       const stamp = stamps.sort().join('|');
-      if (this.stamp !== undefined && stamp !== this.stamp) void this.reload();
+      // The first look reads too: a file written between the first load and it would be missed.
+      if (stamp !== this.stamp) void this.reload();
       this.stamp = stamp;
     } catch {
       // No folder yet, or a file went away while we looked: the next look will tell.
@@ -152,8 +160,8 @@ export class CostTracker extends Disposable {
   }
 
   private async reload(): Promise<void> {
+    const ticket = ++this.reloads;
     const others = new Map<string, CostLedger>();
-    const oldest = dayKey(Date.now() - KEEP_DAYS * 86_400_000);
     let names: string[];
     try {
       names = await this.folder.list();
@@ -161,24 +169,24 @@ export class CostTracker extends Disposable {
       this.logger.warn(`Today's cost from other windows could not be read: ${describeError(error)}`);
       return;
     }
+    let keptAside = false;
     for (const name of names) {
       if (name === this.ownFile || !name.startsWith(FILE_PREFIX) || !name.endsWith('.json')) continue;
       if (isAsideName(name)) continue;
-      const ledger = await this.readLedger(name);
-      if (!ledger) continue;
-      const newest = ledger.newestDay();
+      const file = await this.readLedger(name);
+      if (file?.kind === 'current') others.set(name, file.ledger);
       // A window long closed: its file is of no more use to anyone.
-      if (newest === undefined || newest < oldest) {
-        await this.folder.delete(name).catch(() => undefined);
-        continue;
-      }
-      others.set(name, ledger);
+      else if (file?.kind === 'stale') await this.folder.delete(name).catch(() => undefined);
+      else if (file?.kind === 'unreadable') keptAside = true;
     }
+    if (keptAside) await this.dropOldAside();
+    // A later reload listed the files after this one: its figures are the newer ones.
+    if (ticket !== this.reloads) return;
     this.others = others;
     if (!this.isDisposed) this.changed.fire();
   }
 
-  private async readLedger(name: string): Promise<CostLedger | undefined> {
+  private async readLedger(name: string): Promise<ReturnType<typeof readLedgerFile> | undefined> {
     let text: string | undefined;
     try {
       text = await this.folder.read(name);
@@ -187,12 +195,25 @@ export class CostTracker extends Disposable {
       return undefined;
     }
     if (text === undefined) return undefined;
-    const { ledger, problem } = CostLedger.decode(text);
-    if (!problem) return ledger;
-    const kept = await keepAside(this.folder, name, problem);
+    const file = readLedgerFile(text, Date.now());
+    if (file.kind === 'newer' && !this.newerLogged.has(name)) {
+      this.newerLogged.add(name);
+      this.logger.info(
+        `Cost file ${name} is from a newer version of the extension: left out of today's total.`,
+      );
+    }
+    if (file.kind !== 'unreadable') return file;
+    const kept = await keepAside(this.folder, name, file.problem);
     this.logger.warn(
-      `Cost file ${name} was left out of today's total: ${problem}${kept ? `; it was kept as ${kept.keptAs}` : ''}.`,
+      `Cost file ${name} was left out of today's total: ${file.problem}${kept ? `; it was kept as ${kept.keptAs}` : ''}.`,
     );
-    return undefined;
+    return file;
+  }
+
+  /** Deletes all but the newest few ledger files kept aside, so they never pile up. */
+  private async dropOldAside(): Promise<void> {
+    const names = await this.folder.list().catch(() => []);
+    for (const name of asideOverflow(names, FILE_PREFIX, KEEP_ASIDE))
+      await this.folder.delete(name).catch(() => undefined);
   }
 }

@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { modelEndpointsPath } from '../../../src/api/client';
 import { GatewayError } from '../../../src/api/errors';
 import { parseCatalog } from '../../../src/core/catalog/catalogCodec';
 import { parseCredits } from '../../../src/core/catalog/creditsCodec';
@@ -34,6 +36,41 @@ describe('client: model catalog and credits', () => {
     await assert.rejects(
       client.listModelEndpoints('openai/gpt-4o-mini'),
       (e: unknown) => GatewayError.is(e) && e.status === 404,
+    );
+  });
+
+  it('never lets a model id climb out of the models path (`.`/`..` segments are refused, nothing sent)', async () => {
+    const { client } = makeClient(ctx.sim);
+    const before = ctx.sim.requests.length;
+    for (const id of ['openai/../../key', '../key', 'openai/.', 'a//b', 'openai/..'])
+      await assert.rejects(
+        client.listModelEndpoints(id),
+        (e: unknown) => GatewayError.is(e) && e.kind === 'config',
+        id,
+      );
+    assert.equal(ctx.sim.requests.length, before, 'nothing was sent');
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom('.', '..', '%2e', '', 'a', '?x', '#'), fc.string()), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        (segments) => {
+          const path = modelEndpointsPath(segments.join('/'));
+          if (path === undefined) return;
+          const url = new URL(`https://gw.example/api${path}`);
+          assert.ok(
+            url.pathname.startsWith('/api/v1/models/') && url.pathname.endsWith('/endpoints'),
+            url.pathname,
+          );
+          assert.equal(
+            url.pathname.split('/').length,
+            segments.join('/').split('/').length + 5,
+            url.pathname,
+          );
+          assert.equal(url.search + url.hash, '');
+        },
+      ),
     );
   });
 

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { parseGeneration, parseUsage } from '../../../src/api/chatChunks';
 import { GatewayError } from '../../../src/api/errors';
 import { MAX_USD } from '../../../src/api/fields';
+import { MAX_TOKEN_COUNT } from '../../../src/api/types';
 import { ProblemReporter } from '../../../src/api/problems';
 import { redactError } from '../../../src/api/redact';
 import { creditsPageUrl } from '../../../src/core/catalog/creditsCodec';
@@ -15,7 +16,8 @@ import type { GatewayDataProblem } from '../../../src/api/types';
 import { collect, makeClient, userRequest, withSimulator } from './helpers';
 
 const isCount = (value: unknown): boolean =>
-  value === undefined || (typeof value === 'number' && Number.isInteger(value) && value >= 0);
+  value === undefined ||
+  (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_TOKEN_COUNT);
 const isUsd = (value: unknown, negative = false): boolean =>
   value === undefined ||
   (typeof value === 'number' &&
@@ -72,6 +74,13 @@ describe('usage: the whole object by type', () => {
       'chat.usage.prompt_tokens_details.cache_write_tokens',
       'chat.usage.prompt_tokens_details.cached_tokens',
     ]);
+  });
+
+  it('refuses a token count beyond any real one', () => {
+    assert.equal(parseUsage({ prompt_tokens_details: { cached_tokens: 1e300 } }), undefined);
+    assert.deepEqual(parseUsage({ prompt_tokens: MAX_TOKEN_COUNT, completion_tokens: MAX_TOKEN_COUNT + 1 }), {
+      prompt_tokens: MAX_TOKEN_COUNT,
+    });
   });
 
   it('refuses a cost beyond any real one', () => {

@@ -2,6 +2,9 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
   attachToMessages,
+  binarySizeProblem,
+  MAX_IMAGE_BYTES,
+  MAX_PDF_BYTES,
   fencedBlock,
   estimateContext,
   parseAttachments,
@@ -169,5 +172,20 @@ describe('attachments', () => {
         'no attachment of a left-out turn',
       );
     });
+  });
+});
+
+describe('attachments: images and PDFs over the cap are refused by their size alone', () => {
+  it('says how large the file is and what the cap is, before anything is read', () => {
+    assert.equal(binarySizeProblem('pdf', 'spec.pdf', MAX_PDF_BYTES), undefined);
+    assert.equal(binarySizeProblem('image', 'a.png', MAX_IMAGE_BYTES), undefined);
+    assert.equal(
+      binarySizeProblem('pdf', 'big.pdf', 3 * 1024 ** 3),
+      'big.pdf is 3072.0 MB; PDFs up to 20.0 MB can be attached.',
+    );
+    assert.equal(
+      binarySizeProblem('image', 'a.png', MAX_IMAGE_BYTES + 1),
+      'a.png is 20.0 MB; images up to 20.0 MB can be attached.',
+    );
   });
 });

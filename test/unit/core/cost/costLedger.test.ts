@@ -5,9 +5,12 @@ import {
   CostLedger,
   dayKey,
   KEEP_DAYS,
+  isDayKey,
   MAX_RECORDED_USD,
+  readLedgerFile,
   sumDay,
 } from '../../../../src/core/cost/costLedger';
+import { asideOverflow } from '../../../../src/core/storage/storeFiles';
 import type { CostSource } from '../../../../src/core/cost/costLedger';
 
 const NOON = new Date(2026, 10, 25, 12, 0, 0).getTime();
@@ -47,7 +50,7 @@ describe("cost ledger: today's cost by source, per window", () => {
   });
 
   it('says what is wrong with a file that is not a ledger, without throwing', () => {
-    for (const text of ['', '{', 'null', '[]', '{"version":1}', '{"version":2,"days":{}}', '"x"'])
+    for (const text of ['', '{', 'null', '[]', '{"version":1}', '{"version":0,"days":{}}', '"x"'])
       assert.ok(CostLedger.decode(text).problem, text);
     const odd = CostLedger.decode(
       JSON.stringify({
@@ -57,6 +60,82 @@ describe("cost ledger: today's cost by source, per window", () => {
     );
     assert.equal(odd.problem, undefined, 'odd entries are skipped, not the whole file');
     assert.deepEqual(sumDay([odd.ledger], '2026-11-25'), { total: 0.5, bySource: { media: 0.5 } });
+  });
+
+  it('keeps aside a file with days of which none read, deletes only a file whose days are all past, and leaves a newer version be', () => {
+    // Another window's figures in a shape we cannot read: never deleted, kept aside.
+    const unreadable = JSON.stringify({
+      version: 1,
+      days: { '2026-11-25': { panel: '0.5', vscodeChat: -1 } },
+    });
+    assert.equal(CostLedger.decode(unreadable).problem, 'none of its days could be read');
+    assert.deepEqual(readLedgerFile(unreadable, NOON), {
+      kind: 'unreadable',
+      problem: 'none of its days could be read',
+    });
+    // Not a real day: not a day at all.
+    assert.equal(
+      readLedgerFile(JSON.stringify({ version: 1, days: { '2026-13-99': { panel: 1 } } }), NOON).kind,
+      'unreadable',
+    );
+    for (const key of ['2026-13-01', '2026-02-30', '2026-00-10', '2026-11-31', '26-11-25', '2026-11-25 '])
+      assert.equal(isDayKey(key), false, key);
+    for (const key of ['2026-11-25', '2028-02-29', '2026-12-31']) assert.ok(isDayKey(key), key);
+    const old = new CostLedger();
+    old.record('panel', 1, NOON - (KEEP_DAYS + 2) * DAY);
+    assert.equal(readLedgerFile(old.encode(), NOON).kind, 'stale');
+    assert.equal(readLedgerFile('{"version":1,"days":{}}', NOON).kind, 'stale');
+    old.record('media', 1, NOON);
+    assert.equal(readLedgerFile(old.encode(), NOON).kind, 'current');
+    assert.equal(
+      readLedgerFile('{"version":2,"days":{"2026-11-25":{"panel":{"usd":1}}}}', NOON).kind,
+      'newer',
+    );
+    assert.equal(readLedgerFile('{"version":2}', NOON).kind, 'newer');
+  });
+
+  it('keeps only the newest few set-aside ledger files', () => {
+    const names = [
+      'window-a.json',
+      'window-a.corrupt-100.json',
+      'window-a.corrupt-300.json',
+      'window-b.corrupt-200-1.json',
+      'window-c.corrupt-50.json',
+      'window-c.json.tmp-x',
+      'conversations.corrupt-1.json',
+    ];
+    assert.deepEqual(asideOverflow(names, 'window-', 2), [
+      'window-a.corrupt-100.json',
+      'window-c.corrupt-50.json',
+    ]);
+    assert.deepEqual(asideOverflow(names, 'window-', 5), []);
+  });
+
+  it('any file text: never throws, and a file with a readable recent day is never deleted (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+        ),
+        (text) => {
+          const file = readLedgerFile(text, NOON);
+          if (file.kind === 'stale')
+            assert.equal(CostLedger.decode(text).ledger.day(dayKey(NOON)).panel, undefined);
+        },
+      ),
+    );
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.constantFrom(...COST_SOURCES),
+        fc.double({ min: 1e-6, max: 100, noNaN: true }),
+        (days, source, cost) => {
+          const text = JSON.stringify({ version: 1, days: { ...days, [dayKey(NOON)]: { [source]: cost } } });
+          assert.equal(readLedgerFile(text, NOON).kind, 'current');
+        },
+      ),
+    );
   });
 
   it('loses and invents nothing: the total is the sum of what was recorded (property)', () => {

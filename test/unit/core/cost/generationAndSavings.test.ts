@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { GatewayError } from '../../../../src/api/errors';
+import { MAX_USD } from '../../../../src/api/types';
 import type { Generation } from '../../../../src/api/types';
 import {
   GENERATION_DELAYS_MS,
@@ -112,6 +113,26 @@ describe('reply cost: usage for the footer, savings from the catalog prices', ()
     assert.equal(cacheSavings({ cachedTokens: 0 }, pricing), undefined);
     assert.equal(cacheSavings({ cachedTokens: 10 }, { prompt: 1e-6, completion: 1e-6 }), undefined);
     assert.equal(cacheSavings({ cachedTokens: 10 }, undefined), undefined);
+  });
+
+  it('never prices a saving past MAX_USD, whatever the counts and prices', () => {
+    assert.equal(cacheSavings({ cachedTokens: 1e300 }, pricing), MAX_USD);
+    assert.equal(cacheSavings({ cacheWriteTokens: 1e300 }, pricing), -MAX_USD);
+    fc.assert(
+      fc.property(
+        fc.record({ cachedTokens: fc.double({ min: 0 }), cacheWriteTokens: fc.double({ min: 0 }) }),
+        fc.record({
+          prompt: fc.double({ min: 0 }),
+          completion: fc.double({ min: 0 }),
+          cacheRead: fc.double({ min: 0 }),
+          cacheWrite: fc.double({ min: 0 }),
+        }),
+        (usage, prices) => {
+          const saved = cacheSavings(usage, prices);
+          assert.ok(saved === undefined || (Number.isFinite(saved) && Math.abs(saved) <= MAX_USD));
+        },
+      ),
+    );
   });
 
   it("fills what the stream left out from the generation record; the gateway's discount wins", () => {

@@ -9,7 +9,53 @@ const RUNS = 2000;
 const settings = { reasoningEffort: 'default' as const, provider: undefined, plugins: [] };
 
 describe("VS Code's chat: the caller's modelOptions and the model's efforts", () => {
-  it('reads the known options by type and passes the rest through as JSON', () => {
+  it('passes only the sampling options it checks: never provider, plugins, fallback models or anything else', () => {
+    const request = buildLmRequest({
+      model: 'a/b',
+      messages: [],
+      settings: { ...settings, provider: { data_collection: 'deny', zdr: true }, plugins: [{ id: 'pdf' }] },
+      modelOptions: {
+        provider: { data_collection: 'allow' },
+        plugins: [{ id: 'web' }],
+        models: ['evil/model'],
+        route: 'fallback',
+        transforms: ['middle-out'],
+        n: 8,
+        usage: { include: false },
+        stream_options: { include_usage: false },
+        user: 'someone',
+        max_completion_tokens: 1e12,
+        top_k: 40,
+        stop: ['END'],
+        seed: 7,
+        frequency_penalty: 0.5,
+        presence_penalty: -0.5,
+        response_format: { type: 'json_schema', json_schema: { name: 'x' } },
+      },
+    });
+    assert.deepEqual(request, {
+      model: 'a/b',
+      messages: [],
+      stream: true,
+      provider: { data_collection: 'deny', zdr: true },
+      plugins: [{ id: 'pdf' }],
+      top_k: 40,
+      stop: ['END'],
+      seed: 7,
+      frequency_penalty: 0.5,
+      presence_penalty: -0.5,
+    });
+    assert.deepEqual(
+      lmOptionFields({ max_completion_tokens: 300, response_format: { type: 'json_object' } }, {}),
+      {
+        max_tokens: 300,
+        response_format: { type: 'json_object' },
+      },
+    );
+    assert.deepEqual(lmOptionFields({ stop: ['a', 'b', 'c', 'd', 'e'], seed: 1.5, top_k: -1 }, {}), {});
+  });
+
+  it('reads the known options by type', () => {
     assert.deepEqual(
       lmOptionFields(
         {
@@ -24,7 +70,6 @@ describe("VS Code's chat: the caller's modelOptions and the model's efforts", ()
         undefined,
       ),
       {
-        transforms: ['middle-out'],
         temperature: 0.5,
         top_p: 0.9,
         max_tokens: 100,
@@ -80,7 +125,7 @@ describe("VS Code's chat: the caller's modelOptions and the model's efforts", ()
     assert.deepEqual(modelEfforts(textOnly), []);
   });
 
-  it(`never throws, never replaces the request's own fields, and keeps types (property, ${RUNS} cases)`, () => {
+  it(`never throws, never replaces the request's own fields, passes only what it checks, and keeps types (property, ${RUNS} cases)`, () => {
     const optionLike = fc.oneof(
       fc.jsonValue(),
       fc.record(
@@ -100,6 +145,13 @@ describe("VS Code's chat: the caller's modelOptions and the model's efforts", ()
           messages: fc.jsonValue(),
           stream: fc.jsonValue(),
           tools: fc.jsonValue(),
+          provider: fc.jsonValue(),
+          plugins: fc.jsonValue(),
+          models: fc.jsonValue(),
+          route: fc.jsonValue(),
+          n: fc.jsonValue(),
+          stop: fc.jsonValue(),
+          response_format: fc.jsonValue(),
         },
         { requiredKeys: [] },
       ),
@@ -122,6 +174,16 @@ describe("VS Code's chat: the caller's modelOptions and the model's efforts", ()
           assert.equal(request.stream, true);
           assert.deepEqual(request.messages, []);
           assert.equal(request.tools, undefined);
+          const allowed = ['model', 'messages', 'stream', 'temperature', 'top_p', 'top_k', 'max_tokens'];
+          allowed.push(
+            'stop',
+            'seed',
+            'frequency_penalty',
+            'presence_penalty',
+            'response_format',
+            'reasoning',
+          );
+          for (const key of Object.keys(request)) assert.ok(allowed.includes(key), `${key} passed through`);
           if (request.temperature !== undefined)
             assert.ok(request.temperature >= 0 && request.temperature <= 2);
           if (request.max_tokens !== undefined) assert.ok(Number.isSafeInteger(request.max_tokens));

@@ -3,6 +3,9 @@ import fc from 'fast-check';
 import { parseHostMessage, parseTurn } from '../../../../src/core/protocol/chatProtocol';
 import type { HostMessage, Turn } from '../../../../src/core/protocol/chatProtocol';
 import { isCardSource } from '../../../../src/core/protocol/mediaCardProtocol';
+import { MAX_TOKEN_COUNT, MAX_USD } from '../../../../src/api/types';
+import { toMarkdown } from '../../../../src/core/chat/conversation';
+import { chatTotals } from '../../../../src/core/cost/replyCost';
 
 const FUZZ_RUNS = 2000;
 /** Anything JSON can carry, kept shallow so thousands of cases stay quick. */
@@ -226,6 +229,69 @@ describe('host messages: parsed by type in the webview', function () {
     assert.deepEqual(
       parseTurn(goodAssistant, () => assert.fail('nothing to report')),
       goodAssistant,
+    );
+  });
+
+  it('drops usage figures out of range: a negative cost or count, a cost past any real one', () => {
+    const problems: string[] = [];
+    const turn = parseTurn(
+      {
+        ...goodAssistant,
+        usage: { cost: -5, cachedTokens: -5, promptTokens: 1e300, cacheSavings: 9e299, completionTokens: 7 },
+      },
+      (path) => problems.push(path),
+    );
+    assert.deepEqual(turn && 'usage' in turn && turn.usage, { completionTokens: 7 });
+    assert.deepEqual(problems.sort(), [
+      'turn.usage.cacheSavings',
+      'turn.usage.cachedTokens',
+      'turn.usage.cost',
+      'turn.usage.promptTokens',
+    ]);
+    const huge = parseTurn({ ...goodAssistant, usage: { cost: 1e308 } }, () => undefined) as Turn;
+    const markdown = toMarkdown({ id: 'c', title: 'T', createdAt: 0, updatedAt: 0, turns: [huge, huge] });
+    assert.doesNotMatch(markdown, /\$\d+(\.\d+)?e\+|Infinity|NaN/);
+  });
+
+  it(`any stored usage: every figure finite, in its range, and the totals too (property, ${FUZZ_RUNS} cases)`, () => {
+    const figure = fc.oneof(
+      fc.double(),
+      fc.constantFrom(1e308, -5, -0, 1e300, MAX_USD, MAX_TOKEN_COUNT + 1),
+      fc.nat(),
+      anyJson,
+    );
+    const usageLike = fc.dictionary(
+      fc.constantFrom(
+        'promptTokens',
+        'completionTokens',
+        'reasoningTokens',
+        'totalTokens',
+        'cost',
+        'cachedTokens',
+        'cacheWriteTokens',
+        'cacheSavings',
+      ),
+      figure,
+    );
+    fc.assert(
+      fc.property(fc.array(usageLike, { maxLength: 6 }), (usages) => {
+        const turns = usages.map(
+          (usage) => parseTurn({ ...goodAssistant, usage }, () => undefined) as Turn & { usage?: object },
+        );
+        for (const turn of turns)
+          for (const [name, value] of Object.entries(turn.usage ?? {})) {
+            assert.ok(Number.isFinite(value), name);
+            if (name === 'cacheSavings') assert.ok(Math.abs(value as number) <= MAX_USD, name);
+            else if (name === 'cost') assert.ok(value >= 0 && value <= MAX_USD, name);
+            else assert.ok(value >= 0 && value <= MAX_TOKEN_COUNT, name);
+          }
+        const totals = chatTotals(turns.map((turn) => turn.usage));
+        assert.ok(totals.cost === undefined || (Number.isFinite(totals.cost) && totals.cost >= 0));
+        assert.ok(totals.saved === undefined || Number.isFinite(totals.saved));
+        const markdown = toMarkdown({ id: 'c', title: 'T', createdAt: 0, updatedAt: 0, turns });
+        assert.doesNotMatch(markdown, /Infinity|NaN|\$-/);
+      }),
+      { numRuns: FUZZ_RUNS },
     );
   });
 
