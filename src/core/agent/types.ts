@@ -1,0 +1,167 @@
+/**
+ * The agent loop's shared vocabulary: what a tool is, what a call looks like at each moment of
+ * its life, what the user is asked to approve, and what a finished step keeps. Pure types and
+ * constants: the core loop (`agentLoop.ts`), the host's tool sources (`src/host/agent/`), the
+ * chat protocol and the webview all speak it.
+ */
+
+/** Where a tool comes from; the tool picker has one toggle per source. */
+export interface ToolSource {
+  kind: 'builtin' | 'mcp' | 'extension';
+  /** `gateway` for our own set, the MCP server's name, or the extension's id. */
+  id: string;
+  /** What the picker and the cards call it. */
+  label: string;
+}
+
+/** A tool as the model is told of it, and as the host decides about it. */
+export interface ToolSpec {
+  /** The name the model calls (`^[A-Za-z0-9_-]{1,64}$`, unique in one request). */
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+  source: ToolSource;
+  /**
+   * Reads inside the workspace and nothing else: runs without asking, and may run in parallel
+   * with the other read-only calls of the same reply. Everything else asks first and runs alone.
+   */
+  readOnly: boolean;
+}
+
+/** What the user sees before approving, exactly as it will run. All of it is shown as inert text. */
+export type Confirmation =
+  | { kind: 'command'; command: string; cwd: string; timeoutSeconds: number }
+  | {
+      kind: 'edit';
+      /** Workspace-relative path, forward slashes. */
+      path: string;
+      /** The file does not exist yet. */
+      created: boolean;
+      /** A unified diff of the change (shown in the card; the editor's diff opens beside it). */
+      diff: string;
+    }
+  | {
+      kind: 'tool';
+      name: string;
+      /** The source's label: an MCP server or an extension. */
+      source: string;
+      /** The full arguments, pretty-printed JSON. */
+      arguments: string;
+    };
+
+/** A file a call changed, with what it held before: what *Undo this turn* puts back. */
+export interface FileChange {
+  /** Workspace-relative path, forward slashes (of the folder `folder`, when there are several). */
+  path: string;
+  /** The workspace folder's index. */
+  folder: number;
+  /** The text before the turn first changed it; `null`: the turn created the file. */
+  before: string | null;
+  /** The text the turn left (to see whether the user changed it since). */
+  after: string;
+}
+
+/** What a tool gives back. `text` goes to the model as the `tool` message, capped. */
+export interface ToolOutput {
+  text: string;
+  /** The tool failed: the text says why, and the model is told so. */
+  isError?: boolean;
+  /** Files this call changed (edits and created files), for *Undo this turn*. */
+  changes?: FileChange[];
+}
+
+/** A call checked and ready: what the user must approve (if anything), and how to run it. */
+export interface PreparedCall {
+  /** Absent: nothing to confirm (a read inside the workspace). */
+  confirmation?: Confirmation;
+  /** Where the host can show an edit in the editor's diff before approval. */
+  preview?: { path: string; folder: number; before: string; after: string };
+  run(signal: AbortSignal): Promise<ToolOutput>;
+}
+
+/**
+ * The tools one turn may use. `prepare` checks the arguments and works out what would run; it
+ * throws `ToolInputError` for arguments that are wrong (the message goes back to the model).
+ */
+export interface ToolSet {
+  specs(): readonly ToolSpec[];
+  prepare(name: string, args: unknown, signal: AbortSignal): Promise<PreparedCall>;
+}
+
+/** Arguments a tool cannot take; its message goes back to the model as the call's result. */
+export class ToolInputError extends Error {
+  override readonly name = 'ToolInputError';
+}
+
+export type ToolCallState = 'awaitingApproval' | 'running' | 'done' | 'failed' | 'denied' | 'cancelled';
+
+/** The user's answer to a confirmation. */
+export type ApprovalChoice = 'once' | 'chat' | 'always' | 'deny';
+
+export interface ApprovalDecision {
+  choice: ApprovalChoice;
+  /** With `deny`: why, in the user's words; it goes back to the model. */
+  reason?: string;
+}
+
+/** One call of a step, as the card shows it and as the history keeps it. */
+export interface ToolCallRecord {
+  /** The `tool_call_id` the model sent (one is made up when it sent none). */
+  id: string;
+  name: string;
+  /** The arguments exactly as the model sent them (JSON text, maybe invalid). */
+  arguments: string;
+  state: ToolCallState;
+  /** The source's label, when the tool is known. */
+  source?: string;
+  /** Epoch ms the call started running, and how long it ran. */
+  startedAt?: number;
+  durationMs?: number;
+  /** Exactly what went back to the model as the `tool` message. */
+  result?: string;
+  /** What was (or is being) asked of the user. */
+  confirmation?: Confirmation;
+  /** The user's reason for denying, as the model was told. */
+  reason?: string;
+}
+
+/** One round of the loop: the model's text, then the calls it made and their results. */
+export interface AgentStep {
+  content: string;
+  reasoning?: string;
+  calls: ToolCallRecord[];
+  /**
+   * The reply's `reasoning_details` (Gemini's `thought_signature` among them), echoed back on
+   * the assistant message as the gateway sent them.
+   */
+  reasoningDetails?: unknown[];
+}
+
+/** The turn's running totals, shown live while the loop runs. */
+export interface AgentProgress {
+  steps: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Credits (USD) spent by the turn's requests so far, where the gateway said. */
+  cost?: number;
+}
+
+/** The per-chat tool picker's state: which sources are off (all are on by default). */
+export interface AgentToolChoices {
+  /** Tools of the chat are off altogether (a plain chat). */
+  off?: boolean;
+  /** Source ids switched off in this chat. */
+  disabledSources?: string[];
+}
+
+/** Limits and caps of the loop. */
+export const AGENT_DEFAULT_MAX_STEPS = 25;
+/** The same call (name and arguments) this many times in a row pauses the loop and asks. */
+export const AGENT_REPEAT_LIMIT = 3;
+/** Longest tool result sent to the model, in characters (the rest is cut with a note). */
+export const MAX_TOOL_RESULT_CHARS = 32_000;
+/** Longest tool result kept for the card (the model's copy is kept in full up to the cap above). */
+export const MAX_CARD_RESULT_CHARS = 8_000;
+/** Most calls one reply may make that are run; the rest are answered "not run". */
+export const MAX_CALLS_PER_STEP = 128;
