@@ -11,6 +11,8 @@ export interface ChatMessage {
   name?: string;
   tool_call_id?: string;
   tool_calls?: ToolCall[];
+  /** The reply's reasoning details, echoed back with its tool calls (Gemini's thought signatures). */
+  reasoning_details?: unknown[];
 }
 
 /** The body of `POST /v1/chat/completions`. Every field that is set is sent untouched. */

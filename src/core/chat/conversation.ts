@@ -2,6 +2,7 @@
  * Conversations as they are stored and shown. Pure: no `vscode`, so it is unit-tested in Node.
  */
 import type { ChatMessage } from '../../api/types';
+import type { AgentStep, FileChange, ToolCallRecord } from '../agent/types';
 import type {
   AssistantTurn,
   ConversationSummary,
@@ -17,6 +18,8 @@ export interface Conversation {
   createdAt: number;
   updatedAt: number;
   turns: Turn[];
+  /** What each agent turn changed in the workspace, by turn id: what *Undo this turn* restores. */
+  changes?: Record<string, FileChange[]>;
 }
 
 let counter = 0;
@@ -84,10 +87,60 @@ export function toApiMessages(turns: readonly Turn[], systemPrompt: string): Cha
   if (systemPrompt.trim()) messages.push({ role: 'system', content: systemPrompt });
   for (const turn of turns) {
     if (turn.leftOut) continue;
-    if (turn.role === 'user') messages.push({ role: 'user', content: turn.content });
-    else if (turn.content.trim() !== '') messages.push({ role: 'assistant', content: turn.content });
+    if (turn.role === 'user') {
+      messages.push({ role: 'user', content: turn.content });
+      continue;
+    }
+    for (const step of turn.steps ?? []) messages.push(...stepMessages(step));
+    if (turn.content.trim() !== '') messages.push({ role: 'assistant', content: turn.content });
   }
   return messages;
+}
+
+/** What a call that did not run (stopped, or cut off when its window closed) tells the model. */
+export function notRunResult(call: ToolCallRecord): string {
+  if (call.state === 'denied')
+    return `The user denied this call.${call.reason ? ` Their reason: ${call.reason}` : ''}`;
+  return 'This call was not run: the user stopped the turn.';
+}
+
+/** The arguments as sent back: the model's own text when it is a JSON object, else `{}`. */
+function sentArguments(text: string): string {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return text;
+  } catch {
+    // Not JSON: the call's result already told the model so.
+  }
+  return '{}';
+}
+
+/**
+ * One round of the loop as the gateway saw it: the assistant's message with its tool calls, then
+ * one `tool` message for each call, in order. Every call is answered, even one that never ran:
+ * a provider refuses a history with an unanswered `tool_call_id`.
+ */
+export function stepMessages(step: AgentStep): ChatMessage[] {
+  if (step.calls.length === 0)
+    return step.content.trim() ? [{ role: 'assistant', content: step.content }] : [];
+  const assistant: ChatMessage = {
+    role: 'assistant',
+    content: step.content || null,
+    tool_calls: step.calls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: sentArguments(call.arguments) },
+    })),
+  };
+  if (step.reasoningDetails?.length) assistant.reasoning_details = step.reasoningDetails;
+  return [
+    assistant,
+    ...step.calls.map((call): ChatMessage => ({
+      role: 'tool',
+      tool_call_id: call.id,
+      content: call.result ?? notRunResult(call),
+    })),
+  ];
 }
 
 export function summarize(c: Conversation): ConversationSummary {

@@ -7,6 +7,9 @@
  */
 import { isRecord } from '../../api/json';
 import { parseTurn } from '../protocol/chatProtocol';
+import { parseFileChange } from '../protocol/agentProtocol';
+import type { FileChange } from '../agent/types';
+import { MAX_TOOL_RESULT_CHARS } from '../agent/types';
 import type { ConversationSummary, Turn, TurnStatus, UserTurn } from '../protocol/chatProtocol';
 import { isValidId } from '../storage/storeFiles';
 import { parseAttachments } from './attachments';
@@ -43,11 +46,16 @@ function parseStoredTurn(
     // Stored attachments are read by their own, stricter parser below.
     (path) => path.startsWith(attachmentsPath) || dropped.push(path),
     where,
+    // What went to the model is kept whole, so a resumed chat sends the same history.
+    MAX_TOOL_RESULT_CHARS,
   );
   if (!turn || !isRecord(raw)) return undefined;
   if (!isTime(raw.createdAt)) turn.createdAt = fallbackTime;
   if (turn.role === 'assistant') {
     if (!FINISHED.has(raw.status)) turn.status = 'stopped';
+    // A call still waiting or running when its window closed never finished: it was not run.
+    for (const call of turn.steps?.flatMap((step) => step.calls) ?? [])
+      if (call.state === 'awaitingApproval' || call.state === 'running') call.state = 'cancelled';
     return turn;
   }
   // What a stored prompt carried: its image files must be bare names in our folder, and only the
@@ -89,16 +97,41 @@ export function parseConversation(value: unknown, fallbackTime = 0): Parsed<Conv
   if (typeof value.title !== 'string') dropped.push('title');
   if (!isTime(value.createdAt)) dropped.push('createdAt');
   if (!isTime(value.updatedAt)) dropped.push('updatedAt');
-  return {
-    value: {
-      id: value.id,
-      title: typeof value.title === 'string' ? value.title : 'Chat',
-      createdAt,
-      updatedAt,
-      turns,
-    },
-    dropped,
+  const conversation: Conversation = {
+    id: value.id,
+    title: typeof value.title === 'string' ? value.title : 'Chat',
+    createdAt,
+    updatedAt,
+    turns,
   };
+  const changes = parseChanges(value.changes, new Set(turns.map((t) => t.id)), dropped);
+  if (changes) conversation.changes = changes;
+  return { value: conversation, dropped };
+}
+
+/** What agent turns changed, for undo: only turns the chat still has, only well-formed changes. */
+function parseChanges(
+  value: unknown,
+  turnIds: ReadonlySet<string>,
+  dropped: string[],
+): Record<string, FileChange[]> | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) {
+    dropped.push('changes');
+    return undefined;
+  }
+  const changes: Record<string, FileChange[]> = {};
+  for (const [turnId, list] of Object.entries(value)) {
+    if (!turnIds.has(turnId) || turnId === '__proto__' || !Array.isArray(list)) {
+      dropped.push(`changes.${turnId.slice(0, 40)}`);
+      continue;
+    }
+    const parsed = list.map(parseFileChange);
+    const kept = parsed.filter((change): change is FileChange => change !== undefined);
+    if (kept.length !== parsed.length) dropped.push(`changes.${turnId.slice(0, 40)}[]`);
+    if (kept.length) changes[turnId] = kept;
+  }
+  return Object.keys(changes).length ? changes : undefined;
 }
 
 /** What the history index keeps: the list, the chat last open, and deletions to respect. */

@@ -12,6 +12,15 @@ import type { Attachment, AttachmentKind } from '../chat/attachments';
 import type { FileSuggestion } from '../chat/fileMention';
 import { parseChatTools, parseEffort, parseRouting, providerList } from '../catalog/modelOptions';
 import type { ChatTools, Routing } from '../catalog/modelOptions';
+import type { AgentProgress, AgentStep } from '../agent/types';
+import { MAX_CARD_RESULT_CHARS } from '../agent/types';
+import {
+  parseAgentHostMessage,
+  parseAgentProgress,
+  parseAgentSteps,
+  parseAgentWebviewMessage,
+} from './agentProtocol';
+import type { AgentHostMessage, AgentWebviewMessage } from './agentProtocol';
 import { parseMediaAction, parseMediaCardRef, parseMediaCardState } from './mediaCardProtocol';
 import type { MediaCardAction, MediaCardRef, MediaCardState } from './mediaCardProtocol';
 
@@ -107,6 +116,17 @@ export interface AssistantTurn {
   leftOut?: boolean;
   /** A media job started from the chat (`/image …`): the turn shows the job's card. */
   media?: MediaCardRef;
+  /**
+   * The agent loop's rounds before the final answer (`content`): each with its text and the
+   * tool calls it made, exactly as they went to and came from the gateway.
+   */
+  steps?: AgentStep[];
+  /** The loop's running totals (steps, tokens, cost). */
+  agent?: AgentProgress;
+  /** Workspace files the turn changed or created (what *Undo this turn* restores). */
+  edited?: string[];
+  /** *Undo this turn* restored them. */
+  undone?: boolean;
 }
 
 export type Turn = UserTurn | AssistantTurn;
@@ -183,7 +203,8 @@ export type HostMessage =
   /** Workspace files for a `#file:` mention, answering `findFiles` with the same query. */
   | { type: 'fileSuggestions'; query: string; files: FileSuggestion[] }
   /** The model menu's choices for the current model and chat. */
-  | ({ type: 'modelOptions' } & ModelOptionsState);
+  | ({ type: 'modelOptions' } & ModelOptionsState)
+  | AgentHostMessage;
 
 // ---------------------------------------------------------------------------------------------
 // Webview → host
@@ -235,7 +256,8 @@ export type WebviewMessage =
   /** The routing choices for `model`, sent as the request's `provider`. */
   | { type: 'setRouting'; model: string; routing: Routing }
   /** Web search, PDF parsing and context compression for the open chat. */
-  | { type: 'setChatTools'; tools: ChatTools };
+  | { type: 'setChatTools'; tools: ChatTools }
+  | AgentWebviewMessage;
 
 export const ERROR_ACTIONS: readonly ErrorAction[] = [
   'setApiKey',
@@ -356,6 +378,12 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
         : undefined;
     case 'setChatTools':
       return isRecord(m.tools) ? { type: 'setChatTools', tools: parseChatTools(m.tools) } : undefined;
+    case 'toolDecision':
+    case 'openToolDiff':
+    case 'undoTurn':
+    case 'setAgentTools':
+    case 'setToolSource':
+      return parseAgentWebviewMessage(m);
     default: {
       const unknownType: never = m.type;
       void unknownType;
@@ -521,7 +549,13 @@ function parseCitation(value: unknown, path: string, report: ReportProblem): Cit
  * is missing or of the wrong type gets a safe value (text: empty, status: complete) and is
  * reported, so one odd field never keeps a whole turn, or a conversation, from rendering.
  */
-export function parseTurn(value: unknown, report: ReportProblem, path = 'turn'): Turn | undefined {
+export function parseTurn(
+  value: unknown,
+  report: ReportProblem,
+  path = 'turn',
+  /** How much of each tool result to keep: a card's worth for the view, the model's copy in storage. */
+  resultCap = MAX_CARD_RESULT_CHARS,
+): Turn | undefined {
   if (!isRecord(value) || !isId(value.id)) return undefined;
   const fields = new FieldReader(value, path, report);
   const createdAt = fields.optionalNumber('createdAt') ?? 0;
@@ -565,6 +599,21 @@ export function parseTurn(value: unknown, report: ReportProblem, path = 'turn'):
   if (citations) turn.citations = citations;
   if (error) turn.error = parseError(error);
   if (fields.optionalBoolean('leftOut')) turn.leftOut = true;
+  if (value.steps !== undefined) {
+    const steps = parseAgentSteps(value.steps, `${path}.steps`, report, resultCap);
+    if (steps) turn.steps = steps;
+    else report(`${path}.steps`);
+  }
+  if (value.agent !== undefined) {
+    const agent = parseAgentProgress(value.agent);
+    if (agent) turn.agent = agent;
+    else report(`${path}.agent`);
+  }
+  const edited = fields.optionalArray('edited', (item) =>
+    typeof item === 'string' && item.length <= 4096 ? item : undefined,
+  );
+  if (edited?.length) turn.edited = edited.slice(0, 1000);
+  if (fields.optionalBoolean('undone')) turn.undone = true;
   if (value.media !== undefined) {
     const media = parseMediaCardRef(value.media);
     if (media) turn.media = media;
@@ -755,6 +804,9 @@ export function parseHostMessage(
       return typeof m.message === 'string'
         ? { type: 'composerNotice', message: m.message.slice(0, 2000) }
         : undefined;
+    case 'agentStep':
+    case 'agentTools':
+      return parseAgentHostMessage(m, report);
     default: {
       const unknownType: never = m.type;
       void unknownType;

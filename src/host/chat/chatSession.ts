@@ -11,6 +11,7 @@ import { readSettings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import type { AssistantTurn, HostMessage, QueuedPrompt, Turn } from '../../core/protocol/chatProtocol';
+import type { AgentWebviewMessage } from '../../core/protocol/agentProtocol';
 import { chatTotals, toTurnUsage, withGeneration, withSavings } from '../../core/cost/replyCost';
 import type { CostTracker } from '../cost/costTracker';
 import {
@@ -176,6 +177,11 @@ export class ChatSession extends Disposable {
   /** The model menu follows the model, the catalog and the settings while the view is there to show it. */
   private postMenu(): void {
     if (this.viewAttached) void this.menu?.post();
+  }
+
+  /** The tool cards' and the tool picker's intents (approvals, diffs, undo, tool choices). */
+  async agentMessage(message: AgentWebviewMessage): Promise<void> {
+    void message;
   }
 
   /** Posts to the view, if one is attached (for intents the router answers itself). */

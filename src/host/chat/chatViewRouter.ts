@@ -108,6 +108,12 @@ export class ChatViewRouter {
         return this.session.menu?.setRouting(message.model, message.routing);
       case 'setChatTools':
         return this.session.menu?.setTools(message.tools);
+      case 'toolDecision':
+      case 'openToolDiff':
+      case 'undoTurn':
+      case 'setAgentTools':
+      case 'setToolSource':
+        return this.session.agentMessage(message);
       default: {
         const unhandled: never = message;
         void unhandled;
