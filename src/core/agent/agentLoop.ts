@@ -39,7 +39,12 @@ export interface AgentEvents {
 
 export interface AgentLoopDeps {
   /** One streamed request to the gateway with these messages, offering these tools. */
-  request(messages: ChatMessage[], tools: readonly ToolSpec[], signal: AbortSignal): AsyncIterable<ChatDelta>;
+  request(
+    this: void,
+    messages: ChatMessage[],
+    tools: readonly ToolSpec[],
+    signal: AbortSignal,
+  ): AsyncIterable<ChatDelta>;
   tools: ToolSet;
   /** Whether this call must be approved first (the host's policy: reads run, the rest ask). */
   needsApproval(spec: ToolSpec, call: ToolCallRecord): boolean;
@@ -115,7 +120,7 @@ export async function runAgentLoop(
     const messages = trimToolResults(
       [...history, ...steps.flatMap(stepMessages)],
       deps.contextLength,
-      deps.estimateTokens,
+      (list) => deps.estimateTokens(list),
     );
     let reply: StepReply;
     try {

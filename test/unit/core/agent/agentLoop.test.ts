@@ -87,7 +87,7 @@ function harness(
       const reply = replies[Math.min(n, replies.length - 1)];
       const items = deltas(reply, n++);
       return (async function* () {
-        for (const item of items) yield item;
+        for (const item of items) yield await Promise.resolve(item);
       })();
     },
     tools: {
@@ -451,11 +451,11 @@ describe('agent loop', () => {
         let served = false;
         const h = harness([{ text: 'end' }]);
         h.deps.request = () =>
-          (async function* () {
+          (async function* (): AsyncGenerator<ChatDelta> {
             if (!served && snapshot) {
               served = true;
-              yield snapshot;
-            } else yield { type: 'content', text: 'end' } as ChatDelta;
+              yield await Promise.resolve(snapshot);
+            } else yield { type: 'content', text: 'end' };
           })();
         const result = await runAgentLoop(history, h.deps, new AbortController().signal);
         assert.equal(result.end.kind, 'answered');
