@@ -16,7 +16,8 @@ import { notify } from '../notify';
 import type { AgentToolProvider } from './agentTools';
 import { TurnTools, sourceViews } from './agentTools';
 import { Approvals } from './approvals';
-import { mergeChanges, undoTurnChanges } from './turnUndo';
+import { mergeChanges } from '../../core/agent/changes';
+import { undoTurnChanges } from './turnUndo';
 
 /** Most chats whose tool-picker choices are kept; the oldest go first. */
 const MAX_CHATS_WITH_CHOICES = 200;
