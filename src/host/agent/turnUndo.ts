@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { FileChange } from '../../core/agent/types';
+import { notify } from '../notify';
 
 export type UndoOutcome = { undone: true } | { undone: false; reason: string };
 
@@ -20,9 +21,8 @@ export async function undoTurnChanges(changes: readonly FileChange[]): Promise<U
   }
   const changedSince = targets.filter((t) => t.now !== t.change.after).map((t) => t.change.path);
   if (changedSince.length) {
-    const answer = await vscode.window.showWarningMessage(
+    const answer = await notify.ask(
       `Gateway AI: ${changedSince.length === 1 ? 'this file has' : 'these files have'} changed since the turn: ${changedSince.join(', ')}. Undo the turn anyway? Those later changes to ${changedSince.length === 1 ? 'it' : 'them'} are lost too.`,
-      { modal: true },
       'Undo Anyway',
     );
     if (answer !== 'Undo Anyway') return { undone: false, reason: 'Cancelled.' };
