@@ -131,7 +131,7 @@ export class ChatAgent extends Disposable {
     if (!support.available || !readSettings().agent.enabled) return undefined;
     const choices = this.choices(chatId);
     if (choices.off) return undefined;
-    const tools = new TurnTools(this.deps.providers, choices);
+    const tools = new TurnTools(this.deps.providers, choices, !vscode.workspace.isTrusted);
     return tools.specs().length ? tools : undefined;
   }
 
