@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { FileChange } from '../../core/agent/types';
 import { notify } from '../notify';
+import { isRelativePath } from '../../core/protocol/agentProtocol';
 
 export type UndoOutcome = { undone: true } | { undone: false; reason: string };
 
@@ -16,7 +17,11 @@ export async function undoTurnChanges(changes: readonly FileChange[]): Promise<U
     const folder = folders[change.folder];
     if (!folder)
       return { undone: false, reason: `The workspace folder of ${change.path} is no longer open.` };
+    if (!isRelativePath(change.path))
+      return { undone: false, reason: `${change.path} is not a path inside the workspace.` };
     const uri = vscode.Uri.joinPath(folder.uri, ...change.path.split('/'));
+    if (!uri.path.startsWith(`${folder.uri.path.replace(/\/$/, '')}/`))
+      return { undone: false, reason: `${change.path} is not a path inside the workspace.` };
     targets.push({ change, uri, now: await currentText(uri) });
   }
   const changedSince = targets.filter((t) => t.now !== t.change.after).map((t) => t.change.path);
