@@ -1,4 +1,5 @@
 import * as assert from 'assert';
+import fc from 'fast-check';
 import type { AgentProgress, AgentStep, ToolCallRecord } from '../../src/core/agent/types';
 import type { AgentToolSourceView, AgentToolsState } from '../../src/core/protocol/agentProtocol';
 import type { HostMessage, Turn } from '../../src/core/protocol/chatProtocol';
@@ -93,6 +94,41 @@ async function dangerousElements(chat: ChatPage): Promise<string[]> {
     }
     return found;
   });
+}
+
+const STATES = ['awaitingApproval', 'running', 'done', 'failed', 'denied', 'cancelled'] as const;
+
+/** A step as the host might send it at any moment: calls in any order, states and text. */
+const stepArb: fc.Arbitrary<AgentStep> = fc.record({
+  content: fc.oneof(fc.constant(''), fc.string({ maxLength: 30 }), fc.constant(HOSTILE)),
+  calls: fc.uniqueArray(
+    fc.record({
+      id: fc.constantFrom('k1', 'k2', 'k3', 'k4', 'k5'),
+      name: fc.string({ maxLength: 12 }),
+      arguments: fc.oneof(fc.string({ maxLength: 40 }), fc.constant(HOSTILE)),
+      state: fc.constantFrom(...STATES),
+      result: fc.option(fc.string({ maxLength: 40 }), { nil: undefined }),
+      durationMs: fc.option(fc.nat(100_000), { nil: undefined }),
+    }),
+    { selector: (c) => c.id, maxLength: 5 },
+  ),
+});
+
+/** What each step on screen shows: its cards' ids and states, in order. */
+async function stepsOnScreen(chat: ChatPage, turnId: string): Promise<string[][]> {
+  return chat.page.locator(`[data-turn-id="${turnId}"] .agent-step`).evaluateAll((steps) =>
+    steps.map((step) =>
+      Array.from(
+        (
+          step as unknown as {
+            querySelectorAll(
+              s: string,
+            ): ArrayLike<{ getAttribute(n: string): string | null; className: string }>;
+          }
+        ).querySelectorAll('.tool-card'),
+      ).map((card) => `${card.getAttribute('data-call-id')}:${/\bis-(\w+)/.exec(card.className)?.[1]}`),
+    ),
+  );
 }
 
 describe('chat webview: agent steps, tool cards, approvals and the tool picker', function () {
@@ -561,5 +597,42 @@ describe('chat webview: agent steps, tool cards, approvals and the tool picker',
     );
     assert.strictEqual(await page.locator('.tool-card.is-failed').count(), 1);
     assert.strictEqual(((await page.locator('.reply').textContent()) ?? '').trim(), 'All done.');
+  });
+
+  it('after any sequence of step updates, each step shows exactly its latest calls, in order (property)', async () => {
+    const { chat } = fixture;
+    const turn = await startAgentTurn(chat);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(3), stepArb), { minLength: 1, maxLength: 10 }),
+        async (updates) => {
+          const errorsBefore = chat.errors().length;
+          // Start each sequence from a turn without steps.
+          await chat.send({ type: 'turnUpdated', turn: { ...turn, steps: [] } });
+          const latest: AgentStep[] = [];
+          for (const [index, step] of updates) {
+            for (let fill = latest.length; fill < index; fill++) latest[fill] = { content: '', calls: [] };
+            latest[index] = step;
+          }
+          const messages = updates.map(([index, step]) => agentStep(turn.id, index, step));
+          await chat.page.evaluate(
+            (all) => {
+              const page = globalThis as unknown as { postMessage(message: unknown, origin: string): void };
+              for (const message of all) page.postMessage(message, '*');
+            },
+            messages.slice(0, -1),
+          );
+          // Messages are handled in order: once the last is handled (and painted), all are.
+          await chat.send(messages[messages.length - 1]);
+          assert.deepStrictEqual(
+            await stepsOnScreen(chat, turn.id),
+            latest.map((step) => step.calls.map((c) => `${c.id}:${c.state}`)),
+          );
+          assert.deepStrictEqual(await dangerousElements(chat), []);
+          assert.deepStrictEqual(chat.errors().slice(errorsBefore), [], 'nothing threw in the page');
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
