@@ -3,7 +3,7 @@
 //   npm run bench
 //   npm run bench -- webview          (only the named sections; or GATEWAY_BENCH_SECTIONS=size,webview)
 // Sections: size → activation → streaming → media → webview → agentView → catalog → gallery →
-// inline. A section that fails prints its
+// inline → agent. A section that fails prints its
 // error and the others still run; the exit code is 1 if any section (or the build) failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -25,6 +25,7 @@ const allSections = [
   { name: 'catalog', module: 'catalog.js', fn: 'benchCatalog' },
   { name: 'gallery', module: 'gallery.js', fn: 'benchGallery' },
   { name: 'inline', module: 'inline.js', fn: 'benchInline' },
+  { name: 'agent', module: 'agent.js', fn: 'benchAgent' },
 ];
 const wanted = [
   ...process.argv.slice(2),

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { GatewayError } from '../../api/errors';
-import type { ChatDelta, ChatRequest } from '../../api/types';
+import type { ChatDelta, ChatMessage, ChatRequest } from '../../api/types';
+import { toGatewayTool } from '../agent/agentTools';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { CatalogFeature } from '../catalog/catalogFeature';
 import { acceptsImages, capabilitiesOf, gateRequest } from '../../core/catalog/capabilities';
@@ -12,13 +13,15 @@ import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import type { AssistantTurn, HostMessage, QueuedPrompt, Turn } from '../../core/protocol/chatProtocol';
 import type { AgentWebviewMessage } from '../../core/protocol/agentProtocol';
+import { AgentStopped } from '../../core/agent/agentLoop';
+import { agentRequest, agentSystemPrompt } from '../../core/agent/agentRequest';
+import type { ChatAgent, ToolSupport } from '../agent/chatAgent';
 import { chatTotals, toTurnUsage, withGeneration, withSavings } from '../../core/cost/replyCost';
 import type { CostTracker } from '../cost/costTracker';
 import {
   assistantTurn,
   chatTurns,
   newConversation,
-  newId,
   titleFrom,
   toApiMessages,
   toMarkdown,
@@ -28,6 +31,7 @@ import {
 import type { Conversation } from '../../core/chat/conversation';
 import type { ConversationStore } from '../../core/chat/conversationStore';
 import { DeltaBatcher } from '../../core/chat/deltaBatcher';
+import { MAX_QUEUED, TurnQueue } from '../../core/chat/turnQueue';
 import { buildChatRequest } from '../../core/chat/requestBuilder';
 import { isAbort, toTurnError } from '../../core/chat/turnError';
 import { Setting } from '../../core/ids';
@@ -46,9 +50,6 @@ const CATALOG_WAIT_MS = 2000;
 /** Where the controller's messages go: the chat view while it is open, nowhere otherwise. */
 export type Post = (message: HostMessage) => void;
 
-/** Most prompts that may wait in the queue at once; a longer queue is surely a runaway caller. */
-const MAX_QUEUED = 50;
-
 /**
  * The conversation session: the current conversation, sending and streaming, stop, retry,
  * edit-and-resend, switching and deleting chats. It knows nothing of HTML or of the view's other
@@ -62,12 +63,12 @@ const MAX_QUEUED = 50;
 export class ChatSession extends Disposable {
   private conversation: Conversation | undefined;
   private loading: Promise<Conversation> | undefined;
-  private active: { turnId: string; abort: AbortController; done: Promise<void> } | undefined;
-  /** A turn is being started or is streaming: a new prompt has to wait. */
-  private busy = false;
-  /** Operations (retry, edit, switching chats) that stopped the reply and take the next turn. */
-  private claims = 0;
-  private queue: QueuedPrompt[] = [];
+  /** One turn at a time; prompts sent meanwhile wait (the pure state machine in core). */
+  private readonly turns = new TurnQueue({
+    start: (text) => this.startTurn(text),
+    changed: () => this.postQueue(),
+    failed: (error) => this.deps.logger.error('Sending a queued prompt failed', error),
+  });
   private post: Post = () => undefined;
   private viewAttached = false;
   private readonly turnFinished = this.register(new vscode.EventEmitter<AssistantTurn>());
@@ -96,6 +97,8 @@ export class ChatSession extends Disposable {
       visible?: () => boolean;
       /** The model menu's choices (effort and routing per model, tools per chat). */
       choices?: ModelChoicesStore;
+      /** The agent: tools, approvals and undo (absent: plain replies only). */
+      agent?: ChatAgent;
     },
   ) {
     super();
@@ -130,12 +133,19 @@ export class ChatSession extends Disposable {
         }),
       );
     this.register(deps.apiKey.onDidChange((key) => this.post({ type: 'apiKey', hasApiKey: !!key })));
+    if (deps.agent) this.register(deps.agent.onDidChange(() => void this.postAgentTools()));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(Setting.chatModel)) {
           this.post({ type: 'model', model: readSettings().chat.model });
           void this.postContext();
         }
+        if (
+          [Setting.chatModel, Setting.agentEnabled, Setting.chatForceParameters].some((s) =>
+            e.affectsConfiguration(s),
+          )
+        )
+          void this.postAgentTools();
         if (
           [Setting.chatModel, Setting.chatProvider, Setting.chatPlugins, Setting.chatWebSearch].some((s) =>
             e.affectsConfiguration(s),
@@ -144,7 +154,7 @@ export class ChatSession extends Disposable {
           this.postMenu();
       }),
     );
-    this.register({ dispose: () => this.active?.abort.abort() });
+    this.register({ dispose: () => this.turns.close() });
     this.register(deps.store.onDidChange((change) => void this.followOtherWindows(change.ids)));
   }
 
@@ -155,9 +165,9 @@ export class ChatSession extends Disposable {
   private async followOtherWindows(ids: string[]): Promise<void> {
     await this.postHistory();
     const open = this.conversation;
-    if (!open || this.active || !ids.includes(open.id)) return;
+    if (!open || this.turns.isBusy || !ids.includes(open.id)) return;
     const loaded = await this.deps.store.load(open.id);
-    if (!loaded || this.active || this.conversation !== open) return;
+    if (!loaded || this.turns.isBusy || this.conversation !== open) return;
     if (loaded.updatedAt <= open.updatedAt && loaded.turns.length === open.turns.length) return;
     this.conversation = loaded;
     await this.sendState();
@@ -181,7 +191,43 @@ export class ChatSession extends Disposable {
 
   /** The tool cards' and the tool picker's intents (approvals, diffs, undo, tool choices). */
   async agentMessage(message: AgentWebviewMessage): Promise<void> {
-    void message;
+    const agent = this.deps.agent;
+    if (!agent) return;
+    // A decision is for the running turn: it must not wait for anything else.
+    if (message.type === 'toolDecision') {
+      if (this.conversation) return agent.handle(message, this.conversation, this.post, () => undefined);
+      return;
+    }
+    const conversation = await this.current();
+    await agent.handle(
+      message,
+      conversation,
+      (m) => this.post(m),
+      () => void this.saveInBackground(conversation, false),
+    );
+  }
+
+  /** Whether the current model may be offered tools, and why not. */
+  private async toolSupport(model: string): Promise<ToolSupport> {
+    if (readSettings().chat.forceParameters) return { available: true };
+    const tools = capabilitiesOf(await this.catalogEntry(model)).tools;
+    if (tools) return { available: true };
+    return {
+      available: false,
+      reason:
+        tools === false
+          ? `${model} does not take tools, according to the gateway's model catalog: it can only talk. Choose a model that takes tools, or set gateway.chat.forceParameters.`
+          : `The gateway's model catalog does not say whether ${model} takes tools, so none are offered. Set gateway.chat.forceParameters to offer them anyway.`,
+    };
+  }
+
+  /** The tool picker follows the model, the chat, the sources and trust. */
+  private async postAgentTools(): Promise<void> {
+    const agent = this.deps.agent;
+    if (!agent || !this.viewAttached) return;
+    const conversation = await this.current();
+    const support = await this.toolSupport(readSettings().chat.model);
+    this.post({ type: 'agentTools', ...agent.pickerState(conversation.id, support) });
   }
 
   /** Posts to the view, if one is attached (for intents the router answers itself). */
@@ -214,6 +260,7 @@ export class ChatSession extends Disposable {
     this.postQueue();
     await this.postContext();
     void this.menu?.post();
+    void this.postAgentTools();
     this.media?.show(
       conversation.turns.flatMap((t) => (t.role === 'assistant' && t.media ? [t.media.jobId] : [])),
     );
@@ -221,25 +268,16 @@ export class ChatSession extends Disposable {
 
   /** The prompts waiting for the running turn, oldest first. */
   queued(): readonly QueuedPrompt[] {
-    return this.queue.map((item) => ({ ...item }));
+    return this.turns.queued();
   }
 
   /** Replaces the text of a queued prompt (an empty text removes it). */
   editQueued(id: string, text: string): void {
-    const item = this.queue.find((queued) => queued.id === id);
-    if (!item) return;
-    if (!text.trim()) {
-      this.removeQueued(id);
-      return;
-    }
-    item.text = text.trim();
-    this.postQueue();
+    this.turns.edit(id, text);
   }
 
   removeQueued(id: string): void {
-    const before = this.queue.length;
-    this.queue = this.queue.filter((queued) => queued.id !== id);
-    if (this.queue.length !== before) this.postQueue();
+    this.turns.remove(id);
   }
 
   private postQueue(): void {
@@ -292,22 +330,12 @@ export class ChatSession extends Disposable {
     if (!prompt) return;
     // A media job runs beside the chat: it neither waits for a reply nor holds one up.
     if (this.media && mediaCommandKind(prompt)) return this.startMedia(this.media, prompt);
-    if (this.busy || this.claims > 0 || this.queue.length > 0) {
-      this.enqueue(prompt);
+    if (this.turns.mustWait()) {
+      if (!this.turns.enqueue(prompt))
+        void notify.warn(`Gateway AI: ${MAX_QUEUED} prompts are already waiting; this one was not queued.`);
       return;
     }
     await this.startTurn(prompt);
-  }
-
-  private enqueue(prompt: string): void {
-    if (this.queue.length >= MAX_QUEUED) {
-      void notify.warn(`Gateway AI: ${MAX_QUEUED} prompts are already waiting; this one was not queued.`);
-      return;
-    }
-    this.queue.push({ id: newId('q'), text: prompt });
-    this.postQueue();
-    // Nothing may be running after all (the queue was waiting on a turn that just ended).
-    this.drainQueue();
   }
 
   /**
@@ -371,12 +399,12 @@ export class ChatSession extends Disposable {
   }
 
   private async startTurn(prompt: string): Promise<void> {
-    this.busy = true;
+    this.turns.reserve();
     let conversation: Conversation;
     try {
       conversation = await this.current();
     } catch (error) {
-      this.busy = false;
+      this.turns.release();
       throw error;
     }
     const turn = userTurn(prompt);
@@ -389,35 +417,20 @@ export class ChatSession extends Disposable {
 
   /** Sends the oldest queued prompt when no turn runs and nothing else is about to start one. */
   private drainQueue(): void {
-    if (this.busy || this.claims > 0 || this.isDisposed) return;
-    const next = this.queue.shift();
-    if (!next) return;
-    this.postQueue();
-    this.startTurn(next.text).catch((error: unknown) =>
-      this.deps.logger.error('Sending a queued prompt failed', error),
-    );
+    if (!this.isDisposed) this.turns.drain();
   }
 
   /**
    * Stops the running reply for an operation that then starts the next turn itself (retry,
    * edit, switching chats): queued prompts wait until that turn has ended.
    */
-  private async stopAndClaim<T>(then: () => Promise<T>): Promise<T> {
-    this.claims++;
-    try {
-      await this.stop();
-      return await then();
-    } finally {
-      this.claims--;
-    }
+  private stopAndClaim<T>(then: () => Promise<T>): Promise<T> {
+    return this.turns.claim(then);
   }
 
   /** Aborts the streaming reply at once; what was written stays, marked as stopped. */
-  async stop(): Promise<void> {
-    const active = this.active;
-    if (!active) return;
-    active.abort.abort();
-    await active.done;
+  stop(): Promise<void> {
+    return this.turns.stop();
   }
 
   async retry(turnId: string): Promise<void> {
@@ -473,7 +486,7 @@ export class ChatSession extends Disposable {
       );
       return [];
     }
-    if (this.active) {
+    if (this.turns.isBusy) {
       void notify.info('Gateway AI: wait for the reply to finish, then drop the oldest turns.');
       return [];
     }
@@ -592,7 +605,7 @@ export class ChatSession extends Disposable {
 
   /** Streams the assistant's reply to the conversation as it stands. */
   private async reply(conversation: Conversation): Promise<void> {
-    this.busy = true;
+    this.turns.reserve();
     const settings = readSettings();
     const turn = assistantTurn(settings.chat.model);
     const images =
@@ -600,16 +613,20 @@ export class ChatSession extends Disposable {
         conversation.turns.flatMap((t) => (t.role === 'user' ? (t.attachments ?? []) : [])),
       )) ?? new Map<string, string>();
     const turns = chatTurns(conversation.turns);
-    const messages = attachToMessages(toApiMessages(turns, settings.chat.systemPrompt), turns, (a) =>
+    const support = this.deps.agent ? await this.toolSupport(settings.chat.model) : undefined;
+    const tools = support && this.deps.agent?.toolsFor(conversation.id, support);
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
+    const systemPrompt = tools
+      ? agentSystemPrompt(settings.chat.systemPrompt, folders)
+      : settings.chat.systemPrompt;
+    const messages = attachToMessages(toApiMessages(turns, systemPrompt), turns, (a) =>
       a.file ? images.get(a.file) : undefined,
     );
     this.append(conversation, turn);
     void this.saveInBackground(conversation).then(() => this.postHistory());
 
-    const abort = new AbortController();
-    let finish!: () => void;
-    const done = new Promise<void>((resolve) => (finish = resolve));
-    this.active = { turnId: turn.id, abort, done };
+    const running = this.turns.begin(turn.id);
+    const abort = { signal: running.signal };
     const batcher = new DeltaBatcher(turn.id, (m) => this.post(m));
     let saved: Promise<void> = Promise.resolve();
     /** The reply's id (the X-Generation-Id header or the chunks' id), to find its cost if it has none. */
@@ -622,24 +639,57 @@ export class ChatSession extends Disposable {
           message: "No API key is set. Set one with 'Gateway AI: Set API Key', then retry.",
         });
       }
-      const built = buildChatRequest(settings.chat, turn.model, messages);
-      const request = await this.gatedRequest(
-        this.menu ? await this.menu.apply(built, conversation.id) : built,
-      );
-      const stream = this.deps.gateway.client().streamChat(request, { signal: abort.signal });
       let savedAt = Date.now();
-      for await (const delta of stream) {
-        if (delta.type === 'meta') generationId ??= delta.id;
-        this.apply(turn, delta, batcher);
+      const saveNowAndThen = () => {
         // A long reply is saved now and then, so a window closed mid-stream keeps most of it.
-        if (Date.now() - savedAt > SAVE_WHILE_STREAMING_MS) {
-          savedAt = Date.now();
-          void this.saveInBackground(conversation, false);
+        if (Date.now() - savedAt <= SAVE_WHILE_STREAMING_MS) return;
+        savedAt = Date.now();
+        void this.saveInBackground(conversation, false);
+      };
+      const stream = async (sent: ChatMessage[], offered?: ChatRequest['tools'], signal = abort.signal) => {
+        const built = buildChatRequest(settings.chat, turn.model, sent);
+        const applied = this.menu ? await this.menu.apply(built, conversation.id) : built;
+        const request = await this.gatedRequest(offered ? agentRequest(applied, offered) : applied);
+        return this.deps.gateway.client().streamChat(request, { signal });
+      };
+      if (tools && this.deps.agent) {
+        const result = await this.deps.agent.run({
+          conversation,
+          turn,
+          history: messages,
+          tools,
+          contextLength: this.deps.catalog?.catalog.peek(turn.model)?.contextLength,
+          signal: abort.signal,
+          request: (sent, specs, signal) => lazyStream(() => stream(sent, specs.map(toGatewayTool), signal)),
+          apply: (delta) => {
+            if (delta.type === 'usage' || delta.type === 'tool_calls') return;
+            if (delta.type === 'meta') generationId = delta.id ?? generationId;
+            this.apply(turn, delta, batcher);
+            saveNowAndThen();
+          },
+          flush: () => batcher.flush(),
+          post: (m) => this.post(m),
+          save: saveNowAndThen,
+        });
+        if (result.usage) turn.usage = toTurnUsage(result.usage);
+        if (result.finishReason) turn.finishReason = result.finishReason;
+        if (result.end.kind === 'stepCap') {
+          turn.status = 'error';
+          turn.error = {
+            message: `The agent stopped after ${result.end.steps} rounds of tool calls, the limit set by gateway.agent.maxSteps. Send a prompt such as "go on" to let it continue, or raise the limit.`,
+            actions: ['openSettings'],
+          };
+        } else turn.status = 'complete';
+      } else {
+        for await (const delta of await stream(messages)) {
+          if (delta.type === 'meta') generationId ??= delta.id;
+          this.apply(turn, delta, batcher);
+          saveNowAndThen();
         }
+        turn.status = 'complete';
       }
-      turn.status = 'complete';
     } catch (error) {
-      if (abort.signal.aborted || isAbort(error)) {
+      if (abort.signal.aborted || isAbort(error) || error instanceof AgentStopped) {
         turn.status = 'stopped';
       } else {
         turn.status = 'error';
@@ -651,13 +701,11 @@ export class ChatSession extends Disposable {
       batcher.flush();
       if (turn.usage) turn.usage = withSavings(turn.usage, this.pricing(requested));
       conversation.updatedAt = Date.now();
-      this.active = undefined;
-      this.busy = false;
       this.post({ type: 'turnUpdated', turn });
       // Stop and the next turn wait for this, never for the disk: a save that fails is
       // reported and retried by the store, in order, without holding anyone up.
       saved = this.saveInBackground(conversation);
-      finish();
+      running.end();
       this.turnFinished.fire(turn);
       void saved.then(() => this.postHistory());
       if (turn.usage?.cost !== undefined) {
@@ -776,4 +824,9 @@ export class ChatSession extends Disposable {
         break;
     }
   }
+}
+
+/** A stream that is made when it is first read: the request goes out when the loop reads it. */
+async function* lazyStream(make: () => Promise<AsyncIterable<ChatDelta>>): AsyncGenerator<ChatDelta> {
+  yield* await make();
 }
