@@ -154,6 +154,8 @@ export class ToolCard {
   private readonly argumentsCode = h('code');
   private readonly approval = h('div', { className: 'tool-approval' });
   private readonly reasonNote = h('div', { className: 'tool-reason' });
+  /** The host's own word about the call (why it asks about a repeated call). */
+  private readonly hostNote = h('div', { className: 'tool-note' });
   private readonly resultBlock = h('details', { className: 'tool-result' });
   private readonly resultCode = h('code');
   /** The confirmation on screen (as JSON): the host resends it with every update of the turn. */
@@ -190,6 +192,7 @@ export class ToolCard {
       'div',
       { className: 'tool-card', attrs: { role: 'group', tabindex: '-1' } },
       header,
+      this.hostNote,
       this.approval,
       this.reasonNote,
       args,
@@ -254,6 +257,12 @@ export class ToolCard {
       this.approval.replaceChildren();
       this.shownConfirmation = undefined;
     }
+
+    if (previous?.note !== call.note)
+      this.hostNote.replaceChildren(
+        ...(call.note ? [codicon('warning'), h('span', { text: call.note })] : []),
+      );
+    this.hostNote.hidden = !call.note;
 
     const reason = call.state === 'denied' && call.reason ? `Reason: ${call.reason}` : '';
     if (this.reasonNote.textContent !== reason) this.reasonNote.textContent = reason;

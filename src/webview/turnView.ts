@@ -172,6 +172,8 @@ export class AssistantTurnView implements TurnView {
     const complete = this.turn.status !== 'streaming';
     let done = this.agent.render(deadline);
     if (this.reasoning) {
+      // An agent step that ends takes its reasoning along; the next step's starts afresh.
+      this.reasoning.element.hidden = !this.reasoning.markdown.hasText;
       if (done) done = this.reasoning.markdown.render(complete, deadline);
       this.reasoning.refresh(!complete && !this.content.hasText, this.content.hasText || complete);
     }
@@ -186,7 +188,8 @@ export class AssistantTurnView implements TurnView {
     if (!this.reasoning) {
       const onlyReasoningSoFar = this.turn.status === 'streaming' && !this.content.hasText;
       this.reasoning = new ReasoningBlock(onlyReasoningSoFar);
-      this.element.prepend(this.reasoning.element);
+      // Just above the answer: after an agent's steps, it is the current step's thinking.
+      this.content.element.before(this.reasoning.element);
     }
     this.reasoning.markdown.append(text);
   }

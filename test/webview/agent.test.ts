@@ -599,6 +599,42 @@ describe('chat webview: agent steps, tool cards, approvals and the tool picker',
     assert.strictEqual(((await page.locator('.reply').textContent()) ?? '').trim(), 'All done.');
   });
 
+  it("a step takes its reasoning along, and the host's note on a repeated call shows in its card", async () => {
+    const { chat } = fixture;
+    const { page } = chat;
+    const turn = await startAgentTurn(chat);
+    await chat.send({ type: 'turnDelta', id: turn.id, reasoning: 'I should read the file.' });
+    assert.ok(await page.locator('.turn-assistant > .reasoning').isVisible());
+    const note =
+      'The model made this same call 3 times in a row. Allow it to go on, or deny to stop the loop.';
+    const step: AgentStep = {
+      content: '',
+      reasoning: 'I should read the file.',
+      calls: [call('n1', { state: 'awaitingApproval', note })],
+    };
+    await chat.send({
+      type: 'turnUpdated',
+      turn: { ...turn, reasoning: '', steps: [step], agent: progress(1) },
+    });
+    assert.ok(!(await page.locator('.turn-assistant > .reasoning').isVisible()), 'the live block empties');
+    await page.locator('.step-reasoning summary').click();
+    assert.strictEqual(await page.locator('.step-reasoning-text').textContent(), 'I should read the file.');
+    const card = page.locator('.tool-card[data-call-id="n1"]');
+    assert.strictEqual(await card.locator('.tool-note').textContent(), note);
+    // Without a confirmation from the host, the tool's name and full arguments are asked about.
+    assert.strictEqual(
+      await card.locator('.tool-confirm .tool-arguments').textContent(),
+      '{\n  "path": "src/a.ts"\n}',
+    );
+    await card.getByRole('button', { name: 'Allow this call once' }).click();
+    assert.deepStrictEqual((await chat.posted()).at(-1), {
+      type: 'toolDecision',
+      turnId: turn.id,
+      callId: 'n1',
+      choice: 'once',
+    });
+  });
+
   it('after any sequence of step updates, each step shows exactly its latest calls, in order (property)', async () => {
     const { chat } = fixture;
     const turn = await startAgentTurn(chat);
