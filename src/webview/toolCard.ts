@@ -171,7 +171,6 @@ export class ToolCard {
       'div',
       { className: 'tool-card-header' },
       this.stateIcon,
-      codicon('tools'),
       name,
       this.sourceLabel,
       h('span', { className: 'tool-card-spacer' }),
