@@ -88,6 +88,7 @@ export const Setting = {
   inlineMode: 'gateway.inlineCompletions.mode',
   inlineExclude: 'gateway.inlineCompletions.exclude',
   inlineLanguages: 'gateway.inlineCompletions.languages',
+  agentCommandTimeoutSeconds: 'gateway.agent.commandTimeoutSeconds',
 } as const;
 export type SettingId = (typeof Setting)[keyof typeof Setting];
 

@@ -58,6 +58,10 @@ export interface GatewaySettings {
     /** Language id → false: no completions there. */
     languages: Record<string, boolean>;
   };
+  agent: {
+    /** Default limit of a command the agent runs, in seconds. */
+    commandTimeoutSeconds: number;
+  };
   request: {
     timeoutSeconds: number;
     streamIdleTimeoutSeconds: number;
@@ -165,6 +169,9 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
           (entry): entry is [string, boolean] => typeof entry[1] === 'boolean',
         ),
       ),
+    },
+    agent: {
+      commandTimeoutSeconds: Math.round(num(get(Setting.agentCommandTimeoutSeconds), 1, 3600, 120)),
     },
     request: {
       timeoutSeconds: num(get(Setting.requestTimeoutSeconds), 1, 600, 30),
