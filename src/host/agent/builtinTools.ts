@@ -25,6 +25,7 @@ import {
   planToolRequest,
 } from '../../core/mediaStudio/toolInput';
 import type { GenerateMediaInput, ToolDefaults } from '../../core/mediaStudio/toolInput';
+import { readSettings } from '../config/settings';
 import { CommandRunner } from './commandRunner';
 import type { CommandResult } from './commandRunner';
 import { checkRegex, regexSearch } from './regexSearch';
@@ -54,6 +55,21 @@ export interface BuiltinToolsDeps {
   generateMedia?: () => Promise<MediaTool>;
   /** Command runner options (tests choose the child-process path or the wait for shell integration). */
   commands?: ConstructorParameters<typeof CommandRunner>[0];
+}
+
+/** The settings the tools read, from the configuration: what `BuiltinToolsDeps.settings` usually is. */
+export function readToolSettings(): ReturnType<BuiltinToolsDeps['settings']> {
+  const settings = readSettings();
+  return {
+    commandTimeoutSeconds: settings.agent.commandTimeoutSeconds,
+    // The secrets inline completions never send: the built-in list and the user's additions.
+    secretPatterns: settings.inlineCompletions.exclude,
+    media: {
+      model: settings.media.model,
+      parameters: settings.media.parameters,
+      saveFolder: settings.media.saveFolder,
+    },
+  };
 }
 
 export const BUILTIN_SOURCE: ToolSource = { kind: 'builtin', id: 'gateway', label: 'Gateway AI' };

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import * as vscode from 'vscode';
-import { killBelow, killGroup } from './processTree';
+import { killTree } from './processTree';
 
 /**
  * Runs a command the user approved, where the user can watch it: in a VS Code terminal whose
@@ -120,7 +120,7 @@ export class CommandRunner implements vscode.Disposable {
     const outcome = await raceEnd(ended, run);
     if (outcome.kind !== 'exited') {
       const pid = await terminal.processId;
-      if (pid) await killBelow(pid);
+      if (pid) await killTree(pid, true);
       if (process.platform === 'win32') terminal.dispose();
     } else await Promise.race([reading, new Promise((r) => setTimeout(r, 200))]);
     return {
@@ -143,7 +143,7 @@ export class CommandRunner implements vscode.Disposable {
       open: () => show(`$ ${run.command}\n`),
       // The user closed the terminal: the command goes with it.
       close: () => {
-        if (child?.pid && child.exitCode === null) killGroup(child.pid);
+        if (child?.pid && child.exitCode === null) void killTree(child.pid);
       },
     };
     const terminal = vscode.window.createTerminal({
@@ -191,7 +191,7 @@ export class CommandRunner implements vscode.Disposable {
         spawned.on('close', (code) => done(code ?? undefined)),
       );
       void raceEnd(exited, run, () => {
-        if (spawned.pid) killGroup(spawned.pid);
+        if (spawned.pid) void killTree(spawned.pid);
       }).then((outcome) => {
         const note =
           outcome.kind === 'exited'

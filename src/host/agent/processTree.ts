@@ -6,8 +6,8 @@ import { execFile, spawn } from 'node:child_process';
  * walks the tree itself.
  */
 
-/** The pids below `root` (not `root` itself), children before grandchildren. */
-export function descendants(root: number): Promise<number[]> {
+/** The pids below `root` (not `root` itself), by depth: its children, their children, and so on. */
+export function descendantLevels(root: number): Promise<number[][]> {
   return new Promise((resolve) => {
     execFile('ps', ['-A', '-o', 'pid=,ppid='], { timeout: 2000 }, (error, stdout) => {
       if (error) return resolve([]);
@@ -17,15 +17,13 @@ export function descendants(root: number): Promise<number[]> {
         if (!Number.isInteger(pid) || !Number.isInteger(ppid)) continue;
         children.set(ppid, [...(children.get(ppid) ?? []), pid]);
       }
-      const out: number[] = [];
-      const queue = [root];
-      while (queue.length > 0 && out.length < 10_000) {
-        for (const child of children.get(queue.shift()!) ?? []) {
-          out.push(child);
-          queue.push(child);
-        }
+      const levels: number[][] = [];
+      let level = children.get(root) ?? [];
+      for (let depth = 0; level.length > 0 && depth < 64; depth++) {
+        levels.push(level);
+        level = level.flatMap((pid) => children.get(pid) ?? []);
       }
-      resolve(out);
+      resolve(levels);
     });
   });
 }
@@ -39,26 +37,38 @@ function signal(pid: number, name: NodeJS.Signals | 0): boolean {
   }
 }
 
-/** Kills a process group (a child spawned `detached`) at once: SIGKILL, nothing to wait for. */
-export function killGroup(pid: number): void {
-  if (process.platform === 'win32') {
-    killWindowsTree(pid);
-    return;
-  }
-  if (!signal(-pid, 'SIGKILL')) signal(pid, 'SIGKILL');
+export function isAlive(pid: number): boolean {
+  return signal(pid, 0);
 }
 
-/** Kills what a shell runs (its descendants), leaving the shell itself to show its prompt again. */
-export async function killBelow(shellPid: number): Promise<void> {
+/**
+ * Kills everything below `root`, deepest first, each level given a moment to be reaped by its
+ * parent, still alive to do it (a process killed after its parent would be left to the system to
+ * reap, which some containers never do); then `root` itself unless `keepRoot` (a terminal's shell
+ * stays, to show its prompt), with its process group when it leads one (a child spawned
+ * `detached`), which catches anything started meanwhile.
+ */
+export async function killTree(root: number, keepRoot = false): Promise<void> {
   if (process.platform === 'win32') {
-    for (const pid of await descendants(shellPid)) killWindowsTree(pid);
+    if (keepRoot) for (const pid of (await descendantLevels(root))[0] ?? []) killWindowsTree(pid);
+    else killWindowsTree(root);
     return;
   }
-  // Stop them first so none can start more while the list is read and they are killed.
-  let pids = await descendants(shellPid);
-  for (const pid of pids) signal(pid, 'SIGSTOP');
-  pids = [...new Set([...pids, ...(await descendants(shellPid))])];
-  for (const pid of pids) signal(pid, 'SIGKILL');
+  const levels = await descendantLevels(root);
+  for (let depth = levels.length - 1; depth >= 0; depth--) {
+    for (const pid of levels[depth]) signal(pid, 'SIGKILL');
+    await until(() => !levels[depth].some(isAlive), 150);
+  }
+  if (!keepRoot && !signal(-root, 'SIGKILL')) signal(root, 'SIGKILL');
+}
+
+/** Resolves once `done()` holds, or after `ms`, checking every few milliseconds. */
+function until(done: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  return new Promise((resolve) => {
+    const check = () => (done() || Date.now() >= deadline ? resolve() : setTimeout(check, 5));
+    check();
+  });
 }
 
 function killWindowsTree(pid: number): void {
