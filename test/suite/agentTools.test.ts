@@ -134,7 +134,7 @@ describe('Agent tools', function () {
     const listed = text.split('\n');
     assert.ok(listed.includes(`${DIR}/src/a.ts`), text);
     assert.ok(listed.includes(`${DIR}/.gitignore`), text);
-    for (const hidden of ['ignored/x.ts', 'build.log', 'hidden/h.ts', '.env'])
+    for (const hidden of ['ignored/x.ts', 'build.log', 'hidden/h.ts', '.env', 'link/secret.txt'])
       assert.ok(!listed.includes(`${DIR}/${hidden}`), `${hidden} listed:\n${text}`);
     const { text: ts } = await call(set, 'list_files', { path: DIR, glob: '**/*.ts' });
     assert.deepEqual(ts.split('\n'), [`${DIR}/src/a.ts`]);
@@ -337,6 +337,50 @@ describe('Agent tools', function () {
     }
     assert.ok(set.specs().every((spec) => spec.source.id === 'gateway'));
     assert.ok(set.specs().some((spec) => spec.name === 'run_command'));
+  });
+
+  it('generates media through the media feature’s tool, after showing exactly what it sends', async () => {
+    const seen: unknown[] = [];
+    let cancelled = false;
+    const media = tools({
+      generateMedia: () =>
+        Promise.resolve({
+          prepareInvocation: (options: { input: unknown }) => {
+            seen.push(['prepare', options.input]);
+            return { invocationMessage: 'Generating media' };
+          },
+          invoke: (options: { input: unknown }, token: vscode.CancellationToken) => {
+            seen.push(['invoke', options.input]);
+            token.onCancellationRequested(() => (cancelled = true));
+            return Promise.resolve(
+              new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart('Saved assets/cat.png')]),
+            );
+          },
+        }),
+    });
+    assert.ok(media.specs().some((spec) => spec.name === 'generate_media' && !spec.readOnly));
+    assert.ok(
+      !set.specs().some((spec) => spec.name === 'generate_media'),
+      'not offered without the media feature',
+    );
+    const input = { prompt: 'a cat', model: 'vendor/image-model', parameters: { size: '512x512' } };
+    const prepared = await media.prepare('generate_media', input, new AbortController().signal);
+    assert.equal(prepared.confirmation?.kind, 'tool');
+    const shown = prepared.confirmation?.kind === 'tool' ? prepared.confirmation.arguments : '';
+    assert.match(shown, /vendor\/image-model/);
+    assert.match(shown, /a cat/);
+    assert.match(shown, /512x512/);
+    const result = await prepared.run(new AbortController().signal);
+    assert.equal(result.text, 'Saved assets/cat.png');
+    assert.deepEqual(seen, [
+      ['prepare', input],
+      ['invoke', input],
+    ]);
+    assert.ok(!cancelled);
+    assert.match(
+      await refusal(media, 'generate_media', { prompt: '' }),
+      /"prompt" must be a non-empty string/,
+    );
   });
 
   describe('commands', () => {

@@ -66,15 +66,23 @@ export class WorkspaceAccess {
     const uri = resolved.relative
       ? vscode.Uri.joinPath(folders[resolved.folder].uri, ...resolved.relative.split('/'))
       : folders[resolved.folder].uri;
-    const real = await realPathOfNearest(uri.fsPath);
-    const roots = await Promise.all(paths.map((folder) => realpath(folder.path).catch(() => folder.path)));
-    const inside = roots.map((root) => relativeInside(root, real)).find((relative) => relative !== undefined);
+    const inside = await this.realRelative(uri.fsPath, await this.realRoots());
     if (inside === undefined)
       throw new ToolInputError(
         `"${display}" leads outside the workspace folders through a symbolic link; only files inside them can be used.`,
       );
     this.refuseSecret(inside, display);
     return { uri, folder: resolved.folder, relative: resolved.relative, display };
+  }
+
+  private realRoots(): Promise<string[]> {
+    return Promise.all(this.folderPaths().map((folder) => realpath(folder.path).catch(() => folder.path)));
+  }
+
+  /** The real path of `path` (or of its nearest existing parent) relative to a real folder, or undefined. */
+  private async realRelative(path: string, roots: readonly string[]): Promise<string | undefined> {
+    const real = await realPathOfNearest(path);
+    return roots.map((root) => relativeInside(root, real)).find((relative) => relative !== undefined);
   }
 
   private refuseSecret(relative: string, display: string): void {
@@ -128,11 +136,20 @@ export class WorkspaceAccess {
       }
     }
     out.sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
-    if (out.length > options.limit) {
-      more = true;
-      out.length = options.limit;
+    // VS Code's file search follows symbolic links: keep only files whose real path stays inside
+    // (and is no secret there), checked in order until the limit is reached.
+    const roots = await this.realRoots();
+    const kept: ListedFile[] = [];
+    for (const file of out) {
+      const real = await this.realRelative(file.uri.fsPath, roots);
+      if (real === undefined || this.secretPattern(real)) continue;
+      if (kept.length === options.limit) {
+        more = true;
+        break;
+      }
+      kept.push(file);
     }
-    return { files: out, more };
+    return { files: kept, more };
   }
 
   /** The folder's `.gitignore` files, root first (`files.exclude` applies to finding them). */
