@@ -451,6 +451,14 @@ describe('Agent tools', function () {
         const { text, isError } = await running;
         assert.equal(isError, true);
         assert.match(text, /stopped by the user/);
+        if (shellIntegration)
+          // The three commands ran in one terminal: an idle one in the same folder is reused.
+          await waitFor(
+            () =>
+              vscode.window.terminals.filter((terminal) => terminal.name === 'Gateway AI: agent').length ===
+              1,
+            'one agent terminal',
+          );
       });
     }
   });

@@ -71,3 +71,23 @@ export function applyHunks(text: string, hunks: readonly EditHunk[]): HunkResult
   }
   return { ok: true, text: current };
 }
+
+/**
+ * The one span that differs between two texts (common start and end set aside): what the editor
+ * is asked to replace, so the rest of the document, its markers and its undo stay as they were.
+ */
+export function changedSpan(before: string, after: string): { start: number; end: number; text: string } {
+  let start = 0;
+  const max = Math.min(before.length, after.length);
+  while (start < max && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  let tail = 0;
+  while (
+    tail < max - start &&
+    before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)
+  )
+    tail++;
+  // Never split a CRLF: the editor counts it as one line break.
+  if (start > 0 && before[start - 1] === '\r') start--;
+  if (tail > 0 && before[before.length - tail] === '\n' && before[before.length - tail - 1] === '\r') tail--;
+  return { start, end: before.length - tail, text: after.slice(start, after.length - tail) };
+}

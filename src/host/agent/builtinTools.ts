@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { applyHunks } from '../../core/agent/editHunks';
+import { applyHunks, changedSpan } from '../../core/agent/editHunks';
 import {
   literalMatches,
   looksBinary,
@@ -663,23 +663,6 @@ async function exists(uri: vscode.Uri): Promise<boolean> {
 
 function lineCount(text: string): number {
   return text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-}
-
-/** The one span that differs between two texts (common start and end set aside). */
-export function changedSpan(before: string, after: string): { start: number; end: number; text: string } {
-  let start = 0;
-  const max = Math.min(before.length, after.length);
-  while (start < max && before.charCodeAt(start) === after.charCodeAt(start)) start++;
-  let tail = 0;
-  while (
-    tail < max - start &&
-    before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)
-  )
-    tail++;
-  // Never split a CRLF: the editor counts it as one line break.
-  if (start > 0 && before[start - 1] === '\r') start--;
-  if (tail > 0 && before[before.length - tail] === '\n' && before[before.length - tail - 1] === '\r') tail--;
-  return { start, end: before.length - tail, text: after.slice(start, after.length - tail) };
 }
 
 function commandOutput(result: CommandResult, timeoutSeconds: number): ToolOutput {

@@ -67,6 +67,10 @@ export class CommandRunner implements vscode.Disposable {
   /** Once a shell has shown it has no shell integration, later commands do not wait for it. */
   private integrationMissing = false;
   private readonly terminals = new Set<vscode.Terminal>();
+  /** Shell-integrated terminals with nothing running: the next command in the same folder reuses one. */
+  private readonly idle: vscode.Terminal[] = [];
+  /** Terminals of finished child processes, oldest first: only the last few are kept open. */
+  private readonly finished: vscode.Terminal[] = [];
 
   constructor(
     private readonly options: { preferShellIntegration?: boolean; shellIntegrationWaitMs?: number } = {},
@@ -85,12 +89,15 @@ export class CommandRunner implements vscode.Disposable {
 
   /** In a terminal with shell integration, or undefined (nothing ran) when it has none. */
   private async inTerminal(run: CommandRun): Promise<CommandResult | undefined> {
-    const terminal = vscode.window.createTerminal({
-      name: `Gateway AI: ${shortName(run.command)}`,
-      cwd: run.cwd,
-      env: QUIET_ENV,
-      iconPath: new vscode.ThemeIcon('hubot'),
-    });
+    const reused = this.takeIdle(run.cwd);
+    const terminal =
+      reused ??
+      vscode.window.createTerminal({
+        name: 'Gateway AI: agent',
+        cwd: run.cwd,
+        env: QUIET_ENV,
+        iconPath: new vscode.ThemeIcon('hubot'),
+      });
     this.terminals.add(terminal);
     const integration = await shellIntegration(
       terminal,
@@ -121,8 +128,10 @@ export class CommandRunner implements vscode.Disposable {
     if (outcome.kind !== 'exited') {
       const pid = await terminal.processId;
       if (pid) await killTree(pid, true);
-      if (process.platform === 'win32') terminal.dispose();
     } else await Promise.race([reading, new Promise((r) => setTimeout(r, 200))]);
+    // Windows has no process list to kill from: the terminal goes, and its processes with it.
+    if (outcome.kind !== 'exited' && process.platform === 'win32') terminal.dispose();
+    else this.idle.push(terminal);
     return {
       output: tail.value(),
       dropped: tail.dropped,
@@ -200,6 +209,7 @@ export class CommandRunner implements vscode.Disposable {
               ? '\n[stopped: out of time]\n'
               : '\n[stopped]\n';
         show(note);
+        this.retire(terminal);
         resolve({
           output: tail.value(),
           dropped: tail.dropped,
@@ -212,7 +222,30 @@ export class CommandRunner implements vscode.Disposable {
     });
   }
 
+  /** An idle shell-integrated terminal whose shell is in `cwd` (a command may have moved it). */
+  private takeIdle(cwd: string): vscode.Terminal | undefined {
+    const at = this.idle.findIndex(
+      (terminal) =>
+        terminal.exitStatus === undefined &&
+        terminal.shellIntegration?.cwd?.fsPath !== undefined &&
+        samePath(terminal.shellIntegration.cwd.fsPath, cwd),
+    );
+    return at < 0 ? undefined : this.idle.splice(at, 1)[0];
+  }
+
+  /** Keeps the last few finished command terminals open for the user to read, closing older ones. */
+  private retire(terminal: vscode.Terminal): void {
+    this.finished.push(terminal);
+    while (this.finished.length > KEEP_FINISHED_TERMINALS) {
+      const old = this.finished.shift()!;
+      this.terminals.delete(old);
+      old.dispose();
+    }
+  }
+
   dispose(): void {
+    this.idle.length = 0;
+    this.finished.length = 0;
     for (const terminal of this.terminals) terminal.dispose();
     this.terminals.clear();
   }
@@ -262,6 +295,15 @@ function shellIntegration(
     const timer = setTimeout(() => done(terminal.shellIntegration), waitMs);
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+const KEEP_FINISHED_TERMINALS = 3;
+
+function samePath(a: string, b: string): boolean {
+  const clean = (path: string) => path.replace(/[\\/]+$/, '');
+  return process.platform === 'win32'
+    ? clean(a).toLowerCase() === clean(b).toLowerCase()
+    : clean(a) === clean(b);
 }
 
 function shortName(command: string): string {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { applyHunks, occurrences } from '../../../../src/core/agent/editHunks';
+import { applyHunks, changedSpan, occurrences } from '../../../../src/core/agent/editHunks';
 
 describe('agent tools: edit hunks', () => {
   it('applies hunks in order, each against the text the one before left', () => {
@@ -66,6 +66,20 @@ describe('agent tools: edit hunks', () => {
           if (!result.ok) assert.ok(result.error.length > 0);
         },
       ),
+    );
+  });
+
+  it('finds the one span that differs, never inside a CRLF, and replacing it gives the new text (property)', () => {
+    assert.deepEqual(changedSpan('a\r\nb', 'a\nb'), { start: 1, end: 3, text: '\n' });
+    assert.deepEqual(changedSpan('abc', 'abc'), { start: 3, end: 3, text: '' });
+    const text = fc.stringMatching(/^[ab\r\n]{0,12}$/);
+    fc.assert(
+      fc.property(text, text, (before, after) => {
+        const { start, end, text: middle } = changedSpan(before, after);
+        assert.ok(start <= end && end <= before.length);
+        assert.equal(before.slice(0, start) + middle + before.slice(end), after);
+        assert.ok(!(before[start - 1] === '\r' && before[start] === '\n'), 'starts inside a CRLF');
+      }),
     );
   });
 });
