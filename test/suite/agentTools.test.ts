@@ -315,6 +315,8 @@ describe('Agent tools', function () {
       /symbolic link/,
     );
     assert.match(await refusal(set, 'read_file', { path: `${DIR}/.env` }), /may hold secrets/);
+    assert.match(await refusal(set, 'read_file', { path: `${DIR}/no-such-file.ts` }), /does not exist/);
+    assert.match(await refusal(set, 'read_file', { path: `${DIR}/src` }), /is a folder/);
     assert.match(
       await refusal(set, 'edit_file', { path: `${DIR}/.env`, edits: [{ search: 'a', replace: 'b' }] }),
       /may hold secrets/,

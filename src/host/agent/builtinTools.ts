@@ -272,6 +272,19 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
   }
 
   async prepare(name: string, args: unknown, signal: AbortSignal): Promise<PreparedCall> {
+    const prepared = await this.prepareTool(name, args, signal);
+    // A failure while running is a result the model reads, never an exception that ends the turn.
+    return {
+      ...prepared,
+      run: (runSignal) =>
+        prepared.run(runSignal).catch((error: unknown): ToolOutput => ({
+          text: error instanceof Error ? error.message : String(error),
+          isError: true,
+        })),
+    };
+  }
+
+  private async prepareTool(name: string, args: unknown, signal: AbortSignal): Promise<PreparedCall> {
     if (NEEDS_TRUST.has(name) && !this.deps.trusted())
       throw new ToolInputError(
         `${name} is off in Restricted Mode: the workspace is not trusted, so nothing may be changed or run.`,
@@ -300,6 +313,10 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
   private async readFile(raw: unknown): Promise<PreparedCall> {
     const args = parseReadFileArgs(raw);
     const file = await this.access.locate(args.path);
+    // A wrong path is the model's to correct: said before anything runs.
+    const stat = await this.stat(file);
+    if (stat.type & vscode.FileType.Directory)
+      throw new ToolInputError(`"${file.display}" is a folder: list it with list_files.`);
     return {
       run: async () => {
         const text = await this.readText(file);
