@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { isIgnored, parseGitignore, sortIgnoreFiles } from '../../core/agent/gitignore';
+import { IgnoreMatcher, isIgnored, parseGitignore, sortIgnoreFiles } from '../../core/agent/gitignore';
 import type { IgnoreFile } from '../../core/agent/gitignore';
 import { ToolInputError } from '../../core/agent/types';
 import { displayPath, relativeInside, resolveWorkspacePath } from '../../core/agent/workspacePaths';
@@ -123,10 +123,14 @@ export class WorkspaceAccess {
       const ignores = await this.ignoreFiles(folder);
       const baseUri = options.base && options.base.folder === index ? options.base.uri : folder.uri;
       const pattern = new vscode.RelativePattern(baseUri, options.glob ?? '**/*');
-      const uris = await vscode.workspace.findFiles(pattern, excludeGlob(ignores), LIST_SCAN_LIMIT);
-      for (const uri of uris) {
+      const uris = await vscode.workspace.findFiles(pattern, excludeGlob(ignores, folder), LIST_SCAN_LIMIT);
+      const matcher = new IgnoreMatcher(ignores);
+      for (let i = 0; i < uris.length; i++) {
+        // Thousands of files are checked in slices, so the extension host stays responsive.
+        if (i > 0 && i % 1000 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+        const uri = uris[i];
         const relative = relativeInside(folder.uri.fsPath, uri.fsPath);
-        if (relative === undefined || this.secretPattern(relative) || isIgnored(relative, ignores)) continue;
+        if (relative === undefined || this.secretPattern(relative) || matcher.ignored(relative)) continue;
         out.push({
           uri,
           folder: index,
@@ -203,10 +207,10 @@ async function realPathOfNearest(path: string): Promise<string> {
  * rules are turned into globs, and none when a file re-includes anything; the exact `.gitignore`
  * check runs on what comes back either way.
  */
-function excludeGlob(ignores: readonly IgnoreFile[]): string | undefined {
+function excludeGlob(ignores: readonly IgnoreFile[], folder: vscode.WorkspaceFolder): string | undefined {
   const globs: string[] = [];
   const filesExclude =
-    vscode.workspace.getConfiguration('files').get<Record<string, unknown>>('exclude') ?? {};
+    vscode.workspace.getConfiguration('files', folder.uri).get<Record<string, unknown>>('exclude') ?? {};
   const reincludes = ignores.some((file) => file.rules.some((rule) => rule.negated));
   // Without .gitignore rules to add, VS Code applies files.exclude itself, exactly.
   if (reincludes || ignores.length === 0) return undefined;

@@ -1,6 +1,34 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { isIgnored, parseGitignore, sortIgnoreFiles } from '../../../../src/core/agent/gitignore';
+import {
+  IgnoreMatcher,
+  isIgnored,
+  parseGitignore,
+  sortIgnoreFiles,
+} from '../../../../src/core/agent/gitignore';
+import type { IgnoreFile } from '../../../../src/core/agent/gitignore';
+import { excludedBy } from '../../../../src/core/inline/exclude';
+
+/** The rules as git states them, every one through the glob matcher: what the fast paths must equal. */
+function reference(path: string, files: readonly IgnoreFile[], isFolder: boolean): boolean {
+  const decide = (candidate: string, folder: boolean): boolean | undefined => {
+    let decision: boolean | undefined;
+    for (const file of files) {
+      const prefix = file.folder ? `${file.folder}/` : '';
+      if (prefix && !candidate.startsWith(prefix)) continue;
+      const inner = candidate.slice(prefix.length);
+      for (const rule of file.rules) {
+        if (rule.folderOnly && !folder) continue;
+        if (rule.anchored && !rule.pattern.includes('/') && inner.includes('/')) continue;
+        if (excludedBy(inner, [rule.pattern]) !== undefined) decision = !rule.negated;
+      }
+    }
+    return decision;
+  };
+  const parts = path.split('/').filter((part) => part !== '');
+  for (let i = 1; i < parts.length; i++) if (decide(parts.slice(0, i).join('/'), true)) return true;
+  return decide(parts.join('/'), isFolder) === true;
+}
 
 describe('agent tools: .gitignore', () => {
   const root = parseGitignore(
@@ -43,6 +71,40 @@ describe('agent tools: .gitignore', () => {
         (text, path, folder) => {
           const file = parseGitignore(text);
           assert.equal(typeof isIgnored(path, [file], folder), 'boolean');
+        },
+      ),
+    );
+  });
+
+  it('decides as the glob matcher would for every rule, with its fast paths and remembered folders (property)', () => {
+    const name = fc.constantFrom('a', 'b', 'Log', 'x.log', 'y.LOG', 'dist', 'node_modules', 'a.b');
+    const pattern = fc
+      .tuple(
+        fc.constantFrom('', '!'),
+        fc.constantFrom('', '/'),
+        fc.array(fc.constantFrom('a', 'b', 'dist', '*.log', '*', '**', 'x.*', 'node_modules', '?', 'a.b'), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        fc.constantFrom('', '/'),
+      )
+      .map(([bang, lead, parts, trail]) => `${bang}${lead}${parts.join('/')}${trail}`);
+    fc.assert(
+      fc.property(
+        fc.array(pattern, { maxLength: 8 }),
+        fc.array(pattern, { maxLength: 4 }),
+        fc.array(fc.array(name, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }),
+        fc.boolean(),
+        (rootRules, nestedRules, paths, isFolder) => {
+          const files = sortIgnoreFiles([
+            parseGitignore(nestedRules.join('\n'), 'a'),
+            parseGitignore(rootRules.join('\n')),
+          ]);
+          const matcher = new IgnoreMatcher(files);
+          for (const parts of paths) {
+            const path = parts.join('/');
+            assert.equal(matcher.ignored(path, isFolder), reference(path, files, isFolder), path);
+          }
         },
       ),
     );
