@@ -334,6 +334,11 @@ describe('Agent tools', function () {
         await refusal(set, 'create_file', { path: `${DIR}/r.txt`, content: '' }),
         /Restricted Mode/,
       );
+      const withMedia = tools({
+        generateMedia: () => Promise.reject(new Error('never loaded in Restricted Mode')),
+      });
+      assert.ok(!withMedia.specs().some((spec) => spec.name === 'generate_media'));
+      assert.match(await refusal(withMedia, 'generate_media', { prompt: 'a cat' }), /Restricted Mode/);
     } finally {
       trusted = true;
     }

@@ -84,8 +84,8 @@ export const PROBLEMS_MAX = 200;
 /** Largest file `read_file` and `edit_file` open. */
 export const FILE_MAX_BYTES = 4 * 1024 * 1024;
 
-/** Tools that change something: not offered, and refused, in an untrusted workspace. */
-const NEEDS_TRUST = new Set(['create_file', 'edit_file', 'run_command']);
+/** Tools that change something: not offered, and refused, in an untrusted workspace (media is saved into it). */
+const NEEDS_TRUST = new Set(['create_file', 'edit_file', 'run_command', 'generate_media']);
 
 const PATH_PARAM = {
   type: 'string',
