@@ -91,6 +91,7 @@ export const Setting = {
   agentEnabled: 'gateway.agent.enabled',
   agentMaxSteps: 'gateway.agent.maxSteps',
   agentAlwaysAllow: 'gateway.agent.alwaysAllow',
+  agentCommandTimeoutSeconds: 'gateway.agent.commandTimeoutSeconds',
 } as const;
 export type SettingId = (typeof Setting)[keyof typeof Setting];
 

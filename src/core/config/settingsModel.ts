@@ -55,6 +55,8 @@ export interface GatewaySettings {
     maxSteps: number;
     /** Tools that run without asking (application scope: a workspace cannot add to it). */
     alwaysAllow: string[];
+    /** Default limit of a command the agent runs, in seconds. */
+    commandTimeoutSeconds: number;
   };
   inlineCompletions: {
     enabled: boolean;
@@ -165,6 +167,7 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
     agent: {
       enabled: get(Setting.agentEnabled) !== false,
       maxSteps: Math.round(num(get(Setting.agentMaxSteps), 1, 200, 25)),
+      commandTimeoutSeconds: Math.round(num(get(Setting.agentCommandTimeoutSeconds), 1, 3600, 120)),
       alwaysAllow: [...new Set(strings(get(Setting.agentAlwaysAllow)).filter((n) => n.length <= 200))].slice(
         0,
         200,

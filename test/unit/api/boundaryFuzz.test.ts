@@ -398,6 +398,12 @@ describe('fuzz: error bodies, media records and settings', () => {
           assert.ok(request.maxStreamMinutes >= 1 && request.maxStreamMinutes <= 240);
           assert.ok(request.timeoutSeconds >= 1 && request.streamIdleTimeoutSeconds >= 5);
           assert.ok(Number.isInteger(request.maxRetries));
+          const { commandTimeoutSeconds } = settings.agent;
+          assert.ok(
+            Number.isInteger(commandTimeoutSeconds) &&
+              commandTimeoutSeconds >= 1 &&
+              commandTimeoutSeconds <= 3600,
+          );
           assert.ok(settings.chat.models.every((model) => typeof model === 'string'));
           assert.ok(settings.proxy.noProxy.every((entry) => typeof entry === 'string'));
           assert.equal(typeof settings.proxy.strictSSL, 'boolean');

@@ -1,0 +1,116 @@
+/**
+ * Where a path the model names lies, worked out lexically: against the workspace folders, with
+ * `.` and `..` resolved, before anything touches the disk. A path that would leave every folder
+ * is refused here; the host then checks the real path (symlinks) of what it found.
+ *
+ * Pure: folders are given as absolute paths (`/` or `\` separators, a drive letter or not).
+ */
+import { ToolInputError } from './types';
+
+export interface WorkspaceFolderPath {
+  /** The folder's name, as VS Code shows it (a path may start with it when there are several). */
+  name: string;
+  /** Absolute path on disk. */
+  path: string;
+}
+
+/** A path inside a workspace folder. */
+export interface ResolvedPath {
+  /** The folder's index. */
+  folder: number;
+  /** Relative to the folder, `/` separators, no `.` or `..`; '' is the folder itself. */
+  relative: string;
+}
+
+export const MAX_TOOL_PATH_LENGTH = 4096;
+
+function slashes(path: string): string {
+  return path.replace(/\\/g, '/');
+}
+
+/** A Windows path (drive letter or UNC) compares without case, as the disk does. */
+function isWindowsPath(path: string): boolean {
+  return /^[A-Za-z]:\//.test(path) || path.startsWith('//');
+}
+
+export function isAbsolutePath(path: string): boolean {
+  const p = slashes(path);
+  return p.startsWith('/') || /^[A-Za-z]:(\/|$)/.test(p);
+}
+
+/** `.` and `..` resolved; undefined when `..` climbs above the start. */
+export function normalizeSegments(path: string): string[] | undefined {
+  const out: string[] = [];
+  for (const part of slashes(path).split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (out.length === 0) return undefined;
+      out.pop();
+    } else out.push(part);
+  }
+  return out;
+}
+
+/**
+ * `candidate` relative to `root` (both absolute), or undefined when it lies outside. '' is the
+ * root itself. Compares without case on Windows paths.
+ */
+export function relativeInside(root: string, candidate: string): string | undefined {
+  const windows = isWindowsPath(slashes(root));
+  const rootParts = normalizeSegments(root);
+  const parts = normalizeSegments(candidate);
+  if (!rootParts || !parts || parts.length < rootParts.length) return undefined;
+  const rootPrefix = /^\/\//.test(slashes(root)) ? '//' : '';
+  const candidatePrefix = /^\/\//.test(slashes(candidate)) ? '//' : '';
+  if (rootPrefix !== candidatePrefix) return undefined;
+  for (let i = 0; i < rootParts.length; i++) {
+    const same = windows ? rootParts[i].toLowerCase() === parts[i].toLowerCase() : rootParts[i] === parts[i];
+    if (!same) return undefined;
+  }
+  return parts.slice(rootParts.length).join('/');
+}
+
+/**
+ * Resolves a path the model gave: relative to the first folder, or (with several folders) to the
+ * folder whose name it starts with; an absolute path must lie inside a folder. Throws
+ * `ToolInputError` with a message for the model otherwise.
+ */
+export function resolveWorkspacePath(raw: string, folders: readonly WorkspaceFolderPath[]): ResolvedPath {
+  if (folders.length === 0)
+    throw new ToolInputError('No folder is open in the workspace, so there are no files to use.');
+  const path = raw.trim();
+  if (path.length > MAX_TOOL_PATH_LENGTH) throw new ToolInputError('The path is too long.');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f]/.test(path)) throw new ToolInputError('The path holds control characters.');
+  if (isAbsolutePath(path)) {
+    for (let i = 0; i < folders.length; i++) {
+      const relative = relativeInside(folders[i].path, path);
+      if (relative !== undefined) return { folder: i, relative };
+    }
+    throw new ToolInputError(
+      `"${path}" is outside the workspace folders; only files inside them can be used. Give a path relative to the workspace folder.`,
+    );
+  }
+  if (/^~(\/|\\|$)/.test(path))
+    throw new ToolInputError(
+      `"${path}" names the home folder; only files inside the workspace folders can be used.`,
+    );
+  const parts = normalizeSegments(path);
+  if (!parts)
+    throw new ToolInputError(
+      `"${path}" climbs out of the workspace with "..": only files inside the workspace folders can be used.`,
+    );
+  if (folders.length > 1 && parts.length > 0) {
+    const named = folders.findIndex((folder) => folder.name === parts[0]);
+    // With several folders, a path may start with a folder's name, as VS Code shows them.
+    if (named >= 0) return { folder: named, relative: parts.slice(1).join('/') };
+  }
+  return { folder: 0, relative: parts.join('/') };
+}
+
+/** How a resolved path is shown to the model: with the folder's name when there are several. */
+export function displayPath(resolved: ResolvedPath, folders: readonly WorkspaceFolderPath[]): string {
+  const prefix = folders.length > 1 ? folders[resolved.folder]?.name : undefined;
+  if (!prefix) return resolved.relative || '.';
+  return resolved.relative ? `${prefix}/${resolved.relative}` : prefix;
+}

@@ -1,0 +1,312 @@
+import { spawn } from 'node:child_process';
+import * as vscode from 'vscode';
+import { killTree } from './processTree';
+
+/**
+ * Runs a command the user approved, where the user can watch it: in a VS Code terminal whose
+ * output shell integration captures, when the shell has it; otherwise as a child process whose
+ * output is mirrored into a terminal of our own (a pseudoterminal). Either way the result has the
+ * output's end, the exit code, and whether a timeout or Stop ended it; Stop and the timeout kill
+ * the command and everything it started at once.
+ */
+
+export interface CommandRun {
+  command: string;
+  /** Absolute path of the folder it runs in. */
+  cwd: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+export interface CommandResult {
+  /** The end of the output (ANSI escapes removed), at most `OUTPUT_KEEP_CHARS`. */
+  output: string;
+  /** Characters of output left out at the start. */
+  dropped: number;
+  exitCode: number | undefined;
+  ended: 'exited' | 'timeout' | 'stopped' | 'failed';
+  /** How it ran: in a shell-integrated terminal, or as a child process. */
+  via: 'shellIntegration' | 'process';
+  error?: string;
+}
+
+export const OUTPUT_KEEP_CHARS = 24_000;
+/** How long a new terminal's shell has to report shell integration before the fallback runs. */
+export const SHELL_INTEGRATION_WAIT_MS = 3000;
+
+/** Pagers and prompts would wait for a user who is not there. */
+const QUIET_ENV = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+
+// CSI, OSC (ended by BEL or ST) and the two-character escapes a terminal stream carries.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+
+/** Output kept from the end: the end of a build or a test run is where the answer is. */
+class Tail {
+  private text = '';
+  dropped = 0;
+  push(chunk: string): void {
+    this.text += chunk;
+    if (this.text.length > OUTPUT_KEEP_CHARS * 2) this.trim();
+  }
+  private trim(): void {
+    const cut = this.text.length - OUTPUT_KEEP_CHARS;
+    if (cut > 0) {
+      this.dropped += cut;
+      this.text = this.text.slice(cut);
+    }
+  }
+  value(): string {
+    this.text = this.text.replace(ANSI, '').replace(/\r\n?/g, '\n');
+    this.trim();
+    return this.text;
+  }
+}
+
+export class CommandRunner implements vscode.Disposable {
+  /** Once a shell has shown it has no shell integration, later commands do not wait for it. */
+  private integrationMissing = false;
+  private readonly terminals = new Set<vscode.Terminal>();
+  /** Shell-integrated terminals with nothing running: the next command in the same folder reuses one. */
+  private readonly idle: vscode.Terminal[] = [];
+  /** Terminals of finished child processes, oldest first: only the last few are kept open. */
+  private readonly finished: vscode.Terminal[] = [];
+
+  constructor(
+    private readonly options: { preferShellIntegration?: boolean; shellIntegrationWaitMs?: number } = {},
+  ) {}
+
+  async run(run: CommandRun): Promise<CommandResult> {
+    if (run.signal.aborted)
+      return { output: '', dropped: 0, exitCode: undefined, ended: 'stopped', via: 'process' };
+    if (this.options.preferShellIntegration !== false && !this.integrationMissing) {
+      const result = await this.inTerminal(run);
+      if (result) return result;
+      this.integrationMissing = true;
+    }
+    return this.asProcess(run);
+  }
+
+  /** In a terminal with shell integration, or undefined (nothing ran) when it has none. */
+  private async inTerminal(run: CommandRun): Promise<CommandResult | undefined> {
+    const reused = this.takeIdle(run.cwd);
+    const terminal =
+      reused ??
+      vscode.window.createTerminal({
+        name: 'Gateway AI: agent',
+        cwd: run.cwd,
+        env: QUIET_ENV,
+        iconPath: new vscode.ThemeIcon('hubot'),
+      });
+    this.terminals.add(terminal);
+    const integration = await shellIntegration(
+      terminal,
+      this.options.shellIntegrationWaitMs ?? SHELL_INTEGRATION_WAIT_MS,
+      run.signal,
+    );
+    if (!integration) {
+      this.terminals.delete(terminal);
+      terminal.dispose();
+      if (run.signal.aborted)
+        return { output: '', dropped: 0, exitCode: undefined, ended: 'stopped', via: 'shellIntegration' };
+      return undefined;
+    }
+    terminal.show(true);
+    const tail = new Tail();
+    const execution = integration.executeCommand(run.command);
+    const ended = new Promise<number | undefined>((resolve) => {
+      const listener = vscode.window.onDidEndTerminalShellExecution((event) => {
+        if (event.execution !== execution) return;
+        listener.dispose();
+        resolve(event.exitCode);
+      });
+    });
+    const reading = (async () => {
+      for await (const chunk of execution.read()) tail.push(chunk);
+    })().catch(() => undefined);
+    const outcome = await raceEnd(ended, run);
+    if (outcome.kind !== 'exited') {
+      const pid = await terminal.processId;
+      if (pid) await killTree(pid, true);
+    } else await Promise.race([reading, new Promise((r) => setTimeout(r, 200))]);
+    // Windows has no process list to kill from: the terminal goes, and its processes with it.
+    if (outcome.kind !== 'exited' && process.platform === 'win32') terminal.dispose();
+    else this.idle.push(terminal);
+    return {
+      output: tail.value(),
+      dropped: tail.dropped,
+      exitCode: outcome.kind === 'exited' ? outcome.code : undefined,
+      ended: outcome.kind,
+      via: 'shellIntegration',
+    };
+  }
+
+  /** As a child process in its own process group, its output shown in a pseudoterminal. */
+  private asProcess(run: CommandRun): Promise<CommandResult> {
+    const write = new vscode.EventEmitter<string>();
+    const tail = new Tail();
+    const show = (text: string) => write.fire(text.replace(/\r?\n/g, '\r\n'));
+    let child: ReturnType<typeof spawn> | undefined;
+    const pty: vscode.Pseudoterminal = {
+      onDidWrite: write.event,
+      open: () => show(`$ ${run.command}\n`),
+      // The user closed the terminal: the command goes with it.
+      close: () => {
+        if (child?.pid && child.exitCode === null) void killTree(child.pid);
+      },
+    };
+    const terminal = vscode.window.createTerminal({
+      name: `Gateway AI: ${shortName(run.command)}`,
+      pty,
+      iconPath: new vscode.ThemeIcon('hubot'),
+    });
+    this.terminals.add(terminal);
+    terminal.show(true);
+    return new Promise<CommandResult>((resolve) => {
+      try {
+        child = spawn(run.command, {
+          cwd: run.cwd,
+          shell: true,
+          detached: process.platform !== 'win32',
+          windowsHide: true,
+          env: { ...process.env, ...QUIET_ENV },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        show(`\n${message}\n`);
+        write.dispose();
+        resolve({
+          output: '',
+          dropped: 0,
+          exitCode: undefined,
+          ended: 'failed',
+          via: 'process',
+          error: message,
+        });
+        return;
+      }
+      const spawned = child;
+      const onData = (data: Buffer) => {
+        const text = data.toString('utf8');
+        tail.push(text);
+        show(text);
+      };
+      spawned.stdout?.on('data', onData);
+      spawned.stderr?.on('data', onData);
+      let startError: string | undefined;
+      spawned.on('error', (error) => (startError = error.message));
+      const exited = new Promise<number | undefined>((done) =>
+        spawned.on('close', (code) => done(code ?? undefined)),
+      );
+      void raceEnd(exited, run, () => {
+        if (spawned.pid) void killTree(spawned.pid);
+      }).then((outcome) => {
+        const note =
+          outcome.kind === 'exited'
+            ? `\n[exit code ${outcome.code ?? 'unknown'}]\n`
+            : outcome.kind === 'timeout'
+              ? '\n[stopped: out of time]\n'
+              : '\n[stopped]\n';
+        show(note);
+        this.retire(terminal);
+        resolve({
+          output: tail.value(),
+          dropped: tail.dropped,
+          exitCode: outcome.kind === 'exited' ? outcome.code : undefined,
+          ended: startError && outcome.kind === 'exited' ? 'failed' : outcome.kind,
+          via: 'process',
+          ...(startError ? { error: startError } : {}),
+        });
+      });
+    });
+  }
+
+  /** An idle shell-integrated terminal whose shell is in `cwd` (a command may have moved it). */
+  private takeIdle(cwd: string): vscode.Terminal | undefined {
+    const at = this.idle.findIndex(
+      (terminal) =>
+        terminal.exitStatus === undefined &&
+        terminal.shellIntegration?.cwd?.fsPath !== undefined &&
+        samePath(terminal.shellIntegration.cwd.fsPath, cwd),
+    );
+    return at < 0 ? undefined : this.idle.splice(at, 1)[0];
+  }
+
+  /** Keeps the last few finished command terminals open for the user to read, closing older ones. */
+  private retire(terminal: vscode.Terminal): void {
+    this.finished.push(terminal);
+    while (this.finished.length > KEEP_FINISHED_TERMINALS) {
+      const old = this.finished.shift()!;
+      this.terminals.delete(old);
+      old.dispose();
+    }
+  }
+
+  dispose(): void {
+    this.idle.length = 0;
+    this.finished.length = 0;
+    for (const terminal of this.terminals) terminal.dispose();
+    this.terminals.clear();
+  }
+}
+
+type Outcome = { kind: 'exited'; code: number | undefined } | { kind: 'timeout' } | { kind: 'stopped' };
+
+/** The command's end, its timeout or Stop, whichever comes first; `kill` runs at once on the latter two. */
+function raceEnd(exited: Promise<number | undefined>, run: CommandRun, kill?: () => void): Promise<Outcome> {
+  return new Promise<Outcome>((resolve) => {
+    const finish = (outcome: Outcome) => {
+      clearTimeout(timer);
+      run.signal.removeEventListener('abort', onAbort);
+      if (outcome.kind !== 'exited') kill?.();
+      resolve(outcome);
+    };
+    const onAbort = () => finish({ kind: 'stopped' });
+    const timer = setTimeout(() => finish({ kind: 'timeout' }), run.timeoutMs);
+    run.signal.addEventListener('abort', onAbort, { once: true });
+    if (run.signal.aborted) onAbort();
+    void exited.then((code) => finish({ kind: 'exited', code }));
+  });
+}
+
+/** The terminal's shell integration, once it reports it (within `waitMs`), or undefined. */
+function shellIntegration(
+  terminal: vscode.Terminal,
+  waitMs: number,
+  signal: AbortSignal,
+): Promise<vscode.TerminalShellIntegration | undefined> {
+  if (terminal.shellIntegration) return Promise.resolve(terminal.shellIntegration);
+  return new Promise((resolve) => {
+    const done = (value: vscode.TerminalShellIntegration | undefined) => {
+      clearTimeout(timer);
+      listener.dispose();
+      closed.dispose();
+      signal.removeEventListener('abort', onAbort);
+      resolve(value);
+    };
+    const onAbort = () => done(undefined);
+    const listener = vscode.window.onDidChangeTerminalShellIntegration((event) => {
+      if (event.terminal === terminal) done(event.shellIntegration);
+    });
+    const closed = vscode.window.onDidCloseTerminal((closedTerminal) => {
+      if (closedTerminal === terminal) done(undefined);
+    });
+    const timer = setTimeout(() => done(terminal.shellIntegration), waitMs);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const KEEP_FINISHED_TERMINALS = 3;
+
+function samePath(a: string, b: string): boolean {
+  const clean = (path: string) => path.replace(/[\\/]+$/, '');
+  return process.platform === 'win32'
+    ? clean(a).toLowerCase() === clean(b).toLowerCase()
+    : clean(a) === clean(b);
+}
+
+function shortName(command: string): string {
+  const line = command.replace(/\s+/g, ' ').trim();
+  return line.length > 40 ? `${line.slice(0, 39)}…` : line;
+}

@@ -1,0 +1,230 @@
+import { realpath } from 'node:fs/promises';
+import * as vscode from 'vscode';
+import { IgnoreMatcher, isIgnored, parseGitignore, sortIgnoreFiles } from '../../core/agent/gitignore';
+import type { IgnoreFile } from '../../core/agent/gitignore';
+import { ToolInputError } from '../../core/agent/types';
+import { displayPath, relativeInside, resolveWorkspacePath } from '../../core/agent/workspacePaths';
+import type { WorkspaceFolderPath } from '../../core/agent/workspacePaths';
+import { excludedBy, expandBraces } from '../../core/inline/exclude';
+
+/**
+ * The agent's view of the workspace: every path the model names resolved inside a workspace
+ * folder (lexically, then by its real path, so a symlink cannot lead out), files that may hold
+ * secrets refused, and listings that honour `files.exclude` and `.gitignore`.
+ */
+
+export interface Located {
+  uri: vscode.Uri;
+  folder: number;
+  /** Relative to its folder, `/` separators; '' for the folder itself. */
+  relative: string;
+  /** As the model is shown it (with the folder's name when there are several). */
+  display: string;
+}
+
+export interface ListedFile {
+  uri: vscode.Uri;
+  folder: number;
+  relative: string;
+  display: string;
+}
+
+/** Most files one listing reads from VS Code (before .gitignore filters them). */
+export const LIST_SCAN_LIMIT = 20_000;
+
+export class WorkspaceAccess {
+  constructor(
+    private readonly folders: () => readonly vscode.WorkspaceFolder[],
+    /** Globs of files never read, listed or searched (the built-in secrets list and the user's). */
+    private readonly secretPatterns: () => readonly string[],
+  ) {}
+
+  /** The workspace folders on disk (other schemes cannot be checked for symlinks, so are left out). */
+  workspaceFolders(): vscode.WorkspaceFolder[] {
+    return this.folders().filter((folder) => folder.uri.scheme === 'file');
+  }
+
+  private folderPaths(): WorkspaceFolderPath[] {
+    return this.workspaceFolders().map((folder) => ({ name: folder.name, path: folder.uri.fsPath }));
+  }
+
+  /** The secrets pattern a relative path matches, if any. */
+  secretPattern(relative: string): string | undefined {
+    return relative ? excludedBy(relative, this.secretPatterns()) : undefined;
+  }
+
+  /**
+   * Resolves a path the model gave, or throws `ToolInputError`: outside the folders (by `..`, an
+   * absolute path, or a symlink whose real path leaves them) or a file that may hold secrets.
+   */
+  async locate(raw: string): Promise<Located> {
+    const folders = this.workspaceFolders();
+    const paths = this.folderPaths();
+    const resolved = resolveWorkspacePath(raw, paths);
+    const display = displayPath(resolved, paths);
+    this.refuseSecret(resolved.relative, display);
+    const uri = resolved.relative
+      ? vscode.Uri.joinPath(folders[resolved.folder].uri, ...resolved.relative.split('/'))
+      : folders[resolved.folder].uri;
+    const inside = await this.realRelative(uri.fsPath, await this.realRoots());
+    if (inside === undefined)
+      throw new ToolInputError(
+        `"${display}" leads outside the workspace folders through a symbolic link; only files inside them can be used.`,
+      );
+    this.refuseSecret(inside, display);
+    return { uri, folder: resolved.folder, relative: resolved.relative, display };
+  }
+
+  private realRoots(): Promise<string[]> {
+    return Promise.all(this.folderPaths().map((folder) => realpath(folder.path).catch(() => folder.path)));
+  }
+
+  /** The real path of `path` (or of its nearest existing parent) relative to a real folder, or undefined. */
+  private async realRelative(path: string, roots: readonly string[]): Promise<string | undefined> {
+    const real = await realPathOfNearest(path);
+    return roots.map((root) => relativeInside(root, real)).find((relative) => relative !== undefined);
+  }
+
+  private refuseSecret(relative: string, display: string): void {
+    const pattern = this.secretPattern(relative);
+    if (pattern)
+      throw new ToolInputError(
+        `"${display}" may hold secrets (it matches "${pattern}"), so the agent's tools do not read, list, search or change it.`,
+      );
+  }
+
+  /** The folder-relative display of a uri inside a workspace folder, or undefined. */
+  describe(uri: vscode.Uri): { folder: number; relative: string; display: string } | undefined {
+    if (uri.scheme !== 'file') return undefined;
+    const paths = this.folderPaths();
+    for (let folder = 0; folder < paths.length; folder++) {
+      const relative = relativeInside(paths[folder].path, uri.fsPath);
+      if (relative !== undefined)
+        return { folder, relative, display: displayPath({ folder, relative }, paths) };
+    }
+    return undefined;
+  }
+
+  /**
+   * Files under `base` (a workspace folder or a folder in one) matching `glob`, with
+   * `files.exclude`, every `.gitignore` and the secrets list applied; at most `limit`, sorted.
+   */
+  async listFiles(options: {
+    base?: Located;
+    glob?: string;
+    limit: number;
+  }): Promise<{ files: ListedFile[]; more: boolean }> {
+    const folders = this.workspaceFolders();
+    const out: ListedFile[] = [];
+    let more = false;
+    const targets = options.base ? [options.base.folder] : folders.map((_, i) => i);
+    for (const index of targets) {
+      const folder = folders[index];
+      const ignores = await this.ignoreFiles(folder);
+      const baseUri = options.base && options.base.folder === index ? options.base.uri : folder.uri;
+      const pattern = new vscode.RelativePattern(baseUri, options.glob ?? '**/*');
+      const uris = await vscode.workspace.findFiles(pattern, excludeGlob(ignores, folder), LIST_SCAN_LIMIT);
+      const matcher = new IgnoreMatcher(ignores);
+      for (let i = 0; i < uris.length; i++) {
+        // Thousands of files are checked in slices, so the extension host stays responsive.
+        if (i > 0 && i % 1000 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+        const uri = uris[i];
+        const relative = relativeInside(folder.uri.fsPath, uri.fsPath);
+        if (relative === undefined || this.secretPattern(relative) || matcher.ignored(relative)) continue;
+        out.push({
+          uri,
+          folder: index,
+          relative,
+          display: displayPath({ folder: index, relative }, this.folderPaths()),
+        });
+      }
+    }
+    out.sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
+    // VS Code's file search follows symbolic links: keep only files whose real path stays inside
+    // (and is no secret there), checked in order until the limit is reached.
+    const roots = await this.realRoots();
+    const kept: ListedFile[] = [];
+    for (const file of out) {
+      const real = await this.realRelative(file.uri.fsPath, roots);
+      if (real === undefined || this.secretPattern(real)) continue;
+      if (kept.length === options.limit) {
+        more = true;
+        break;
+      }
+      kept.push(file);
+    }
+    return { files: kept, more };
+  }
+
+  /** The folder's `.gitignore` files, root first (`files.exclude` applies to finding them). */
+  private async ignoreFiles(folder: vscode.WorkspaceFolder): Promise<IgnoreFile[]> {
+    const uris = await vscode.workspace.findFiles(
+      new vscode.RelativePattern(folder, '**/.gitignore'),
+      undefined,
+      200,
+    );
+    const files: IgnoreFile[] = [];
+    for (const uri of uris) {
+      const relative = relativeInside(folder.uri.fsPath, uri.fsPath);
+      if (relative === undefined) continue;
+      try {
+        const bytes = await vscode.workspace.fs.readFile(uri);
+        if (bytes.length > 512 * 1024) continue;
+        files.push(
+          parseGitignore(new TextDecoder().decode(bytes), relative.split('/').slice(0, -1).join('/')),
+        );
+      } catch {
+        // An unreadable .gitignore hides nothing.
+      }
+    }
+    const sorted = sortIgnoreFiles(files);
+    // Files a .gitignore itself ignores (one inside node_modules) say nothing.
+    return sorted.filter((file) => !file.folder || !isIgnored(file.folder, sorted, true));
+  }
+}
+
+/** The real path of `path`, or of its nearest existing parent with the rest appended. */
+async function realPathOfNearest(path: string): Promise<string> {
+  const rest: string[] = [];
+  let current = path;
+  for (let i = 0; i < 256; i++) {
+    try {
+      const real = await realpath(current);
+      return rest.length ? `${real.replace(/[\\/]+$/, '')}/${rest.reverse().join('/')}` : real;
+    } catch {
+      const cut = Math.max(current.lastIndexOf('/'), current.lastIndexOf('\\'));
+      if (cut <= 0) return path;
+      rest.push(current.slice(cut + 1));
+      current = current.slice(0, cut);
+    }
+  }
+  return path;
+}
+
+/**
+ * `files.exclude` (what `findFiles` applies when given no exclude) joined with the folders the
+ * `.gitignore` files name, so `node_modules` is not walked only to be filtered out. Only simple
+ * rules are turned into globs, and none when a file re-includes anything; the exact `.gitignore`
+ * check runs on what comes back either way.
+ */
+function excludeGlob(ignores: readonly IgnoreFile[], folder: vscode.WorkspaceFolder): string | undefined {
+  const globs: string[] = [];
+  const filesExclude =
+    vscode.workspace.getConfiguration('files', folder.uri).get<Record<string, unknown>>('exclude') ?? {};
+  const reincludes = ignores.some((file) => file.rules.some((rule) => rule.negated));
+  // Without .gitignore rules to add, VS Code applies files.exclude itself, exactly.
+  if (reincludes || ignores.length === 0) return undefined;
+  // One brace group of alternatives: the globs inside it cannot have braces of their own.
+  for (const [glob, on] of Object.entries(filesExclude))
+    if (on === true) globs.push(...(expandBraces(glob) ?? []).filter((one) => !one.includes(',')));
+  for (const file of ignores)
+    for (const rule of file.rules) {
+      if (/[{},[\]!\\]/.test(rule.pattern) || globs.length > 400) continue;
+      const prefix = file.folder ? `${file.folder}/` : '';
+      const at = rule.anchored ? `${prefix}${rule.pattern}` : `${prefix}**/${rule.pattern}`;
+      globs.push(`${at}/**`);
+      if (!rule.folderOnly) globs.push(at);
+    }
+  if (globs.length === 0) return undefined;
+  return `{${globs.join(',')}}`;
+}

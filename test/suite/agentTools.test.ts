@@ -1,0 +1,493 @@
+/**
+ * The agent's own tools inside a real extension host: reads with ranges, listings that honour
+ * .gitignore and files.exclude, search, the Problems list, created and edited files (through
+ * WorkspaceEdit, so the editor's undo works; unsaved changes never overwritten), paths that try
+ * to leave the workspace or reach secrets, and commands: output, exit code, timeout, and Stop
+ * killing the process within a second.
+ */
+import * as assert from 'node:assert/strict';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { ToolInputError } from '../../src/core/agent/types';
+import type { ToolOutput } from '../../src/core/agent/types';
+import { BuiltinTools, readToolSettings } from '../../src/host/agent/builtinTools';
+import type { BuiltinToolsDeps } from '../../src/host/agent/builtinTools';
+import { CommandRunner } from '../../src/host/agent/commandRunner';
+import { waitFor } from './helpers';
+
+const DIR = 'agent-tools';
+
+function root(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('The integration workspace has no folder.');
+  return folder.uri.fsPath;
+}
+
+function file(relative: string): string {
+  return path.join(root(), DIR, ...relative.split('/'));
+}
+
+function write(relative: string, text: string): void {
+  mkdirSync(path.dirname(file(relative)), { recursive: true });
+  writeFileSync(file(relative), text);
+}
+
+const logged: string[] = [];
+let trusted = true;
+
+function tools(extra: Partial<BuiltinToolsDeps> = {}): BuiltinTools {
+  return new BuiltinTools({
+    folders: () => vscode.workspace.workspaceFolders ?? [],
+    trusted: () => trusted,
+    settings: readToolSettings,
+    logger: { info: (line) => logged.push(line), warn: (line) => logged.push(line) },
+    ...extra,
+  });
+}
+
+async function call(
+  set: BuiltinTools,
+  name: string,
+  args: unknown,
+  signal = new AbortController().signal,
+): Promise<ToolOutput> {
+  const prepared = await set.prepare(name, args, signal);
+  return prepared.run(signal);
+}
+
+async function refusal(set: BuiltinTools, name: string, args: unknown): Promise<string> {
+  try {
+    await set.prepare(name, args, new AbortController().signal);
+  } catch (error) {
+    assert.ok(error instanceof ToolInputError, `not a ToolInputError: ${String(error)}`);
+    return error.message;
+  }
+  assert.fail(`${name} ${JSON.stringify(args)} was not refused`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('Agent tools', function () {
+  this.timeout(60_000);
+  const set = tools();
+  const outside = mkdtempSync(path.join(tmpdir(), 'agent-outside-'));
+
+  before(async () => {
+    rmSync(path.join(root(), DIR), { recursive: true, force: true });
+    write(
+      'src/a.ts',
+      Array.from({ length: 10 }, (_, i) => `line ${i + 1} needle${i === 4 ? ' five' : ''}`).join('\n') + '\n',
+    );
+    write('.gitignore', 'ignored/\n*.log\n');
+    write('ignored/x.ts', 'needle in an ignored folder\n');
+    write('build.log', 'needle in a log\n');
+    write('hidden/h.ts', 'needle in a hidden folder\n');
+    write('.env', 'needle=SECRET_VALUE\n');
+    write('long.txt', `${'a'.repeat(40)}!\n`);
+    writeFileSync(path.join(outside, 'secret.txt'), 'outside the workspace\n');
+    symlinkSync(outside, file('link'));
+    await vscode.workspace
+      .getConfiguration('files')
+      .update('exclude', { '**/hidden': true }, vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.workspace
+      .getConfiguration('files')
+      .update('exclude', undefined, vscode.ConfigurationTarget.Global);
+    set.dispose();
+    rmSync(path.join(root(), DIR), { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  it('reads a line range without asking, numbered, and says which part it is', async () => {
+    const prepared = await set.prepare(
+      'read_file',
+      { path: `${DIR}/src/a.ts`, start_line: 2, end_line: 3 },
+      new AbortController().signal,
+    );
+    assert.equal(prepared.confirmation, undefined);
+    const { text } = await prepared.run(new AbortController().signal);
+    assert.match(text, /^agent-tools\/src\/a\.ts\n2: line 2 needle\n3: line 3 needle\n\(lines 2–3 of 10\)$/);
+  });
+
+  it('lists files without what .gitignore, files.exclude and the secrets list hide', async () => {
+    const { text } = await call(set, 'list_files', { path: DIR });
+    const listed = text.split('\n');
+    assert.ok(listed.includes(`${DIR}/src/a.ts`), text);
+    assert.ok(listed.includes(`${DIR}/.gitignore`), text);
+    for (const hidden of ['ignored/x.ts', 'build.log', 'hidden/h.ts', '.env', 'link/secret.txt'])
+      assert.ok(!listed.includes(`${DIR}/${hidden}`), `${hidden} listed:\n${text}`);
+    const { text: ts } = await call(set, 'list_files', { path: DIR, glob: '**/*.ts' });
+    assert.deepEqual(ts.split('\n'), [`${DIR}/src/a.ts`]);
+  });
+
+  it('searches text, literal and by regex, in the files a listing shows', async () => {
+    const { text } = await call(set, 'search_text', {
+      query: 'NEEDLE five'.toLowerCase(),
+      glob: `${DIR}/**`,
+    });
+    assert.equal(text, `${DIR}/src/a.ts:5: line 5 needle five`);
+    const { text: all } = await call(set, 'search_text', { query: 'needle', glob: `${DIR}/**` });
+    assert.equal(all.split('\n').length, 10, all);
+    assert.ok(!/ignored|build\.log|hidden|\.env|SECRET/.test(all), all);
+    const { text: regex } = await call(set, 'search_text', {
+      query: 'line \\d+ needle five$',
+      is_regex: true,
+      glob: `${DIR}/**`,
+    });
+    assert.equal(regex, `${DIR}/src/a.ts:5: line 5 needle five`);
+    assert.match(
+      await refusal(set, 'search_text', { query: '(', is_regex: true }),
+      /not a valid regular expression/,
+    );
+  });
+
+  it('stops a catastrophically backtracking regex at its budget without blocking the host', async () => {
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 20);
+    try {
+      const result = await call(set, 'search_text', {
+        query: '^(a+)+$',
+        is_regex: true,
+        glob: `${DIR}/long.txt`,
+      });
+      assert.equal(result.isError, true);
+      assert.match(result.text, /took too long/);
+    } finally {
+      clearInterval(ticker);
+    }
+    // The host went on while the worker backtracked: its timers kept firing.
+    assert.ok(ticks > 10, `the host's timers fired ${ticks} times during the search`);
+  });
+
+  it('lists the Problems of workspace files only', async () => {
+    const diagnostics = vscode.languages.createDiagnosticCollection('agent-tools-test');
+    try {
+      const inside = vscode.Uri.file(file('src/a.ts'));
+      const problem = new vscode.Diagnostic(
+        new vscode.Range(2, 4, 2, 8),
+        'bad thing',
+        vscode.DiagnosticSeverity.Error,
+      );
+      problem.source = 'agent-test';
+      problem.code = 'E1';
+      diagnostics.set([
+        [inside, [problem]],
+        [
+          vscode.Uri.file(path.join(outside, 'secret.txt')),
+          [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 1), 'outside')],
+        ],
+      ]);
+      const { text } = await call(set, 'get_problems', {});
+      assert.match(text, /agent-tools\/src\/a\.ts:3:5 error \(agent-test E1\): bad thing/);
+      assert.ok(!text.includes('outside'), text);
+      const { text: one } = await call(set, 'get_problems', { path: `${DIR}/src/a.ts` });
+      assert.equal(one, 'agent-tools/src/a.ts:3:5 error (agent-test E1): bad thing');
+    } finally {
+      diagnostics.dispose();
+    }
+  });
+
+  it('creates a file after showing its diff, and refuses one that exists', async () => {
+    const prepared = await set.prepare(
+      'create_file',
+      { path: `${DIR}/new/made.txt`, content: 'hello\nworld\n' },
+      new AbortController().signal,
+    );
+    assert.deepEqual(prepared.confirmation, {
+      kind: 'edit',
+      path: `${DIR}/new/made.txt`,
+      created: true,
+      diff: ['--- /dev/null', `+++ b/${DIR}/new/made.txt`, '@@ -0,0 +1,2 @@', '+hello', '+world'].join('\n'),
+    });
+    assert.deepEqual(prepared.preview, {
+      path: `${DIR}/new/made.txt`,
+      folder: 0,
+      before: '',
+      after: 'hello\nworld\n',
+    });
+    assert.ok(!existsSync(file('new/made.txt')), 'nothing is written before the call runs');
+    const result = await prepared.run(new AbortController().signal);
+    assert.equal(readFileSync(file('new/made.txt'), 'utf8'), 'hello\nworld\n');
+    assert.deepEqual(result.changes, [
+      { path: `${DIR}/new/made.txt`, folder: 0, before: null, after: 'hello\nworld\n' },
+    ]);
+    assert.match(
+      await refusal(set, 'create_file', { path: `${DIR}/new/made.txt`, content: 'x' }),
+      /exists already/,
+    );
+  });
+
+  it("edits through a WorkspaceEdit: diff first, file saved, the editor's undo restores it", async () => {
+    const before = readFileSync(file('src/a.ts'), 'utf8');
+    const prepared = await set.prepare(
+      'edit_file',
+      { path: `${DIR}/src/a.ts`, edits: [{ search: 'line 5 needle five', replace: 'LINE FIVE' }] },
+      new AbortController().signal,
+    );
+    assert.equal(prepared.confirmation?.kind, 'edit');
+    const diff = prepared.confirmation?.kind === 'edit' ? prepared.confirmation.diff : '';
+    assert.match(diff, /^-line 5 needle five\n\+LINE FIVE$/m);
+    assert.equal(readFileSync(file('src/a.ts'), 'utf8'), before, 'nothing is written before the call runs');
+    const result = await prepared.run(new AbortController().signal);
+    const after = before.replace('line 5 needle five', 'LINE FIVE');
+    assert.equal(readFileSync(file('src/a.ts'), 'utf8'), after);
+    assert.deepEqual(result.changes, [{ path: `${DIR}/src/a.ts`, folder: 0, before, after }]);
+
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file('src/a.ts')));
+    await vscode.window.showTextDocument(document);
+    await vscode.commands.executeCommand('undo');
+    await waitFor(() => document.getText() === before, 'the undo to restore the text');
+    await document.save();
+    assert.equal(readFileSync(file('src/a.ts'), 'utf8'), before);
+  });
+
+  it('tells the model why a search does not fit: not found, or found more than once', async () => {
+    assert.match(
+      await refusal(set, 'edit_file', {
+        path: `${DIR}/src/a.ts`,
+        edits: [{ search: 'no such text', replace: 'x' }],
+      }),
+      /not found.*read_file/s,
+    );
+    assert.match(
+      await refusal(set, 'edit_file', {
+        path: `${DIR}/src/a.ts`,
+        edits: [{ search: 'needle', replace: 'x' }],
+      }),
+      /found 10 times .*surrounding lines/,
+    );
+  });
+
+  it('never overwrites unsaved changes in the editor, before or after approval', async () => {
+    const uri = vscode.Uri.file(file('src/a.ts'));
+    const prepared = await set.prepare(
+      'edit_file',
+      { path: `${DIR}/src/a.ts`, edits: [{ search: 'line 1 needle', replace: 'first' }] },
+      new AbortController().signal,
+    );
+    const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    await editor.edit((builder) => builder.insert(new vscode.Position(0, 0), 'typed by the user '));
+    assert.ok(editor.document.isDirty);
+    const result = await prepared.run(new AbortController().signal);
+    assert.equal(result.isError, true);
+    assert.match(result.text, /unsaved changes/);
+    assert.match(
+      await refusal(set, 'edit_file', {
+        path: `${DIR}/src/a.ts`,
+        edits: [{ search: 'line 2', replace: 'x' }],
+      }),
+      /unsaved changes/,
+    );
+    assert.ok(editor.document.getText().startsWith('typed by the user line 1'), 'the user’s text is kept');
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+    assert.ok(!editor.document.isDirty);
+  });
+
+  it('refuses .., absolute paths elsewhere, symlinks that leave, and secrets', async () => {
+    assert.match(await refusal(set, 'read_file', { path: '../outside.txt' }), /climbs out of the workspace/);
+    assert.match(
+      await refusal(set, 'read_file', { path: path.join(outside, 'secret.txt') }),
+      /outside the workspace folders/,
+    );
+    assert.match(await refusal(set, 'read_file', { path: `${DIR}/link/secret.txt` }), /symbolic link/);
+    assert.match(
+      await refusal(set, 'create_file', { path: `${DIR}/link/planted.txt`, content: 'x' }),
+      /symbolic link/,
+    );
+    assert.match(await refusal(set, 'read_file', { path: `${DIR}/.env` }), /may hold secrets/);
+    assert.match(await refusal(set, 'read_file', { path: `${DIR}/no-such-file.ts` }), /does not exist/);
+    assert.match(await refusal(set, 'read_file', { path: `${DIR}/src` }), /is a folder/);
+    assert.match(
+      await refusal(set, 'edit_file', { path: `${DIR}/.env`, edits: [{ search: 'a', replace: 'b' }] }),
+      /may hold secrets/,
+    );
+    assert.ok(!existsSync(path.join(outside, 'planted.txt')));
+  });
+
+  it('offers no edits or commands in an untrusted workspace, and refuses them', async () => {
+    trusted = false;
+    try {
+      const names = set.specs().map((spec) => spec.name);
+      assert.deepEqual(names, ['read_file', 'list_files', 'search_text', 'get_problems']);
+      assert.match(await refusal(set, 'run_command', { command: 'echo hi' }), /Restricted Mode/);
+      assert.match(
+        await refusal(set, 'create_file', { path: `${DIR}/r.txt`, content: '' }),
+        /Restricted Mode/,
+      );
+      const withMedia = tools({
+        generateMedia: () => Promise.reject(new Error('never loaded in Restricted Mode')),
+      });
+      assert.ok(!withMedia.specs().some((spec) => spec.name === 'generate_media'));
+      assert.match(await refusal(withMedia, 'generate_media', { prompt: 'a cat' }), /Restricted Mode/);
+    } finally {
+      trusted = true;
+    }
+    assert.ok(set.specs().every((spec) => spec.source.id === 'gateway'));
+    assert.ok(set.specs().some((spec) => spec.name === 'run_command'));
+  });
+
+  it('generates media through the media feature’s tool, after showing exactly what it sends', async () => {
+    const seen: unknown[] = [];
+    let cancelled = false;
+    const media = tools({
+      generateMedia: () =>
+        Promise.resolve({
+          prepareInvocation: (options: { input: unknown }) => {
+            seen.push(['prepare', options.input]);
+            return { invocationMessage: 'Generating media' };
+          },
+          invoke: (options: { input: unknown }, token: vscode.CancellationToken) => {
+            seen.push(['invoke', options.input]);
+            token.onCancellationRequested(() => (cancelled = true));
+            return Promise.resolve(
+              new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart('Saved assets/cat.png')]),
+            );
+          },
+        }),
+    });
+    assert.ok(media.specs().some((spec) => spec.name === 'generate_media' && !spec.readOnly));
+    assert.ok(
+      !set.specs().some((spec) => spec.name === 'generate_media'),
+      'not offered without the media feature',
+    );
+    const input = { prompt: 'a cat', model: 'vendor/image-model', parameters: { size: '512x512' } };
+    const prepared = await media.prepare('generate_media', input, new AbortController().signal);
+    assert.equal(prepared.confirmation?.kind, 'tool');
+    const shown = prepared.confirmation?.kind === 'tool' ? prepared.confirmation.arguments : '';
+    assert.match(shown, /vendor\/image-model/);
+    assert.match(shown, /a cat/);
+    assert.match(shown, /512x512/);
+    const result = await prepared.run(new AbortController().signal);
+    assert.equal(result.text, 'Saved assets/cat.png');
+    assert.deepEqual(seen, [
+      ['prepare', input],
+      ['invoke', input],
+    ]);
+    assert.ok(!cancelled);
+    assert.match(
+      await refusal(media, 'generate_media', { prompt: '' }),
+      /"prompt" must be a non-empty string/,
+    );
+  });
+
+  describe('commands', () => {
+    const node = JSON.stringify(process.execPath);
+    for (const shellIntegration of [false, true]) {
+      const runner = shellIntegration ? 'a terminal with shell integration' : 'a child process';
+      const commands = tools({ commands: { preferShellIntegration: shellIntegration } });
+      after(() => commands.dispose());
+
+      it(`runs a command in ${runner}, after showing it, with output and exit code`, async function () {
+        if (shellIntegration && !(await shellIntegrationHere())) this.skip();
+        write(
+          'exit3.js',
+          "console.log('out of the command'); console.error('and its errors'); process.exit(3);\n",
+        );
+        const prepared = await commands.prepare(
+          'run_command',
+          { command: `${node} exit3.js`, cwd: DIR },
+          new AbortController().signal,
+        );
+        assert.deepEqual(prepared.confirmation, {
+          kind: 'command',
+          command: `${node} exit3.js`,
+          cwd: path.join(root(), DIR),
+          timeoutSeconds: 120,
+        });
+        const { text, isError } = await prepared.run(new AbortController().signal);
+        assert.match(text, /out of the command/);
+        assert.match(text, /and its errors/);
+        assert.match(text, /\[exit code 3\]$/);
+        assert.equal(isError, undefined);
+      });
+
+      it(`stops a command in ${runner} at its timeout`, async function () {
+        if (shellIntegration && !(await shellIntegrationHere())) this.skip();
+        write('forever.js', "console.log('started'); setInterval(() => {}, 1000);\n");
+        const { text, isError } = await call(commands, 'run_command', {
+          command: `${node} forever.js`,
+          cwd: DIR,
+          timeout_seconds: 1,
+        });
+        assert.equal(isError, true);
+        assert.match(text, /stopped after 1 s: out of time/);
+      });
+
+      it(`kills a command in ${runner} within a second of Stop`, async function () {
+        if (shellIntegration && !(await shellIntegrationHere())) this.skip();
+        const pidFile = file(`pid-${String(shellIntegration)}.txt`);
+        rmSync(pidFile, { force: true });
+        write(
+          'sleeper.js',
+          `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000);\n`,
+        );
+        const stop = new AbortController();
+        const prepared = await commands.prepare(
+          'run_command',
+          { command: `${node} sleeper.js`, cwd: DIR },
+          stop.signal,
+        );
+        const running = prepared.run(stop.signal);
+        const pid = await waitFor(
+          () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')),
+          'the command to write its pid',
+        );
+        assert.ok(alive(pid));
+        stop.abort();
+        await waitFor(() => !alive(pid), `process ${pid} to be gone after Stop`, 1000);
+        const { text, isError } = await running;
+        assert.equal(isError, true);
+        assert.match(text, /stopped by the user/);
+        if (shellIntegration)
+          // The three commands ran in one terminal: an idle one in the same folder is reused.
+          await waitFor(
+            () =>
+              vscode.window.terminals.filter((terminal) => terminal.name === 'Gateway AI: agent').length ===
+              1,
+            'one agent terminal',
+          );
+      });
+    }
+  });
+});
+
+let integration: Promise<boolean> | undefined;
+
+/** Whether this VS Code's terminal reports shell integration for the default shell here. */
+function shellIntegrationHere(): Promise<boolean> {
+  integration ??= (async () => {
+    const runner = new CommandRunner({ preferShellIntegration: true, shellIntegrationWaitMs: 10_000 });
+    try {
+      const result = await runner.run({
+        command: 'echo probe',
+        cwd: root(),
+        timeoutMs: 20_000,
+        signal: new AbortController().signal,
+      });
+      return result.via === 'shellIntegration';
+    } finally {
+      runner.dispose();
+    }
+  })();
+  return integration;
+}

@@ -1,0 +1,132 @@
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import {
+  parseCreateFileArgs,
+  parseEditFileArgs,
+  parseGetProblemsArgs,
+  parseListFilesArgs,
+  parseReadFileArgs,
+  parseRunCommandArgs,
+  parseSearchTextArgs,
+} from '../../../../src/core/agent/toolArgs';
+import { ToolInputError } from '../../../../src/core/agent/types';
+
+function message(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(error instanceof ToolInputError);
+    return error.message;
+  }
+  assert.fail('not refused');
+}
+
+describe('agent tools: arguments', () => {
+  it('reads line ranges, tolerating numbers as strings and camelCase names', () => {
+    assert.deepEqual(parseReadFileArgs({ path: 'a.ts', start_line: '3', endLine: 9.7 }), {
+      path: 'a.ts',
+      startLine: 3,
+      endLine: 9,
+    });
+    assert.match(
+      message(() => parseReadFileArgs({ path: 'a', start_line: 5, end_line: 2 })),
+      /before "start_line"/,
+    );
+    assert.match(
+      message(() => parseReadFileArgs({ path: 'a', start_line: 0 })),
+      /whole number from 1/,
+    );
+    assert.match(
+      message(() => parseReadFileArgs({})),
+      /"path" is required/,
+    );
+    assert.match(
+      message(() => parseReadFileArgs('a.ts')),
+      /JSON object/,
+    );
+  });
+
+  it('takes edits as a list, or one flat hunk', () => {
+    assert.deepEqual(parseEditFileArgs({ path: 'a', edits: [{ search: 'x', replace: 'y' }] }).edits, [
+      { search: 'x', replace: 'y' },
+    ]);
+    assert.deepEqual(parseEditFileArgs({ path: 'a', search: 'x', replace: 'y' }).edits, [
+      { search: 'x', replace: 'y' },
+    ]);
+    assert.deepEqual(parseEditFileArgs({ path: 'a', edits: [{ old_text: 'x' }] }).edits, [
+      { search: 'x', replace: '' },
+    ]);
+    assert.match(
+      message(() => parseEditFileArgs({ path: 'a', edits: [] })),
+      /non-empty list/,
+    );
+    assert.match(
+      message(() => parseEditFileArgs({ path: 'a', edits: [{ search: '' }] })),
+      /edits\[0\]\.search/,
+    );
+  });
+
+  it('reads the rest', () => {
+    assert.deepEqual(parseListFilesArgs({ glob: ' **/*.ts ', path: '.' }), { glob: '**/*.ts' });
+    assert.deepEqual(parseListFilesArgs(undefined), {});
+    assert.deepEqual(parseSearchTextArgs({ query: 'a+', is_regex: 'true' }), { query: 'a+', isRegex: true });
+    assert.deepEqual(parseGetProblemsArgs({ path: '' }), {});
+    assert.deepEqual(parseCreateFileArgs({ path: 'n.txt' }), { path: 'n.txt', content: '' });
+    assert.deepEqual(parseRunCommandArgs({ command: ' ls ', timeout_seconds: 99999 }, 120), {
+      command: 'ls',
+      timeoutSeconds: 120,
+    });
+    assert.match(
+      message(() => parseRunCommandArgs({ command: 'echo \u001b[2J' })),
+      /control characters/,
+    );
+    assert.match(
+      message(() => parseSearchTextArgs({ query: 'x'.repeat(2000) })),
+      /too long/,
+    );
+  });
+
+  it('either returns bounded typed arguments or throws ToolInputError, for any JSON (property)', () => {
+    const parsers = [
+      parseReadFileArgs,
+      parseListFilesArgs,
+      parseSearchTextArgs,
+      parseGetProblemsArgs,
+      parseCreateFileArgs,
+      parseEditFileArgs,
+      (value: unknown) => parseRunCommandArgs(value, 120),
+    ];
+    const near = fc.record(
+      {
+        path: fc.oneof(fc.string(), fc.integer()),
+        start_line: fc.oneof(fc.integer(), fc.string(), fc.double()),
+        end_line: fc.oneof(fc.integer(), fc.string()),
+        query: fc.string(),
+        is_regex: fc.oneof(fc.boolean(), fc.string()),
+        content: fc.oneof(fc.string(), fc.constant(null)),
+        edits: fc.oneof(
+          fc.array(fc.record({ search: fc.string(), replace: fc.anything() }, { requiredKeys: [] })),
+          fc.anything(),
+        ),
+        command: fc.string(),
+        timeout_seconds: fc.oneof(fc.integer(), fc.string(), fc.double()),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), fc.anything(), near), (value) => {
+        for (const parse of parsers) {
+          try {
+            const args = parse(value) as Record<string, unknown>;
+            for (const [key, field] of Object.entries(args)) {
+              if (typeof field === 'number') assert.ok(Number.isInteger(field) && field >= 1, key);
+              if (key === 'timeoutSeconds') assert.ok((field as number) <= 120);
+            }
+          } catch (error) {
+            assert.ok(error instanceof ToolInputError, String(error));
+          }
+        }
+      }),
+    );
+  });
+});
