@@ -415,26 +415,27 @@ async function execute(
   changed();
 }
 
+/** One promise per signal that rejects when it aborts: every wait races it, with no listener each. */
+const stops = new WeakMap<AbortSignal, Promise<never>>();
+
+function stopped(signal: AbortSignal): Promise<never> {
+  let stop = stops.get(signal);
+  if (!stop) {
+    stop = new Promise<never>((_resolve, reject) => {
+      const fail = () => reject(new Error('The turn was stopped.'));
+      if (signal.aborted) fail();
+      else signal.addEventListener('abort', fail, { once: true });
+    });
+    stop.catch(() => undefined);
+    stops.set(signal, stop);
+  }
+  return stop;
+}
+
 /** Settles with `work`, or rejects as soon as `signal` aborts (the work is left to finish alone). */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(new Error('The turn was stopped.'));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error('The turn was stopped.'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
+  work.catch(() => undefined);
+  return Promise.race([work, stopped(signal)]);
 }
 
 /** How deep brackets nest in JSON text, outside strings (stops counting past `limit`). */
