@@ -5,6 +5,10 @@
  * are left out (the panel has its own). Each call asks first, and runs through
  * `vscode.lm.invokeTool` with no invocation token: VS Code asks nothing then, so our
  * confirmation is the only guard. Where this VS Code has no `vscode.lm.tools`, the set is empty.
+ *
+ * VS Code's own tools (`run_in_terminal`, `vscode_editFile_internal`, `runSubagent`, … in 1.139:
+ * listed, contributed by no extension) are left out too: they work only inside VS Code's chat
+ * (some throw, some need its session), and the panel has its own read, edit and terminal tools.
  */
 import * as vscode from 'vscode';
 import {
@@ -40,7 +44,8 @@ export class LmToolSet extends Disposable implements ToolSet {
   /** Fires when VS Code's list of tools changed. */
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly lm: LmToolsApi | undefined = vscode.lm) {
+  /** @param lm VS Code's `vscode.lm` (the default); `null` for a VS Code without it. */
+  constructor(private readonly lm: LmToolsApi | null = vscode.lm ?? null) {
     super();
     if (typeof lm?.onDidChangeTools === 'function') {
       this.register(
@@ -57,7 +62,7 @@ export class LmToolSet extends Disposable implements ToolSet {
     return this.specList;
   }
 
-  /** One source per extension, per MCP server VS Code runs, and one for VS Code's own tools. */
+  /** One source per extension, and one per MCP server VS Code runs. */
   sources(): LmToolSource[] {
     const bySource = new Map<string, LmToolSource>();
     for (const spec of this.specList) {
@@ -69,7 +74,7 @@ export class LmToolSet extends Disposable implements ToolSet {
     return [...bySource.values()];
   }
 
-  prepare(name: string, args: unknown): Promise<PreparedCall> {
+  prepare(name: string, args: unknown, _signal?: AbortSignal): Promise<PreparedCall> {
     const found = this.byName.get(name);
     if (!found) return Promise.reject(new ToolInputError(`There is no tool named "${name}" in VS Code.`));
     if (typeof args !== 'object' || args === null || Array.isArray(args))
@@ -117,11 +122,13 @@ export class LmToolSet extends Disposable implements ToolSet {
     for (const raw of readTools(this.lm)) {
       const tool = parseExternalTool(raw);
       if (!tool || tool.name.startsWith(OWN_PREFIX)) continue;
+      const source = sourceOfTool(tool.name, owners);
+      if (!source) continue;
       const spec: ToolSpec = {
         name: modelToolName('', tool.name, taken),
         description: tool.description,
         parameters: tool.inputSchema,
-        source: sourceOfTool(tool.name, owners),
+        source,
         readOnly: false,
       };
       this.specList.push(spec);
@@ -131,7 +138,7 @@ export class LmToolSet extends Disposable implements ToolSet {
 }
 
 /** `vscode.lm.tools`, copied, or nothing where it is missing or its getter throws. */
-function readTools(lm: LmToolsApi | undefined): unknown[] {
+function readTools(lm: LmToolsApi | null): unknown[] {
   try {
     const tools = lm?.tools;
     return Array.isArray(tools) ? [...(tools as unknown[])] : [];
@@ -160,12 +167,18 @@ function contributedToolOwners(): Map<string, { id: string; label: string }> {
   return owners;
 }
 
-/** The picker's source of a tool: its extension, the MCP server VS Code runs it from, or VS Code. */
-export function sourceOfTool(name: string, owners: Map<string, { id: string; label: string }>): ToolSource {
+/**
+ * The picker's source of a tool: its extension, or the MCP server VS Code runs it from; none for
+ * VS Code's own tools.
+ */
+export function sourceOfTool(
+  name: string,
+  owners: Map<string, { id: string; label: string }>,
+): ToolSource | undefined {
   const owner = owners.get(name);
   if (owner) return { kind: 'extension', id: owner.id, label: owner.label };
   // VS Code names a started MCP server's tools `mcp_<server>_<tool>`.
   const mcp = /^mcp_([^_]+)_./.exec(name);
   if (mcp) return { kind: 'mcp', id: `vscode-mcp:${mcp[1]}`, label: `${mcp[1]} (MCP in VS Code)` };
-  return { kind: 'extension', id: 'vscode', label: 'VS Code' };
+  return undefined;
 }

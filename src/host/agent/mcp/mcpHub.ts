@@ -138,7 +138,7 @@ export class McpHub extends Disposable implements ToolSet {
     return this.specList;
   }
 
-  prepare(name: string, args: unknown): Promise<PreparedCall> {
+  prepare(name: string, args: unknown, _signal?: AbortSignal): Promise<PreparedCall> {
     const found = this.byName.get(name);
     if (!found) return Promise.reject(new ToolInputError(`There is no MCP tool named "${name}" running.`));
     if (typeof args !== 'object' || args === null || Array.isArray(args))
