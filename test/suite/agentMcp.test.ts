@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpSourceStatus } from '../../src/host/agent/mcp/mcpHub';
 import { freePort } from '../launch/ports';
-import { gatewayApi } from './helpers';
+import { gatewayApi, waitFor } from './helpers';
 
 type ChatBundle = typeof import('../../src/host/chat/chatBundle');
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -22,6 +22,15 @@ function folder(): vscode.WorkspaceFolder {
   const first = vscode.workspace.workspaceFolders?.[0];
   if (!first) throw new Error('The integration suite runs with a workspace folder');
   return first;
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function writeMcpJson(text: string): Promise<void> {
@@ -102,6 +111,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
     const api = await gatewayApi();
     await writeMcpJson(config());
     const asked: McpSourceStatus[] = [];
+    let lastPid: number | undefined;
     const hub = new bundle.McpHub({
       logger,
       workspaceState: api.context.workspaceState,
@@ -184,14 +194,42 @@ describe('Agent: MCP servers and VS Code tools', function () {
       assert.equal(asked.length, 2);
       assert.match(asked[1].detail, /--changed$/);
 
+      // A server that dies shows as stopped, its tools gone.
+      const pid = hub.sources()[0].pid;
+      assert.ok(pid, 'a running stdio server has a process');
+      const crashed = new Promise<McpSourceStatus>((resolve) => {
+        const listener = hub.onDidChange(() => {
+          const everything = hub.sources()[0];
+          if (everything.state === 'error') {
+            listener.dispose();
+            resolve(everything);
+          }
+        });
+      });
+      process.kill(pid, 'SIGKILL');
+      const afterCrash = await crashed;
+      assert.match(afterCrash.error ?? '', /stopped/);
+      assert.deepEqual(hub.specs(), []);
+      assert.equal(afterCrash.pid, undefined);
+
       // A server that needs VS Code's input prompt does not start, and says why.
       const refused = await hub.setEnabled('asks-for-input', true);
       assert.equal(refused?.state, 'error');
       assert.match(refused?.error ?? '', /input:token/);
       assert.equal(asked.length, 2);
+
+      // Turned on again after the crash (no new question), then the hub goes: the process goes too.
+      const again = await hub.setEnabled('everything', true);
+      assert.equal(again?.state, 'running');
+      assert.equal(asked.length, 2);
+      lastPid = again?.pid;
     } finally {
       hub.dispose();
     }
+    const gone = lastPid;
+    assert.ok(gone);
+    // The SDK ends stdin, then signals after 2 s and again after 4 s.
+    await waitFor(() => !processExists(gone), `the server process ${gone} to end after dispose`, 15_000);
     assert.ok(
       log.some((line) => /\[MCP everything\] /.test(line)),
       "the server's stderr reaches the log",

@@ -29,6 +29,8 @@ export interface McpConnectOptions {
 }
 
 export interface McpConnection {
+  /** The server's process, for a stdio server. */
+  readonly pid: number | undefined;
   listTools(signal?: AbortSignal): Promise<ExternalToolInfo[]>;
   /** The raw `CallToolResult` (outside data: parse it). */
   callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
@@ -52,8 +54,9 @@ const CALL_TIMEOUT_MS = 10 * 60_000;
 export async function connectMcpServer(options: McpConnectOptions): Promise<McpConnection> {
   const { launch } = options;
   let transport: Transport;
+  let stdio: StdioClientTransport | undefined;
   if (launch.type === 'stdio') {
-    const stdio = new StdioClientTransport({
+    stdio = new StdioClientTransport({
       command: launch.command,
       args: launch.args,
       env: { ...getDefaultEnvironment(), ...launch.env },
@@ -92,6 +95,7 @@ export async function connectMcpServer(options: McpConnectOptions): Promise<McpC
   }
 
   return {
+    pid: stdio?.pid ?? undefined,
     async listTools(signal) {
       const tools: unknown[] = [];
       let cursor: string | undefined;

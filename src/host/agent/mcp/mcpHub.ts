@@ -35,6 +35,8 @@ export interface McpSourceStatus {
   tools: ToolSpec[];
   /** Why it is in `error`, or why it cannot start (`${input:…}` variables, Restricted Mode). */
   error?: string;
+  /** The process of a running stdio server. */
+  pid?: number;
 }
 
 /** What the hub needs from the extension; `confirmStart` and `loadClient` are replaceable in tests. */
@@ -370,6 +372,8 @@ export class McpHub extends Disposable implements ToolSet {
     };
     const error = entry.error ?? (entry.state === 'off' ? this.refusal(entry) : undefined);
     if (error) status.error = error;
+    const pid = entry.state === 'running' ? entry.connection?.pid : undefined;
+    if (pid !== undefined) status.pid = pid;
     return status;
   }
 }
