@@ -9,6 +9,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpSourceStatus } from '../../src/host/agent/mcp/mcpHub';
@@ -90,6 +91,18 @@ describe('Agent: MCP servers and VS Code tools', function () {
     );
   });
 
+  /** A hub over this workspace and profile, as the chat makes one; `answer` plays the user's consent. */
+  async function newHub(answer: (status: McpSourceStatus) => boolean) {
+    const api = await gatewayApi();
+    return new bundle.McpHub({
+      logger,
+      workspaceState: api.context.workspaceState,
+      globalStorageUri: api.context.globalStorageUri,
+      clientVersion: '0.0.0-test',
+      confirmStart: (status) => Promise.resolve(answer(status)),
+    });
+  }
+
   function config(extraArg?: string): string {
     const args = JSON.stringify(extraArg ? [serverScript, 'stdio', extraArg] : [serverScript]);
     return `{
@@ -108,19 +121,12 @@ describe('Agent: MCP servers and VS Code tools', function () {
   }
 
   it("lists the workspace's servers, starts one on consent, lists its tools and calls one", async () => {
-    const api = await gatewayApi();
     await writeMcpJson(config());
     const asked: McpSourceStatus[] = [];
     let lastPid: number | undefined;
-    const hub = new bundle.McpHub({
-      logger,
-      workspaceState: api.context.workspaceState,
-      globalStorageUri: api.context.globalStorageUri,
-      clientVersion: '0.0.0-test',
-      confirmStart: (status) => {
-        asked.push(status);
-        return Promise.resolve(true);
-      },
+    const hub = await newHub((status) => {
+      asked.push(status);
+      return true;
     });
     try {
       await hub.ready();
@@ -237,15 +243,8 @@ describe('Agent: MCP servers and VS Code tools', function () {
   });
 
   it('calls a tool of a server over Streamable HTTP', async () => {
-    const api = await gatewayApi();
     await writeMcpJson(config());
-    const hub = new bundle.McpHub({
-      logger,
-      workspaceState: api.context.workspaceState,
-      globalStorageUri: api.context.globalStorageUri,
-      clientVersion: '0.0.0-test',
-      confirmStart: () => Promise.resolve(true),
-    });
+    const hub = await newHub(() => true);
     try {
       const status = await hub.setEnabled('everything-http', true);
       assert.equal(status?.state, 'running', status?.error);
@@ -258,6 +257,41 @@ describe('Agent: MCP servers and VS Code tools', function () {
       assert.equal((await prepared.run(new AbortController().signal)).text, 'Echo: over HTTP');
     } finally {
       hub.dispose();
+    }
+  });
+
+  it("reads the user's servers from the profile's mcp.json, the workspace's winning on a shared name", async () => {
+    const api = await gatewayApi();
+    await writeMcpJson(config());
+    // VS Code keeps the profile's mcp.json beside its globalStorage folder (MCP: Open User Configuration).
+    const userFile = vscode.Uri.joinPath(api.context.globalStorageUri, '..', '..', 'mcp.json');
+    await vscode.workspace.fs.writeFile(
+      userFile,
+      new TextEncoder().encode(
+        JSON.stringify({
+          servers: {
+            'from-profile': { command: '${userHome}/bin/tool', args: ['--flag'] },
+            everything: { command: 'not-this-one' },
+          },
+        }),
+      ),
+    );
+    const hub = await newHub(() => false);
+    try {
+      await hub.ready();
+      const byId = new Map(hub.sources().map((s) => [s.source.id, s]));
+      assert.equal(byId.get('from-profile')?.origin, 'user');
+      assert.equal(byId.get('from-profile')?.detail, `${os.homedir()}/bin/tool --flag`);
+      assert.equal(byId.get('everything')?.origin, 'workspace');
+      assert.ok(log.some((line) => /server "everything" is named earlier too/.test(line)));
+      // Declining the question starts nothing.
+      const declined = await hub.setEnabled('from-profile', false);
+      assert.equal(declined?.state, 'off');
+      assert.equal((await hub.setEnabled('from-profile', true))?.state, 'off');
+      assert.deepEqual(hub.specs(), []);
+    } finally {
+      hub.dispose();
+      await vscode.workspace.fs.delete(userFile);
     }
   });
 
