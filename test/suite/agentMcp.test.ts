@@ -116,6 +116,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
         },
         "everything-http": { "type": "http", "url": ${JSON.stringify(httpUrl)} },
         "asks-for-input": { "command": "node", "args": ["\${input:token}"] },
+        "missing": { "command": "/nonexistent/mcp-server", "env": { "TOKEN": "s3cret-value-123" } },
       },
     }`;
   }
@@ -137,6 +138,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
           ['mcp', 'everything', 'off', 'workspace'],
           ['mcp', 'everything-http', 'off', 'workspace'],
           ['mcp', 'asks-for-input', 'off', 'workspace'],
+          ['mcp', 'missing', 'off', 'workspace'],
         ],
       );
       assert.equal(before[0].detail, `ELECTRON_RUN_AS_NODE=1 ${process.execPath} ${serverScript}`);
@@ -240,6 +242,20 @@ describe('Agent: MCP servers and VS Code tools', function () {
       log.some((line) => /\[MCP everything\] /.test(line)),
       "the server's stderr reaches the log",
     );
+  });
+
+  it('a server whose command is missing shows why it did not start', async () => {
+    await writeMcpJson(config());
+    const hub = await newHub(() => true);
+    try {
+      const status = await hub.setEnabled('missing', true);
+      assert.equal(status?.state, 'error');
+      assert.match(status?.error ?? '', /did not start/);
+      assert.deepEqual(hub.specs(), []);
+      assert.ok(!log.some((line) => line.includes('s3cret-value-123')));
+    } finally {
+      hub.dispose();
+    }
   });
 
   it('calls a tool of a server over Streamable HTTP', async () => {
