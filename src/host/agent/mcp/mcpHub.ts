@@ -19,6 +19,7 @@ import { ToolInputError } from '../../../core/agent/types';
 import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../../core/agent/types';
 import { StorageKey } from '../../../core/ids';
 import { Disposable } from '../../../core/util/lifecycle';
+import { notify } from '../../notify';
 import type { McpConnection } from './mcpBundle';
 import { profileMcpFile, readMcpServers } from './mcpServerConfigs';
 
@@ -393,19 +394,14 @@ function redactAll(text: string, secrets: readonly string[]): string {
 }
 
 /** The default consent: a modal dialog with the exact launch, as plain text. */
-async function askToStart(status: McpSourceStatus): Promise<boolean> {
+function askToStart(status: McpSourceStatus): Promise<boolean> {
   const where =
     status.origin === 'workspace' ? "this workspace's .vscode/mcp.json" : 'your MCP configuration';
-  const start = 'Start';
-  const answer = await vscode.window.showWarningMessage(
+  return notify.confirm(
     `Start the MCP server "${status.source.label}"?`,
-    {
-      modal: true,
-      detail: `As ${where} says, this runs with your permissions:\n\n${status.detail}\n\nGateway AI asks again if this configuration changes.`,
-    },
-    start,
+    `As ${where} says, this runs with your permissions:\n\n${status.detail}\n\nGateway AI asks again if this configuration changes.`,
+    'Start',
   );
-  return answer === start;
 }
 
 function loadMcpBundle(): typeof import('./mcpBundle') {
