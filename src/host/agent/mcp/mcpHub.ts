@@ -17,7 +17,7 @@ import { describeLaunch, launchIdentity, parseEnvFile } from '../../../core/agen
 import type { McpConfigOrigin, McpLaunch, ResolvedMcpServer } from '../../../core/agent/mcpConfig';
 import { ToolInputError } from '../../../core/agent/types';
 import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../../core/agent/types';
-import { StorageKey } from '../../../core/ids';
+import { StorageKey, VsCodeSetting } from '../../../core/ids';
 import { Disposable } from '../../../core/util/lifecycle';
 import { notify } from '../../notify';
 import type { McpConnection } from './mcpBundle';
@@ -97,7 +97,7 @@ export class McpHub extends Disposable implements ToolSet {
       watch(new vscode.RelativePattern(vscode.Uri.joinPath(this.userFile, '..'), 'mcp.json'));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('mcp')) reload();
+        if (e.affectsConfiguration(VsCodeSetting.mcp)) reload();
       }),
     );
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(reload));
