@@ -10,6 +10,7 @@ import { writeCodiconSubset } from './build/codicons.mjs';
 import {
   COPIED_FILES,
   hostEntryPoints,
+  MODULE_STUBS,
   splitPoints as tableSplitPoints,
   webviewEntryPoints,
 } from './build/bundles.mjs';
@@ -86,11 +87,25 @@ const plainVscodeRequire = {
   },
 };
 
+/**
+ * Modules of dependencies replaced by small ones of ours (MODULE_STUBS of build/bundles.mjs, which
+ * says why each is safe), so what they would pull in never enters a bundle.
+ */
+const moduleStubs = {
+  name: 'module-stubs',
+  setup(build) {
+    for (const { request, importer, stub } of MODULE_STUBS)
+      build.onResolve({ filter: request }, (args) =>
+        importer.test(args.importer) ? { path: path.resolve(stub) } : undefined,
+      );
+  },
+};
+
 /** @type {import('esbuild').BuildOptions} */
 const extension = {
   ...base,
   entryPoints: hostEntryPoints(),
-  plugins: [splitPoints, plainVscodeRequire],
+  plugins: [splitPoints, plainVscodeRequire, moduleStubs],
   outdir,
   platform: 'node',
   format: 'cjs',

@@ -45,6 +45,44 @@ export const HOST_BUNDLES = [
   { name: 'media', source: 'src/host/media/mediaBundle.ts', splitSources: ['src/host/media/mediaBundle.ts'] },
   // src/host/lm/lmLoader.ts, when VS Code's chat asks the provider for models or calls the tool.
   { name: 'lm', source: 'src/host/lm/lmBundle.ts', splitSources: ['src/host/lm/lmBundle.ts'] },
+  // src/host/agent/mcp/mcpHub.ts, when the user first turns an MCP server on: the MCP SDK.
+  {
+    name: 'mcp',
+    source: 'src/host/agent/mcp/mcpBundle.ts',
+    splitSources: ['src/host/agent/mcp/mcpBundle.ts'],
+  },
+];
+
+/**
+ * @typedef {object} ModuleStub
+ * @property {RegExp} request  the import specifier replaced
+ * @property {RegExp} importer the importing file it is replaced in
+ * @property {string} stub     our module that takes its place
+ */
+
+const MCP_SDK = String.raw`[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/](esm|cjs)[\\/]`;
+
+/**
+ * Modules of dependencies that our bundles never run, replaced at build time by small ones of
+ * ours so that what they pull in stays out of the .vsix (test/unit/build/bundles.test.ts checks it).
+ */
+/** @type {readonly ModuleStub[]} */
+export const MODULE_STUBS = [
+  // The MCP SDK's client builds ajv (about 100 KB minified) as its default JSON Schema validator;
+  // our client always passes its own (src/host/agent/mcp/mcpConnection.ts: tool output is read as
+  // untrusted text whatever its shape).
+  {
+    request: /^\.\.[\\/]validation[\\/]ajv-provider\.js$/,
+    importer: new RegExp(`${MCP_SDK}(client|server)[\\\\/]index\\.js$`),
+    stub: 'src/host/agent/mcp/noAjv.ts',
+  },
+  // The MCP SDK's OAuth flow (about 19 KB minified) runs only for a transport given an
+  // `authProvider`; ours are given none (a server's token goes in the config's `headers`).
+  {
+    request: /^\.[\\/]auth\.js$/,
+    importer: new RegExp(`${MCP_SDK}client[\\\\/](streamableHttp|sse)\\.js$`),
+    stub: 'src/host/agent/mcp/noOAuth.ts',
+  },
 ];
 
 /**
@@ -170,6 +208,7 @@ export function describeTable() {
     hostBundles: HOST_BUNDLES,
     webviewBundles: WEBVIEW_BUNDLES,
     copiedFiles: COPIED_FILES,
+    moduleStubs: MODULE_STUBS.map((m) => ({ ...m, request: m.request.source, importer: m.importer.source })),
     staticFiles: STATIC_FILES,
     documents: DOCUMENTS,
     splitPoints: splitPoints(),

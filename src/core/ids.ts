@@ -108,6 +108,8 @@ export const VsCodeSetting = {
   proxy: 'http.proxy',
   noProxy: 'http.noProxy',
   proxyStrictSSL: 'http.proxyStrictSSL',
+  /** The user's MCP servers as VS Code 1.99–1.101 kept them (later ones keep a profile `mcp.json`). */
+  mcp: 'mcp',
 } as const;
 
 export const ContextKey = {
@@ -141,6 +143,8 @@ export const StorageKey = {
   mediaSaved: 'gateway.mediaSaved',
   /** Today's inline completions: `{day, accepted, cost, requests}` in globalState. */
   inlineToday: 'gateway.inlineCompletions.today',
+  /** In workspaceState: hashes of the MCP server launches the user agreed to start here. */
+  mcpConsent: 'gateway.agent.mcpConsent',
 } as const;
 
 /** Tools contributed to VS Code's agents (`languageModelTools`); their names use `_`, not `.`. */

@@ -22,6 +22,19 @@ export const notify = {
   ask<T extends string>(message: string, ...actions: T[]): Thenable<T | undefined> {
     return vscode.window.showWarningMessage(shown(message), { modal: true }, ...actions);
   },
+  /**
+   * A modal question with one action, for consent to something that runs: `detail` is shown as
+   * plain text with its line breaks (a modal dialog renders no Markdown), redacted but not cut,
+   * so a command line is shown whole.
+   */
+  async confirm(message: string, detail: string, action: string): Promise<boolean> {
+    const answer = await vscode.window.showWarningMessage(
+      shown(message),
+      { modal: true, detail: redact(detail) },
+      action,
+    );
+    return answer === action;
+  },
 };
 
 function shown(message: string): string {

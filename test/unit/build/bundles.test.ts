@@ -16,10 +16,19 @@ const table = bundleTable();
 const fileName = (file: string) => path.posix.basename(file);
 /** Every bundle of build/bundles.mjs, as its file name in dist/. */
 const BUNDLES = [...table.hostBundleFiles, ...table.webviewBundleFiles].map(fileName);
-/** The host bundles that require the shared one: all but the shared bundle itself. */
-const HOST_BUNDLES = table.hostBundles.filter((b) => b.name !== 'shared').map((b) => `${b.name}.js`);
-/** The lazily loaded features: the split points other than the client and the shared code. */
-const FEATURES = table.splitPoints.map((p) => p.bundle).filter((name) => name !== 'api' && name !== 'shared');
+/**
+ * Libraries a feature loads on demand, as the client is: the MCP SDK (loaded by the chat's agent
+ * when the user turns an MCP server on). They need nothing of the shared bundle.
+ */
+const LIBRARIES = ['mcp'];
+/** The host bundles that require the shared one: all but the shared bundle itself and the libraries. */
+const HOST_BUNDLES = table.hostBundles
+  .filter((b) => b.name !== 'shared' && !LIBRARIES.includes(b.name))
+  .map((b) => `${b.name}.js`);
+/** The lazily loaded features: the split points other than the client, the libraries and the shared code. */
+const FEATURES = table.splitPoints
+  .map((p) => p.bundle)
+  .filter((name) => name !== 'api' && name !== 'shared' && !LIBRARIES.includes(name));
 const WEBVIEW_BUNDLES = table.webviewBundleFiles.map(fileName);
 
 function bundle(name: string): string {
@@ -103,6 +112,22 @@ describe('built bundles', function () {
     const entry = bundle('extension.js');
     assert.equal(entry.match(/require\("\.\/api\.js"\)/g)?.length, 1);
     assert.doesNotMatch(entry, /undici/i);
+  });
+
+  it('the MCP SDK is loaded only by the chat bundle, once, and holds neither ajv nor the OAuth flow', () => {
+    for (const name of [...HOST_BUNDLES, 'api.js', 'shared.js'])
+      assert.equal(
+        bundle(name).match(/require\("\.\/mcp\.js"\)/g)?.length,
+        name === 'chat.js' ? 1 : undefined,
+        name,
+      );
+    const mcp = bundle('mcp.js');
+    // The SDK's client is there (its protocol version negotiation), the stubs' texts replace ajv and OAuth.
+    assert.match(mcp, /Server's protocol version is not supported/);
+    assert.match(mcp, /JSON Schema validation is not part of this build/);
+    assert.match(mcp, /OAuth sign-in to MCP servers is not supported/);
+    for (const marker of [/\bajv\b/i, /code_challenge/, /pkce/i, /oauth-authorization-server/])
+      assert.doesNotMatch(mcp, marker);
   });
 
   it('the webview bundles hold no host or Node code', () => {

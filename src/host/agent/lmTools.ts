@@ -1,0 +1,184 @@
+/**
+ * The tools of `vscode.lm.tools` as a tool set of the agent: other extensions' tools and, where
+ * VS Code has started them, the tools of the user's MCP servers (VS Code names those
+ * `mcp_<server>_<tool>`). Listed again on `vscode.lm.onDidChangeTools`; our own `gateway_*` tools
+ * are left out (the panel has its own). Each call asks first, and runs through
+ * `vscode.lm.invokeTool` with no invocation token: VS Code asks nothing then, so our
+ * confirmation is the only guard. Where this VS Code has no `vscode.lm.tools`, the set is empty.
+ *
+ * VS Code's own tools (`run_in_terminal`, `vscode_editFile_internal`, `runSubagent`, … in 1.139:
+ * listed, contributed by no extension) are left out too: they work only inside VS Code's chat
+ * (some throw, some need its session), and the panel has its own read, edit and terminal tools.
+ */
+import * as vscode from 'vscode';
+import {
+  modelToolName,
+  parseExternalTool,
+  prettyArguments,
+  toolResultText,
+} from '../../core/agent/externalTools';
+import type { ExternalToolInfo } from '../../core/agent/externalTools';
+import { ToolInputError } from '../../core/agent/types';
+import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../core/agent/types';
+import { Disposable } from '../../core/util/lifecycle';
+
+/** Tools we contribute ourselves; the panel offers its own instead. */
+const OWN_PREFIX = 'gateway_';
+
+/** The part of `vscode.lm` this set uses, each member possibly missing. */
+interface LmToolsApi {
+  tools?: readonly unknown[];
+  onDidChangeTools?: vscode.Event<void>;
+  invokeTool?: typeof vscode.lm.invokeTool;
+}
+
+export interface LmToolSource {
+  source: ToolSource;
+  tools: ToolSpec[];
+}
+
+export class LmToolSet extends Disposable implements ToolSet {
+  private specList: ToolSpec[] = [];
+  private readonly byName = new Map<string, { tool: ExternalToolInfo; spec: ToolSpec }>();
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
+  /** Fires when VS Code's list of tools changed. */
+  readonly onDidChange = this.changed.event;
+
+  /** @param lm VS Code's `vscode.lm` (the default); `null` for a VS Code without it. */
+  constructor(private readonly lm: LmToolsApi | null = vscode.lm ?? null) {
+    super();
+    if (typeof lm?.onDidChangeTools === 'function') {
+      this.register(
+        lm.onDidChangeTools(() => {
+          this.refresh();
+          this.changed.fire();
+        }),
+      );
+    }
+    this.refresh();
+  }
+
+  specs(): readonly ToolSpec[] {
+    return this.specList;
+  }
+
+  /** One source per extension, and one per MCP server VS Code runs. */
+  sources(): LmToolSource[] {
+    const bySource = new Map<string, LmToolSource>();
+    for (const spec of this.specList) {
+      const key = `${spec.source.kind}:${spec.source.id}`;
+      let entry = bySource.get(key);
+      if (!entry) bySource.set(key, (entry = { source: spec.source, tools: [] }));
+      entry.tools.push(spec);
+    }
+    return [...bySource.values()];
+  }
+
+  prepare(name: string, args: unknown, _signal?: AbortSignal): Promise<PreparedCall> {
+    const found = this.byName.get(name);
+    if (!found) return Promise.reject(new ToolInputError(`There is no tool named "${name}" in VS Code.`));
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      return Promise.reject(new ToolInputError('The arguments must be a JSON object.'));
+    const { tool, spec } = found;
+    const invoke = this.lm?.invokeTool;
+    return Promise.resolve({
+      confirmation: {
+        kind: 'tool',
+        name: tool.name,
+        source: spec.source.label,
+        arguments: prettyArguments(args),
+      },
+      run: async (signal) => {
+        if (typeof invoke !== 'function') return { text: 'This VS Code cannot run tools.', isError: true };
+        const cancel = new vscode.CancellationTokenSource();
+        const onAbort = () => cancel.cancel();
+        signal.addEventListener('abort', onAbort);
+        try {
+          const result = await invoke(
+            tool.name,
+            { input: args, toolInvocationToken: undefined },
+            cancel.token,
+          );
+          return toolResultText({ content: (result as { content?: unknown } | undefined)?.content });
+        } catch (error) {
+          if (signal.aborted) throw error;
+          return {
+            text: `The tool failed: ${error instanceof Error ? error.message : String(error)}`,
+            isError: true,
+          };
+        } finally {
+          signal.removeEventListener('abort', onAbort);
+          cancel.dispose();
+        }
+      },
+    });
+  }
+
+  private refresh(): void {
+    this.byName.clear();
+    this.specList = [];
+    const taken = new Set<string>();
+    const owners = contributedToolOwners();
+    for (const raw of readTools(this.lm)) {
+      const tool = parseExternalTool(raw);
+      if (!tool || tool.name.startsWith(OWN_PREFIX)) continue;
+      const source = sourceOfTool(tool.name, owners);
+      if (!source) continue;
+      const spec: ToolSpec = {
+        name: modelToolName('', tool.name, taken),
+        description: tool.description,
+        parameters: tool.inputSchema,
+        source,
+        readOnly: false,
+      };
+      this.specList.push(spec);
+      this.byName.set(spec.name, { tool, spec });
+    }
+  }
+}
+
+/** `vscode.lm.tools`, copied, or nothing where it is missing or its getter throws. */
+function readTools(lm: LmToolsApi | null): unknown[] {
+  try {
+    const tools = lm?.tools;
+    return Array.isArray(tools) ? [...(tools as unknown[])] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Which extension contributes each tool name (`contributes.languageModelTools`). */
+function contributedToolOwners(): Map<string, { id: string; label: string }> {
+  const owners = new Map<string, { id: string; label: string }>();
+  for (const extension of vscode.extensions.all) {
+    const manifest = extension.packageJSON as {
+      displayName?: unknown;
+      contributes?: { languageModelTools?: unknown };
+    };
+    const tools = manifest?.contributes?.languageModelTools;
+    if (!Array.isArray(tools)) continue;
+    const label =
+      typeof manifest.displayName === 'string' && manifest.displayName ? manifest.displayName : extension.id;
+    for (const tool of tools as unknown[]) {
+      const name = (tool as { name?: unknown } | null)?.name;
+      if (typeof name === 'string') owners.set(name, { id: extension.id, label });
+    }
+  }
+  return owners;
+}
+
+/**
+ * The picker's source of a tool: its extension, or the MCP server VS Code runs it from; none for
+ * VS Code's own tools.
+ */
+export function sourceOfTool(
+  name: string,
+  owners: Map<string, { id: string; label: string }>,
+): ToolSource | undefined {
+  const owner = owners.get(name);
+  if (owner) return { kind: 'extension', id: owner.id, label: owner.label };
+  // VS Code names a started MCP server's tools `mcp_<server>_<tool>`.
+  const mcp = /^mcp_([^_]+)_./.exec(name);
+  if (mcp) return { kind: 'mcp', id: `vscode-mcp:${mcp[1]}`, label: `${mcp[1]} (MCP in VS Code)` };
+  return undefined;
+}

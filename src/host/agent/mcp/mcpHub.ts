@@ -1,0 +1,411 @@
+/**
+ * The MCP servers the workspace's `.vscode/mcp.json` and the user's configuration name, as tool
+ * sources of the agent. Nothing starts by itself: a server starts when the user turns it on in
+ * the tool picker (`setEnabled`), which is the consent. Before the first start of a launch in a
+ * workspace the user sees its exact command line or URL and agrees; the agreement is kept per
+ * workspace against a hash of the whole launch, so a changed command, argument, variable, URL or
+ * header asks again. Nothing starts in Restricted Mode.
+ *
+ * The SDK lives in its own bundle (`dist/mcp.js`), required on the first start. Every tool of a
+ * running server is offered as `mcp_<server>_<tool>`, and every call asks first.
+ */
+import { createHash } from 'node:crypto';
+import * as vscode from 'vscode';
+import { modelToolName, prettyArguments, toolResultText } from '../../../core/agent/externalTools';
+import type { ExternalToolInfo } from '../../../core/agent/externalTools';
+import { describeLaunch, launchIdentity, parseEnvFile } from '../../../core/agent/mcpConfig';
+import type { McpConfigOrigin, McpLaunch, ResolvedMcpServer } from '../../../core/agent/mcpConfig';
+import { ToolInputError } from '../../../core/agent/types';
+import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../../core/agent/types';
+import { StorageKey, VsCodeSetting } from '../../../core/ids';
+import { Disposable } from '../../../core/util/lifecycle';
+import { notify } from '../../notify';
+import type { McpConnection } from './mcpBundle';
+import { profileMcpFile, readMcpServers } from './mcpServerConfigs';
+
+export type McpServerState = 'off' | 'starting' | 'running' | 'error';
+
+/** One configured server as the tool picker shows it. */
+export interface McpSourceStatus {
+  source: ToolSource;
+  state: McpServerState;
+  /** Exactly what starting it runs: the command line, or the URL (inert text). */
+  detail: string;
+  origin: McpConfigOrigin;
+  /** The tools it offers now (empty unless running). */
+  tools: ToolSpec[];
+  /** Why it is in `error`, or why it cannot start (`${input:…}` variables, Restricted Mode). */
+  error?: string;
+  /** The process of a running stdio server. */
+  pid?: number;
+}
+
+/** What the hub needs from the extension; `confirmStart` and `loadClient` are replaceable in tests. */
+export interface McpHubDeps {
+  logger: { info(m: string): void; warn(m: string): void; debug(m: string): void };
+  /** Where consent is remembered (the workspace's state). */
+  workspaceState: vscode.Memento;
+  /** The extension's `globalStorageUri`, to find the profile's `mcp.json`. */
+  globalStorageUri: vscode.Uri;
+  clientVersion: string;
+  /** Asks the user to start a server, showing `detail`; the default is a modal dialog. */
+  confirmStart?: (status: McpSourceStatus) => Promise<boolean>;
+  /** The MCP bundle; the default requires `dist/mcp.js`. */
+  loadClient?: () => typeof import('./mcpBundle');
+  connectTimeoutMs?: number;
+}
+
+interface Entry {
+  server: ResolvedMcpServer;
+  folder: vscode.WorkspaceFolder | undefined;
+  identity: string;
+  state: McpServerState;
+  error?: string;
+  tools: ExternalToolInfo[];
+  connection?: McpConnection;
+  /** Bumped on every start and stop, so a late answer of an older start is dropped. */
+  generation: number;
+  stderrLogged: number;
+}
+
+/** How much of one server's stderr reaches our log, per start. */
+const MAX_STDERR_LOGGED = 32_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
+
+export class McpHub extends Disposable implements ToolSet {
+  private entries = new Map<string, Entry>();
+  private specList: ToolSpec[] = [];
+  private readonly byName = new Map<string, { entry: Entry; tool: ExternalToolInfo; spec: ToolSpec }>();
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
+  /** Fires when a server's state or tools change, or the configuration does. */
+  readonly onDidChange = this.changed.event;
+  private loading: Promise<void> | undefined;
+  private readonly userFile: vscode.Uri | undefined;
+
+  constructor(private readonly deps: McpHubDeps) {
+    super();
+    this.userFile = profileMcpFile(deps.globalStorageUri);
+    const reload = () => void this.reload();
+    const watch = (pattern: vscode.GlobPattern) => {
+      const watcher = this.register(vscode.workspace.createFileSystemWatcher(pattern));
+      this.register(watcher.onDidChange(reload));
+      this.register(watcher.onDidCreate(reload));
+      this.register(watcher.onDidDelete(reload));
+    };
+    watch('**/.vscode/mcp.json');
+    if (this.userFile)
+      watch(new vscode.RelativePattern(vscode.Uri.joinPath(this.userFile, '..'), 'mcp.json'));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(VsCodeSetting.mcp)) reload();
+      }),
+    );
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(reload));
+    this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.fire()));
+    this.loading = this.reload();
+  }
+
+  /** The configured servers, read at least once. */
+  async ready(): Promise<void> {
+    await this.loading;
+  }
+
+  sources(): McpSourceStatus[] {
+    return [...this.entries.values()].map((e) => this.status(e));
+  }
+
+  /**
+   * Turns a server on (asking first, the first time this launch starts in this workspace) or
+   * off. Resolves with its state once it is running, failed or off.
+   */
+  async setEnabled(serverId: string, on: boolean): Promise<McpSourceStatus | undefined> {
+    await this.loading;
+    const entry = this.entries.get(serverId);
+    if (!entry) return undefined;
+    if (!on) {
+      await this.stop(entry, 'off');
+      return this.status(entry);
+    }
+    if (entry.state === 'running' || entry.state === 'starting') return this.status(entry);
+    const refusal = this.refusal(entry);
+    if (refusal) {
+      this.setState(entry, 'error', refusal);
+      return this.status(entry);
+    }
+    if (!(await this.consent(entry))) return this.status(entry);
+    await this.start(entry);
+    return this.status(entry);
+  }
+
+  specs(): readonly ToolSpec[] {
+    return this.specList;
+  }
+
+  prepare(name: string, args: unknown, _signal?: AbortSignal): Promise<PreparedCall> {
+    const found = this.byName.get(name);
+    if (!found) return Promise.reject(new ToolInputError(`There is no MCP tool named "${name}" running.`));
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      return Promise.reject(new ToolInputError('The arguments must be a JSON object.'));
+    const { entry, tool, spec } = found;
+    const input = args as Record<string, unknown>;
+    return Promise.resolve({
+      confirmation: {
+        kind: 'tool',
+        name: tool.name,
+        source: spec.source.label,
+        arguments: prettyArguments(input),
+      },
+      run: async (signal) => {
+        const connection = entry.state === 'running' ? entry.connection : undefined;
+        if (!connection)
+          return { text: `The MCP server "${entry.server.name}" is not running.`, isError: true };
+        try {
+          return toolResultText(await connection.callTool(tool.name, input, signal));
+        } catch (error) {
+          if (signal.aborted) throw error;
+          return {
+            text: `The MCP server "${entry.server.name}" failed: ${error instanceof Error ? error.message : String(error)}`,
+            isError: true,
+          };
+        }
+      },
+    });
+  }
+
+  /** Reads the configuration again; servers whose launch changed or went away are stopped. */
+  reload(): Promise<void> {
+    const next = (this.loading ?? Promise.resolve()).then(async () => {
+      if (this.isDisposed) return;
+      const read = await readMcpServers({ userFile: this.userFile });
+      for (const problem of read.problems) this.deps.logger.warn(`MCP configuration: ${problem}`);
+      const entries = new Map<string, Entry>();
+      for (const server of read.servers) {
+        const identity = launchIdentity(server);
+        const old = this.entries.get(server.name);
+        if (old && old.identity === identity) {
+          old.server = server;
+          entries.set(server.name, old);
+          continue;
+        }
+        if (old) await this.stop(old, 'off');
+        entries.set(server.name, {
+          server,
+          folder: read.folders.get(server.name),
+          identity,
+          state: 'off',
+          tools: [],
+          generation: 0,
+          stderrLogged: 0,
+        });
+      }
+      for (const [name, old] of this.entries) if (!entries.has(name)) await this.stop(old, 'off');
+      this.entries = entries;
+      this.fire();
+    });
+    this.loading = next.catch((error: unknown) =>
+      this.deps.logger.warn(`MCP configuration could not be read: ${String(error)}`),
+    );
+    return this.loading;
+  }
+
+  override dispose(): void {
+    for (const entry of this.entries.values()) void this.stop(entry, 'off');
+    super.dispose();
+  }
+
+  private refusal(entry: Entry): string | undefined {
+    if (!vscode.workspace.isTrusted)
+      return 'MCP servers do not start in Restricted Mode. Trust the workspace first.';
+    if (entry.server.needsInput.length)
+      return `It asks for ${entry.server.needsInput.map((i) => `\${input:${i}}`).join(', ')}, which only VS Code's own chat can prompt for. Put the value in the configuration (or an envFile) to start it here.`;
+    return undefined;
+  }
+
+  private async consent(entry: Entry): Promise<boolean> {
+    const key = createHash('sha256').update(entry.identity).digest('hex');
+    const agreed = this.deps.workspaceState.get<unknown>(StorageKey.mcpConsent);
+    const list = Array.isArray(agreed) ? agreed.filter((k): k is string => typeof k === 'string') : [];
+    if (list.includes(key)) return true;
+    const ask = this.deps.confirmStart ?? askToStart;
+    if (!(await ask(this.status(entry)))) return false;
+    // Newest last; a bounded list, so a workspace whose config changes often does not grow it forever.
+    await this.deps.workspaceState.update(StorageKey.mcpConsent, [...list, key].slice(-100));
+    return true;
+  }
+
+  private async start(entry: Entry): Promise<void> {
+    const generation = ++entry.generation;
+    entry.stderrLogged = 0;
+    this.setState(entry, 'starting');
+    const name = entry.server.name;
+    const secrets = secretsOf(entry.server.launch);
+    let connection: McpConnection | undefined;
+    try {
+      const launch = await this.launchOf(entry);
+      const client = (this.deps.loadClient ?? loadMcpBundle)();
+      connection = await client.connectMcpServer({
+        launch,
+        connectTimeoutMs: this.deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        clientVersion: this.deps.clientVersion,
+        onStderr: (text) => this.logStderr(entry, generation, text, secrets),
+        onToolsChanged: () => void this.refreshTools(entry, generation),
+        onClosed: (reason) => {
+          if (entry.generation !== generation) return;
+          entry.connection = undefined;
+          this.deps.logger.warn(`MCP server "${name}": ${reason}`);
+          this.setState(entry, 'error', `The server stopped. See the Gateway AI log for its output.`);
+        },
+      });
+      if (entry.generation !== generation) {
+        await connection.close().catch(() => undefined);
+        return;
+      }
+      entry.connection = connection;
+      entry.tools = await connection.listTools();
+      if (entry.generation !== generation) return;
+      this.deps.logger.info(`MCP server "${name}" started with ${entry.tools.length} tool(s).`);
+      this.setState(entry, 'running');
+    } catch (error) {
+      if (entry.generation !== generation) return;
+      entry.connection = undefined;
+      await connection?.close().catch(() => undefined);
+      const message = redactAll(error instanceof Error ? error.message : String(error), secrets);
+      this.deps.logger.warn(`MCP server "${name}" did not start: ${message}`);
+      this.setState(entry, 'error', `It did not start: ${message}`);
+    }
+  }
+
+  /** The launch with the env file's variables under the config's own, and the folder as cwd. */
+  private async launchOf(entry: Entry): Promise<McpLaunch> {
+    const launch = entry.server.launch;
+    if (launch.type !== 'stdio') return launch;
+    let fromFile: Record<string, string> = {};
+    if (launch.envFile) {
+      const absolute = /^([\\/]|[A-Za-z]:[\\/])/.test(launch.envFile);
+      const file =
+        !absolute && entry.folder
+          ? vscode.Uri.joinPath(entry.folder.uri, launch.envFile)
+          : vscode.Uri.file(launch.envFile);
+      fromFile = parseEnvFile(new TextDecoder().decode(await vscode.workspace.fs.readFile(file)));
+    }
+    const cwd = launch.cwd ?? (entry.folder?.uri.scheme === 'file' ? entry.folder.uri.fsPath : undefined);
+    return { ...launch, env: { ...fromFile, ...launch.env }, ...(cwd ? { cwd } : {}) };
+  }
+
+  private async refreshTools(entry: Entry, generation: number): Promise<void> {
+    const connection = entry.connection;
+    if (!connection || entry.generation !== generation) return;
+    try {
+      const tools = await connection.listTools();
+      if (entry.generation !== generation) return;
+      entry.tools = tools;
+      this.fire();
+    } catch (error) {
+      this.deps.logger.warn(`MCP server "${entry.server.name}": listing its tools failed: ${String(error)}`);
+    }
+  }
+
+  private async stop(entry: Entry, state: 'off'): Promise<void> {
+    entry.generation++;
+    const connection = entry.connection;
+    entry.connection = undefined;
+    entry.tools = [];
+    this.setState(entry, state);
+    if (connection) {
+      await connection
+        .close()
+        .catch((error: unknown) =>
+          this.deps.logger.warn(`MCP server "${entry.server.name}" did not stop cleanly: ${String(error)}`),
+        );
+    }
+  }
+
+  private logStderr(entry: Entry, generation: number, text: string, secrets: string[]): void {
+    if (entry.generation !== generation || entry.stderrLogged >= MAX_STDERR_LOGGED) return;
+    const room = MAX_STDERR_LOGGED - entry.stderrLogged;
+    entry.stderrLogged += text.length;
+    const cut =
+      text.length > room ? `${text.slice(0, room)}\n[further output of this server is not logged]` : text;
+    for (const line of redactAll(cut, secrets).split(/\r?\n/))
+      if (line.trim()) this.deps.logger.debug(`[MCP ${entry.server.name}] ${line.slice(0, 2_000)}`);
+  }
+
+  private setState(entry: Entry, state: McpServerState, error?: string): void {
+    entry.state = state;
+    entry.error = error;
+    if (state !== 'running') entry.tools = [];
+    this.fire();
+  }
+
+  private fire(): void {
+    this.rebuildSpecs();
+    this.changed.fire();
+  }
+
+  /** The model's names for every running server's tools, unique across servers, in config order. */
+  private rebuildSpecs(): void {
+    const taken = new Set<string>();
+    this.byName.clear();
+    this.specList = [];
+    for (const entry of this.entries.values()) {
+      if (entry.state !== 'running') continue;
+      for (const tool of entry.tools) {
+        const spec: ToolSpec = {
+          name: modelToolName(`mcp_${entry.server.name}`, tool.name, taken),
+          description: tool.description,
+          parameters: tool.inputSchema,
+          source: sourceOf(entry),
+          readOnly: false,
+        };
+        this.specList.push(spec);
+        this.byName.set(spec.name, { entry, tool, spec });
+      }
+    }
+  }
+
+  private status(entry: Entry): McpSourceStatus {
+    const status: McpSourceStatus = {
+      source: sourceOf(entry),
+      state: entry.state,
+      detail: describeLaunch(entry.server.launch),
+      origin: entry.server.origin,
+      tools: this.specList.filter((s) => this.byName.get(s.name)?.entry === entry),
+    };
+    const error = entry.error ?? (entry.state === 'off' ? this.refusal(entry) : undefined);
+    if (error) status.error = error;
+    const pid = entry.state === 'running' ? entry.connection?.pid : undefined;
+    if (pid !== undefined) status.pid = pid;
+    return status;
+  }
+}
+
+function sourceOf(entry: Entry): ToolSource {
+  return { kind: 'mcp', id: entry.server.name, label: entry.server.name };
+}
+
+/** Values in a launch that may be credentials (environment values, header values), for redaction. */
+function secretsOf(launch: McpLaunch): string[] {
+  const values = launch.type === 'stdio' ? Object.values(launch.env) : Object.values(launch.headers);
+  return values.filter((v) => v.length >= 8);
+}
+
+function redactAll(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((t, s) => t.split(s).join('[redacted]'), text);
+}
+
+/** The default consent: a modal dialog with the exact launch, as plain text. */
+function askToStart(status: McpSourceStatus): Promise<boolean> {
+  const where =
+    status.origin === 'workspace' ? "this workspace's .vscode/mcp.json" : 'your MCP configuration';
+  return notify.confirm(
+    `Start the MCP server "${status.source.label}"?`,
+    `As ${where} says, this runs with your permissions:\n\n${status.detail}\n\nGateway AI asks again if this configuration changes.`,
+    'Start',
+  );
+}
+
+function loadMcpBundle(): typeof import('./mcpBundle') {
+  // esbuild points this `require` at the sibling bundle dist/mcp.js (see esbuild.mjs).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./mcpBundle') as typeof import('./mcpBundle');
+}

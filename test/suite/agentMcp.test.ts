@@ -1,0 +1,410 @@
+/**
+ * The agent's tools from outside, in a real extension host: a real MCP server from npm that no one
+ * here wrote (`@modelcontextprotocol/server-everything`), named in the workspace's
+ * `.vscode/mcp.json`, started through the hub as the tool picker starts it (consent asked once per
+ * launch), its tools listed and one called through the tool set, over stdio and Streamable HTTP;
+ * and `vscode.lm.tools` as a tool set. The hub and the tool set come from the shipped chat bundle,
+ * which loads the SDK from `dist/mcp.js` (ajv and OAuth stubbed out) as it would for a user.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { McpSourceStatus } from '../../src/host/agent/mcp/mcpHub';
+import { freePort } from '../launch/ports';
+import { gatewayApi, waitFor } from './helpers';
+
+type ChatBundle = typeof import('../../src/host/chat/chatBundle');
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+function folder(): vscode.WorkspaceFolder {
+  const first = vscode.workspace.workspaceFolders?.[0];
+  if (!first) throw new Error('The integration suite runs with a workspace folder');
+  return first;
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function writeMcpJson(text: string): Promise<void> {
+  const file = vscode.Uri.joinPath(folder().uri, '.vscode', 'mcp.json');
+  await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(text));
+}
+
+describe('Agent: MCP servers and VS Code tools', function () {
+  this.timeout(120_000);
+  let bundle: ChatBundle;
+  let serverScript: string;
+  let http: ChildProcess | undefined;
+  let httpUrl: string;
+  const log: string[] = [];
+  const logger = {
+    info: (m: string) => log.push(m),
+    warn: (m: string) => log.push(m),
+    debug: (m: string) => log.push(m),
+  };
+
+  before(async () => {
+    const api = await gatewayApi();
+    const root = api.context.extensionUri.fsPath;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    bundle = require(path.join(root, 'dist', 'chat.js')) as ChatBundle;
+    serverScript = path.join(
+      root,
+      'node_modules',
+      '@modelcontextprotocol',
+      'server-everything',
+      'dist',
+      'index.js',
+    );
+    // The same server in its Streamable HTTP mode, on a free loopback port, started by the test.
+    const port = await freePort();
+    httpUrl = `http://127.0.0.1:${port}/mcp`;
+    const child = spawn(process.execPath, [serverScript, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port), ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    http = child;
+    await new Promise<void>((resolve, reject) => {
+      let seen = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        seen += String(chunk);
+        if (seen.includes(`listening on port ${port}`)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`the HTTP server exited (${code}): ${seen}`)));
+    });
+  });
+
+  after(async () => {
+    http?.kill();
+    await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder().uri, '.vscode', 'mcp.json')).then(
+      () => undefined,
+      () => undefined,
+    );
+  });
+
+  /** A hub over this workspace and profile, as the chat makes one; `answer` plays the user's consent. */
+  async function newHub(answer: (status: McpSourceStatus) => boolean) {
+    const api = await gatewayApi();
+    return new bundle.McpHub({
+      logger,
+      workspaceState: api.context.workspaceState,
+      globalStorageUri: api.context.globalStorageUri,
+      clientVersion: '0.0.0-test',
+      confirmStart: (status) => Promise.resolve(answer(status)),
+    });
+  }
+
+  function config(extraArg?: string): string {
+    const args = JSON.stringify(extraArg ? [serverScript, 'stdio', extraArg] : [serverScript]);
+    return `{
+      // JSONC, as VS Code writes it
+      "servers": {
+        "everything": {
+          "type": "stdio",
+          "command": ${JSON.stringify(process.execPath)},
+          "args": ${args},
+          "env": { "ELECTRON_RUN_AS_NODE": "1" },
+        },
+        "everything-http": { "type": "http", "url": ${JSON.stringify(httpUrl)} },
+        "asks-for-input": { "command": "node", "args": ["\${input:token}"] },
+        "missing": { "command": "/nonexistent/mcp-server", "env": { "TOKEN": "s3cret-value-123" } },
+      },
+    }`;
+  }
+
+  it("lists the workspace's servers, starts one on consent, lists its tools and calls one", async () => {
+    await writeMcpJson(config());
+    const asked: McpSourceStatus[] = [];
+    let lastPid: number | undefined;
+    const hub = await newHub((status) => {
+      asked.push(status);
+      return true;
+    });
+    try {
+      await hub.ready();
+      const before = hub.sources();
+      assert.deepEqual(
+        before.map((s) => [s.source.kind, s.source.id, s.state, s.origin]),
+        [
+          ['mcp', 'everything', 'off', 'workspace'],
+          ['mcp', 'everything-http', 'off', 'workspace'],
+          ['mcp', 'asks-for-input', 'off', 'workspace'],
+          ['mcp', 'missing', 'off', 'workspace'],
+        ],
+      );
+      assert.equal(before[0].detail, `ELECTRON_RUN_AS_NODE=1 ${process.execPath} ${serverScript}`);
+      assert.match(before[2].error ?? '', /\$\{input:token\}/);
+      assert.deepEqual(hub.specs(), [], 'nothing runs before the user turns it on');
+
+      const changes: number[] = [];
+      const listener = hub.onDidChange(() => changes.push(hub.specs().length));
+      const running = await hub.setEnabled('everything', true);
+      listener.dispose();
+      assert.equal(running?.state, 'running', running?.error);
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0].detail, before[0].detail, 'the consent shows the exact command line');
+      assert.ok(changes.length >= 2, 'the picker hears of starting and of running');
+
+      const names = hub.specs().map((s) => s.name);
+      assert.ok(names.includes('mcp_everything_get-sum'), names.join(', '));
+      assert.ok(names.includes('mcp_everything_echo'), names.join(', '));
+      for (const spec of hub.specs()) {
+        assert.match(spec.name, NAME);
+        assert.equal(spec.readOnly, false);
+        assert.equal(spec.parameters.type, 'object');
+      }
+      assert.equal(new Set(names).size, names.length);
+
+      const prepared = await hub.prepare(
+        'mcp_everything_get-sum',
+        { a: 2, b: 3 },
+        new AbortController().signal,
+      );
+      assert.deepEqual(prepared.confirmation, {
+        kind: 'tool',
+        name: 'get-sum',
+        source: 'everything',
+        arguments: '{\n  "a": 2,\n  "b": 3\n}',
+      });
+      const output = await prepared.run(new AbortController().signal);
+      assert.equal(output.isError, false);
+      assert.equal(output.text, 'The sum of 2 and 3 is 5.');
+
+      await assert.rejects(hub.prepare('mcp_everything_get-sum', [1], new AbortController().signal), {
+        name: 'ToolInputError',
+      });
+      await assert.rejects(hub.prepare('mcp_nothing_here', {}, new AbortController().signal), {
+        name: 'ToolInputError',
+      });
+
+      // Off, then on again: the same launch in the same workspace does not ask again.
+      assert.equal((await hub.setEnabled('everything', false))?.state, 'off');
+      assert.deepEqual(hub.specs(), []);
+      assert.equal((await hub.setEnabled('everything', true))?.state, 'running');
+      assert.equal(asked.length, 1);
+
+      // A changed launch stops the server and asks again before it starts.
+      await writeMcpJson(config('--changed'));
+      await hub.reload();
+      assert.equal(hub.sources()[0].state, 'off');
+      assert.deepEqual(hub.specs(), []);
+      assert.match(hub.sources()[0].detail, /--changed$/);
+      assert.equal((await hub.setEnabled('everything', true))?.state, 'running');
+      assert.equal(asked.length, 2);
+      assert.match(asked[1].detail, /--changed$/);
+
+      // A server that dies shows as stopped, its tools gone.
+      const pid = hub.sources()[0].pid;
+      assert.ok(pid, 'a running stdio server has a process');
+      const crashed = new Promise<McpSourceStatus>((resolve) => {
+        const listener = hub.onDidChange(() => {
+          const everything = hub.sources()[0];
+          if (everything.state === 'error') {
+            listener.dispose();
+            resolve(everything);
+          }
+        });
+      });
+      process.kill(pid, 'SIGKILL');
+      const afterCrash = await crashed;
+      assert.match(afterCrash.error ?? '', /stopped/);
+      assert.deepEqual(hub.specs(), []);
+      assert.equal(afterCrash.pid, undefined);
+
+      // A server that needs VS Code's input prompt does not start, and says why.
+      const refused = await hub.setEnabled('asks-for-input', true);
+      assert.equal(refused?.state, 'error');
+      assert.match(refused?.error ?? '', /input:token/);
+      assert.equal(asked.length, 2);
+
+      // Turned on again after the crash (no new question), then the hub goes: the process goes too.
+      const again = await hub.setEnabled('everything', true);
+      assert.equal(again?.state, 'running');
+      assert.equal(asked.length, 2);
+      lastPid = again?.pid;
+    } finally {
+      hub.dispose();
+    }
+    const gone = lastPid;
+    assert.ok(gone);
+    // The SDK ends stdin, then signals after 2 s and again after 4 s.
+    await waitFor(() => !processExists(gone), `the server process ${gone} to end after dispose`, 15_000);
+    assert.ok(
+      log.some((line) => /\[MCP everything\] /.test(line)),
+      "the server's stderr reaches the log",
+    );
+  });
+
+  it('a server whose command is missing shows why it did not start', async () => {
+    await writeMcpJson(config());
+    const hub = await newHub(() => true);
+    try {
+      const status = await hub.setEnabled('missing', true);
+      assert.equal(status?.state, 'error');
+      assert.match(status?.error ?? '', /did not start/);
+      assert.deepEqual(hub.specs(), []);
+      assert.ok(!log.some((line) => line.includes('s3cret-value-123')));
+    } finally {
+      hub.dispose();
+    }
+  });
+
+  it('calls a tool of a server over Streamable HTTP', async () => {
+    await writeMcpJson(config());
+    const hub = await newHub(() => true);
+    try {
+      const status = await hub.setEnabled('everything-http', true);
+      assert.equal(status?.state, 'running', status?.error);
+      assert.equal(status?.detail, `HTTP ${httpUrl}`);
+      const prepared = await hub.prepare(
+        'mcp_everything-http_echo',
+        { message: 'over HTTP' },
+        new AbortController().signal,
+      );
+      assert.equal((await prepared.run(new AbortController().signal)).text, 'Echo: over HTTP');
+    } finally {
+      hub.dispose();
+    }
+  });
+
+  it("reads the user's servers from the profile's mcp.json, the workspace's winning on a shared name", async () => {
+    const api = await gatewayApi();
+    await writeMcpJson(config());
+    // VS Code keeps the profile's mcp.json beside its globalStorage folder (MCP: Open User Configuration).
+    const userFile = vscode.Uri.joinPath(api.context.globalStorageUri, '..', '..', 'mcp.json');
+    await vscode.workspace.fs.writeFile(
+      userFile,
+      new TextEncoder().encode(
+        JSON.stringify({
+          servers: {
+            'from-profile': { command: '${userHome}/bin/tool', args: ['--flag'] },
+            everything: { command: 'not-this-one' },
+          },
+        }),
+      ),
+    );
+    const hub = await newHub(() => false);
+    try {
+      await hub.ready();
+      const byId = new Map(hub.sources().map((s) => [s.source.id, s]));
+      assert.equal(byId.get('from-profile')?.origin, 'user');
+      assert.equal(byId.get('from-profile')?.detail, `${os.homedir()}/bin/tool --flag`);
+      assert.equal(byId.get('everything')?.origin, 'workspace');
+      assert.ok(log.some((line) => /server "everything" is named earlier too/.test(line)));
+      // Declining the question starts nothing.
+      const declined = await hub.setEnabled('from-profile', false);
+      assert.equal(declined?.state, 'off');
+      assert.equal((await hub.setEnabled('from-profile', true))?.state, 'off');
+      assert.deepEqual(hub.specs(), []);
+    } finally {
+      hub.dispose();
+      await vscode.workspace.fs.delete(userFile);
+    }
+  });
+
+  it("VS Code's own list of tools holds none of the workspace's MCP tools unless VS Code started the server", async () => {
+    await writeMcpJson(config());
+    const lm = vscode.lm as Partial<typeof vscode.lm>;
+    const names = (lm.tools ?? []).map((t) => t.name);
+    console.log(
+      `[suite] VS Code ${vscode.version}: vscode.lm.tools has ${names.length} tool(s): ${names.join(', ')}`,
+    );
+    assert.deepEqual(
+      names.filter((n) => /everything/i.test(n)),
+      [],
+    );
+  });
+
+  it("offers vscode.lm.tools without our own or VS Code's, asks before each call, and reads hostile metadata", async () => {
+    const real = new bundle.LmToolSet();
+    try {
+      const names = real.specs().map((s) => s.name);
+      assert.ok(!names.some((n) => n.startsWith('gateway_')), names.join(', '));
+      // VS Code's own tools (listed in 1.139.1, contributed by no extension) are not offered.
+      assert.ok(!names.includes('run_in_terminal'), names.join(', '));
+      for (const name of names) assert.match(name, NAME);
+      for (const source of real.sources()) assert.ok(source.source.label, JSON.stringify(source.source));
+    } finally {
+      real.dispose();
+    }
+
+    // A VS Code whose tools are odd: the names, schemas and results below are what a careless or
+    // hostile extension could register; the results are VS Code's own classes.
+    const changed = new vscode.EventEmitter<void>();
+    const cyclic: Record<string, unknown> = { type: 'object' };
+    cyclic.self = cyclic;
+    const invoked: { name: string; input: unknown }[] = [];
+    let tools: unknown[] = [
+      { name: 'gateway_generateMedia', description: 'ours', inputSchema: {} },
+      { name: 'mcp_weird_name/with.dots', description: 42, inputSchema: cyclic },
+      { name: 'run_in_terminal', description: "VS Code's own", inputSchema: { type: 'object' } },
+      {
+        name: 'mcp_remote_search',
+        description: 'from a server VS Code runs',
+        inputSchema: { type: 'object' },
+      },
+      { name: '' },
+      null,
+    ];
+    const set = new bundle.LmToolSet({
+      get tools() {
+        return tools;
+      },
+      onDidChangeTools: changed.event,
+      invokeTool: (name: string, options: vscode.LanguageModelToolInvocationOptions<unknown>) => {
+        invoked.push({ name, input: options.input });
+        return Promise.resolve(
+          new vscode.LanguageModelToolResult([
+            new vscode.LanguageModelTextPart(`ran ${name}`),
+            new vscode.LanguageModelTextPart(JSON.stringify(options.input)),
+          ]),
+        );
+      },
+    });
+    try {
+      assert.deepEqual(
+        set.specs().map((s) => [s.name, s.source.kind, s.source.label]),
+        [
+          ['mcp_weird_name_with_dots', 'mcp', 'weird (MCP in VS Code)'],
+          ['mcp_remote_search', 'mcp', 'remote (MCP in VS Code)'],
+        ],
+      );
+      assert.deepEqual(set.specs()[0].parameters, { type: 'object', properties: {} });
+      const prepared = await set.prepare('mcp_weird_name_with_dots', { q: 1 }, new AbortController().signal);
+      assert.deepEqual(prepared.confirmation, {
+        kind: 'tool',
+        name: 'mcp_weird_name/with.dots',
+        source: 'weird (MCP in VS Code)',
+        arguments: '{\n  "q": 1\n}',
+      });
+      assert.deepEqual(invoked, [], 'nothing runs before approval');
+      const output = await prepared.run(new AbortController().signal);
+      assert.equal(output.text, 'ran mcp_weird_name/with.dots\n{"q":1}');
+      assert.deepEqual(invoked, [{ name: 'mcp_weird_name/with.dots', input: { q: 1 } }]);
+
+      tools = [];
+      const heard = new Promise<void>((resolve) => set.onDidChange(() => resolve()));
+      changed.fire();
+      await heard;
+      assert.deepEqual(set.specs(), []);
+      assert.deepEqual(set.sources(), []);
+    } finally {
+      set.dispose();
+      changed.dispose();
+    }
+
+    // A VS Code without the API: an empty set, no throw.
+    const none = new bundle.LmToolSet(null);
+    assert.deepEqual(none.specs(), []);
+    none.dispose();
+  });
+});

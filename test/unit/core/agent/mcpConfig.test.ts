@@ -1,0 +1,251 @@
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import {
+  describeLaunch,
+  launchIdentity,
+  parseEnvFile,
+  parseJsonc,
+  parseMcpConfig,
+  resolveMcpServer,
+} from '../../../../src/core/agent/mcpConfig';
+import type { McpServerConfig } from '../../../../src/core/agent/mcpConfig';
+
+const FUZZ_RUNS = 2000;
+
+describe('MCP configuration', () => {
+  describe('parseJsonc', () => {
+    it('reads comments and trailing commas as VS Code does', () => {
+      const text = `{
+        // the servers
+        "servers": {
+          "everything": { "command": "npx", "args": ["-y", "x",], /* inline */ },
+        },
+      }`;
+      assert.deepEqual(parseJsonc(text), {
+        servers: { everything: { command: 'npx', args: ['-y', 'x'] } },
+      });
+    });
+
+    it('keeps comment-like and comma text inside strings', () => {
+      assert.deepEqual(parseJsonc('{"url": "http://a//b", "s": "a,}", "t": "/* x */", "q": "\\"//"}'), {
+        url: 'http://a//b',
+        s: 'a,}',
+        t: '/* x */',
+        q: '"//',
+      });
+    });
+
+    it('a trailing comma before a comment and a close is dropped', () => {
+      assert.deepEqual(parseJsonc('[1, // one\n /* two */ ]'), [1]);
+    });
+
+    it('is undefined for text that is not JSON', () => {
+      for (const text of ['', '{', '{"a": }', '/* open', '"unterminated'])
+        assert.equal(parseJsonc(text), undefined, text);
+    });
+
+    it('never throws, and equals JSON.parse on any JSON text', () => {
+      fc.assert(
+        fc.property(fc.jsonValue(), (value) => {
+          const text = JSON.stringify(value, null, 1);
+          assert.deepEqual(parseJsonc(text), JSON.parse(text));
+        }),
+        { numRuns: FUZZ_RUNS },
+      );
+      fc.assert(
+        fc.property(
+          fc.string({
+            unit: fc.constantFrom('{', '}', '"', '/', '*', ',', '\\', '\n', 'a', '1', ':', '[', ']'),
+          }),
+          (text) => {
+            parseJsonc(text);
+          },
+        ),
+        { numRuns: FUZZ_RUNS },
+      );
+    });
+  });
+
+  describe('parseMcpConfig', () => {
+    it('reads stdio, http and sse servers with their fields', () => {
+      const { servers, problems } = parseMcpConfig(
+        {
+          servers: {
+            a: {
+              type: 'stdio',
+              command: 'node',
+              args: ['s.js', 3],
+              env: { K: 'v', N: 1, X: null },
+              cwd: '/w',
+              envFile: '.env',
+            },
+            b: { type: 'http', url: 'https://h/mcp', headers: { Authorization: 'Bearer t' } },
+            c: { url: 'https://legacy' },
+            d: { type: 'sse', url: 'https://s' },
+          },
+          inputs: [],
+        },
+        'workspace',
+      );
+      assert.deepEqual(problems, []);
+      assert.deepEqual(servers, [
+        {
+          name: 'a',
+          origin: 'workspace',
+          launch: {
+            type: 'stdio',
+            command: 'node',
+            args: ['s.js', '3'],
+            env: { K: 'v', N: '1' },
+            cwd: '/w',
+            envFile: '.env',
+          },
+        },
+        {
+          name: 'b',
+          origin: 'workspace',
+          launch: { type: 'http', url: 'https://h/mcp', headers: { Authorization: 'Bearer t' } },
+        },
+        { name: 'c', origin: 'workspace', launch: { type: 'http', url: 'https://legacy', headers: {} } },
+        { name: 'd', origin: 'workspace', launch: { type: 'sse', url: 'https://s', headers: {} } },
+      ]);
+    });
+
+    it('reports servers it cannot understand instead of guessing', () => {
+      const { servers, problems } = parseMcpConfig(
+        {
+          servers: {
+            a: 3,
+            b: { command: '' },
+            c: { type: 'ws', url: 'x' },
+            d: { type: 'http' },
+            '': { command: 'x' },
+          },
+        },
+        'user',
+      );
+      assert.deepEqual(servers, []);
+      assert.equal(problems.length, 5);
+    });
+
+    it('tolerates any value: never throws, every server has a command or a URL', () => {
+      fc.assert(
+        fc.property(fc.anything(), fc.dictionary(fc.string(), fc.anything()), (any, table) => {
+          for (const value of [any, { servers: any }, { servers: table }]) {
+            const { servers, problems } = parseMcpConfig(value, 'workspace');
+            assert.ok(Array.isArray(problems));
+            for (const s of servers) {
+              if (s.launch.type === 'stdio') {
+                assert.ok(s.launch.command.trim());
+                assert.ok(s.launch.args.every((a) => typeof a === 'string'));
+                assert.ok(Object.values(s.launch.env).every((v) => typeof v === 'string'));
+              } else assert.ok(s.launch.url);
+            }
+          }
+        }),
+        { numRuns: FUZZ_RUNS },
+      );
+    });
+  });
+
+  describe('resolveMcpServer', () => {
+    const server: McpServerConfig = {
+      name: 's',
+      origin: 'workspace',
+      launch: {
+        type: 'stdio',
+        command: '${userHome}/bin/tool',
+        args: ['${workspaceFolder}/data', '--key=${env:API_KEY}', '${input:token}', '${unknown}'],
+        env: { T: '${input:token}', M: '${env:MISSING}' },
+        cwd: '${workspaceFolder}',
+      },
+    };
+
+    it('substitutes the folder, the home, environment variables, and lists inputs', () => {
+      const r = resolveMcpServer(server, {
+        workspaceFolder: '/ws',
+        userHome: '/home/u',
+        env: { API_KEY: 'k' },
+      });
+      assert.deepEqual(r.launch, {
+        type: 'stdio',
+        command: '/home/u/bin/tool',
+        args: ['/ws/data', '--key=k', '${input:token}', '${unknown}'],
+        env: { T: '${input:token}', M: '' },
+        cwd: '/ws',
+      });
+      assert.deepEqual(r.needsInput, ['token']);
+    });
+
+    it('leaves ${workspaceFolder} as written where there is no folder (a user server)', () => {
+      const r = resolveMcpServer(server, { env: {} });
+      assert.equal(r.launch.type === 'stdio' && r.launch.cwd, '${workspaceFolder}');
+    });
+
+    it('substitutes in URLs and header values', () => {
+      const r = resolveMcpServer(
+        {
+          name: 'h',
+          origin: 'user',
+          launch: { type: 'http', url: 'https://${env:HOST}/mcp', headers: { A: 'Bearer ${env:TOK}' } },
+        },
+        { env: { HOST: 'h.example', TOK: 't' } },
+      );
+      assert.deepEqual(r.launch, { type: 'http', url: 'https://h.example/mcp', headers: { A: 'Bearer t' } });
+    });
+  });
+
+  describe('describeLaunch and launchIdentity', () => {
+    it('shows the exact command line, quoted as a shell would need it', () => {
+      assert.equal(
+        describeLaunch({
+          type: 'stdio',
+          command: 'node',
+          args: ['a b.js', "it's", '--x=1'],
+          env: { K: 'v 1' },
+          cwd: '/w s',
+        }),
+        `cd '/w s' && K='v 1' node 'a b.js' 'it'\\''s' --x=1`,
+      );
+    });
+
+    it('shows a URL with its header names, not their values', () => {
+      const text = describeLaunch({
+        type: 'http',
+        url: 'https://h/mcp',
+        headers: { Authorization: 'Bearer secret' },
+      });
+      assert.equal(text, 'HTTP https://h/mcp (headers: Authorization)');
+    });
+
+    it('changes with any part of the launch and not with key order', () => {
+      const a: McpServerConfig = {
+        name: 's',
+        origin: 'workspace',
+        launch: { type: 'stdio', command: 'n', args: ['1'], env: { A: '1', B: '2' } },
+      };
+      const reordered: McpServerConfig = {
+        ...a,
+        launch: { type: 'stdio', command: 'n', args: ['1'], env: { B: '2', A: '1' } },
+      };
+      assert.equal(launchIdentity(a), launchIdentity(reordered));
+      for (const changed of [
+        { ...a, launch: { ...a.launch, args: ['2'] } },
+        { ...a, launch: { ...a.launch, env: { A: '1', B: '3' } } },
+        { ...a, launch: { ...a.launch, command: 'm' } },
+        { ...a, name: 't' },
+        { ...a, origin: 'user' as const },
+      ])
+        assert.notEqual(launchIdentity(a), launchIdentity(changed));
+    });
+  });
+
+  it('parseEnvFile reads KEY=value lines', () => {
+    assert.deepEqual(parseEnvFile('# c\nA=1\nexport B = "two words"\nC=x # note\nbad line\nD=\'q\'\r\n'), {
+      A: '1',
+      B: 'two words',
+      C: 'x',
+      D: 'q',
+    });
+  });
+});
