@@ -79,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     reports,
     costs,
     media: () => media.get(),
+    mediaTool: () => media.get().studio.tool,
   });
 
   const status = new ModelStatusItem(apiKey, catalog.credits);

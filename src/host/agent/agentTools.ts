@@ -10,7 +10,7 @@ export interface AgentToolProvider {
   prepare(name: string, args: unknown, signal: AbortSignal): Promise<PreparedCall>;
   readonly onDidChange?: vscode.Event<void>;
   /** Turns a source on or off for good (an MCP server starts or stops); absent: nothing to start. */
-  setEnabled?(sourceId: string, enabled: boolean): Promise<void>;
+  setEnabled?(sourceId: string, enabled: boolean): Promise<unknown>;
 }
 
 export interface ProvidedSource {

@@ -18,6 +18,10 @@ import { ask, explainSelection, selectModel } from './chatCommands';
 import type { ChatCommand } from './chatCommandIds';
 import { ChatSession } from './chatSession';
 import { ChatAgent } from '../agent/chatAgent';
+import { BUILTIN_SOURCE, BuiltinTools, readToolSettings } from '../agent/builtinTools';
+import type { MediaTool } from '../agent/builtinTools';
+import { McpHub } from '../agent/mcp/mcpHub';
+import { LmToolSet } from '../agent/lmTools';
 import { ChatViewProvider } from './chatViewProvider';
 import { ChatViewRouter } from './chatViewRouter';
 import { RecentModels } from './modelPicker';
@@ -34,6 +38,8 @@ export interface ChatFeatureDeps {
   costs?: CostTracker;
   /** The media-jobs feature, loaded on first call: `/image …` in the chat starts its jobs. */
   media?: () => ChatMediaJobs;
+  /** The media feature's `gateway_generateMedia` tool, for the agent's `generate_media`. */
+  mediaTool?: () => MediaTool;
 }
 
 /**
@@ -48,6 +54,8 @@ export class ChatFeature extends Disposable {
   readonly router: ChatViewRouter;
   readonly store: ConversationStore;
   readonly commands: Readonly<Record<ChatCommand, CommandHandler>>;
+  /** The MCP servers the agent may use (tests reach it through the extension's exports). */
+  readonly mcp: McpHub;
 
   constructor(deps: ChatFeatureDeps) {
     super();
@@ -64,9 +72,38 @@ export class ChatFeature extends Disposable {
     // Other windows write to the same folder: follow them.
     this.register(new FolderWatch(folder.uri, [INDEX_FILE], () => void store.refresh()));
     const tray = this.register(new AttachmentTray(vscode.Uri.joinPath(context.globalStorageUri, 'images')));
+    // The agent's tools: our own first, then MCP servers' (started only when the user turns one
+    // on), then other extensions' from vscode.lm.tools.
+    const mediaTool = deps.mediaTool;
+    const builtin = this.register(
+      new BuiltinTools({
+        folders: () => vscode.workspace.workspaceFolders ?? [],
+        trusted: () => vscode.workspace.isTrusted,
+        settings: readToolSettings,
+        logger,
+        generateMedia: mediaTool && (() => Promise.resolve(mediaTool())),
+      }),
+    );
+    const mcp = this.register(
+      new McpHub({
+        logger,
+        workspaceState: context.workspaceState,
+        globalStorageUri: context.globalStorageUri,
+        clientVersion: extensionVersion(context),
+      }),
+    );
+    this.mcp = mcp;
+    const lmTools = this.register(new LmToolSet());
     const agent = this.register(
       new ChatAgent({
-        providers: [],
+        providers: [
+          {
+            sources: () => [{ source: BUILTIN_SOURCE, tools: builtin.specs() }],
+            prepare: (name, args, signal) => builtin.prepare(name, args, signal),
+          },
+          mcp,
+          lmTools,
+        ],
         state: context.globalState,
         logger,
         reveal: () => void this.view.reveal(),
@@ -121,4 +158,10 @@ export class ChatFeature extends Disposable {
       [Command.addImageToChat]: (arg?: unknown) => addImage(attachmentDeps, arg),
     };
   }
+}
+
+/** The extension's version, as its package says (the MCP client names itself with it). */
+function extensionVersion(context: vscode.ExtensionContext): string {
+  const version: unknown = (context.extension.packageJSON as { version?: unknown }).version;
+  return typeof version === 'string' ? version : '0.0.0';
 }
