@@ -124,6 +124,8 @@ export interface ToolCallRecord {
   confirmation?: Confirmation;
   /** The user's reason for denying, as the model was told. */
   reason?: string;
+  /** Why the host asks about a call it would otherwise run (the same call repeated). Ours, not the model's. */
+  note?: string;
 }
 
 /** One round of the loop: the model's text, then the calls it made and their results. */

@@ -146,6 +146,8 @@ export function parseToolCallRecord(
   const durationMs = num(value.durationMs, 0, 8.64e15);
   const result = str(value.result, resultCap);
   const reason = str(value.reason, MAX_REASON_CHARS);
+  const note = str(value.note, 500);
+  if (note !== undefined) call.note = note;
   if (source !== undefined) call.source = source;
   if (startedAt !== undefined) call.startedAt = startedAt;
   if (durationMs !== undefined) call.durationMs = durationMs;

@@ -18,7 +18,6 @@ import {
   assistantTurn,
   chatTurns,
   newConversation,
-  newId,
   titleFrom,
   toApiMessages,
   toMarkdown,
@@ -28,6 +27,7 @@ import {
 import type { Conversation } from '../../core/chat/conversation';
 import type { ConversationStore } from '../../core/chat/conversationStore';
 import { DeltaBatcher } from '../../core/chat/deltaBatcher';
+import { MAX_QUEUED, TurnQueue } from '../../core/chat/turnQueue';
 import { buildChatRequest } from '../../core/chat/requestBuilder';
 import { isAbort, toTurnError } from '../../core/chat/turnError';
 import { Setting } from '../../core/ids';
@@ -46,9 +46,6 @@ const CATALOG_WAIT_MS = 2000;
 /** Where the controller's messages go: the chat view while it is open, nowhere otherwise. */
 export type Post = (message: HostMessage) => void;
 
-/** Most prompts that may wait in the queue at once; a longer queue is surely a runaway caller. */
-const MAX_QUEUED = 50;
-
 /**
  * The conversation session: the current conversation, sending and streaming, stop, retry,
  * edit-and-resend, switching and deleting chats. It knows nothing of HTML or of the view's other
@@ -62,12 +59,12 @@ const MAX_QUEUED = 50;
 export class ChatSession extends Disposable {
   private conversation: Conversation | undefined;
   private loading: Promise<Conversation> | undefined;
-  private active: { turnId: string; abort: AbortController; done: Promise<void> } | undefined;
-  /** A turn is being started or is streaming: a new prompt has to wait. */
-  private busy = false;
-  /** Operations (retry, edit, switching chats) that stopped the reply and take the next turn. */
-  private claims = 0;
-  private queue: QueuedPrompt[] = [];
+  /** One turn at a time; prompts sent meanwhile wait (the pure state machine in core). */
+  private readonly turns = new TurnQueue({
+    start: (text) => this.startTurn(text),
+    changed: () => this.postQueue(),
+    failed: (error) => this.deps.logger.error('Sending a queued prompt failed', error),
+  });
   private post: Post = () => undefined;
   private viewAttached = false;
   private readonly turnFinished = this.register(new vscode.EventEmitter<AssistantTurn>());
@@ -144,7 +141,7 @@ export class ChatSession extends Disposable {
           this.postMenu();
       }),
     );
-    this.register({ dispose: () => this.active?.abort.abort() });
+    this.register({ dispose: () => this.turns.close() });
     this.register(deps.store.onDidChange((change) => void this.followOtherWindows(change.ids)));
   }
 
@@ -155,9 +152,9 @@ export class ChatSession extends Disposable {
   private async followOtherWindows(ids: string[]): Promise<void> {
     await this.postHistory();
     const open = this.conversation;
-    if (!open || this.active || !ids.includes(open.id)) return;
+    if (!open || this.turns.isBusy || !ids.includes(open.id)) return;
     const loaded = await this.deps.store.load(open.id);
-    if (!loaded || this.active || this.conversation !== open) return;
+    if (!loaded || this.turns.isBusy || this.conversation !== open) return;
     if (loaded.updatedAt <= open.updatedAt && loaded.turns.length === open.turns.length) return;
     this.conversation = loaded;
     await this.sendState();
@@ -221,25 +218,16 @@ export class ChatSession extends Disposable {
 
   /** The prompts waiting for the running turn, oldest first. */
   queued(): readonly QueuedPrompt[] {
-    return this.queue.map((item) => ({ ...item }));
+    return this.turns.queued();
   }
 
   /** Replaces the text of a queued prompt (an empty text removes it). */
   editQueued(id: string, text: string): void {
-    const item = this.queue.find((queued) => queued.id === id);
-    if (!item) return;
-    if (!text.trim()) {
-      this.removeQueued(id);
-      return;
-    }
-    item.text = text.trim();
-    this.postQueue();
+    this.turns.edit(id, text);
   }
 
   removeQueued(id: string): void {
-    const before = this.queue.length;
-    this.queue = this.queue.filter((queued) => queued.id !== id);
-    if (this.queue.length !== before) this.postQueue();
+    this.turns.remove(id);
   }
 
   private postQueue(): void {
@@ -292,22 +280,12 @@ export class ChatSession extends Disposable {
     if (!prompt) return;
     // A media job runs beside the chat: it neither waits for a reply nor holds one up.
     if (this.media && mediaCommandKind(prompt)) return this.startMedia(this.media, prompt);
-    if (this.busy || this.claims > 0 || this.queue.length > 0) {
-      this.enqueue(prompt);
+    if (this.turns.mustWait()) {
+      if (!this.turns.enqueue(prompt))
+        void notify.warn(`Gateway AI: ${MAX_QUEUED} prompts are already waiting; this one was not queued.`);
       return;
     }
     await this.startTurn(prompt);
-  }
-
-  private enqueue(prompt: string): void {
-    if (this.queue.length >= MAX_QUEUED) {
-      void notify.warn(`Gateway AI: ${MAX_QUEUED} prompts are already waiting; this one was not queued.`);
-      return;
-    }
-    this.queue.push({ id: newId('q'), text: prompt });
-    this.postQueue();
-    // Nothing may be running after all (the queue was waiting on a turn that just ended).
-    this.drainQueue();
   }
 
   /**
@@ -371,12 +349,12 @@ export class ChatSession extends Disposable {
   }
 
   private async startTurn(prompt: string): Promise<void> {
-    this.busy = true;
+    this.turns.reserve();
     let conversation: Conversation;
     try {
       conversation = await this.current();
     } catch (error) {
-      this.busy = false;
+      this.turns.release();
       throw error;
     }
     const turn = userTurn(prompt);
@@ -389,35 +367,20 @@ export class ChatSession extends Disposable {
 
   /** Sends the oldest queued prompt when no turn runs and nothing else is about to start one. */
   private drainQueue(): void {
-    if (this.busy || this.claims > 0 || this.isDisposed) return;
-    const next = this.queue.shift();
-    if (!next) return;
-    this.postQueue();
-    this.startTurn(next.text).catch((error: unknown) =>
-      this.deps.logger.error('Sending a queued prompt failed', error),
-    );
+    if (!this.isDisposed) this.turns.drain();
   }
 
   /**
    * Stops the running reply for an operation that then starts the next turn itself (retry,
    * edit, switching chats): queued prompts wait until that turn has ended.
    */
-  private async stopAndClaim<T>(then: () => Promise<T>): Promise<T> {
-    this.claims++;
-    try {
-      await this.stop();
-      return await then();
-    } finally {
-      this.claims--;
-    }
+  private stopAndClaim<T>(then: () => Promise<T>): Promise<T> {
+    return this.turns.claim(then);
   }
 
   /** Aborts the streaming reply at once; what was written stays, marked as stopped. */
-  async stop(): Promise<void> {
-    const active = this.active;
-    if (!active) return;
-    active.abort.abort();
-    await active.done;
+  stop(): Promise<void> {
+    return this.turns.stop();
   }
 
   async retry(turnId: string): Promise<void> {
@@ -473,7 +436,7 @@ export class ChatSession extends Disposable {
       );
       return [];
     }
-    if (this.active) {
+    if (this.turns.isBusy) {
       void notify.info('Gateway AI: wait for the reply to finish, then drop the oldest turns.');
       return [];
     }
@@ -592,7 +555,7 @@ export class ChatSession extends Disposable {
 
   /** Streams the assistant's reply to the conversation as it stands. */
   private async reply(conversation: Conversation): Promise<void> {
-    this.busy = true;
+    this.turns.reserve();
     const settings = readSettings();
     const turn = assistantTurn(settings.chat.model);
     const images =
@@ -606,10 +569,8 @@ export class ChatSession extends Disposable {
     this.append(conversation, turn);
     void this.saveInBackground(conversation).then(() => this.postHistory());
 
-    const abort = new AbortController();
-    let finish!: () => void;
-    const done = new Promise<void>((resolve) => (finish = resolve));
-    this.active = { turnId: turn.id, abort, done };
+    const running = this.turns.begin(turn.id);
+    const abort = { signal: running.signal };
     const batcher = new DeltaBatcher(turn.id, (m) => this.post(m));
     let saved: Promise<void> = Promise.resolve();
     /** The reply's id (the X-Generation-Id header or the chunks' id), to find its cost if it has none. */
@@ -651,13 +612,11 @@ export class ChatSession extends Disposable {
       batcher.flush();
       if (turn.usage) turn.usage = withSavings(turn.usage, this.pricing(requested));
       conversation.updatedAt = Date.now();
-      this.active = undefined;
-      this.busy = false;
       this.post({ type: 'turnUpdated', turn });
       // Stop and the next turn wait for this, never for the disk: a save that fails is
       // reported and retried by the store, in order, without holding anyone up.
       saved = this.saveInBackground(conversation);
-      finish();
+      running.end();
       this.turnFinished.fire(turn);
       void saved.then(() => this.postHistory());
       if (turn.usage?.cost !== undefined) {
