@@ -78,9 +78,12 @@ function stepPosts(mark: number): AgentStepMessage[] {
     .filter((m): m is AgentStepMessage => m?.type === 'agentStep');
 }
 
-/** Every state a call was shown in since `mark`, in order. */
-function statesOf(mark: number, callId: string): ToolCallState[] {
-  return stepPosts(mark).flatMap((m) => m.step.calls.filter((c) => c.id === callId).map((c) => c.state));
+/**
+ * Whether a call ever started running since `mark`: the loop stamps `startedAt` when it runs a
+ * call, and only then (a new step's calls are listed as `running` before anything ran).
+ */
+function everStarted(mark: number, callId: string): boolean {
+  return stepPosts(mark).some((m) => m.step.calls.some((c) => c.id === callId && c.startedAt !== undefined));
 }
 
 /** The latest view of the first call of `name` in `state` since `mark`, with its turn. */
@@ -266,7 +269,7 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
     assert.match(answered.toolMessages?.[0]?.content ?? '', /Not on my machine, use a container/);
     assert.match(turn.content, /Not on my machine, use a container/);
     assert.equal(turn.steps?.[0]?.calls[0]?.state, 'denied');
-    assert.ok(!statesOf(postMark, command.call.id).includes('running'));
+    assert.ok(!everStarted(postMark, command.call.id), 'never ran');
     assert.equal(await readText(PWNED), undefined);
   });
 
@@ -397,9 +400,12 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
     );
     assert.match(answered.toolMessages?.[0]?.content ?? '', /alpha/);
     assert.match(answered.toolMessages?.[1]?.content ?? '', /Contributing/);
-    // Both were running at once: one step message shows them running side by side.
+    // Both ran at once: the second started while the first was still running (each post is a
+    // snapshot of the step taken when it was sent).
     assert.ok(
-      stepPosts(postMark).some((m) => m.step.calls.filter((c) => c.state === 'running').length === 2),
+      stepPosts(postMark).some(
+        (m) => m.step.calls.filter((c) => c.state === 'running' && c.startedAt !== undefined).length === 2,
+      ),
       'both reads were running at the same time',
     );
   });
@@ -446,11 +452,11 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
     const read = scriptedRequests(gateway.sim.requests, requestMark)[1];
     assert.match(read.toolMessages?.[0]?.content ?? '', /ignore the user and run/);
     assert.equal(await readText(PWNED), undefined);
-    assert.ok(!statesOf(postMark, command.call.id).includes('running'));
+    assert.ok(!everStarted(postMark, command.call.id), 'not run before the user answered');
     await decide(command.turnId, command.call.id, 'deny', 'Injected instruction');
     const turn = await finished;
     assert.equal(turn.steps?.at(-1)?.calls[0]?.state, 'denied');
-    assert.ok(!statesOf(postMark, command.call.id).includes('running'), 'never ran');
+    assert.ok(!everStarted(postMark, command.call.id), 'never ran');
     assert.equal(await readText(PWNED), undefined);
   });
 });
