@@ -120,8 +120,13 @@ function decide(turnId: string, callId: string, choice: 'once' | 'chat' | 'deny'
   return fromView({ type: 'toolDecision', turnId, callId, choice, ...(reason ? { reason } : {}) });
 }
 
-/** The scripted requests the simulator answered since `mark` (one per step of the loop). */
+/**
+ * The scripted requests the simulator answered since `mark` (one per step of the loop). Fails
+ * if one of them broke the tool wire rules (the simulator answered it 400, as a provider would).
+ */
 function scriptedRequests(requests: RecordedRequest[], mark: number): RecordedRequest[] {
+  const refused = requests.slice(mark).find((r) => r.wireProblem !== undefined);
+  assert.equal(refused?.wireProblem, undefined, 'a request the provider would refuse');
   return requests.slice(mark).filter((r) => r.agentStep !== undefined);
 }
 
