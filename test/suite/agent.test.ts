@@ -5,7 +5,7 @@
  * reason, a tool error and bad JSON arguments reach the model; Stop kills a running command;
  * *Undo this turn*; the step cap; parallel reads; a prompt injection ends at a confirmation.
  *
- * How the test drives the host, exactly as the chat view does:
+ * Assumed of the host's wiring (written before it landed; if it differs, adjust it here):
  * - prompts go in with `api.chat.send`, and a turn's end is `api.chat.onDidFinishTurn`;
  * - every change of a call's state is an `agentStep` message posted to the chat view (read from
  *   `observed.webviewMessages`, parsed as the page parses it);
@@ -13,7 +13,12 @@
  *   protocol boundary and handed to `api.chatRouter.handle`, the path the view's messages take;
  * - the stored turn (`api.chat.current()`) keeps `steps`, `edited` and `undone`;
  * - our own tools are named `read_file`, `edit_file`, `create_file` and `run_command`; the step
- *   cap is the setting `gateway.agent.maxSteps`.
+ *   cap is the setting `gateway.agent.maxSteps`; a new chat with the echo model (its catalog
+ *   entry lists `tools`) offers them without any other setting;
+ * - an edit awaiting approval is open in a diff editor (`TabInputTextDiff`, modified side named
+ *   like the file); a stopped turn ends `stopped` with its running call `cancelled`; a step-cap
+ *   end says "step" and the cap in the turn's text or error; `turn.edited` lists
+ *   workspace-relative paths.
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
@@ -136,16 +141,19 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
   let postMark = 0;
   let requestMark = 0;
 
-  /** Sends a prompt; resolves with the turn once the loop has finished it, however it ended. */
+  /** Sends a prompt; `finished` resolves with the turn once the loop has ended it, however it ended. */
   async function run(prompt: string): Promise<{ finished: Promise<AssistantTurn> }> {
     const api = await gatewayApi();
-    const finished = new Promise<AssistantTurn>((resolve) => {
+    const finished = new Promise<AssistantTurn>((resolve, reject) => {
       const listener = api.chat.onDidFinishTurn((turn) => {
         listener.dispose();
         resolve(turn);
       });
+      api.chat.send(prompt).catch((error: unknown) => {
+        listener.dispose();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      });
     });
-    void api.chat.send(prompt);
     return { finished };
   }
 
