@@ -2,7 +2,7 @@
 // figure with a goal or a peer. Prints one table and writes bench/results.json.
 //   npm run bench
 //   npm run bench -- webview          (only the named sections; or GATEWAY_BENCH_SECTIONS=size,webview)
-// Sections: size → activation → streaming → media → webview → catalog → gallery → inline. A section that
+// Sections: size → activation → streaming → media → webview → catalog → gallery → inline → agent. A section that
 // fails prints its
 // error and the others still run; the exit code is 1 if any section (or the build) failed.
 import { spawnSync } from 'node:child_process';
@@ -24,6 +24,7 @@ const allSections = [
   { name: 'catalog', module: 'catalog.js', fn: 'benchCatalog' },
   { name: 'gallery', module: 'gallery.js', fn: 'benchGallery' },
   { name: 'inline', module: 'inline.js', fn: 'benchInline' },
+  { name: 'agent', module: 'agent.js', fn: 'benchAgent' },
 ];
 const wanted = [
   ...process.argv.slice(2),

@@ -88,6 +88,9 @@ export const Setting = {
   inlineMode: 'gateway.inlineCompletions.mode',
   inlineExclude: 'gateway.inlineCompletions.exclude',
   inlineLanguages: 'gateway.inlineCompletions.languages',
+  agentEnabled: 'gateway.agent.enabled',
+  agentMaxSteps: 'gateway.agent.maxSteps',
+  agentAlwaysAllow: 'gateway.agent.alwaysAllow',
 } as const;
 export type SettingId = (typeof Setting)[keyof typeof Setting];
 
@@ -96,6 +99,7 @@ export const SettingSection = {
   all: 'gateway',
   media: 'gateway.media',
   inline: 'gateway.inlineCompletions',
+  agent: 'gateway.agent',
 } as const;
 
 /** VS Code's own settings that we read (not ours to contribute). */
@@ -118,6 +122,8 @@ export const StorageKey = {
   modelChoices: 'gateway.modelChoices',
   /** Per chat: web search, PDF parsing and context compression, as toggled in the chat. */
   chatTools: 'gateway.chatTools',
+  /** Per chat: the agent's tool picker (tools off, sources off). */
+  agentToolChoices: 'gateway.agent.toolChoices',
   mediaJobs: 'gateway.mediaJobs',
   /** The folder in global storage, and the file in it, that every window's media jobs share. */
   mediaJobsFolder: 'media-jobs',

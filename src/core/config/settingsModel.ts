@@ -48,6 +48,14 @@ export interface GatewaySettings {
     referenceImageParameter: Record<string, string>;
     referenceImageAs: 'dataUrl' | 'url';
   };
+  agent: {
+    /** The chat panel offers tools to models that take them. */
+    enabled: boolean;
+    /** Most rounds of tool calls in one turn. */
+    maxSteps: number;
+    /** Tools that run without asking (application scope: a workspace cannot add to it). */
+    alwaysAllow: string[];
+  };
   inlineCompletions: {
     enabled: boolean;
     /** '' : a fast code model chosen from the catalog. */
@@ -153,6 +161,14 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
         ),
       ),
       referenceImageAs: str(get(Setting.mediaReferenceImageAs)) === 'url' ? 'url' : 'dataUrl',
+    },
+    agent: {
+      enabled: get(Setting.agentEnabled) !== false,
+      maxSteps: Math.round(num(get(Setting.agentMaxSteps), 1, 200, 25)),
+      alwaysAllow: [...new Set(strings(get(Setting.agentAlwaysAllow)).filter((n) => n.length <= 200))].slice(
+        0,
+        200,
+      ),
     },
     inlineCompletions: {
       enabled: get(Setting.inlineEnabled) === true,

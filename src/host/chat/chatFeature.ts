@@ -17,6 +17,7 @@ import { AttachmentTray } from './attachments';
 import { ask, explainSelection, selectModel } from './chatCommands';
 import type { ChatCommand } from './chatCommandIds';
 import { ChatSession } from './chatSession';
+import { ChatAgent } from '../agent/chatAgent';
 import { ChatViewProvider } from './chatViewProvider';
 import { ChatViewRouter } from './chatViewRouter';
 import { RecentModels } from './modelPicker';
@@ -63,6 +64,14 @@ export class ChatFeature extends Disposable {
     // Other windows write to the same folder: follow them.
     this.register(new FolderWatch(folder.uri, [INDEX_FILE], () => void store.refresh()));
     const tray = this.register(new AttachmentTray(vscode.Uri.joinPath(context.globalStorageUri, 'images')));
+    const agent = this.register(
+      new ChatAgent({
+        providers: [],
+        state: context.globalState,
+        logger,
+        reveal: () => void this.view.reveal(),
+      }),
+    );
     this.session = this.register(
       new ChatSession({
         gateway,
@@ -76,6 +85,7 @@ export class ChatFeature extends Disposable {
         webview: () => this.view.webviewView?.webview,
         visible: () => this.view.webviewView?.visible ?? false,
         choices: new ModelChoicesStore(context.globalState),
+        agent,
       }),
     );
     const attachmentDeps = {

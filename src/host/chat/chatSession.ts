@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { GatewayError } from '../../api/errors';
-import type { ChatDelta, ChatRequest } from '../../api/types';
+import type { ChatDelta, ChatMessage, ChatRequest } from '../../api/types';
+import { toGatewayTool } from '../agent/agentTools';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { CatalogFeature } from '../catalog/catalogFeature';
 import { acceptsImages, capabilitiesOf, gateRequest } from '../../core/catalog/capabilities';
@@ -12,6 +13,9 @@ import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import type { AssistantTurn, HostMessage, QueuedPrompt, Turn } from '../../core/protocol/chatProtocol';
 import type { AgentWebviewMessage } from '../../core/protocol/agentProtocol';
+import { AgentStopped } from '../../core/agent/agentLoop';
+import { agentRequest, agentSystemPrompt } from '../../core/agent/agentRequest';
+import type { ChatAgent, ToolSupport } from '../agent/chatAgent';
 import { chatTotals, toTurnUsage, withGeneration, withSavings } from '../../core/cost/replyCost';
 import type { CostTracker } from '../cost/costTracker';
 import {
@@ -93,6 +97,8 @@ export class ChatSession extends Disposable {
       visible?: () => boolean;
       /** The model menu's choices (effort and routing per model, tools per chat). */
       choices?: ModelChoicesStore;
+      /** The agent: tools, approvals and undo (absent: plain replies only). */
+      agent?: ChatAgent;
     },
   ) {
     super();
@@ -127,12 +133,19 @@ export class ChatSession extends Disposable {
         }),
       );
     this.register(deps.apiKey.onDidChange((key) => this.post({ type: 'apiKey', hasApiKey: !!key })));
+    if (deps.agent) this.register(deps.agent.onDidChange(() => void this.postAgentTools()));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(Setting.chatModel)) {
           this.post({ type: 'model', model: readSettings().chat.model });
           void this.postContext();
         }
+        if (
+          [Setting.chatModel, Setting.agentEnabled, Setting.chatForceParameters].some((s) =>
+            e.affectsConfiguration(s),
+          )
+        )
+          void this.postAgentTools();
         if (
           [Setting.chatModel, Setting.chatProvider, Setting.chatPlugins, Setting.chatWebSearch].some((s) =>
             e.affectsConfiguration(s),
@@ -178,7 +191,43 @@ export class ChatSession extends Disposable {
 
   /** The tool cards' and the tool picker's intents (approvals, diffs, undo, tool choices). */
   async agentMessage(message: AgentWebviewMessage): Promise<void> {
-    void message;
+    const agent = this.deps.agent;
+    if (!agent) return;
+    // A decision is for the running turn: it must not wait for anything else.
+    if (message.type === 'toolDecision') {
+      if (this.conversation) return agent.handle(message, this.conversation, this.post, () => undefined);
+      return;
+    }
+    const conversation = await this.current();
+    await agent.handle(
+      message,
+      conversation,
+      (m) => this.post(m),
+      () => void this.saveInBackground(conversation, false),
+    );
+  }
+
+  /** Whether the current model may be offered tools, and why not. */
+  private async toolSupport(model: string): Promise<ToolSupport> {
+    if (readSettings().chat.forceParameters) return { available: true };
+    const tools = capabilitiesOf(await this.catalogEntry(model)).tools;
+    if (tools) return { available: true };
+    return {
+      available: false,
+      reason:
+        tools === false
+          ? `${model} does not take tools, according to the gateway's model catalog: it can only talk. Choose a model that takes tools, or set gateway.chat.forceParameters.`
+          : `The gateway's model catalog does not say whether ${model} takes tools, so none are offered. Set gateway.chat.forceParameters to offer them anyway.`,
+    };
+  }
+
+  /** The tool picker follows the model, the chat, the sources and trust. */
+  private async postAgentTools(): Promise<void> {
+    const agent = this.deps.agent;
+    if (!agent || !this.viewAttached) return;
+    const conversation = await this.current();
+    const support = await this.toolSupport(readSettings().chat.model);
+    this.post({ type: 'agentTools', ...agent.pickerState(conversation.id, support) });
   }
 
   /** Posts to the view, if one is attached (for intents the router answers itself). */
@@ -211,6 +260,7 @@ export class ChatSession extends Disposable {
     this.postQueue();
     await this.postContext();
     void this.menu?.post();
+    void this.postAgentTools();
     this.media?.show(
       conversation.turns.flatMap((t) => (t.role === 'assistant' && t.media ? [t.media.jobId] : [])),
     );
@@ -563,7 +613,13 @@ export class ChatSession extends Disposable {
         conversation.turns.flatMap((t) => (t.role === 'user' ? (t.attachments ?? []) : [])),
       )) ?? new Map<string, string>();
     const turns = chatTurns(conversation.turns);
-    const messages = attachToMessages(toApiMessages(turns, settings.chat.systemPrompt), turns, (a) =>
+    const support = this.deps.agent ? await this.toolSupport(settings.chat.model) : undefined;
+    const tools = support && this.deps.agent?.toolsFor(conversation.id, support);
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
+    const systemPrompt = tools
+      ? agentSystemPrompt(settings.chat.systemPrompt, folders)
+      : settings.chat.systemPrompt;
+    const messages = attachToMessages(toApiMessages(turns, systemPrompt), turns, (a) =>
       a.file ? images.get(a.file) : undefined,
     );
     this.append(conversation, turn);
@@ -583,24 +639,57 @@ export class ChatSession extends Disposable {
           message: "No API key is set. Set one with 'Gateway AI: Set API Key', then retry.",
         });
       }
-      const built = buildChatRequest(settings.chat, turn.model, messages);
-      const request = await this.gatedRequest(
-        this.menu ? await this.menu.apply(built, conversation.id) : built,
-      );
-      const stream = this.deps.gateway.client().streamChat(request, { signal: abort.signal });
       let savedAt = Date.now();
-      for await (const delta of stream) {
-        if (delta.type === 'meta') generationId ??= delta.id;
-        this.apply(turn, delta, batcher);
+      const saveNowAndThen = () => {
         // A long reply is saved now and then, so a window closed mid-stream keeps most of it.
-        if (Date.now() - savedAt > SAVE_WHILE_STREAMING_MS) {
-          savedAt = Date.now();
-          void this.saveInBackground(conversation, false);
+        if (Date.now() - savedAt <= SAVE_WHILE_STREAMING_MS) return;
+        savedAt = Date.now();
+        void this.saveInBackground(conversation, false);
+      };
+      const stream = async (sent: ChatMessage[], offered?: ChatRequest['tools'], signal = abort.signal) => {
+        const built = buildChatRequest(settings.chat, turn.model, sent);
+        const applied = this.menu ? await this.menu.apply(built, conversation.id) : built;
+        const request = await this.gatedRequest(offered ? agentRequest(applied, offered) : applied);
+        return this.deps.gateway.client().streamChat(request, { signal });
+      };
+      if (tools && this.deps.agent) {
+        const result = await this.deps.agent.run({
+          conversation,
+          turn,
+          history: messages,
+          tools,
+          contextLength: this.deps.catalog?.catalog.peek(turn.model)?.contextLength,
+          signal: abort.signal,
+          request: (sent, specs, signal) => lazyStream(() => stream(sent, specs.map(toGatewayTool), signal)),
+          apply: (delta) => {
+            if (delta.type === 'usage' || delta.type === 'tool_calls') return;
+            if (delta.type === 'meta') generationId = delta.id ?? generationId;
+            this.apply(turn, delta, batcher);
+            saveNowAndThen();
+          },
+          flush: () => batcher.flush(),
+          post: (m) => this.post(m),
+          save: saveNowAndThen,
+        });
+        if (result.usage) turn.usage = toTurnUsage(result.usage);
+        if (result.finishReason) turn.finishReason = result.finishReason;
+        if (result.end.kind === 'stepCap') {
+          turn.status = 'error';
+          turn.error = {
+            message: `The agent stopped after ${result.end.steps} rounds of tool calls, the limit set by gateway.agent.maxSteps. Send a prompt such as "go on" to let it continue, or raise the limit.`,
+            actions: ['openSettings'],
+          };
+        } else turn.status = 'complete';
+      } else {
+        for await (const delta of await stream(messages)) {
+          if (delta.type === 'meta') generationId ??= delta.id;
+          this.apply(turn, delta, batcher);
+          saveNowAndThen();
         }
+        turn.status = 'complete';
       }
-      turn.status = 'complete';
     } catch (error) {
-      if (abort.signal.aborted || isAbort(error)) {
+      if (abort.signal.aborted || isAbort(error) || error instanceof AgentStopped) {
         turn.status = 'stopped';
       } else {
         turn.status = 'error';
@@ -735,4 +824,9 @@ export class ChatSession extends Disposable {
         break;
     }
   }
+}
+
+/** A stream that is made when it is first read: the request goes out when the loop reads it. */
+async function* lazyStream(make: () => Promise<AsyncIterable<ChatDelta>>): AsyncGenerator<ChatDelta> {
+  yield* await make();
 }

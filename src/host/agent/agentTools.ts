@@ -1,0 +1,88 @@
+import type * as vscode from 'vscode';
+import type { AgentToolChoices, PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../core/agent/types';
+import { ToolInputError } from '../../core/agent/types';
+import type { AgentToolSourceView } from '../../core/protocol/agentProtocol';
+
+/** One kind of tools (our own set, MCP servers, other extensions' tools), as the agent sees it. */
+export interface AgentToolProvider {
+  /** Its sources now, each with the tools it offers (none while an MCP server is off). */
+  sources(): readonly ProvidedSource[];
+  prepare(name: string, args: unknown, signal: AbortSignal): Promise<PreparedCall>;
+  readonly onDidChange?: vscode.Event<void>;
+  /** Turns a source on or off for good (an MCP server starts or stops); absent: nothing to start. */
+  setEnabled?(sourceId: string, enabled: boolean): Promise<void>;
+}
+
+export interface ProvidedSource {
+  source: ToolSource;
+  tools: readonly ToolSpec[];
+  state?: AgentToolSourceView['state'];
+  /** What turning it on starts (a command line or URL), or its error. */
+  detail?: string;
+}
+
+/** Tool names a model may call: letters, digits, `_` and `-`, at most 64. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The tools of one turn: every provider's, less the sources the chat turned off, each name once
+ * (the first provider wins: our own set, then MCP, then other extensions).
+ */
+export class TurnTools implements ToolSet {
+  private readonly owner = new Map<string, AgentToolProvider>();
+  private readonly list: ToolSpec[] = [];
+
+  constructor(providers: readonly AgentToolProvider[], choices: AgentToolChoices) {
+    const off = new Set(choices.disabledSources ?? []);
+    for (const provider of providers)
+      for (const { source, tools } of provider.sources()) {
+        if (off.has(source.id)) continue;
+        for (const spec of tools) {
+          if (!TOOL_NAME.test(spec.name) || this.owner.has(spec.name)) continue;
+          this.owner.set(spec.name, provider);
+          this.list.push(spec);
+        }
+      }
+  }
+
+  specs(): readonly ToolSpec[] {
+    return this.list;
+  }
+
+  prepare(name: string, args: unknown, signal: AbortSignal): Promise<PreparedCall> {
+    const provider = this.owner.get(name);
+    if (!provider)
+      return Promise.reject(new ToolInputError(`There is no tool named "${name.slice(0, 100)}".`));
+    return provider.prepare(name, args, signal);
+  }
+}
+
+/** The picker's view of the providers' sources for a chat's choices. */
+export function sourceViews(
+  providers: readonly AgentToolProvider[],
+  choices: AgentToolChoices,
+): AgentToolSourceView[] {
+  const off = new Set(choices.disabledSources ?? []);
+  return providers.flatMap((provider) =>
+    provider.sources().map(({ source, tools, state, detail }) => {
+      const view: AgentToolSourceView = {
+        id: source.id,
+        kind: source.kind,
+        label: source.label,
+        tools: tools.map((t) => t.name),
+        enabled: !off.has(source.id) && (state === undefined || state === 'running'),
+      };
+      if (state) view.state = state;
+      if (detail !== undefined) view.detail = detail;
+      return view;
+    }),
+  );
+}
+
+/** The spec as the gateway takes it (OpenAI's function-tool shape). */
+export function toGatewayTool(spec: ToolSpec): Record<string, unknown> {
+  return {
+    type: 'function',
+    function: { name: spec.name, description: spec.description, parameters: spec.parameters },
+  };
+}

@@ -1,0 +1,142 @@
+import * as vscode from 'vscode';
+import type { ApprovalDecision, PreparedCall, ToolCallRecord, ToolSpec } from '../../core/agent/types';
+import { Setting } from '../../core/ids';
+import { Disposable } from '../../core/util/lifecycle';
+import { readSettings } from '../config/settings';
+
+/** The scheme of the read-only documents the edit diffs show. */
+export const DIFF_SCHEME = 'gateway-agent-diff';
+/** Most diff documents kept for reopening; the oldest go first. */
+const MAX_DIFF_DOCS = 200;
+
+/**
+ * Who may run what without asking, and the pending questions. Decisions come only from the
+ * user's click in the chat view (a `toolDecision` message naming a call that is waiting right
+ * now); nothing a model or a tool writes reaches here.
+ */
+export class Approvals extends Disposable {
+  private readonly pending = new Map<string, { turnId: string; resolve: (d: ApprovalDecision) => void }>();
+  /** Tool names allowed for the rest of a chat, by chat id (this window, this session). */
+  private readonly allowedInChat = new Map<string, Set<string>>();
+  private readonly diffs: DiffDocuments;
+
+  constructor(private readonly reveal: () => void) {
+    super();
+    this.diffs = this.register(new DiffDocuments());
+    this.register({ dispose: () => this.cancelAll() });
+  }
+
+  /**
+   * The host's policy: our own reads inside the workspace run; everything else asks, unless the
+   * user allowed the tool in this chat or always (`gateway.agent.alwaysAllow`, user settings only).
+   */
+  needsApproval(chatId: string, spec: ToolSpec): boolean {
+    if (spec.readOnly && spec.source.kind === 'builtin') return false;
+    if (this.allowedInChat.get(chatId)?.has(spec.name)) return false;
+    return !readSettings().agent.alwaysAllow.includes(spec.name);
+  }
+
+  /** Asks the user about `call` in its card (and opens an edit's diff); settles on their click. */
+  async ask(
+    chatId: string,
+    turnId: string,
+    call: ToolCallRecord,
+    prepared: PreparedCall,
+    signal: AbortSignal,
+  ): Promise<ApprovalDecision> {
+    this.reveal();
+    if (prepared.preview) void this.diffs.show(call.id, prepared.preview, true);
+    const decision = await new Promise<ApprovalDecision>((resolve, reject) => {
+      const onAbort = () => {
+        this.pending.delete(call.id);
+        reject(new Error('The turn was stopped.'));
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(call.id, {
+        turnId,
+        resolve: (d) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(d);
+        },
+      });
+    });
+    if (decision.choice === 'chat') {
+      const allowed = this.allowedInChat.get(chatId) ?? new Set<string>();
+      allowed.add(call.name);
+      this.allowedInChat.set(chatId, allowed);
+    } else if (decision.choice === 'always') await this.alwaysAllow(call.name);
+    return decision;
+  }
+
+  /** The user's click. Ignored unless that very call of that turn is waiting. */
+  decide(turnId: string, callId: string, decision: ApprovalDecision): boolean {
+    const waiting = this.pending.get(callId);
+    if (!waiting || waiting.turnId !== turnId) return false;
+    this.pending.delete(callId);
+    waiting.resolve(decision);
+    return true;
+  }
+
+  /** Shows a proposed or applied edit again. */
+  openDiff(callId: string, fallback?: { path: string; folder: number; before: string; after: string }): void {
+    void this.diffs.show(callId, fallback, false);
+  }
+
+  private async alwaysAllow(name: string): Promise<void> {
+    const list = readSettings().agent.alwaysAllow;
+    if (list.includes(name)) return;
+    await vscode.workspace
+      .getConfiguration()
+      .update(Setting.agentAlwaysAllow, [...list, name], vscode.ConfigurationTarget.Global);
+  }
+
+  private cancelAll(): void {
+    for (const { resolve } of this.pending.values())
+      resolve({ choice: 'deny', reason: 'The chat was closed.' });
+    this.pending.clear();
+  }
+}
+
+/** Read-only documents for the before and after of each edit, shown in VS Code's diff editor. */
+class DiffDocuments extends Disposable implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private readonly previews = new Map<
+    string,
+    { path: string; folder: number; before: string; after: string }
+  >();
+
+  constructor() {
+    super();
+    this.register(vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, this));
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+
+  async show(
+    callId: string,
+    preview: { path: string; folder: number; before: string; after: string } | undefined,
+    preserveFocus: boolean,
+  ): Promise<void> {
+    const known = preview ?? this.previews.get(callId);
+    if (!known) return;
+    this.previews.set(callId, known);
+    while (this.previews.size > MAX_DIFF_DOCS) this.forget(this.previews.keys().next().value as string);
+    const name = known.path.split('/').pop() || known.path;
+    const left = vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${callId}/before/${known.path}` });
+    const right = vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${callId}/after/${known.path}` });
+    this.texts.set(left.toString(), known.before);
+    this.texts.set(right.toString(), known.after);
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (proposed edit)`, {
+      preview: true,
+      preserveFocus,
+    });
+  }
+
+  private forget(callId: string): void {
+    this.previews.delete(callId);
+    for (const key of [...this.texts.keys()]) if (key.includes(`/${callId}/`)) this.texts.delete(key);
+  }
+}

@@ -1,0 +1,259 @@
+import * as vscode from 'vscode';
+import type { ChatDelta, ChatMessage } from '../../api/types';
+import { runAgentLoop } from '../../core/agent/agentLoop';
+import type { AgentResult } from '../../core/agent/agentLoop';
+import type { AgentToolChoices, FileChange, ToolSpec } from '../../core/agent/types';
+import { estimateTokens } from '../../core/chat/attachments';
+import type { Conversation } from '../../core/chat/conversation';
+import { StorageKey } from '../../core/ids';
+import { parseAgentToolChoices } from '../../core/protocol/agentProtocol';
+import type { AgentToolsState, AgentWebviewMessage } from '../../core/protocol/agentProtocol';
+import type { AssistantTurn, HostMessage } from '../../core/protocol/chatProtocol';
+import { Disposable } from '../../core/util/lifecycle';
+import { readSettings } from '../config/settings';
+import type { Logger } from '../log/logger';
+import { notify } from '../notify';
+import type { AgentToolProvider } from './agentTools';
+import { TurnTools, sourceViews } from './agentTools';
+import { Approvals } from './approvals';
+import { mergeChanges } from '../../core/agent/changes';
+import { undoTurnChanges } from './turnUndo';
+
+/** Most chats whose tool-picker choices are kept; the oldest go first. */
+const MAX_CHATS_WITH_CHOICES = 200;
+
+export interface ChatAgentDeps {
+  /** Our own tools first, then MCP servers', then other extensions'. */
+  providers: readonly AgentToolProvider[];
+  state: vscode.Memento;
+  logger: Logger;
+  /** Brings the chat view into sight (a call is waiting for the user). */
+  reveal: () => void;
+}
+
+/** What the current model can do with tools, by the catalog and the settings. */
+export interface ToolSupport {
+  available: boolean;
+  reason?: string;
+}
+
+/** One agent turn's wiring from the session: how to ask the gateway, and where the turn shows. */
+export interface AgentTurnRun {
+  conversation: Conversation;
+  turn: AssistantTurn;
+  history: ChatMessage[];
+  tools: TurnTools;
+  contextLength?: number;
+  signal: AbortSignal;
+  request(messages: ChatMessage[], tools: readonly ToolSpec[], signal: AbortSignal): AsyncIterable<ChatDelta>;
+  /** A delta of the step streaming now (text, reasoning, meta…), as a plain reply applies it. */
+  apply(delta: ChatDelta): void;
+  /** Posts what is batched, before a step's cards. */
+  flush(): void;
+  post(message: HostMessage): void;
+  /** Saves the conversation in the background. */
+  save(): void;
+}
+
+/**
+ * The panel's agent: which tools a chat has, the picker, the approvals, and undo. The loop
+ * itself is the pure core's (`core/agent/agentLoop`); this maps its events onto the turn and the
+ * view, and answers the view's agent intents.
+ */
+export class ChatAgent extends Disposable {
+  readonly approvals: Approvals;
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
+  /** The picker's state changed (tools came or went, trust changed, a server started). */
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly deps: ChatAgentDeps) {
+    super();
+    this.approvals = this.register(new Approvals(deps.reveal));
+    for (const provider of deps.providers)
+      if (provider.onDidChange) this.register(provider.onDidChange(() => this.changed.fire()));
+    this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire()));
+  }
+
+  choices(chatId: string): AgentToolChoices {
+    return this.allChoices()[chatId] ?? {};
+  }
+
+  async setChoices(chatId: string, choices: AgentToolChoices): Promise<void> {
+    const all = this.allChoices();
+    delete all[chatId];
+    const entries = [...Object.entries(all), [chatId, choices] as const].slice(-MAX_CHATS_WITH_CHOICES);
+    await this.deps.state.update(StorageKey.agentToolChoices, Object.fromEntries(entries));
+    this.changed.fire();
+  }
+
+  private allChoices(): Record<string, AgentToolChoices> {
+    const raw = this.deps.state.get<unknown>(StorageKey.agentToolChoices);
+    const out: Record<string, AgentToolChoices> = {};
+    if (raw && typeof raw === 'object' && !Array.isArray(raw))
+      for (const [id, value] of Object.entries(raw as Record<string, unknown>))
+        if (id.length <= 200 && id !== '__proto__') out[id] = parseAgentToolChoices(value);
+    return out;
+  }
+
+  /** Turns an MCP server on (it starts: the user saw its command line in the picker) or off. */
+  async setSourceEnabled(sourceId: string, enabled: boolean): Promise<void> {
+    for (const provider of this.deps.providers) {
+      if (!provider.setEnabled || !provider.sources().some((s) => s.source.id === sourceId)) continue;
+      try {
+        await provider.setEnabled(sourceId, enabled);
+      } catch (error) {
+        this.deps.logger.warn(
+          `Tool source ${sourceId} could not be ${enabled ? 'started' : 'stopped'}: ${String(error)}`,
+        );
+      }
+    }
+    this.changed.fire();
+  }
+
+  /** The picker's state for a chat and the model's tool support. */
+  pickerState(chatId: string, support: ToolSupport): AgentToolsState {
+    const choices = this.choices(chatId);
+    const state: AgentToolsState = {
+      available: support.available && readSettings().agent.enabled,
+      off: choices.off === true,
+      restricted: !vscode.workspace.isTrusted,
+      sources: sourceViews(this.deps.providers, choices),
+    };
+    const reason = readSettings().agent.enabled
+      ? support.reason
+      : 'Tools are turned off (gateway.agent.enabled).';
+    if (!state.available && reason) state.reason = reason;
+    return state;
+  }
+
+  /** The tools a turn of this chat may use, or undefined for a plain reply. */
+  toolsFor(chatId: string, support: ToolSupport): TurnTools | undefined {
+    if (!support.available || !readSettings().agent.enabled) return undefined;
+    const choices = this.choices(chatId);
+    if (choices.off) return undefined;
+    const tools = new TurnTools(this.deps.providers, choices);
+    return tools.specs().length ? tools : undefined;
+  }
+
+  /** Runs the loop for one turn, keeping the turn, the view and the stored changes in step. */
+  async run(run: AgentTurnRun): Promise<AgentResult> {
+    const { turn, conversation } = run;
+    turn.steps = [];
+    const postStep = (index: number) => {
+      const step = turn.steps?.[index];
+      if (step && turn.agent)
+        run.post({ type: 'agentStep', turnId: turn.id, index, step, progress: turn.agent });
+    };
+    return runAgentLoop(
+      run.history,
+      {
+        request: (messages, tools, signal) => run.request(messages, tools, signal),
+        tools: run.tools,
+        needsApproval: (spec) => this.approvals.needsApproval(conversation.id, spec),
+        approve: (call, prepared, signal) =>
+          this.approvals.ask(conversation.id, turn.id, call, prepared, signal),
+        events: {
+          delta: (delta) => run.apply(delta),
+          stepAdded: (_index, step, progress) => {
+            // The step's text streamed as the turn's; it now belongs to the step, and the next
+            // step's text starts afresh.
+            run.flush();
+            turn.steps = [...(turn.steps ?? []), step];
+            turn.content = '';
+            turn.reasoning = '';
+            turn.agent = progress;
+            run.post({ type: 'turnUpdated', turn });
+            run.save();
+          },
+          stepChanged: (index, _step, progress) => {
+            turn.agent = progress;
+            postStep(index);
+            run.save();
+          },
+          changed: (changes) => this.recordChanges(conversation, turn, changes),
+        },
+        now: () => Date.now(),
+        maxSteps: readSettings().agent.maxSteps,
+        contextLength: run.contextLength,
+        estimateTokens: (messages) =>
+          messages.reduce(
+            (sum, m) =>
+              sum +
+              estimateTokens(typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '')) +
+              (m.tool_calls ? estimateTokens(JSON.stringify(m.tool_calls)) : 0),
+            0,
+          ),
+      },
+      run.signal,
+    );
+  }
+
+  private recordChanges(
+    conversation: Conversation,
+    turn: AssistantTurn,
+    changes: readonly FileChange[],
+  ): void {
+    const all = conversation.changes ?? {};
+    all[turn.id] = mergeChanges(all[turn.id] ?? [], changes);
+    conversation.changes = all;
+    turn.edited = all[turn.id].map((c) => c.path);
+  }
+
+  /** The view's agent intents that need the conversation. */
+  async handle(
+    message: AgentWebviewMessage,
+    conversation: Conversation,
+    post: (message: HostMessage) => void,
+    save: () => void,
+  ): Promise<void> {
+    switch (message.type) {
+      case 'toolDecision':
+        if (
+          !this.approvals.decide(message.turnId, message.callId, {
+            choice: message.choice,
+            ...(message.reason ? { reason: message.reason } : {}),
+          })
+        )
+          this.deps.logger.info('A tool decision arrived for a call that is not waiting; it was ignored.');
+        return;
+      case 'openToolDiff': {
+        const turn = conversation.turns.find((t) => t.id === message.turnId);
+        const call =
+          turn?.role === 'assistant'
+            ? turn.steps?.flatMap((s) => s.calls).find((c) => c.id === message.callId)
+            : undefined;
+        const path = call?.confirmation?.kind === 'edit' ? call.confirmation.path : undefined;
+        const change = conversation.changes?.[message.turnId]?.find((c) => c.path === path);
+        this.approvals.openDiff(
+          message.callId,
+          change && {
+            path: change.path,
+            folder: change.folder,
+            before: change.before ?? '',
+            after: change.after,
+          },
+        );
+        return;
+      }
+      case 'undoTurn': {
+        const turn = conversation.turns.find((t) => t.id === message.turnId);
+        const changes = conversation.changes?.[message.turnId];
+        if (turn?.role !== 'assistant' || !changes?.length || turn.undone) return;
+        const outcome = await undoTurnChanges(changes);
+        if (!outcome.undone) {
+          if (outcome.reason !== 'Cancelled.')
+            void notify.warn(`Gateway AI: the turn was not undone. ${outcome.reason}`);
+          return;
+        }
+        turn.undone = true;
+        post({ type: 'turnUpdated', turn });
+        save();
+        return;
+      }
+      case 'setAgentTools':
+        return this.setChoices(conversation.id, message.choices);
+      case 'setToolSource':
+        return this.setSourceEnabled(message.sourceId, message.enabled);
+    }
+  }
+}

@@ -1,0 +1,290 @@
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { agentRequest, agentSystemPrompt } from '../../../../src/core/agent/agentRequest';
+import { mergeChanges } from '../../../../src/core/agent/changes';
+import type { AgentStep } from '../../../../src/core/agent/types';
+import { MAX_CARD_RESULT_CHARS, MAX_TOOL_RESULT_CHARS } from '../../../../src/core/agent/types';
+import { stepMessages, toApiMessages } from '../../../../src/core/chat/conversation';
+import { parseConversation } from '../../../../src/core/chat/conversationCodec';
+import { parseAgentStep, parseAgentWebviewMessage } from '../../../../src/core/protocol/agentProtocol';
+import { parseHostMessage, parseTurn, parseWebviewMessage } from '../../../../src/core/protocol/chatProtocol';
+import type { AssistantTurn, Turn } from '../../../../src/core/protocol/chatProtocol';
+
+const step: AgentStep = {
+  content: 'Let me look.',
+  calls: [
+    {
+      id: 'c1',
+      name: 'read_file',
+      arguments: '{"path":"a.ts"}',
+      state: 'done',
+      result: 'text of a.ts',
+      durationMs: 4,
+    },
+    { id: 'c2', name: 'run_command', arguments: '{"command":"rm -rf /"}', state: 'denied', reason: 'no' },
+    { id: 'c3', name: 'edit_file', arguments: '{"path": "b.ts"', state: 'failed', result: 'Error: not JSON' },
+    { id: 'c4', name: 'read_file', arguments: '{}', state: 'running' },
+  ],
+  reasoningDetails: [{ type: 'reasoning.encrypted', data: 'sig' }],
+};
+
+describe('agent protocol and history', () => {
+  it('sends a step as the assistant tool calls and one tool message per call, every call answered', () => {
+    const messages = stepMessages(step);
+    assert.equal(messages[0].role, 'assistant');
+    assert.deepEqual(
+      messages[0].tool_calls?.map((c) => [c.id, c.function.arguments]),
+      [
+        ['c1', '{"path":"a.ts"}'],
+        ['c2', '{"command":"rm -rf /"}'],
+        // Arguments that are not a JSON object go back as {}: the result said what was wrong.
+        ['c3', '{}'],
+        ['c4', '{}'],
+      ],
+    );
+    assert.deepEqual(messages[0].reasoning_details, step.reasoningDetails);
+    assert.deepEqual(
+      messages.slice(1).map((m) => [m.role, m.tool_call_id]),
+      [
+        ['tool', 'c1'],
+        ['tool', 'c2'],
+        ['tool', 'c3'],
+        ['tool', 'c4'],
+      ],
+    );
+    assert.match(String(messages[2].content), /denied.*reason: no/);
+    assert.match(String(messages[4].content), /not run/);
+  });
+
+  it('a stored agent turn resumes as a valid history: steps, then the answer', () => {
+    const turns: Turn[] = [
+      { id: 'u1', role: 'user', content: 'fix it', createdAt: 1 },
+      {
+        id: 'a1',
+        role: 'assistant',
+        content: 'Fixed.',
+        reasoning: '',
+        status: 'complete',
+        model: 'v/m',
+        createdAt: 2,
+        steps: [step],
+      },
+      { id: 'u2', role: 'user', content: 'thanks', createdAt: 3 },
+    ];
+    const roles = toApiMessages(turns, '').map((m) => m.role);
+    assert.deepEqual(roles, ['user', 'assistant', 'tool', 'tool', 'tool', 'tool', 'assistant', 'user']);
+  });
+
+  it('storage keeps the model its whole results, marks calls cut off by a closed window not run, and keeps changes', () => {
+    const long = 'r'.repeat(MAX_CARD_RESULT_CHARS * 2);
+    const raw = {
+      id: 'c-1',
+      title: 't',
+      createdAt: 1,
+      updatedAt: 2,
+      turns: [
+        { id: 'u1', role: 'user', content: 'go', createdAt: 1 },
+        {
+          id: 'a1',
+          role: 'assistant',
+          content: '',
+          reasoning: '',
+          status: 'streaming',
+          model: 'v/m',
+          createdAt: 2,
+          steps: [
+            {
+              content: '',
+              calls: [
+                { id: 'x', name: 'read_file', arguments: '{}', state: 'running', result: long },
+                { id: 'y', name: 'e', arguments: '{}', state: 'awaitingApproval' },
+              ],
+            },
+          ],
+          edited: ['b.ts'],
+        },
+      ],
+      changes: {
+        a1: [{ path: 'b.ts', folder: 0, before: 'old', after: 'new' }, { path: 5 }],
+        gone: [],
+        __proto__: [],
+      },
+    };
+    const parsed = parseConversation(JSON.parse(JSON.stringify(raw)));
+    assert.ok(parsed);
+    const turn = parsed.value.turns[1] as AssistantTurn;
+    assert.equal(turn.status, 'stopped');
+    assert.deepEqual(
+      turn.steps?.[0].calls.map((c) => c.state),
+      ['cancelled', 'cancelled'],
+    );
+    assert.equal(turn.steps?.[0].calls[0].result?.length, Math.min(long.length, MAX_TOOL_RESULT_CHARS));
+    assert.deepEqual(parsed.value.changes, {
+      a1: [{ path: 'b.ts', folder: 0, before: 'old', after: 'new' }],
+    });
+    assert.ok(parsed.dropped.some((d) => d.startsWith('changes.a1')));
+    // The view gets a card's worth.
+    const viewed = parseTurn(raw.turns[1], () => undefined) as AssistantTurn;
+    assert.equal(viewed.steps?.[0].calls[0].result?.length, MAX_CARD_RESULT_CHARS);
+  });
+
+  it('parses any stored or sent turn and any agent message without throwing, and keeps text as text', () => {
+    const callLike = fc.record(
+      {
+        id: fc.oneof(fc.string({ maxLength: 5 }), fc.anything()),
+        name: fc.oneof(fc.string(), fc.anything()),
+        arguments: fc.oneof(fc.string(), fc.anything()),
+        state: fc.oneof(
+          fc.constantFrom('awaitingApproval', 'running', 'done', 'failed', 'denied', 'cancelled'),
+          fc.anything(),
+        ),
+        result: fc.oneof(fc.string(), fc.anything()),
+        confirmation: fc.oneof(
+          fc.record(
+            {
+              kind: fc.constantFrom('command', 'edit', 'tool'),
+              command: fc.anything(),
+              path: fc.anything(),
+              diff: fc.anything(),
+              name: fc.anything(),
+              arguments: fc.anything(),
+            },
+            { requiredKeys: ['kind'] },
+          ),
+          fc.anything(),
+        ),
+        durationMs: fc.oneof(fc.double(), fc.anything()),
+      },
+      { requiredKeys: [] },
+    );
+    const stepLike = fc.record(
+      {
+        content: fc.anything(),
+        calls: fc.oneof(fc.array(callLike, { maxLength: 4 }), fc.anything()),
+        reasoningDetails: fc.anything(),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(stepLike, { maxLength: 3 }),
+        fc.anything(),
+        fc.anything(),
+        (steps, agent, edited) => {
+          const turn = parseTurn(
+            { id: 'a', role: 'assistant', status: 'complete', content: '', model: 'm', steps, agent, edited },
+            () => undefined,
+          );
+          assert.ok(turn && turn.role === 'assistant');
+          for (const s of turn.steps ?? []) {
+            assert.equal(typeof s.content, 'string');
+            for (const c of s.calls) {
+              assert.equal(typeof c.id, 'string');
+              assert.equal(typeof c.arguments, 'string');
+              if (c.result !== undefined) assert.ok(c.result.length <= MAX_CARD_RESULT_CHARS);
+            }
+            // What the gateway gets back from it is a valid, answered history.
+            const messages = stepMessages(s);
+            const ids = messages[0]?.tool_calls?.map((c) => c.id) ?? [];
+            assert.deepEqual(
+              messages.slice(1).map((m) => m.tool_call_id),
+              ids,
+            );
+          }
+          const message = parseHostMessage({
+            type: 'agentStep',
+            turnId: 't',
+            index: 0,
+            step: steps[0],
+            progress: agent,
+          });
+          if (message) assert.equal(message.type, 'agentStep');
+        },
+      ),
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom('toolDecision', 'openToolDiff', 'undoTurn', 'setAgentTools', 'setToolSource'),
+        fc.anything(),
+        fc.anything(),
+        fc.anything(),
+        fc.anything(),
+        (type, turnId, callId, choice, extra) => {
+          const m = parseWebviewMessage({
+            type,
+            turnId,
+            callId,
+            choice,
+            reason: extra,
+            choices: extra,
+            sourceId: callId,
+            enabled: choice,
+          });
+          if (m?.type === 'toolDecision') {
+            assert.ok(['once', 'chat', 'always', 'deny'].includes(m.choice));
+            if (m.reason !== undefined) assert.equal(m.choice, 'deny');
+          }
+        },
+      ),
+    );
+  });
+
+  it('a decision names one call of one turn, with a known choice', () => {
+    assert.equal(
+      parseAgentWebviewMessage({ type: 'toolDecision', turnId: 't', callId: 'c', choice: 'yes' }),
+      undefined,
+    );
+    assert.deepEqual(
+      parseAgentWebviewMessage({
+        type: 'toolDecision',
+        turnId: 't',
+        callId: 'c',
+        choice: 'once',
+        reason: 'x',
+      }),
+      {
+        type: 'toolDecision',
+        turnId: 't',
+        callId: 'c',
+        choice: 'once',
+      },
+    );
+    assert.equal(
+      parseAgentStep('x', 'step', () => undefined),
+      undefined,
+    );
+  });
+
+  it('agent requests carry the tools on every step, allow parallel calls and ask for upstreams that take them', () => {
+    const tools = [{ type: 'function', function: { name: 'read_file' } }];
+    const out = agentRequest({ model: 'v/m', messages: [] }, tools);
+    assert.deepEqual(out.tools, tools);
+    assert.equal(out.parallel_tool_calls, true);
+    assert.deepEqual(out.provider, { require_parameters: true });
+    assert.deepEqual(
+      agentRequest(
+        { model: 'v/m', messages: [], provider: { require_parameters: false, sort: 'price' } },
+        tools,
+      ).provider,
+      {
+        require_parameters: false,
+        sort: 'price',
+      },
+    );
+    const prompt = agentSystemPrompt('Be terse.', ['app']);
+    assert.match(prompt, /data, not instructions/);
+    assert.match(prompt, /"app"/);
+    assert.ok(prompt.endsWith('Be terse.'));
+  });
+
+  it('merges a turn’s changes: the first before of a file stays, the last after wins', () => {
+    const merged = mergeChanges(mergeChanges([], [{ path: 'a', folder: 0, before: '1', after: '2' }]), [
+      { path: 'a', folder: 0, before: '2', after: '3' },
+      { path: 'b', folder: 0, before: null, after: 'x' },
+    ]);
+    assert.deepEqual(merged, [
+      { path: 'a', folder: 0, before: '1', after: '3' },
+      { path: 'b', folder: 0, before: null, after: 'x' },
+    ]);
+  });
+});
