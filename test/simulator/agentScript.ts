@@ -11,7 +11,8 @@
  * assistant messages with `tool_calls` since the prompt: a step's calls go out as streamed
  * `tool_calls` deltas (`call_<n>`, numbered across the conversation), its text before them. A step
  * without calls ends the turn. Fields of a step:
- * - `text`: streamed first. `{{results}}` is replaced by the `tool` messages answering the
+ * - `reasoning`: streamed first, as reasoning (none by default).
+ * - `text`: streamed next. `{{results}}` is replaced by the `tool` messages answering the
  *   previous step (one line each: `[call_3 read_file] <content>`), `{{result:N}}` by the content
  *   of the answer to `call_N`, `{{step}}` by the step's number (1-based).
  * - `calls`: `{name, arguments}`; `arguments` as an object (sent as JSON, `{{step}}` replaced in
@@ -31,6 +32,8 @@ export interface AgentScriptCall {
 
 export interface AgentScriptStep {
   text: string;
+  /** Streamed as reasoning first (none by default). */
+  reasoning: string;
   calls: AgentScriptCall[];
   hang: boolean;
   repeat: boolean;
@@ -52,6 +55,7 @@ export interface AgentReply {
   /** 1-based. */
   step: number;
   text: string;
+  reasoning: string;
   calls: PlannedCall[];
   hang: boolean;
 }
@@ -90,6 +94,8 @@ export function parseAgentScript(text: string): AgentScript | { error: string } 
 function parseStep(item: unknown): AgentScriptStep | string {
   if (!isRecord(item)) return 'a step is an object with text and/or calls.';
   if (item.text !== undefined && typeof item.text !== 'string') return '"text" must be a string.';
+  if (item.reasoning !== undefined && typeof item.reasoning !== 'string')
+    return '"reasoning" must be a string.';
   if (item.calls !== undefined && !Array.isArray(item.calls)) return '"calls" must be an array.';
   const calls: AgentScriptCall[] = [];
   for (const call of (item.calls as unknown[] | undefined) ?? []) {
@@ -100,7 +106,13 @@ function parseStep(item: unknown): AgentScriptStep | string {
       arguments: typeof args === 'string' ? args : JSON.stringify(args === undefined ? {} : args),
     });
   }
-  return { text: item.text ?? '', calls, hang: item.hang === true, repeat: item.repeat === true };
+  return {
+    text: item.text ?? '',
+    reasoning: item.reasoning ?? '',
+    calls,
+    hang: item.hang === true,
+    repeat: item.repeat === true,
+  };
 }
 
 /** The last user message's text (string content, or its text parts joined). */
@@ -182,6 +194,7 @@ export function agentReply(script: AgentScript, messages: unknown[], promptIndex
     return {
       step: number,
       text: `The sim-agent script has ${script.steps.length} steps; this was step ${number}.`,
+      reasoning: '',
       calls: [],
       hang: false,
     };
@@ -201,6 +214,7 @@ export function agentReply(script: AgentScript, messages: unknown[], promptIndex
   return {
     step: number,
     text: fill(step.text),
+    reasoning: fill(step.reasoning),
     calls: step.calls.map((call, i) => ({
       id: `call_${callsSoFar + i + 1}`,
       name: call.name,

@@ -107,7 +107,7 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   const plan = planReply(context, core, scenarios, model, body.messages.length, userText);
   plan.provider = servedBy(body.provider) ?? core.providerName;
   if (agent) {
-    plan.reasoning = [`Step ${agent.step} of the script. `];
+    plan.reasoning = agent.reasoning ? [agent.reasoning] : [];
     plan.content = agent.text ? splitText(agent.text, 12) : [];
     plan.toolCalls = agent.calls;
     plan.finishReason = agent.calls.length ? 'tool_calls' : 'stop';

@@ -103,7 +103,7 @@ describe('simulator: the scripted tool-calling model (sim-agent)', () => {
           ],
         },
         { text: 'wait', hang: true },
-        { calls: [{ name: 'read_file' }], repeat: true },
+        { calls: [{ name: 'read_file' }], repeat: true, reasoning: 'Why: {{step}}' },
       ]),
     );
     assert.deepEqual(script, {
@@ -114,15 +114,22 @@ describe('simulator: the scripted tool-calling model (sim-agent)', () => {
             { name: 'read_file', arguments: '{"path":"a.txt"}' },
             { name: 'x', arguments: '{"bad' },
           ],
+          reasoning: '',
           hang: false,
           repeat: false,
         },
-        { text: 'wait', calls: [], hang: true, repeat: false },
-        { text: '', calls: [{ name: 'read_file', arguments: '{}' }], hang: false, repeat: true },
+        { text: 'wait', reasoning: '', calls: [], hang: true, repeat: false },
+        {
+          text: '',
+          reasoning: 'Why: {{step}}',
+          calls: [{ name: 'read_file', arguments: '{}' }],
+          hang: false,
+          repeat: true,
+        },
       ],
     });
     assert.deepEqual(parseAgentScript(fenced({ steps: [{ text: 'hi' }] })), {
-      steps: [{ text: 'hi', calls: [], hang: false, repeat: false }],
+      steps: [{ text: 'hi', reasoning: '', calls: [], hang: false, repeat: false }],
     });
     assert.equal(parseAgentScript('no script here'), undefined);
     assert.match((parseAgentScript('```sim-agent\n[oops\n```') as { error: string }).error, /not JSON/);
@@ -259,6 +266,9 @@ describe('simulator: the scripted tool-calling model (sim-agent)', () => {
     const reply = agentReply(script, messages, 0);
     assert.equal(reply.step, 31);
     assert.deepEqual(reply.calls, [{ id: 'call_31', name: 'read_file', arguments: '{"line":"31"}' }]);
+    assert.equal(reply.reasoning, '', 'no reasoning unless the step has some');
+    const reasoned = parseAgentScript(fenced([{ reasoning: 'Because {{step}}', text: 'ok' }])) as AgentScript;
+    assert.equal(agentReply(reasoned, [{ role: 'user', content: 'x' }], 0).reasoning, 'Because 1');
     const short = parseAgentScript(fenced([{ calls: [{ name: 'read_file' }] }])) as AgentScript;
     assert.match(agentReply(short, messages, 0).text, /has 1 steps; this was step 31/);
   });
