@@ -41,6 +41,19 @@ describe('Agent in the real workbench: the model edits a file after the user all
     const { workbench, sim } = fixture;
     const { page } = workbench;
     await workbench.openGatewayView();
+    // Room for the card, as someone working with the agent would have it: a wider sidebar with
+    // the media view folded, and no notification over the diff.
+    // The sash on the sidebar's right edge, dragged as a person would.
+    const sidebar = await page.locator('.part.sidebar').boundingBox();
+    if (sidebar) {
+      const edge = { x: sidebar.x + sidebar.width + 1, y: sidebar.y + 300 };
+      await page.mouse.move(edge.x, edge.y);
+      await page.mouse.down();
+      await page.mouse.move(620, edge.y, { steps: 5 });
+      await page.mouse.up();
+    }
+    await workbench.setSectionExpanded('Media Jobs', false);
+    await workbench.runCommand('Notifications: Clear All Notifications');
     const frame = await workbench.webviewFrame('.composer-input');
     const script = [
       {
@@ -72,6 +85,12 @@ describe('Agent in the real workbench: the model edits a file after the user all
       NOTES,
       'nothing applied yet',
     );
+    // VS Code's diff editor shows the proposed change beside the chat.
+    await page
+      .locator('.monaco-diff-editor .editor.modified .view-lines', { hasText: 'Beta' })
+      .first()
+      .waitFor();
+    await card.scrollIntoViewIfNeeded();
     await workbench.screenshot(path.join(screenshots, 'agent.png'));
 
     await allow.click();
