@@ -3,7 +3,8 @@
  * tool-calling model (`sim-agent` blocks, see test/simulator/agentScript.ts): the model reads,
  * edits (diff shown, approved, the editor's undo works), runs a command and answers; a denial's
  * reason, a tool error and bad JSON arguments reach the model; Stop kills a running command;
- * *Undo this turn*; the step cap; parallel reads; a prompt injection ends at a confirmation.
+ * *Undo this turn*; the step cap; the pause on a repeated call; parallel reads; a prompt injection
+ * ends at a confirmation.
  *
  * Assumed of the host's wiring (written before it landed; if it differs, adjust it here):
  * - prompts go in with `api.chat.send`, and a turn's end is `api.chat.onDidFinishTurn`;
@@ -390,6 +391,31 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
     } finally {
       await setSetting('agent.maxSteps', undefined);
     }
+  });
+
+  it('the same call a third time in a row pauses and asks, with the reason shown', async () => {
+    const same = { name: 'read_file', arguments: { path: NOTES } };
+    const { finished } = await run(
+      scripted('Read it again and again.', [
+        { calls: [same] },
+        { calls: [same] },
+        { calls: [same] },
+        { text: 'Read it {{step}} times.' },
+      ]),
+    );
+    // Reads never ask, except this one: the loop asks before a third identical call.
+    const asked = await waitForCall(postMark, 'read_file', 'awaitingApproval');
+    assert.equal(scriptedRequests(gateway.sim.requests, requestMark).length, 3);
+    assert.match(asked.call.note ?? '', /3 times in a row/);
+    assert.ok(!everStarted(postMark, asked.call.id), 'it waits for the user');
+    await decide(asked.turnId, asked.call.id, 'once');
+    const turn = await finished;
+    assert.equal(turn.status, 'complete');
+    assert.deepEqual(
+      turn.steps?.map((s) => s.calls[0]?.state),
+      ['done', 'done', 'done'],
+    );
+    assert.match(turn.content, /Read it 4 times/);
   });
 
   it('runs two reads of one reply in parallel and sends both results in one request', async () => {
