@@ -31,10 +31,10 @@ const DELTAS_PER_FRAME = 16;
 const BIG_DELTA = 16 * 1024;
 const LONG_CHAT_TURNS = 1000;
 /** The longest a main-thread task may take before the panel feels stuck (RAIL's "long task"). */
-const LONG_TASK_MS = 50;
+export const LONG_TASK_MS = 50;
 /** Size of the reopened chat: 1,000 turns, about 2 MB of text. */
 const LONG_CHAT_BYTES = 2 * 1024 * 1024;
-const TRACE_CATEGORIES = [
+export const TRACE_CATEGORIES = [
   'disabled-by-default-devtools.timeline',
   ...(process.env.GATEWAY_BENCH_TRACE_DETAIL ? ['disabled-by-default-v8.cpu_profiler'] : []),
 ];
@@ -143,7 +143,7 @@ interface TraceEvent {
  * CPU time: on a busy machine, wall time would also count the moments the thread waited for a
  * core, which measures the machine rather than the page.
  */
-function mainThreadTasks(traceJson: Buffer): { totalMs: number; longestMs: number } {
+export function mainThreadTasks(traceJson: Buffer): { totalMs: number; longestMs: number } {
   const parsed = JSON.parse(traceJson.toString('utf8')) as { traceEvents?: TraceEvent[] } | TraceEvent[];
   const events = Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? []);
   const mainThreads = new Set(
@@ -357,7 +357,7 @@ async function openLongChatOnce(harness: ChatHarness, turns: Turn[]): Promise<Op
 }
 
 /** A longest-task figure against the long-task limit. */
-function longTaskRow(name: string, longestMs: number): BenchRow {
+export function longTaskRow(name: string, longestMs: number): BenchRow {
   return {
     name,
     value: round(longestMs, 1),

@@ -18,6 +18,10 @@ export const notify = {
   error<T extends string>(message: string, ...actions: T[]): Thenable<T | undefined> {
     return vscode.window.showErrorMessage(shown(message), ...actions);
   },
+  /** A question the user must answer before anything goes on (a dialog). */
+  ask<T extends string>(message: string, ...actions: T[]): Thenable<T | undefined> {
+    return vscode.window.showWarningMessage(shown(message), { modal: true }, ...actions);
+  },
 };
 
 function shown(message: string): string {

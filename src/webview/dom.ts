@@ -64,3 +64,33 @@ export function whenIdle(work: (deadline: { timeRemaining(): number }) => void):
     }, 0);
   }
 }
+
+/**
+ * A button that shows and hides a panel below the header: `aria-expanded`, Escape inside the
+ * panel closes it and gives the focus back to the button. `focusFirst` runs when it opens.
+ * Returns the function that opens or closes it.
+ */
+export function disclosure(
+  button: HTMLButtonElement,
+  panel: HTMLElement,
+  focusFirst: () => void,
+): (open: boolean) => void {
+  const setOpen = (open: boolean): void => {
+    panel.hidden = !open;
+    button.setAttribute('aria-expanded', String(open));
+    button.classList.toggle('is-active', open);
+    if (open) focusFirst();
+  };
+  panel.hidden = true;
+  button.setAttribute('aria-expanded', 'false');
+  if (panel.id) button.setAttribute('aria-controls', panel.id);
+  button.addEventListener('click', () => setOpen(panel.hidden));
+  panel.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    event.preventDefault();
+    event.stopPropagation();
+    setOpen(false);
+    button.focus();
+  });
+  return setOpen;
+}

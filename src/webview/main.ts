@@ -15,6 +15,7 @@ import { HistoryPanel } from './history';
 import { applyMediaJob } from './mediaCard';
 import { ModelMenu } from './modelMenu';
 import { QueuePanel } from './queuePanel';
+import { ToolPicker } from './toolPicker';
 import { Transcript } from './transcript';
 import { postToHost } from './vscodeApi';
 
@@ -25,6 +26,7 @@ const meter = new ContextMeter();
 const history = new HistoryPanel(() => setHistoryOpen(false));
 const header = new Header(() => setHistoryOpen(!history.isOpen));
 const modelMenu = new ModelMenu();
+const toolPicker = new ToolPicker();
 const transcript = new Transcript({
   editTurn: (turnId, text) => composer.startEditing(turnId, text),
   streamingChanged: (streaming) => {
@@ -101,6 +103,16 @@ function apply(message: HostMessage): void {
       attachments.setAcceptsImages(message.acceptsImages);
       meter.update(message);
       break;
+    case 'agentStep':
+      transcript.applyAgentStep(message.turnId, message.index, message.step, message.progress);
+      break;
+    case 'agentTools':
+      toolPicker.update(message);
+      break;
+    default: {
+      const unhandled: never = message;
+      void unhandled;
+    }
   }
 }
 
@@ -154,7 +166,7 @@ document.addEventListener('keydown', (event) => {
 
 const app = document.getElementById('app') ?? document.body.appendChild(h('div', { attrs: { id: 'app' } }));
 header.element.insertBefore(meter.element, header.element.lastElementChild);
-header.addModelControls(modelMenu.effortSelect, modelMenu.toggleButton);
+header.addModelControls(modelMenu.effortSelect, modelMenu.toggleButton, toolPicker.toggleButton);
 composer.element.prepend(meter.warning, attachments.element);
 // The prompt being typed counts towards the meter's overflow warning.
 const input = composer.element.querySelector<HTMLTextAreaElement>('.composer-input');
@@ -167,6 +179,7 @@ composer.element.querySelector('.composer-box')?.prepend(attachments.addButton);
 app.append(
   header.element,
   modelMenu.panel,
+  toolPicker.panel,
   h('div', { className: 'chat-body' }, transcript.element, history.element),
   queue.element,
   composer.element,

@@ -7,7 +7,7 @@
 import type { ModelOptionsState } from '../core/protocol/chatProtocol';
 import { providerList } from '../core/catalog/modelOptions';
 import type { ChatTools, Routing, RoutingSort } from '../core/catalog/modelOptions';
-import { h, iconButton } from './dom';
+import { disclosure, h, iconButton } from './dom';
 import { postToHost } from './vscodeApi';
 
 const SORT_LABELS: Record<RoutingSort | '', string> = {
@@ -119,28 +119,16 @@ export class ModelMenu {
       this.routingSet,
       this.toolsSet,
     );
-    this.panel.hidden = true;
-    this.toggleButton.setAttribute('aria-expanded', 'false');
-    this.toggleButton.setAttribute('aria-controls', 'model-options');
-    this.toggleButton.addEventListener('click', () => this.setOpen(this.panel.hidden));
-    this.panel.addEventListener('keydown', (event) => {
-      if (event.key !== 'Escape') return;
-      event.preventDefault();
-      event.stopPropagation();
-      this.setOpen(false);
-      this.toggleButton.focus();
-    });
+    this.setOpen = disclosure(this.toggleButton, this.panel, () =>
+      (this.routingSet.disabled ? this.webSearch.input : this.sort.control).focus(),
+    );
   }
+
+  /** Opens or closes the panel. */
+  readonly setOpen: (open: boolean) => void;
 
   get isOpen(): boolean {
     return !this.panel.hidden;
-  }
-
-  setOpen(open: boolean): void {
-    this.panel.hidden = !open;
-    this.toggleButton.setAttribute('aria-expanded', String(open));
-    this.toggleButton.classList.toggle('is-active', open);
-    if (open) (this.routingSet.disabled ? this.webSearch.input : this.sort.control).focus();
   }
 
   update(state: ModelOptionsState): void {

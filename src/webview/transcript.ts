@@ -3,6 +3,7 @@
  * conversation shows its newest turns at once and renders older ones, newest first, in idle
  * time. Streamed text is rendered at most once per animation frame, for the turns that changed.
  */
+import type { AgentProgress, AgentStep } from '../core/agent/types';
 import type { Turn } from '../core/protocol/chatProtocol';
 import { BottomStick } from './bottomStick';
 import { h, iconButton, whenIdle } from './dom';
@@ -57,6 +58,8 @@ export class Transcript {
   private readonly streamingIds = new Set<string>();
   private lastUserTurnId?: string;
   private hasApiKey = true;
+  /** The awaiting card last given the focus. */
+  private focusedAwaiting?: HTMLElement;
 
   constructor(private readonly events: TranscriptEvents) {
     this.scroller = h(
@@ -138,6 +141,41 @@ export class Transcript {
     }
   }
 
+  /** A step of an agent turn changed: its cards update in place. */
+  applyAgentStep(turnId: string, index: number, step: AgentStep, progress: AgentProgress): void {
+    const entry = this.entries.get(turnId);
+    if (!entry || entry.turn.role !== 'assistant') return;
+    const view = entry.view;
+    if (view instanceof AssistantTurnView) {
+      this.guard(view, () => view.applyStep(index, step, progress));
+    } else {
+      const steps = (entry.turn.steps ?? []).slice();
+      steps[index] = step;
+      for (let fill = 0; fill < steps.length; fill++) steps[fill] ??= { content: '', calls: [] };
+      entry.turn = { ...entry.turn, steps, agent: progress };
+    }
+    this.focusAwaitingCard();
+    this.bottom.follow();
+  }
+
+  /**
+   * Moves the focus to the first card that waits for the user, once per card: the card itself,
+   * not its "Allow" button, so a key pressed for something else approves nothing.
+   */
+  private focusAwaitingCard(): void {
+    let first: HTMLElement | undefined;
+    for (const id of this.order) {
+      const view = this.entries.get(id)?.view;
+      if (view instanceof AssistantTurnView) {
+        first = view.awaitingCard?.element;
+        if (first) break;
+      }
+    }
+    if (!first || first === this.focusedAwaiting) return;
+    this.focusedAwaiting = first;
+    if (!first.contains(document.activeElement)) first.focus({ preventScroll: false });
+  }
+
   updateTurn(turn: Turn): void {
     const entry = this.entries.get(turn.id);
     if (!entry) {
@@ -152,6 +190,7 @@ export class Transcript {
     if (turn.role === 'assistant' && turn.status === 'streaming') this.streamingIds.add(turn.id);
     else this.streamingIds.delete(turn.id);
     this.afterStructureChange();
+    if (turn.role === 'assistant' && turn.steps?.length) this.focusAwaitingCard();
   }
 
   removeTurns(ids: string[]): void {

@@ -9,6 +9,9 @@ import { StreamingMarkdown } from './streamingRenderer';
 import { renderTurnContext } from './turnContext';
 import { citationsView, errorView, footerView, toolCallsView, TURN_ACTIONS } from './turnParts';
 import { MediaCardView } from './mediaCard';
+import { AgentStepsView } from './agentSteps';
+import type { ToolCard } from './toolCard';
+import type { AgentProgress, AgentStep } from '../core/agent/types';
 import type { TurnView } from './turnViewType';
 
 export type { TurnView } from './turnViewType';
@@ -96,23 +99,45 @@ export class AssistantTurnView implements TurnView {
   private readonly details = h('div', { className: 'turn-details' });
   /** Whether the reply is left out of requests. */
   private readonly context = h('div', { className: 'turn-context' });
+  /** The agent loop's steps and their tool cards, before the answer; its counter and undo after. */
+  private readonly agent: AgentStepsView;
 
   constructor(
     turn: AssistantTurn,
     private readonly requestRender: (view: TurnView) => void,
   ) {
     this.turn = { ...turn };
+    this.agent = new AgentStepsView(turn.id);
     this.element = h(
       'article',
       { className: 'turn turn-assistant', attrs: { 'aria-label': 'Reply' } },
+      this.agent.element,
       this.content.element,
+      this.agent.summary,
       this.details,
       this.context,
     );
     this.element.dataset.turnId = turn.id;
     this.appendReasoning(turn.reasoning);
+    this.agent.sync(turn.steps);
     this.content.append(turn.content);
     this.rebuildDetails();
+  }
+
+  /** The first tool card waiting for the user, if any. */
+  get awaitingCard(): ToolCard | undefined {
+    return this.agent.awaitingCard;
+  }
+
+  /** One step changed (its text ended, or a call changed state): only its part is touched. */
+  applyStep(index: number, step: AgentStep, progress: AgentProgress): void {
+    const steps = (this.turn.steps ?? []).slice();
+    steps[index] = step;
+    for (let fill = 0; fill < steps.length; fill++) steps[fill] ??= { content: '', calls: [] };
+    this.turn.steps = steps;
+    this.turn.agent = progress;
+    if (this.agent.setStep(index, step)) this.requestRender(this);
+    this.agent.syncSummary(this.turn, progress);
   }
 
   get id(): string {
@@ -138,15 +163,18 @@ export class AssistantTurnView implements TurnView {
     syncText(this.content, previous.content, turn.content);
     if (this.reasoning) syncText(this.reasoning.markdown, previous.reasoning, turn.reasoning);
     else this.appendReasoning(turn.reasoning);
+    this.agent.sync(turn.steps);
     this.rebuildDetails();
     this.requestRender(this);
   }
 
   render(deadline = Infinity): boolean {
     const complete = this.turn.status !== 'streaming';
-    let done = true;
+    let done = this.agent.render(deadline);
     if (this.reasoning) {
-      done = this.reasoning.markdown.render(complete, deadline);
+      // An agent step that ends takes its reasoning along; the next step's starts afresh.
+      this.reasoning.element.hidden = !this.reasoning.markdown.hasText;
+      if (done) done = this.reasoning.markdown.render(complete, deadline);
       this.reasoning.refresh(!complete && !this.content.hasText, this.content.hasText || complete);
     }
     if (done) done = this.content.render(complete, deadline);
@@ -160,7 +188,8 @@ export class AssistantTurnView implements TurnView {
     if (!this.reasoning) {
       const onlyReasoningSoFar = this.turn.status === 'streaming' && !this.content.hasText;
       this.reasoning = new ReasoningBlock(onlyReasoningSoFar);
-      this.element.prepend(this.reasoning.element);
+      // Just above the answer: after an agent's steps, it is the current step's thinking.
+      this.content.element.before(this.reasoning.element);
     }
     this.reasoning.markdown.append(text);
   }
@@ -177,6 +206,7 @@ export class AssistantTurnView implements TurnView {
       footerView(turn),
     ];
     this.details.replaceChildren(...parts.filter((part): part is HTMLElement => part !== undefined));
+    this.agent.syncSummary(turn, turn.agent);
     renderTurnContext(this.element, this.context, turn);
   }
 }

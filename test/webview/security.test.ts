@@ -101,8 +101,8 @@ describe('chat webview: untrusted model output', function () {
       for (const element of Array.from(app.querySelectorAll('*'))) {
         if (
           /^(SCRIPT|IFRAME|STYLE|FORM|INPUT|SVG|OBJECT|EMBED)$/i.test(element.tagName) &&
-          // Our own controls (the composer, the model menu's panel) are not model output.
-          !element.closest('.composer, .model-options')
+          // Our own controls (the composer, the model menu's and tool picker's panels) are not model output.
+          !element.closest('.composer, .model-options, .tool-picker')
         ) {
           found.push(element.tagName);
         }

@@ -38,6 +38,8 @@ export interface AgentEvents {
 }
 
 export interface AgentLoopDeps {
+  /** Call ids already used in the conversation: a model's id that repeats one is replaced. */
+  usedIds?: ReadonlySet<string>;
   /** One streamed request to the gateway with these messages, offering these tools. */
   request(
     this: void,
@@ -49,7 +51,12 @@ export interface AgentLoopDeps {
   /** Whether this call must be approved first (the host's policy: reads run, the rest ask). */
   needsApproval(spec: ToolSpec, call: ToolCallRecord): boolean;
   /** Asks the user. Settles when they answer, or rejects when `signal` aborts. */
-  approve(call: ToolCallRecord, prepared: PreparedCall, signal: AbortSignal): Promise<ApprovalDecision>;
+  approve(
+    call: ToolCallRecord,
+    prepared: PreparedCall,
+    signal: AbortSignal,
+    spec: ToolSpec,
+  ): Promise<ApprovalDecision>;
   events: AgentEvents;
   now(): number;
   maxSteps: number;
@@ -61,24 +68,37 @@ export interface AgentLoopDeps {
 export type AgentEnd =
   /** The model answered without tool calls; its answer streamed through `delta`. */
   | { kind: 'answered' }
+  /** The user denied a call the model kept repeating: the loop ends there. */
+  | { kind: 'repeatDenied' }
   /** The step cap was reached with the model still calling tools. */
   | { kind: 'stepCap'; steps: number };
+
+/** What the turn's requests used and where they are recorded, kept up to date as the loop runs. */
+export interface AgentTally {
+  progress: AgentProgress;
+  /** Usage of every request, summed; absent when no request reported any. */
+  usage?: Usage;
+  /** Each request's generation id, with whether its stream carried a cost. */
+  generations: { id: string; priced: boolean }[];
+}
 
 export interface AgentResult {
   end: AgentEnd;
   steps: AgentStep[];
-  progress: AgentProgress;
-  /** The last step's finish reason and every step's generation id (for cost lookups). */
+  /** The last step's finish reason. */
   finishReason?: string;
-  generationIds: string[];
-  /** Usage of every request, summed; absent when no request reported any. */
-  usage?: Usage;
 }
 
 /** Share of the model's context at which old tool results start being trimmed. */
 export const TRIM_AT = 0.8;
 /** Tool results always kept whole, newest first. */
 export const KEEP_NEWEST_RESULTS = 2;
+
+/** Longest arguments a call may have (characters), and deepest nesting: more is refused. */
+export const MAX_ARGUMENT_CHARS = 1_000_000;
+export const MAX_ARGUMENT_DEPTH = 64;
+/** Tool names as providers take them. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Thrown (after every call was answered) when the turn was stopped. */
 export class AgentStopped extends Error {
@@ -108,12 +128,12 @@ export async function runAgentLoop(
   history: readonly ChatMessage[],
   deps: AgentLoopDeps,
   signal: AbortSignal,
+  tally: AgentTally = newTally(),
 ): Promise<AgentResult> {
   const steps: AgentStep[] = [];
-  const progress: AgentProgress = { steps: 0, promptTokens: 0, completionTokens: 0 };
-  const generationIds: string[] = [];
+  const { progress } = tally;
   const repeats = new RepeatTracker();
-  let usage: Usage | undefined;
+  const usedIds = new Set(deps.usedIds);
   for (;;) {
     if (signal.aborted) throw new AgentStopped(steps);
     const specs = deps.tools.specs();
@@ -129,36 +149,34 @@ export async function runAgentLoop(
       if (signal.aborted) throw new AgentStopped(steps);
       throw error;
     }
-    if (reply.generationId) generationIds.push(reply.generationId);
+    if (reply.generationId)
+      tally.generations.push({ id: reply.generationId, priced: reply.usage?.cost !== undefined });
     if (reply.usage) {
-      usage = addUsage(usage, reply.usage);
+      tally.usage = addUsage(tally.usage, reply.usage);
       progress.promptTokens += reply.usage.prompt_tokens ?? 0;
       progress.completionTokens += reply.usage.completion_tokens ?? 0;
       if (reply.usage.cost !== undefined) progress.cost = (progress.cost ?? 0) + reply.usage.cost;
     }
     progress.steps++;
     if (reply.calls.length === 0)
-      return {
-        end: { kind: 'answered' },
-        steps,
-        progress,
-        finishReason: reply.finishReason,
-        generationIds,
-        usage,
-      };
+      return { end: { kind: 'answered' }, steps, finishReason: reply.finishReason };
     const step: AgentStep = {
       content: reply.content,
-      calls: callRecords(reply.calls, steps.length),
+      calls: callRecords(reply.calls, usedIds),
     };
     if (reply.reasoning) step.reasoning = reply.reasoning;
     if (reply.reasoningDetails.length) step.reasoningDetails = reply.reasoningDetails;
     const index = steps.push(step) - 1;
     deps.events.stepAdded(index, step, { ...progress });
-    await runCalls(step, index, specs, deps, progress, repeats, signal);
+    const repeatDenied = await runCalls(step, index, specs, deps, progress, repeats, signal);
     if (signal.aborted) throw new AgentStopped(steps);
-    if (steps.length >= deps.maxSteps)
-      return { end: { kind: 'stepCap', steps: steps.length }, steps, progress, generationIds, usage };
+    if (repeatDenied) return { end: { kind: 'repeatDenied' }, steps };
+    if (steps.length >= deps.maxSteps) return { end: { kind: 'stepCap', steps: steps.length }, steps };
   }
+}
+
+export function newTally(): AgentTally {
+  return { progress: { steps: 0, promptTokens: 0, completionTokens: 0 }, generations: [] };
 }
 
 async function readReply(stream: AsyncIterable<ChatDelta>, events: AgentEvents): Promise<StepReply> {
@@ -195,14 +213,20 @@ async function readReply(stream: AsyncIterable<ChatDelta>, events: AgentEvents):
   return reply;
 }
 
-/** The step's calls as records, each with an id no other call of the turn has. */
-function callRecords(calls: readonly ToolCall[], stepIndex: number): ToolCallRecord[] {
-  const seen = new Set<string>();
-  return calls.map((call, i) => {
+/**
+ * The step's calls as records. Each gets an id no other call of the conversation has (the
+ * model's own where it is new: a repeated or missing one is replaced, or the gateway would see
+ * two calls with one id), and a name providers take (an odd one is answered "no such tool").
+ */
+function callRecords(calls: readonly ToolCall[], used: Set<string>): ToolCallRecord[] {
+  return calls.map((call) => {
     let id = call.id && call.id.length <= 200 ? call.id : '';
-    if (!id || seen.has(id)) id = `call_${stepIndex}_${i}`;
-    seen.add(id);
-    return { id, name: call.function.name, arguments: call.function.arguments, state: 'running' };
+    while (!id || used.has(id)) id = `call_${Math.random().toString(36).slice(2, 12)}`;
+    used.add(id);
+    const name = TOOL_NAME.test(call.function.name)
+      ? call.function.name
+      : call.function.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'unnamed_tool';
+    return { id, name, arguments: call.function.arguments, state: 'running' };
   });
 }
 
@@ -217,11 +241,33 @@ async function runCalls(
   progress: AgentProgress,
   repeats: RepeatTracker,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<boolean> {
   const changed = () => deps.events.stepChanged(index, step, { ...progress });
+  try {
+    return await runEach(step, specs, deps, repeats, signal, changed);
+  } finally {
+    // Stopped or failed: whatever did not finish is answered "not run", so the history stays valid.
+    for (const call of step.calls)
+      if (call.result === undefined) {
+        call.state = 'cancelled';
+        call.result = notRunResult(call);
+      }
+    changed();
+  }
+}
+
+async function runEach(
+  step: AgentStep,
+  specs: readonly ToolSpec[],
+  deps: AgentLoopDeps,
+  repeats: RepeatTracker,
+  signal: AbortSignal,
+  changed: () => void,
+): Promise<boolean> {
   const byName = new Map(specs.map((spec) => [spec.name, spec]));
   let batch: Exclude<Planned, undefined>[] = [];
   let denied = false;
+  let repeatDenied = false;
   const runBatch = async () => {
     const now = batch;
     batch = [];
@@ -253,7 +299,7 @@ async function runCalls(
     changed();
     let decision: ApprovalDecision;
     try {
-      decision = await deps.approve(call, planned.prepared, signal);
+      decision = await deps.approve(call, planned.prepared, signal, planned.spec);
     } catch (error) {
       if (signal.aborted) break;
       throw error;
@@ -263,19 +309,14 @@ async function runCalls(
       if (decision.reason) call.reason = decision.reason;
       call.result = notRunResult(call);
       denied = true;
+      if (call.note) repeatDenied = true;
       changed();
       continue;
     }
     await execute(call, planned.prepared, deps, changed, signal);
   }
   await runBatch();
-  // Stopped: whatever did not finish is answered "not run".
-  for (const call of step.calls)
-    if (call.result === undefined) {
-      call.state = 'cancelled';
-      call.result = notRunResult(call);
-    }
-  changed();
+  return repeatDenied;
 }
 
 function answer(call: ToolCallRecord, state: ToolCallRecord['state'], text: string): void {
@@ -312,8 +353,9 @@ async function plan(
   }
   let prepared: PreparedCall;
   try {
-    prepared = await deps.tools.prepare(call.name, args.value, signal);
+    prepared = await untilAborted(deps.tools.prepare(call.name, args.value, signal), signal);
   } catch (error) {
+    if (signal.aborted) return undefined;
     const message = error instanceof Error ? error.message : String(error);
     answer(
       call,
@@ -346,16 +388,20 @@ async function execute(
   call.state = 'running';
   call.startedAt = deps.now();
   changed();
+  const running = prepared.run(signal);
+  // A tool that finishes after Stop still changed what it changed: undo must know.
+  running.then(
+    (output) => {
+      if (output.changes?.length) deps.events.changed(output.changes);
+    },
+    () => undefined,
+  );
   try {
-    const output = await prepared.run(signal);
-    if (signal.aborted) {
-      call.state = 'cancelled';
-      call.result = notRunResult(call);
-    } else {
-      call.state = output.isError ? 'failed' : 'done';
-      call.result = capResult(output.isError ? `Error: ${output.text}` : output.text);
-    }
-    if (output.changes?.length) deps.events.changed(output.changes);
+    // Stop does not wait for a tool that ignores it: the call is answered "not run" at once.
+    const output = await untilAborted(running, signal);
+    call.state = output.isError ? 'failed' : 'done';
+    const text = output.isError ? `Error: ${output.text}` : output.text;
+    call.result = capResult(signal.aborted ? `${text}\n(The user then stopped the turn.)` : text);
   } catch (error) {
     if (signal.aborted) {
       call.state = 'cancelled';
@@ -369,10 +415,56 @@ async function execute(
   changed();
 }
 
+/** Settles with `work`, or rejects as soon as `signal` aborts (the work is left to finish alone). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(new Error('The turn was stopped.'));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('The turn was stopped.'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/** How deep brackets nest in JSON text, outside strings (stops counting past `limit`). */
+function nesting(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      depth++;
+      deepest = Math.max(deepest, depth);
+      if (deepest > limit) return deepest;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return deepest;
+}
+
 function parseArguments(
   text: string,
 ): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
   if (!text.trim()) return { ok: true, value: {} };
+  if (text.length > MAX_ARGUMENT_CHARS)
+    return { ok: false, error: `${text.length} characters, more than ${MAX_ARGUMENT_CHARS}` };
+  if (nesting(text, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH)
+    return { ok: false, error: `nested more than ${MAX_ARGUMENT_DEPTH} deep` };
   try {
     const value: unknown = JSON.parse(text);
     if (value !== null && typeof value === 'object' && !Array.isArray(value))
@@ -418,15 +510,37 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function addUsage(total: Usage | undefined, next: Usage): Usage {
-  if (!total) return { ...next };
-  const sum = (a?: number, b?: number) =>
-    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
-  const out: Usage = { ...total, ...next };
+const sum = (a?: number, b?: number) =>
+  a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+
+/** Sums two requests' usage, the nested details too (each figure absent only if absent in both). */
+export function addUsage(total: Usage | undefined, next: Usage): Usage {
+  if (!total) return structuredClone(next);
+  const out: Usage = {};
   for (const key of ['prompt_tokens', 'completion_tokens', 'total_tokens', 'cost'] as const) {
     const value = sum(total[key], next[key]);
     if (value !== undefined) out[key] = value;
   }
+  const upstream = sum(
+    total.cost_details?.upstream_inference_cost,
+    next.cost_details?.upstream_inference_cost,
+  );
+  if (upstream !== undefined) out.cost_details = { upstream_inference_cost: upstream };
+  const reasoning = sum(
+    total.completion_tokens_details?.reasoning_tokens,
+    next.completion_tokens_details?.reasoning_tokens,
+  );
+  if (reasoning !== undefined) out.completion_tokens_details = { reasoning_tokens: reasoning };
+  const cached = sum(total.prompt_tokens_details?.cached_tokens, next.prompt_tokens_details?.cached_tokens);
+  const written = sum(
+    total.prompt_tokens_details?.cache_write_tokens,
+    next.prompt_tokens_details?.cache_write_tokens,
+  );
+  if (cached !== undefined || written !== undefined)
+    out.prompt_tokens_details = {
+      ...(cached !== undefined ? { cached_tokens: cached } : {}),
+      ...(written !== undefined ? { cache_write_tokens: written } : {}),
+    };
   return out;
 }
 

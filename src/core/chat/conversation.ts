@@ -178,7 +178,17 @@ export function toMarkdown(c: Conversation): string {
     if (turn.reasoning.trim()) {
       lines.push('<details><summary>Reasoning</summary>', '', turn.reasoning, '', '</details>', '');
     }
+    for (const step of turn.steps ?? []) {
+      if (step.content.trim()) lines.push(step.content, '');
+      for (const call of step.calls)
+        lines.push(
+          `- Tool \`${call.name}\` (${call.state})${call.reason ? `: denied because ${call.reason}` : ''}`,
+        );
+      if (step.calls.length) lines.push('');
+    }
     if (turn.content) lines.push(turn.content, '');
+    if (turn.edited?.length)
+      lines.push(`_Changed: ${turn.edited.join(', ')}${turn.undone ? ' (undone)' : ''}_`, '');
     if (turn.status === 'stopped') lines.push('_(stopped)_', '');
     if (turn.error) lines.push(`> **Error:** ${turn.error.message}`, '');
     const usage = formatUsage(turn);

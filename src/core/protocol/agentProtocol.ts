@@ -220,10 +220,19 @@ export function parseAgentProgress(value: unknown): AgentProgress | undefined {
   return progress;
 }
 
+/**
+ * A workspace-relative path that stays inside its folder: forward slashes, no empty, `.` or `..`
+ * segment, no drive or root, no backslash (a stored file is outside data: undo writes there).
+ */
+export function isRelativePath(path: string): boolean {
+  if (!path || path.length > 4096 || path.includes('\\') || path.includes('\0')) return false;
+  if (/^[A-Za-z]:/.test(path)) return false;
+  return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
+
 /** A stored change: what *Undo this turn* would put back. Storage only; never sent to the view. */
 export function parseFileChange(value: unknown): FileChange | undefined {
-  if (!isRecord(value) || typeof value.path !== 'string' || !value.path || value.path.length > 4096)
-    return undefined;
+  if (!isRecord(value) || typeof value.path !== 'string' || !isRelativePath(value.path)) return undefined;
   const folder = num(value.folder, 0, 1000);
   if (folder === undefined || !Number.isInteger(folder)) return undefined;
   if (value.before !== null && typeof value.before !== 'string') return undefined;

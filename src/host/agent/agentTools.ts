@@ -32,12 +32,18 @@ export class TurnTools implements ToolSet {
   private readonly owner = new Map<string, AgentToolProvider>();
   private readonly list: ToolSpec[] = [];
 
-  constructor(providers: readonly AgentToolProvider[], choices: AgentToolChoices) {
+  constructor(
+    providers: readonly AgentToolProvider[],
+    choices: AgentToolChoices,
+    /** Restricted Mode: only tools that read the workspace; nothing that edits or runs. */
+    readOnlyOnly = false,
+  ) {
     const off = new Set(choices.disabledSources ?? []);
     for (const provider of providers)
       for (const { source, tools } of provider.sources()) {
         if (off.has(source.id)) continue;
         for (const spec of tools) {
+          if (readOnlyOnly && !(spec.readOnly && spec.source.kind === 'builtin')) continue;
           if (!TOOL_NAME.test(spec.name) || this.owner.has(spec.name)) continue;
           this.owner.set(spec.name, provider);
           this.list.push(spec);

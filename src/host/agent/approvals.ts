@@ -3,6 +3,16 @@ import type { ApprovalDecision, PreparedCall, ToolCallRecord, ToolSpec } from '.
 import { Setting } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
+import { notify } from '../notify';
+
+/**
+ * How a tool is named in `gateway.agent.alwaysAllow` and in a chat's allowed set: our own by
+ * name, others by source too, so a same-named tool of another server or extension is not
+ * allowed with it.
+ */
+export function approvalKey(spec: ToolSpec): string {
+  return spec.source.kind === 'builtin' ? spec.name : `${spec.source.kind}:${spec.source.id}/${spec.name}`;
+}
 
 /** The scheme of the read-only documents the edit diffs show. */
 export const DIFF_SCHEME = 'gateway-agent-diff';
@@ -32,14 +42,16 @@ export class Approvals extends Disposable {
    */
   needsApproval(chatId: string, spec: ToolSpec): boolean {
     if (spec.readOnly && spec.source.kind === 'builtin') return false;
-    if (this.allowedInChat.get(chatId)?.has(spec.name)) return false;
-    return !readSettings().agent.alwaysAllow.includes(spec.name);
+    const key = approvalKey(spec);
+    if (this.allowedInChat.get(chatId)?.has(key)) return false;
+    return !readSettings().agent.alwaysAllow.includes(key);
   }
 
   /** Asks the user about `call` in its card (and opens an edit's diff); settles on their click. */
   async ask(
     chatId: string,
     turnId: string,
+    spec: ToolSpec,
     call: ToolCallRecord,
     prepared: PreparedCall,
     signal: AbortSignal,
@@ -61,11 +73,21 @@ export class Approvals extends Disposable {
         },
       });
     });
+    // A repeated call was asked about for being repeated: allowing it allows that once.
+    if (call.note) return decision.choice === 'deny' ? decision : { choice: 'once' };
+    const key = approvalKey(spec);
     if (decision.choice === 'chat') {
       const allowed = this.allowedInChat.get(chatId) ?? new Set<string>();
-      allowed.add(call.name);
+      allowed.add(key);
       this.allowedInChat.set(chatId, allowed);
-    } else if (decision.choice === 'always') await this.alwaysAllow(call.name);
+    } else if (decision.choice === 'always')
+      // The call runs either way: the user allowed it. Only remembering it may fail.
+      await this.alwaysAllow(key).catch(
+        (error: unknown) =>
+          void notify.warn(
+            `Gateway AI: ${key} could not be added to ${Setting.agentAlwaysAllow}: ${String(error)}`,
+          ),
+      );
     return decision;
   }
 
@@ -125,8 +147,10 @@ class DiffDocuments extends Disposable implements vscode.TextDocumentContentProv
     this.previews.set(callId, known);
     while (this.previews.size > MAX_DIFF_DOCS) this.forget(this.previews.keys().next().value as string);
     const name = known.path.split('/').pop() || known.path;
-    const left = vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${callId}/before/${known.path}` });
-    const right = vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${callId}/after/${known.path}` });
+    // A fresh name each time: the editor never shows an older text cached under the same one.
+    const nonce = `${callId}-${Math.random().toString(36).slice(2, 10)}`;
+    const left = vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${nonce}/before/${known.path}` });
+    const right = vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${nonce}/after/${known.path}` });
     this.texts.set(left.toString(), known.before);
     this.texts.set(right.toString(), known.after);
     await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (proposed edit)`, {
@@ -137,6 +161,6 @@ class DiffDocuments extends Disposable implements vscode.TextDocumentContentProv
 
   private forget(callId: string): void {
     this.previews.delete(callId);
-    for (const key of [...this.texts.keys()]) if (key.includes(`/${callId}/`)) this.texts.delete(key);
+    for (const key of [...this.texts.keys()]) if (key.includes(`/${callId}-`)) this.texts.delete(key);
   }
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ChatDelta, ChatMessage } from '../../api/types';
 import { runAgentLoop } from '../../core/agent/agentLoop';
-import type { AgentResult } from '../../core/agent/agentLoop';
+import type { AgentResult, AgentTally } from '../../core/agent/agentLoop';
 import type { AgentToolChoices, FileChange, ToolSpec } from '../../core/agent/types';
 import { estimateTokens } from '../../core/chat/attachments';
 import type { Conversation } from '../../core/chat/conversation';
@@ -45,6 +45,8 @@ export interface AgentTurnRun {
   tools: TurnTools;
   contextLength?: number;
   signal: AbortSignal;
+  /** Where the loop keeps the turn's usage and generations, read however the turn ends. */
+  tally: AgentTally;
   request(messages: ChatMessage[], tools: readonly ToolSpec[], signal: AbortSignal): AsyncIterable<ChatDelta>;
   /** A delta of the step streaming now (text, reasoning, meta…), as a plain reply applies it. */
   apply(delta: ChatDelta): void;
@@ -131,7 +133,7 @@ export class ChatAgent extends Disposable {
     if (!support.available || !readSettings().agent.enabled) return undefined;
     const choices = this.choices(chatId);
     if (choices.off) return undefined;
-    const tools = new TurnTools(this.deps.providers, choices);
+    const tools = new TurnTools(this.deps.providers, choices, !vscode.workspace.isTrusted);
     return tools.specs().length ? tools : undefined;
   }
 
@@ -144,14 +146,20 @@ export class ChatAgent extends Disposable {
       if (step && turn.agent)
         run.post({ type: 'agentStep', turnId: turn.id, index, step, progress: turn.agent });
     };
+    const usedIds = new Set(
+      conversation.turns.flatMap((t) =>
+        t.role === 'assistant' ? (t.steps ?? []).flatMap((step) => step.calls.map((c) => c.id)) : [],
+      ),
+    );
     return runAgentLoop(
       run.history,
       {
+        usedIds,
         request: (messages, tools, signal) => run.request(messages, tools, signal),
         tools: run.tools,
         needsApproval: (spec) => this.approvals.needsApproval(conversation.id, spec),
-        approve: (call, prepared, signal) =>
-          this.approvals.ask(conversation.id, turn.id, call, prepared, signal),
+        approve: (call, prepared, signal, spec) =>
+          this.approvals.ask(conversation.id, turn.id, spec, call, prepared, signal),
         events: {
           delta: (delta) => run.apply(delta),
           stepAdded: (_index, step, progress) => {
@@ -185,6 +193,7 @@ export class ChatAgent extends Disposable {
           ),
       },
       run.signal,
+      run.tally,
     );
   }
 
@@ -193,11 +202,14 @@ export class ChatAgent extends Disposable {
     turn: AssistantTurn,
     changes: readonly FileChange[],
   ): void {
-    const all = conversation.changes ?? {};
-    all[turn.id] = mergeChanges(all[turn.id] ?? [], changes);
+    const all = conversation.changes ?? (Object.create(null) as Record<string, FileChange[]>);
+    all[turn.id] = mergeChanges(changesOf(conversation, turn.id) ?? [], changes);
     conversation.changes = all;
     turn.edited = all[turn.id].map((c) => c.path);
   }
+
+  /** Turns whose undo is under way: a second click does nothing. */
+  private readonly undoing = new Set<string>();
 
   /** The view's agent intents that need the conversation. */
   async handle(
@@ -223,7 +235,7 @@ export class ChatAgent extends Disposable {
             ? turn.steps?.flatMap((s) => s.calls).find((c) => c.id === message.callId)
             : undefined;
         const path = call?.confirmation?.kind === 'edit' ? call.confirmation.path : undefined;
-        const change = conversation.changes?.[message.turnId]?.find((c) => c.path === path);
+        const change = changesOf(conversation, message.turnId)?.find((c) => c.path === path);
         this.approvals.openDiff(
           message.callId,
           change && {
@@ -237,9 +249,15 @@ export class ChatAgent extends Disposable {
       }
       case 'undoTurn': {
         const turn = conversation.turns.find((t) => t.id === message.turnId);
-        const changes = conversation.changes?.[message.turnId];
-        if (turn?.role !== 'assistant' || !changes?.length || turn.undone) return;
-        const outcome = await undoTurnChanges(changes);
+        const changes = changesOf(conversation, message.turnId);
+        if (turn?.role !== 'assistant' || !changes?.length || turn.undone || this.undoing.has(turn.id))
+          return;
+        if (turn.status === 'streaming') {
+          void notify.info('Gateway AI: wait for the turn to end (or stop it), then undo it.');
+          return;
+        }
+        this.undoing.add(turn.id);
+        const outcome = await undoTurnChanges(changes).finally(() => this.undoing.delete(turn.id));
         if (!outcome.undone) {
           if (outcome.reason !== 'Cancelled.')
             void notify.warn(`Gateway AI: the turn was not undone. ${outcome.reason}`);
@@ -256,4 +274,10 @@ export class ChatAgent extends Disposable {
         return this.setSourceEnabled(message.sourceId, message.enabled);
     }
   }
+}
+
+/** A turn's stored changes (own keys only: a turn id like `constructor` is not an inherited field). */
+function changesOf(conversation: Conversation, turnId: string): FileChange[] | undefined {
+  const all = conversation.changes;
+  return all && Object.hasOwn(all, turnId) ? all[turnId] : undefined;
 }

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { FileChange } from '../../core/agent/types';
+import { notify } from '../notify';
+import { isRelativePath } from '../../core/protocol/agentProtocol';
 
 export type UndoOutcome = { undone: true } | { undone: false; reason: string };
 
@@ -15,14 +17,17 @@ export async function undoTurnChanges(changes: readonly FileChange[]): Promise<U
     const folder = folders[change.folder];
     if (!folder)
       return { undone: false, reason: `The workspace folder of ${change.path} is no longer open.` };
+    if (!isRelativePath(change.path))
+      return { undone: false, reason: `${change.path} is not a path inside the workspace.` };
     const uri = vscode.Uri.joinPath(folder.uri, ...change.path.split('/'));
+    if (!uri.path.startsWith(`${folder.uri.path.replace(/\/$/, '')}/`))
+      return { undone: false, reason: `${change.path} is not a path inside the workspace.` };
     targets.push({ change, uri, now: await currentText(uri) });
   }
   const changedSince = targets.filter((t) => t.now !== t.change.after).map((t) => t.change.path);
   if (changedSince.length) {
-    const answer = await vscode.window.showWarningMessage(
+    const answer = await notify.ask(
       `Gateway AI: ${changedSince.length === 1 ? 'this file has' : 'these files have'} changed since the turn: ${changedSince.join(', ')}. Undo the turn anyway? Those later changes to ${changedSince.length === 1 ? 'it' : 'them'} are lost too.`,
-      { modal: true },
       'Undo Anyway',
     );
     if (answer !== 'Undo Anyway') return { undone: false, reason: 'Cancelled.' };

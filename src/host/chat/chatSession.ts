@@ -13,7 +13,8 @@ import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import type { AssistantTurn, HostMessage, QueuedPrompt, Turn } from '../../core/protocol/chatProtocol';
 import type { AgentWebviewMessage } from '../../core/protocol/agentProtocol';
-import { AgentStopped } from '../../core/agent/agentLoop';
+import { AgentStopped, newTally } from '../../core/agent/agentLoop';
+import type { AgentTally } from '../../core/agent/agentLoop';
 import { agentRequest, agentSystemPrompt } from '../../core/agent/agentRequest';
 import type { ChatAgent, ToolSupport } from '../agent/chatAgent';
 import { chatTotals, toTurnUsage, withGeneration, withSavings } from '../../core/cost/replyCost';
@@ -631,6 +632,8 @@ export class ChatSession extends Disposable {
     let saved: Promise<void> = Promise.resolve();
     /** The reply's id (the X-Generation-Id header or the chunks' id), to find its cost if it has none. */
     let generationId: string | undefined;
+    /** An agent turn's usage and generations, however it ends. */
+    let tally: AgentTally | undefined;
     const requested = turn.model;
     try {
       if (!(await this.deps.apiKey.get())) {
@@ -653,7 +656,9 @@ export class ChatSession extends Disposable {
         return this.deps.gateway.client().streamChat(request, { signal });
       };
       if (tools && this.deps.agent) {
+        tally = newTally();
         const result = await this.deps.agent.run({
+          tally,
           conversation,
           turn,
           history: messages,
@@ -671,9 +676,9 @@ export class ChatSession extends Disposable {
           post: (m) => this.post(m),
           save: saveNowAndThen,
         });
-        if (result.usage) turn.usage = toTurnUsage(result.usage);
         if (result.finishReason) turn.finishReason = result.finishReason;
-        if (result.end.kind === 'stepCap') {
+        if (result.end.kind === 'repeatDenied') turn.status = 'stopped';
+        else if (result.end.kind === 'stepCap') {
           turn.status = 'error';
           turn.error = {
             message: `The agent stopped after ${result.end.steps} rounds of tool calls, the limit set by gateway.agent.maxSteps. Send a prompt such as "go on" to let it continue, or raise the limit.`,
@@ -699,6 +704,8 @@ export class ChatSession extends Disposable {
       }
     } finally {
       batcher.flush();
+      // An agent turn's usage is every request's, however the turn ended.
+      if (tally?.usage) turn.usage = toTurnUsage(tally.usage);
       if (turn.usage) turn.usage = withSavings(turn.usage, this.pricing(requested));
       conversation.updatedAt = Date.now();
       this.post({ type: 'turnUpdated', turn });
@@ -711,7 +718,14 @@ export class ChatSession extends Disposable {
       if (turn.usage?.cost !== undefined) {
         this.deps.costs?.record('panel', turn.usage.cost);
         void this.deps.catalog?.credits.update();
-      } else if (generationId) void this.costFromGeneration(conversation, turn, generationId, requested);
+      }
+      // Requests whose stream carried no cost are priced from their generation records.
+      const unpriced = tally
+        ? tally.generations.filter((g) => !g.priced).map((g) => g.id)
+        : turn.usage?.cost === undefined && generationId
+          ? [generationId]
+          : [];
+      if (unpriced.length) void this.costFromGeneration(conversation, turn, unpriced, requested);
       void this.postContext();
       this.drainQueue();
     }
@@ -763,13 +777,24 @@ export class ChatSession extends Disposable {
   private async costFromGeneration(
     conversation: Conversation,
     turn: AssistantTurn,
-    id: string,
+    ids: readonly string[],
     model: string,
   ): Promise<void> {
-    const generation = await this.deps.costs?.generation(id);
-    if (!generation || this.isDisposed) return;
-    turn.usage = withSavings(withGeneration(turn.usage, generation), this.pricing(model));
-    this.deps.costs?.record('panel', turn.usage.cost);
+    const costs = this.deps.costs;
+    if (!costs) return;
+    const found = (await Promise.all(ids.map((id) => costs.generation(id)))).filter(
+      (g): g is NonNullable<typeof g> => g !== undefined,
+    );
+    if (!found.length || this.isDisposed) return;
+    const before = turn.usage?.cost ?? 0;
+    if (ids.length === 1 && turn.usage?.cost === undefined)
+      turn.usage = withSavings(withGeneration(turn.usage, found[0]), this.pricing(model));
+    else {
+      const extra = found.reduce((sum, g) => sum + (g.totalCost ?? 0), 0);
+      turn.usage = { ...turn.usage, cost: before + extra };
+    }
+    const added = (turn.usage.cost ?? 0) - before;
+    if (added > 0) costs.record('panel', added);
     if (!conversation.turns.includes(turn)) return;
     if (this.conversation === conversation) this.post({ type: 'turnUpdated', turn });
     void this.saveInBackground(conversation, false);

@@ -2,7 +2,14 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ChatChunkReader } from '../../../../src/api/chatChunks';
 import type { ChatDelta, ChatMessage } from '../../../../src/api/types';
-import { AgentStopped, capResult, runAgentLoop, trimToolResults } from '../../../../src/core/agent/agentLoop';
+import {
+  AgentStopped,
+  addUsage,
+  capResult,
+  newTally,
+  runAgentLoop,
+  trimToolResults,
+} from '../../../../src/core/agent/agentLoop';
 import type { AgentLoopDeps } from '../../../../src/core/agent/agentLoop';
 import type {
   ApprovalDecision,
@@ -158,16 +165,21 @@ describe('agent loop', () => {
       { calls: [{ id: 'b', name: 'edit_file', arguments: '{"path":"x"}' }] },
       { text: 'Done.' },
     ]);
-    const result = await runAgentLoop(history, h.deps, new AbortController().signal);
+    const tally = newTally();
+    const result = await runAgentLoop(history, h.deps, new AbortController().signal, tally);
     assert.equal(result.end.kind, 'answered');
     assert.equal(result.steps.length, 2);
     assert.deepEqual(h.ran, ['read_file', 'edit_file']);
     assert.equal(h.asked.length, 1, 'only the edit asked');
     assert.equal(h.asked[0].name, 'edit_file');
-    assert.equal(result.progress.steps, 3);
-    assert.equal(result.progress.promptTokens, 30);
-    assert.ok(Math.abs((result.progress.cost ?? 0) - 0.003) < 1e-12);
-    assert.deepEqual(result.generationIds, ['gen-0', 'gen-1', 'gen-2']);
+    assert.equal(tally.progress.steps, 3);
+    assert.equal(tally.progress.promptTokens, 30);
+    assert.ok(Math.abs((tally.progress.cost ?? 0) - 0.003) < 1e-12);
+    assert.deepEqual(
+      tally.generations.map((g) => g.id),
+      ['gen-0', 'gen-1', 'gen-2'],
+    );
+    assert.equal(tally.usage?.prompt_tokens, 30);
     const last = h.requests[2];
     assertAnswered(last);
     assert.equal(last[1].content, 'Reading.');
@@ -466,5 +478,101 @@ describe('agent loop', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('makes every call id unique in the conversation, and names providers take', async () => {
+    const h = harness([
+      {
+        calls: [
+          { id: 'call_x', name: 'read_file', arguments: '{"path":"a"}' },
+          { id: '', name: 'read_file', arguments: '{"path":"b"}' },
+          { id: 'seen-before', name: 'read file!', arguments: '{}' },
+          { id: 'call_x', name: 'list_files', arguments: '{}' },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    h.deps.usedIds = new Set(['seen-before']);
+    const result = await runAgentLoop(history, h.deps, new AbortController().signal);
+    const ids = result.steps[0].calls.map((c) => c.id);
+    assert.equal(new Set([...ids, 'seen-before']).size, 5);
+    assert.equal(ids[0], 'call_x');
+    assert.equal(result.steps[0].calls[2].name, 'read_file_');
+    assert.match(result.steps[0].calls[2].result ?? '', /no tool named/);
+  });
+
+  it('answers arguments nested too deep or too long without throwing', async () => {
+    const deep = `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const h = harness([{ calls: [{ id: 'd', name: 'read_file', arguments: deep }] }, { text: 'ok' }]);
+    const result = await runAgentLoop(history, h.deps, new AbortController().signal);
+    assert.match(result.steps[0].calls[0].result ?? '', /nested more than 64 deep/);
+  });
+
+  it('answers every call even when asking the user fails', async () => {
+    const h = harness([
+      {
+        calls: [
+          { id: 'r', name: 'read_file', arguments: '{"path":"a"}' },
+          { id: 'e', name: 'edit_file', arguments: '{}' },
+          { id: 'c', name: 'run_command', arguments: '{"command":"x"}' },
+        ],
+      },
+    ]);
+    h.deps.approve = () => Promise.reject(new Error('settings write failed'));
+    const steps: ToolCallRecord[][] = [];
+    h.deps.events.stepChanged = (_i, step) => steps.push(step.calls.map((c) => ({ ...c })));
+    await assert.rejects(
+      runAgentLoop(history, h.deps, new AbortController().signal),
+      /settings write failed/,
+    );
+    const last = steps[steps.length - 1];
+    assert.deepEqual(
+      last.map((c) => c.state),
+      ['done', 'cancelled', 'cancelled'],
+    );
+    assert.ok(last.every((c) => typeof c.result === 'string'));
+  });
+
+  it('Stop does not wait for a tool that ignores it', async () => {
+    const abort = new AbortController();
+    const h = harness([{ calls: [{ id: 'r', name: 'read_file', arguments: '{"path":"a"}' }] }], {
+      run: () => {
+        abort.abort();
+        return new Promise(() => undefined);
+      },
+    });
+    await assert.rejects(runAgentLoop(history, h.deps, abort.signal), (error) => {
+      assert.ok(error instanceof AgentStopped);
+      assert.equal(error.steps[0].calls[0].state, 'cancelled');
+      return true;
+    });
+  });
+
+  it('a denied repeat ends the loop', async () => {
+    const same = { calls: [{ name: 'read_file', arguments: '{"path":"x"}' }] };
+    const h = harness([same, same, same, same, same, { text: 'never' }], {
+      decide: () => ({ choice: 'deny' }),
+    });
+    const result = await runAgentLoop(history, h.deps, new AbortController().signal);
+    assert.deepEqual(result.end, { kind: 'repeatDenied' });
+    assert.equal(h.asked.length, 1);
+    assert.equal(h.requests.length, 3);
+  });
+
+  it('sums usage across requests, the nested details too', () => {
+    const total = addUsage(
+      addUsage(undefined, { prompt_tokens: 10, cost: 0.5, prompt_tokens_details: { cached_tokens: 4 } }),
+      {
+        prompt_tokens: 5,
+        completion_tokens_details: { reasoning_tokens: 3 },
+        prompt_tokens_details: { cache_write_tokens: 2 },
+      },
+    );
+    assert.deepEqual(total, {
+      prompt_tokens: 15,
+      cost: 0.5,
+      completion_tokens_details: { reasoning_tokens: 3 },
+      prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 2 },
+    });
   });
 });

@@ -6,7 +6,11 @@ import type { AgentStep } from '../../../../src/core/agent/types';
 import { MAX_CARD_RESULT_CHARS, MAX_TOOL_RESULT_CHARS } from '../../../../src/core/agent/types';
 import { stepMessages, toApiMessages } from '../../../../src/core/chat/conversation';
 import { parseConversation } from '../../../../src/core/chat/conversationCodec';
-import { parseAgentStep, parseAgentWebviewMessage } from '../../../../src/core/protocol/agentProtocol';
+import {
+  isRelativePath,
+  parseAgentStep,
+  parseAgentWebviewMessage,
+} from '../../../../src/core/protocol/agentProtocol';
 import { parseHostMessage, parseTurn, parseWebviewMessage } from '../../../../src/core/protocol/chatProtocol';
 import type { AssistantTurn, Turn } from '../../../../src/core/protocol/chatProtocol';
 
@@ -286,5 +290,12 @@ describe('agent protocol and history', () => {
       { path: 'a', folder: 0, before: '1', after: '3' },
       { path: 'b', folder: 0, before: null, after: 'x' },
     ]);
+  });
+
+  it('a stored change names a file inside its folder, or it is dropped', () => {
+    for (const bad of ['../x', 'a/../../x', '/etc/passwd', 'C:/x', 'a\\b', 'a//b', './a', '', 'a/.'])
+      assert.equal(isRelativePath(bad), false, bad);
+    for (const good of ['a', 'src/a.ts', '.env.example', 'a..b/c'])
+      assert.equal(isRelativePath(good), true, good);
   });
 });
