@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { ChatMessage } from '../../../src/api/types';
-import { AgentStopped, runAgentLoop } from '../../../src/core/agent/agentLoop';
+import { AgentStopped, newTally, runAgentLoop } from '../../../src/core/agent/agentLoop';
 import type { AgentLoopDeps } from '../../../src/core/agent/agentLoop';
 import type { ApprovalDecision, ToolCallRecord, ToolSpec } from '../../../src/core/agent/types';
 import { makeClient, withSimulator } from './helpers';
@@ -89,6 +89,7 @@ describe('simulator: the agent loop against the scripted model, over the real cl
     const d = deps((call) =>
       call.name === 'run_command' ? { choice: 'deny', reason: 'not here, please' } : { choice: 'once' },
     );
+    const tally = newTally();
     const result = await runAgentLoop(
       prompt([
         {
@@ -103,6 +104,7 @@ describe('simulator: the agent loop against the scripted model, over the real cl
       ]),
       d,
       new AbortController().signal,
+      tally,
     );
     assert.equal(result.end.kind, 'answered');
     const requests = ctx.sim.requests.slice(before);
@@ -128,7 +130,8 @@ describe('simulator: the agent loop against the scripted model, over the real cl
       d.answer(),
       'Heard: [call_4 run_command] The user denied this call. Their reason: not here, please | first: read_file ran with {"path":"a.txt"}',
     );
-    assert.ok((result.progress.cost ?? 0) > 0, 'the turn’s cost moved');
+    assert.ok((tally.progress.cost ?? 0) > 0, 'the turn’s cost moved');
+    assert.equal(tally.progress.steps, 4);
   });
 
   it('feeds an unknown tool and bad JSON arguments back, and the provider accepts the history', async () => {
@@ -176,7 +179,10 @@ describe('simulator: the agent loop against the scripted model, over the real cl
       d,
       new AbortController().signal,
     );
-    // The first two ran without asking; the third identical call asked, with the loop's note.
+    // The first two ran without asking; the third identical call asked, with the loop's note,
+    // and denying it ended the loop.
+    assert.deepEqual(paused.end, { kind: 'repeatDenied' });
+    assert.equal(d.asked.length, 1);
     assert.equal(d.asked[0]?.id, 'call_3');
     assert.match(d.asked[0].note ?? '', /3 times in a row/);
     assert.deepEqual(
