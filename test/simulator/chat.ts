@@ -16,6 +16,15 @@ import {
 } from './replies';
 import type { SimToolCall } from './replies';
 import { isRecord, sendError, sendJson } from './respond';
+import {
+  agentReply,
+  lastUserText,
+  offeredTools,
+  parseAgentScript,
+  toolWireProblem,
+  trailingToolMessages,
+} from './agentScript';
+import type { AgentReply, ArrivedToolMessage } from './agentScript';
 import { HOSTILE_SCENARIOS, scenariosFromMarkers } from './scenarios';
 import type { ScenarioSet } from './scenarios';
 import { cacheMarks, sendInFlight402 } from './openRouterQuirks';
@@ -32,8 +41,10 @@ interface ReplyPlan {
   created: number;
   reasoning: string[];
   content: string[];
-  /** The tool calls the reply makes instead of text (none: a text reply). */
+  /** The tool calls the reply makes after its text (none: a text reply). */
   toolCalls: SimToolCall[];
+  /** After its text the reply stalls until the client goes away (a scripted `hang` step). */
+  hang?: boolean;
   annotations?: unknown[];
   finishReason: string;
   usage: Record<string, unknown>;
@@ -70,11 +81,17 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   };
   response.setHeader('x-sim-echo', encodeURIComponent(JSON.stringify(echo)).slice(0, 8000));
   recordImages(body.messages, context.record.id, core);
-  const toolResults = trailingToolResults(body.messages);
+  const arrived = trailingToolMessages(body.messages);
+  const toolResults = arrived.length ? arrived : undefined;
+  if (Array.isArray(body.tools)) context.record.offeredTools = offeredTools(body);
+  if (toolResults) context.record.toolMessages = toolResults;
+  const prompt = lastUserText(body.messages);
+  const agent = prompt ? scriptedReply(context, core, prompt.text, prompt.index) : undefined;
+  if (agent === null) return;
   // After tool results the model answers them: the markers of the prompt that asked for the
-  // tools (#sim:tools) must not ask again.
-  const lastUserText = toolResults ? '' : lastUserMessage(body.messages);
-  const scenarios = core.scenariosFor(context, scenariosFromMarkers(lastUserText));
+  // tools (#sim:tools) must not ask again. A scripted prompt's markers hold for every step.
+  const userText = toolResults && !agent ? '' : (prompt?.text ?? '');
+  const scenarios = core.scenariosFor(context, scenariosFromMarkers(userText));
   context.record.scenarios = scenarios.names();
   context.record.cacheMarks = cacheMarks(body.messages);
   if (
@@ -83,13 +100,19 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   )
     return sendInFlight402(context.response);
   if (respondWithFailure(context, core, scenarios, 'chat')) return;
-  if (scenarios.has('moderation')) return sendModerationError(context, core, lastUserText);
+  if (scenarios.has('moderation')) return sendModerationError(context, core, userText);
 
   if (body.stream === true && isCacheableLong(scenarios))
     return streamLongFromCache(context, core, scenarios, model);
-  const plan = planReply(context, core, scenarios, model, body.messages.length, lastUserText);
+  const plan = planReply(context, core, scenarios, model, body.messages.length, userText);
   plan.provider = servedBy(body.provider) ?? core.providerName;
-  if (toolResults) {
+  if (agent) {
+    plan.reasoning = agent.reasoning ? [agent.reasoning] : [];
+    plan.content = agent.text ? splitText(agent.text, 12) : [];
+    plan.toolCalls = agent.calls;
+    plan.finishReason = agent.calls.length ? 'tool_calls' : 'stop';
+    plan.hang = agent.hang;
+  } else if (toolResults) {
     plan.content = splitText(toolResultsReply(model, toolResults), 12);
     plan.toolCalls = [];
     plan.finishReason = 'stop';
@@ -101,18 +124,33 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   else answerWhole(context, core, scenarios, plan);
 }
 
-function lastUserMessage(messages: unknown[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i];
-    if (!isRecord(message) || message.role !== 'user') continue;
-    if (typeof message.content === 'string') return message.content;
-    if (Array.isArray(message.content)) {
-      return message.content
-        .map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : ''))
-        .join('');
-    }
+/**
+ * The scripted model's answer when the prompt carries a `sim-agent` script (see agentScript.ts);
+ * undefined without one; null when it answered 400 itself (a broken script, or a tool
+ * conversation a real provider would refuse).
+ */
+function scriptedReply(
+  context: RequestContext,
+  core: SimulatorCore,
+  text: string,
+  promptIndex: number,
+): AgentReply | null | undefined {
+  const body = context.body as Record<string, unknown>;
+  const script = parseAgentScript(text);
+  if (!script) return undefined;
+  if ('error' in script) {
+    sendError(context.response, 400, `sim-agent: ${script.error}`);
+    return null;
   }
-  return '';
+  const problem = toolWireProblem(body, new Set(script.steps.flatMap((s) => s.calls.map((c) => c.name))));
+  if (problem) {
+    context.record.wireProblem = problem;
+    sendError(context.response, 400, problem, { metadata: { provider_name: core.providerName } });
+    return null;
+  }
+  const reply = agentReply(script, body.messages as unknown[], promptIndex);
+  context.record.agentStep = reply.step;
+  return reply;
 }
 
 /** Notes every `image_url` part of every message for the tests (`seenImages`). */
@@ -132,42 +170,13 @@ function recordImages(messages: unknown[], requestId: number, core: SimulatorCor
   }
 }
 
-interface ToolResult {
-  callId: string;
-  name: string;
-  content: string;
-}
-
-/** The `role: "tool"` messages that end the conversation, with the names of the calls they answer. */
-function trailingToolResults(messages: unknown[]): ToolResult[] | undefined {
-  const results: ToolResult[] = [];
-  let i = messages.length - 1;
-  for (; i >= 0; i--) {
-    const message = messages[i];
-    if (!isRecord(message) || message.role !== 'tool') break;
-    const content = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
-    const callId = typeof message.tool_call_id === 'string' ? message.tool_call_id : '?';
-    results.unshift({ callId, name: '?', content });
-  }
-  if (results.length === 0) return undefined;
-  const asked = messages[i];
-  const calls: unknown[] = isRecord(asked) && Array.isArray(asked.tool_calls) ? asked.tool_calls : [];
-  for (const result of results) {
-    const call = calls.find((c) => isRecord(c) && c.id === result.callId);
-    if (isRecord(call) && isRecord(call.function) && typeof call.function.name === 'string') {
-      result.name = call.function.name;
-    }
-  }
-  return results;
-}
-
 /** Whether the request's `tools` lists a function of that name. */
 function offersTool(body: unknown, name: string | undefined): boolean {
   if (!name || !isRecord(body) || !Array.isArray(body.tools)) return false;
   return body.tools.some((t) => isRecord(t) && isRecord(t.function) && t.function.name === name);
 }
 
-function toolResultsReply(model: string, results: ToolResult[]): string {
+function toolResultsReply(model: string, results: ArrivedToolMessage[]): string {
   return [
     `Tool results received by ${model}:`,
     ...results.map((r) => `- ${r.name} (${r.callId}): ${r.content}`),
@@ -321,6 +330,10 @@ function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSe
   if (fault && plan.content.length <= faultAt) {
     items.push(...faultItemsFor(fault.name, base, core));
     if (fault.name !== 'malformed') return items;
+  }
+  if (plan.hang) {
+    items.push({ kind: 'stall' });
+    return items;
   }
   if (plan.toolCalls.length) items.push(...toolCallItems(plan.toolCalls, chunk));
   items.push(chunk({}, plan.finishReason));
@@ -552,7 +565,7 @@ function answerWhole(
     response.socket?.destroy();
     return;
   }
-  if (fault?.name === 'stall') return; // never answers
+  if (fault?.name === 'stall' || plan.hang) return; // never answers
   if (fault?.name === 'malformed') {
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(`{"id":"${plan.id}","choices":[{"message":{"content":"broken`);
@@ -570,7 +583,7 @@ function answerWhole(
   }
   const message: Record<string, unknown> = {
     role: 'assistant',
-    content: plan.toolCalls.length ? null : plan.content.join(''),
+    content: plan.toolCalls.length && !plan.content.length ? null : plan.content.join(''),
     refusal: null,
     reasoning: plan.reasoning.join(''),
     reasoning_details: [

@@ -62,6 +62,14 @@ export interface RecordedRequest {
   scenarios: string[];
   /** Chat requests: how many `cache_control` marks their messages carried. */
   cacheMarks?: number;
+  /** Chat requests with `tools`: the function names they declared. */
+  offeredTools?: string[];
+  /** Chat requests ending in `tool` messages: those results, with the names of the calls they answer. */
+  toolMessages?: Array<{ callId: string; name: string; content: string }>;
+  /** Scripted (`sim-agent`) chat requests: the 1-based step the simulator answered. */
+  agentStep?: number;
+  /** Scripted chat requests refused with 400: why (a tool conversation a provider would refuse). */
+  wireProblem?: string;
 }
 
 export interface ClosedConnection {
