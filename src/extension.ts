@@ -20,6 +20,7 @@ import { CostTracker } from './host/cost/costTracker';
 import { storageFolder } from './host/storage/storageFolder';
 import { StorageReports } from './host/storage/storageReports';
 import { Command, StorageKey } from './core/ids';
+import type { McpHub } from './host/agent/mcp/mcpHub';
 
 /**
  * The extension's internals, handed to its own tests as `exports`. Only for an extension under
@@ -31,6 +32,8 @@ export interface GatewayTestApi {
   readonly chatView: ChatViewProvider;
   readonly chatRouter: ChatViewRouter;
   readonly chatStore: ConversationStore;
+  /** The MCP servers the chat's agent may use. */
+  readonly agentMcp: McpHub;
   readonly storageReports: StorageReports;
   readonly media: MediaJobsFeature;
   readonly catalog: CatalogFeature;
@@ -135,6 +138,9 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     },
     get chatStore() {
       return chat.get().store;
+    },
+    get agentMcp() {
+      return chat.get().mcp;
     },
     storageReports: reports,
     get media() {

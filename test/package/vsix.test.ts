@@ -19,8 +19,11 @@ import { bundleTable } from './bundleTable';
 import { compareWithTable, followReferences, unreferencedFiles, vsixFiles } from './packageContents';
 import type { PackageView } from './packageContents';
 
-/** The size the .vsix must stay under (the goal, as bench/size.ts measures it). */
-const MAX_VSIX_BYTES = 400 * 1024;
+/**
+ * The size the .vsix must stay under, as bench/size.ts measures it: 400 KB until the agent
+ * came, which needs the official MCP SDK (about 49 KB of the package, in a bundle of its own).
+ */
+const MAX_VSIX_BYTES = 470 * 1024;
 
 describe('the packaged .vsix', function () {
   this.timeout(240_000);

@@ -392,6 +392,11 @@ describe('Agent tools', function () {
 
   describe('commands', () => {
     const node = JSON.stringify(process.execPath);
+    /** Agent terminals other suites left open (the panel's own tools keep theirs). */
+    let others = new Set<vscode.Terminal>();
+    before(() => {
+      others = new Set(vscode.window.terminals);
+    });
     for (const shellIntegration of [false, true]) {
       const runner = shellIntegration ? 'a terminal with shell integration' : 'a child process';
       const commands = tools({ commands: { preferShellIntegration: shellIntegration } });
@@ -462,8 +467,9 @@ describe('Agent tools', function () {
           // The three commands ran in one terminal: an idle one in the same folder is reused.
           await waitFor(
             () =>
-              vscode.window.terminals.filter((terminal) => terminal.name === 'Gateway AI: agent').length ===
-              1,
+              vscode.window.terminals.filter(
+                (terminal) => terminal.name === 'Gateway AI: agent' && !others.has(terminal),
+              ).length === 1,
             'one agent terminal',
           );
       });
