@@ -40,13 +40,20 @@ const noWebview = {
   message: 'webview code runs in the browser bundle; share types and messages through src/core/protocol.',
 };
 /** The host's main bundle may use these pure helpers of the client directly. */
-const clientHelpers = ['src/api/errors', 'src/api/types', 'src/api/redact', 'src/api/media', 'src/api/json'];
+const clientHelpers = [
+  'src/api/errors',
+  'src/api/types',
+  'src/api/redact',
+  'src/api/media',
+  'src/api/json',
+  'src/api/fold',
+];
 const lazyClient = {
   paths: ['src/api/**'],
   except: clientHelpers,
   allowTypeOnly: true,
   message:
-    'the gateway client is its own bundle, loaded on first use by src/host/gateway/clientLoader.ts; import its types with `import type`, or one of the pure helpers (errors, types, redact, media, json).',
+    'the gateway client is its own bundle, loaded on first use by src/host/gateway/clientLoader.ts; import its types with `import type`, or one of the pure helpers (errors, types, redact, media, json, fold).',
 };
 
 /** DOM globals that code outside the webview must not reach for (it runs in Node). */

@@ -13,6 +13,7 @@
  * - Stop aborts the request and the running tool at once, and answers the rest "not run".
  */
 import type { ChatDelta, ChatMessage, ToolCall, Usage } from '../../api/types';
+import { applyChatDelta, emptyCompletion } from '../../api/fold';
 import { notRunResult, stepMessages } from '../chat/conversation';
 import type {
   AgentProgress,
@@ -180,37 +181,21 @@ export function newTally(): AgentTally {
 }
 
 async function readReply(stream: AsyncIterable<ChatDelta>, events: AgentEvents): Promise<StepReply> {
-  const reply: StepReply = { content: '', reasoning: '', calls: [], reasoningDetails: [] };
+  const completion = emptyCompletion();
   for await (const delta of stream) {
-    switch (delta.type) {
-      case 'content':
-        reply.content += delta.text;
-        break;
-      case 'reasoning':
-        reply.reasoning += delta.text;
-        break;
-      case 'tool_calls':
-        // A snapshot of every call so far, merged by index by the client.
-        reply.calls = delta.toolCalls;
-        break;
-      case 'reasoning_details':
-        reply.reasoningDetails.push(...delta.details);
-        break;
-      case 'finish':
-        reply.finishReason = delta.reason;
-        break;
-      case 'usage':
-        reply.usage = delta.usage;
-        break;
-      case 'meta':
-        reply.generationId ??= delta.id;
-        break;
-      case 'annotations':
-        break;
-    }
+    // Tool calls arrive as snapshots, merged by index by the client.
+    applyChatDelta(completion, delta);
     events.delta(delta);
   }
-  return reply;
+  return {
+    content: completion.content,
+    reasoning: completion.reasoning,
+    calls: completion.toolCalls,
+    reasoningDetails: completion.reasoningDetails,
+    finishReason: completion.finishReason,
+    generationId: completion.id,
+    usage: completion.usage,
+  };
 }
 
 /**
