@@ -12,6 +12,11 @@ export interface ToolSource {
   id: string;
   /** What the picker and the cards call it. */
   label: string;
+  /**
+   * What exactly runs behind the name (an MCP server's launch, hashed): an approval remembered
+   * for a tool holds only while it is the same.
+   */
+  fingerprint?: string;
 }
 
 /** A tool as the model is told of it, and as the host decides about it. */
@@ -56,6 +61,8 @@ export interface FileChange {
   path: string;
   /** The workspace folder's index. */
   folder: number;
+  /** That folder's URI when the change was made: undo writes nowhere else. */
+  folderUri?: string;
   /** The text before the turn first changed it; `null`: the turn created the file. */
   before: string | null;
   /** The text the turn left (to see whether the user changed it since). */

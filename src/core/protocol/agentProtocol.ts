@@ -237,7 +237,10 @@ export function parseFileChange(value: unknown): FileChange | undefined {
   if (folder === undefined || !Number.isInteger(folder)) return undefined;
   if (value.before !== null && typeof value.before !== 'string') return undefined;
   if (typeof value.after !== 'string') return undefined;
-  return { path: value.path, folder, before: value.before, after: value.after };
+  const change: FileChange = { path: value.path, folder, before: value.before, after: value.after };
+  if (typeof value.folderUri === 'string' && value.folderUri.length <= 8192)
+    change.folderUri = value.folderUri;
+  return change;
 }
 
 export function parseAgentToolChoices(value: unknown): AgentToolChoices {

@@ -1,18 +1,10 @@
 import * as vscode from 'vscode';
 import type { ApprovalDecision, PreparedCall, ToolCallRecord, ToolSpec } from '../../core/agent/types';
+import { alwaysAsks, approvalKey } from '../../core/agent/approvalPolicy';
 import { Setting } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import { notify } from '../notify';
-
-/**
- * How a tool is named in `gateway.agent.alwaysAllow` and in a chat's allowed set: our own by
- * name, others by source too, so a same-named tool of another server or extension is not
- * allowed with it.
- */
-export function approvalKey(spec: ToolSpec): string {
-  return spec.source.kind === 'builtin' ? spec.name : `${spec.source.kind}:${spec.source.id}/${spec.name}`;
-}
 
 /** The scheme of the read-only documents the edit diffs show. */
 export const DIFF_SCHEME = 'gateway-agent-diff';
@@ -40,8 +32,10 @@ export class Approvals extends Disposable {
    * The host's policy: our own reads inside the workspace run; everything else asks, unless the
    * user allowed the tool in this chat or always (`gateway.agent.alwaysAllow`, user settings only).
    */
-  needsApproval(chatId: string, spec: ToolSpec): boolean {
+  needsApproval(chatId: string, spec: ToolSpec, call: ToolCallRecord): boolean {
     if (spec.readOnly && spec.source.kind === 'builtin') return false;
+    // An edit that can make something run later (tasks, hooks, CI) asks every time.
+    if (alwaysAsks(call.confirmation)) return true;
     const key = approvalKey(spec);
     if (this.allowedInChat.get(chatId)?.has(key)) return false;
     return !readSettings().agent.alwaysAllow.includes(key);
@@ -73,8 +67,10 @@ export class Approvals extends Disposable {
         },
       });
     });
-    // A repeated call was asked about for being repeated: allowing it allows that once.
-    if (call.note) return decision.choice === 'deny' ? decision : { choice: 'once' };
+    // A repeated call was asked about for being repeated, a sensitive edit for what it edits:
+    // allowing either allows that once.
+    if (call.note || alwaysAsks(call.confirmation))
+      return decision.choice === 'deny' ? decision : { choice: 'once' };
     const key = approvalKey(spec);
     if (decision.choice === 'chat') {
       const allowed = this.allowedInChat.get(chatId) ?? new Set<string>();

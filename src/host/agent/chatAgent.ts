@@ -157,7 +157,7 @@ export class ChatAgent extends Disposable {
         usedIds,
         request: (messages, tools, signal) => run.request(messages, tools, signal),
         tools: run.tools,
-        needsApproval: (spec) => this.approvals.needsApproval(conversation.id, spec),
+        needsApproval: (spec, call) => this.approvals.needsApproval(conversation.id, spec, call),
         approve: (call, prepared, signal, spec) =>
           this.approvals.ask(conversation.id, turn.id, spec, call, prepared, signal),
         events: {
@@ -203,7 +203,13 @@ export class ChatAgent extends Disposable {
     changes: readonly FileChange[],
   ): void {
     const all = conversation.changes ?? (Object.create(null) as Record<string, FileChange[]>);
-    all[turn.id] = mergeChanges(changesOf(conversation, turn.id) ?? [], changes);
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    // Each change names its folder's URI: undo writes there or nowhere (chats outlive workspaces).
+    const located = changes.map((c) => ({
+      ...c,
+      folderUri: c.folderUri ?? folders[c.folder]?.uri.toString(),
+    }));
+    all[turn.id] = mergeChanges(changesOf(conversation, turn.id) ?? [], located);
     conversation.changes = all;
     turn.edited = all[turn.id].map((c) => c.path);
   }

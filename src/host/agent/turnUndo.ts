@@ -11,12 +11,20 @@ export type UndoOutcome = { undone: true } | { undone: false; reason: string };
  * is asked first. It goes through a `WorkspaceEdit`, so the editor's undo can take it back too.
  */
 export async function undoTurnChanges(changes: readonly FileChange[]): Promise<UndoOutcome> {
+  if (!vscode.workspace.isTrusted)
+    return {
+      undone: false,
+      reason: 'This workspace is in Restricted Mode, where the agent changes no files.',
+    };
   const folders = vscode.workspace.workspaceFolders ?? [];
   const targets: { change: FileChange; uri: vscode.Uri; now: string | undefined }[] = [];
   for (const change of changes) {
     const folder = folders[change.folder];
-    if (!folder)
-      return { undone: false, reason: `The workspace folder of ${change.path} is no longer open.` };
+    if (!folder || (change.folderUri !== undefined && folder.uri.toString() !== change.folderUri))
+      return {
+        undone: false,
+        reason: `The workspace folder of ${change.path} is not open in this window (it was ${change.folderUri ?? 'another'}).`,
+      };
     if (!isRelativePath(change.path))
       return { undone: false, reason: `${change.path} is not a path inside the workspace.` };
     const uri = vscode.Uri.joinPath(folder.uri, ...change.path.split('/'));
