@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { GatewayError } from '../../api/errors';
 import type { ChatDelta, ChatMessage, ChatRequest } from '../../api/types';
 import { toGatewayTool } from '../agent/agentTools';
+import { forView } from '../../core/chat/viewTurns';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { CatalogFeature } from '../catalog/catalogFeature';
 import { acceptsImages, capabilitiesOf, gateRequest } from '../../core/catalog/capabilities';
@@ -176,10 +177,12 @@ export class ChatSession extends Disposable {
 
   /** Connects the view; returns a function that disconnects it. */
   attach(post: Post): vscode.Disposable {
-    this.post = post;
+    // The view gets a card's worth of each tool result, not the model's whole copy.
+    const send: Post = (message) => post(forView(message));
+    this.post = send;
     this.viewAttached = true;
     return new vscode.Disposable(() => {
-      if (this.post !== post) return;
+      if (this.post !== send) return;
       this.post = () => undefined;
       this.viewAttached = false;
     });

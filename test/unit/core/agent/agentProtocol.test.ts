@@ -5,6 +5,7 @@ import { mergeChanges } from '../../../../src/core/agent/changes';
 import type { AgentStep } from '../../../../src/core/agent/types';
 import { MAX_CARD_RESULT_CHARS, MAX_TOOL_RESULT_CHARS } from '../../../../src/core/agent/types';
 import { stepMessages, toApiMessages } from '../../../../src/core/chat/conversation';
+import { forView } from '../../../../src/core/chat/viewTurns';
 import { parseConversation } from '../../../../src/core/chat/conversationCodec';
 import {
   isRelativePath,
@@ -297,5 +298,42 @@ describe('agent protocol and history', () => {
       assert.equal(isRelativePath(bad), false, bad);
     for (const good of ['a', 'src/a.ts', '.env.example', 'a..b/c'])
       assert.equal(isRelativePath(good), true, good);
+  });
+
+  it('the view gets a card’s worth of each result, the conversation keeps the model’s copy', () => {
+    const long = 'z'.repeat(MAX_TOOL_RESULT_CHARS);
+    const turn: AssistantTurn = {
+      id: 'a',
+      role: 'assistant',
+      content: '',
+      reasoning: '',
+      status: 'complete',
+      model: 'v/m',
+      createdAt: 1,
+      steps: [
+        {
+          content: '',
+          calls: [{ id: 'c', name: 'read_file', arguments: '{}', state: 'done', result: long }],
+        },
+      ],
+    };
+    const sent = forView({ type: 'turnUpdated', turn });
+    assert.equal(
+      sent.type === 'turnUpdated' && sent.turn.role === 'assistant'
+        ? sent.turn.steps?.[0].calls[0].result?.length
+        : 0,
+      MAX_CARD_RESULT_CHARS,
+    );
+    assert.equal(turn.steps?.[0].calls[0].result, long, 'the stored turn is untouched');
+    const step = forView({
+      type: 'agentStep',
+      turnId: 'a',
+      index: 0,
+      step: turn.steps[0],
+      progress: { steps: 1, promptTokens: 0, completionTokens: 0 },
+    });
+    assert.equal(step.type === 'agentStep' ? step.step.calls[0].result?.length : 0, MAX_CARD_RESULT_CHARS);
+    const plain = { type: 'model' as const, model: 'v/m' };
+    assert.equal(forView(plain), plain);
   });
 });
