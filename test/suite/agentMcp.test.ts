@@ -141,7 +141,8 @@ describe('Agent: MCP servers and VS Code tools', function () {
           ['mcp', 'missing', 'off', 'workspace'],
         ],
       );
-      assert.equal(before[0].detail, `ELECTRON_RUN_AS_NODE=1 ${process.execPath} ${serverScript}`);
+      assert.equal(before[0].detail, `ELECTRON_RUN_AS_NODE=••• ${process.execPath} ${serverScript}`);
+      assert.deepEqual(before[0].environment, []);
       assert.match(before[2].error ?? '', /\$\{input:token\}/);
       assert.deepEqual(hub.specs(), [], 'nothing runs before the user turns it on');
 
@@ -242,6 +243,65 @@ describe('Agent: MCP servers and VS Code tools', function () {
       log.some((line) => /\[MCP everything\] /.test(line)),
       "the server's stderr reaches the log",
     );
+  });
+
+  it("a workspace server that reads the user's environment names each variable, shows no value, and asks again when a reference changes", async () => {
+    const secret = 'ghp_suite_secret_0123456789';
+    process.env.GATEWAY_SUITE_MCP_TOKEN = secret;
+    process.env.GATEWAY_SUITE_MCP_OTHER = secret;
+    const configWith = (variable: string) =>
+      JSON.stringify({
+        servers: {
+          'with-token': {
+            type: 'http',
+            url: httpUrl,
+            headers: { Authorization: `Bearer \${env:${variable}}` },
+          },
+          'stdio-token': {
+            command: process.execPath,
+            args: [serverScript],
+            env: { ELECTRON_RUN_AS_NODE: '1', TOKEN: '${env:GATEWAY_SUITE_MCP_TOKEN}' },
+          },
+        },
+      });
+    await writeMcpJson(configWith('GATEWAY_SUITE_MCP_TOKEN'));
+    const asked: McpSourceStatus[] = [];
+    const hub = await newHub((status) => {
+      asked.push(status);
+      return true;
+    });
+    try {
+      await hub.ready();
+      const [http, stdio] = hub.sources();
+      assert.equal(
+        http.detail,
+        `Reads your environment variable $GATEWAY_SUITE_MCP_TOKEN and passes it to the server. HTTP ${httpUrl}, sends $GATEWAY_SUITE_MCP_TOKEN in header Authorization`,
+      );
+      assert.deepEqual(http.environment, ['GATEWAY_SUITE_MCP_TOKEN']);
+      assert.equal(
+        stdio.detail,
+        `Reads your environment variable $GATEWAY_SUITE_MCP_TOKEN and passes it to the server. ELECTRON_RUN_AS_NODE=••• TOKEN=$GATEWAY_SUITE_MCP_TOKEN ${process.execPath} ${serverScript}`,
+      );
+      for (const status of hub.sources()) assert.ok(!JSON.stringify(status).includes(secret));
+
+      assert.equal((await hub.setEnabled('with-token', true))?.state, 'running');
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0].detail, http.detail, 'the consent shows what the picker shows');
+
+      // The same value under another name is another launch: it stops and asks again.
+      await writeMcpJson(configWith('GATEWAY_SUITE_MCP_OTHER'));
+      await hub.reload();
+      assert.equal(hub.sources()[0].state, 'off');
+      assert.deepEqual(hub.sources()[0].environment, ['GATEWAY_SUITE_MCP_OTHER']);
+      assert.equal((await hub.setEnabled('with-token', true))?.state, 'running');
+      assert.equal(asked.length, 2);
+      assert.match(asked[1].detail, /\$GATEWAY_SUITE_MCP_OTHER in header Authorization/);
+      for (const status of hub.sources()) assert.ok(!JSON.stringify(status).includes(secret));
+    } finally {
+      hub.dispose();
+      delete process.env.GATEWAY_SUITE_MCP_TOKEN;
+      delete process.env.GATEWAY_SUITE_MCP_OTHER;
+    }
   });
 
   it('a server whose command is missing shows why it did not start', async () => {

@@ -13,7 +13,12 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { modelToolName, prettyArguments, toolResultText } from '../../../core/agent/externalTools';
 import type { ExternalToolInfo } from '../../../core/agent/externalTools';
-import { describeLaunch, launchIdentity, parseEnvFile } from '../../../core/agent/mcpConfig';
+import {
+  describeMcpServer,
+  environmentReads,
+  launchIdentity,
+  parseEnvFile,
+} from '../../../core/agent/mcpConfig';
 import type { McpConfigOrigin, McpLaunch, ResolvedMcpServer } from '../../../core/agent/mcpConfig';
 import { ToolInputError } from '../../../core/agent/types';
 import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../../core/agent/types';
@@ -29,8 +34,13 @@ export type McpServerState = 'off' | 'starting' | 'running' | 'error';
 export interface McpSourceStatus {
   source: ToolSource;
   state: McpServerState;
-  /** Exactly what starting it runs: the command line, or the URL (inert text). */
+  /**
+   * What starting it runs, as inert text: the command line or the URL, values of its environment
+   * and headers hidden, and first, for a workspace's server, the user's environment variables it reads.
+   */
   detail: string;
+  /** The user's environment variables (`${env:…}`) the launch reads, sorted. */
+  environment: string[];
   origin: McpConfigOrigin;
   /** The tools it offers now (empty unless running). */
   tools: ToolSpec[];
@@ -180,7 +190,7 @@ export class McpHub extends Disposable implements ToolSet {
       for (const problem of read.problems) this.deps.logger.warn(`MCP configuration: ${problem}`);
       const entries = new Map<string, Entry>();
       for (const server of read.servers) {
-        const identity = launchIdentity(server);
+        const identity = identityOf(server);
         const old = this.entries.get(server.name);
         if (old && old.identity === identity) {
           old.server = server;
@@ -367,7 +377,8 @@ export class McpHub extends Disposable implements ToolSet {
     const status: McpSourceStatus = {
       source: sourceOf(entry),
       state: entry.state,
-      detail: describeLaunch(entry.server.launch),
+      detail: describeMcpServer(entry.server),
+      environment: environmentReads(entry.server.template),
       origin: entry.server.origin,
       tools: this.specList.filter((s) => this.byName.get(s.name)?.entry === entry),
     };
@@ -377,6 +388,11 @@ export class McpHub extends Disposable implements ToolSet {
     if (pid !== undefined) status.pid = pid;
     return status;
   }
+}
+
+/** What consent is kept against: the launch as written, with the name and where it is written. */
+function identityOf(server: ResolvedMcpServer): string {
+  return launchIdentity({ name: server.name, origin: server.origin, launch: server.template });
 }
 
 function sourceOf(entry: Entry): ToolSource {
@@ -397,8 +413,11 @@ function redactAll(text: string, secrets: readonly string[]): string {
 function askToStart(status: McpSourceStatus): Promise<boolean> {
   const where =
     status.origin === 'workspace' ? "this workspace's .vscode/mcp.json" : 'your MCP configuration';
+  const reads = status.environment.map((n) => `$${n}`).join(', ');
   return notify.confirm(
-    `Start the MCP server "${status.source.label}"?`,
+    status.origin === 'workspace' && reads
+      ? `Start the MCP server "${status.source.label}"? It reads ${reads} from your environment.`
+      : `Start the MCP server "${status.source.label}"?`,
     `As ${where} says, this runs with your permissions:\n\n${status.detail}\n\nGateway AI asks again if this configuration changes.`,
     'Start',
   );
