@@ -8,10 +8,13 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { launchIdentity, parseJsonc, parseMcpConfig } from '../../src/core/agent/mcpConfig';
+import type { McpConfigOrigin } from '../../src/core/agent/mcpConfig';
 import type { McpSourceStatus } from '../../src/host/agent/mcp/mcpHub';
 import { freePort } from '../launch/ports';
 import { gatewayApi, waitFor } from './helpers';
@@ -165,6 +168,25 @@ describe('Agent: MCP servers and VS Code tools', function () {
       }
       assert.equal(new Set(names).size, names.length);
 
+      // Each tool carries its server's fingerprint: the launch as written, with where it is
+      // written, so a workspace's "everything" never shares an approval with the user's.
+      const written = parseMcpConfig(parseJsonc(config()), 'workspace').servers[0];
+      const fingerprint = (origin: McpConfigOrigin) =>
+        createHash('sha256')
+          .update(launchIdentity({ ...written, origin }))
+          .digest('hex')
+          .slice(0, 16);
+      assert.match(fingerprint('workspace'), /^[0-9a-f]{16}$/);
+      assert.notEqual(fingerprint('workspace'), fingerprint('user'));
+      for (const spec of hub.specs())
+        assert.deepEqual(spec.source, {
+          kind: 'mcp',
+          id: 'everything',
+          label: 'everything (workspace)',
+          fingerprint: fingerprint('workspace'),
+        });
+      assert.deepEqual(running?.source, hub.specs()[0].source);
+
       const prepared = await hub.prepare(
         'mcp_everything_get-sum',
         { a: 2, b: 3 },
@@ -173,7 +195,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
       assert.deepEqual(prepared.confirmation, {
         kind: 'tool',
         name: 'get-sum',
-        source: 'everything',
+        source: 'everything (workspace)',
         arguments: '{\n  "a": 2,\n  "b": 3\n}',
       });
       const output = await prepared.run(new AbortController().signal);
@@ -357,6 +379,9 @@ describe('Agent: MCP servers and VS Code tools', function () {
       await hub.ready();
       const byId = new Map(hub.sources().map((s) => [s.source.id, s]));
       assert.equal(byId.get('from-profile')?.origin, 'user');
+      assert.equal(byId.get('from-profile')?.source.label, 'from-profile');
+      assert.match(byId.get('from-profile')?.source.fingerprint ?? '', /^[0-9a-f]{16}$/);
+      assert.equal(byId.get('everything')?.source.label, 'everything (workspace)');
       assert.equal(byId.get('from-profile')?.detail, `${os.homedir()}/bin/tool --flag`);
       assert.equal(byId.get('everything')?.origin, 'workspace');
       assert.ok(log.some((line) => /server "everything" is named earlier too/.test(line)));

@@ -12,6 +12,14 @@ export interface ToolSource {
   id: string;
   /** What the picker and the cards call it. */
   label: string;
+  /**
+   * For an MCP server we run: 16 lowercase hex characters, the start of the SHA-256 of its launch
+   * identity (name, origin `workspace`/`user`, and the launch as written, `${env:…}` references
+   * unresolved). It differs between a workspace's server and the user's of the same name, and
+   * changes when the command, arguments, URL, headers or environment references change; it stays
+   * when only the value of a referenced variable does. Absent where no launch is known.
+   */
+  fingerprint?: string;
 }
 
 /** A tool as the model is told of it, and as the host decides about it. */

@@ -232,7 +232,7 @@ export class McpHub extends Disposable implements ToolSet {
   }
 
   private async consent(entry: Entry): Promise<boolean> {
-    const key = createHash('sha256').update(entry.identity).digest('hex');
+    const key = sha256(entry.identity);
     const agreed = this.deps.workspaceState.get<unknown>(StorageKey.mcpConsent);
     const list = Array.isArray(agreed) ? agreed.filter((k): k is string => typeof k === 'string') : [];
     if (list.includes(key)) return true;
@@ -396,7 +396,23 @@ function identityOf(server: ResolvedMcpServer): string {
 }
 
 function sourceOf(entry: Entry): ToolSource {
-  return { kind: 'mcp', id: entry.server.name, label: entry.server.name };
+  const { name, origin } = entry.server;
+  return {
+    kind: 'mcp',
+    id: name,
+    label: origin === 'workspace' ? `${name} (workspace)` : name,
+    // A workspace's "github" is not the user's "github": approvals are kept per launch.
+    fingerprint: fingerprintOf(entry.identity),
+  };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** `ToolSource.fingerprint`: the start of the hash consent is kept against. */
+function fingerprintOf(identity: string): string {
+  return sha256(identity).slice(0, 16);
 }
 
 /** Values in a launch that may be credentials (environment values, header values), for redaction. */
