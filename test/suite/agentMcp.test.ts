@@ -10,6 +10,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -36,6 +37,29 @@ function processExists(pid: number): boolean {
     return false;
   }
 }
+
+/** Running: it exists and is not a zombie (an orphan some containers' init never reaps). */
+function processRuns(pid: number): boolean {
+  if (!processExists(pid)) return false;
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/**
+ * A launcher as npx or uvx is: it runs the real server as its child, on the same stdin and stdout,
+ * and here also leaves a helper process of its own running that does nothing.
+ */
+const WRAPPER = `
+const { spawn } = require('node:child_process');
+const [pidFile, server] = process.argv.slice(2);
+const helper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
+const child = spawn(process.execPath, [server, 'stdio'], { stdio: 'inherit' });
+require('node:fs').writeFileSync(pidFile, JSON.stringify([child.pid, helper.pid]));
+child.on('exit', (code) => process.exit(code ?? 0));
+`;
 
 async function writeMcpJson(text: string): Promise<void> {
   const file = vscode.Uri.joinPath(folder().uri, '.vscode', 'mcp.json');
@@ -323,6 +347,53 @@ describe('Agent: MCP servers and VS Code tools', function () {
       hub.dispose();
       delete process.env.GATEWAY_SUITE_MCP_TOKEN;
       delete process.env.GATEWAY_SUITE_MCP_OTHER;
+    }
+  });
+
+  it('stopping a server started through a launcher ends every process below it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-mcp-wrapper-'));
+    const wrapper = path.join(dir, 'wrapper.js');
+    const pidFile = path.join(dir, 'pids.json');
+    fs.writeFileSync(wrapper, WRAPPER);
+    await writeMcpJson(
+      JSON.stringify({
+        servers: {
+          wrapped: {
+            command: process.execPath,
+            args: [wrapper, pidFile, serverScript],
+            env: { ELECTRON_RUN_AS_NODE: '1' },
+          },
+        },
+      }),
+    );
+    const hub = await newHub(() => true);
+    try {
+      const running = await hub.setEnabled('wrapped', true);
+      assert.equal(running?.state, 'running', running?.error);
+      const launcher = running?.pid;
+      assert.ok(launcher);
+      const [server, helper] = JSON.parse(fs.readFileSync(pidFile, 'utf8')) as number[];
+      const all = [launcher, server, helper];
+      assert.ok(all.every(processRuns), `all of ${all.join(', ')} run`);
+
+      assert.equal((await hub.setEnabled('wrapped', false))?.state, 'off');
+      await waitFor(
+        () => !all.some(processRuns),
+        `the launcher ${launcher}, the server ${server} and the helper ${helper} to end`,
+        5_000,
+      );
+
+      // Once more, and the hub goes: its shutdown (what deactivate waits on) ends them all too.
+      fs.rmSync(pidFile);
+      const again = await hub.setEnabled('wrapped', true);
+      assert.equal(again?.state, 'running', again?.error);
+      const pids = [again?.pid ?? 0, ...(JSON.parse(fs.readFileSync(pidFile, 'utf8')) as number[])];
+      assert.ok(pids.every(processRuns), `all of ${pids.join(', ')} run`);
+      await hub.shutdown();
+      await waitFor(() => !pids.some(processRuns), `${pids.join(', ')} to end after shutdown`, 2_000);
+    } finally {
+      hub.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

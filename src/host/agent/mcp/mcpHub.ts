@@ -25,6 +25,7 @@ import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../../core/
 import { StorageKey, VsCodeSetting } from '../../../core/ids';
 import { Disposable } from '../../../core/util/lifecycle';
 import { notify } from '../../notify';
+import { descendantLevels, isAlive, killTree } from '../processTree';
 import type { McpConnection } from './mcpBundle';
 import { profileMcpFile, readMcpServers } from './mcpServerConfigs';
 
@@ -81,6 +82,8 @@ interface Entry {
 /** How much of one server's stderr reaches our log, per start. */
 const MAX_STDERR_LOGGED = 32_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
+/** How long `shutdown` waits: the SDK gives a server up to 4 s to end, then the tree goes. */
+const SHUTDOWN_BOUND_MS = 6_000;
 
 export class McpHub extends Disposable implements ToolSet {
   private entries = new Map<string, Entry>();
@@ -90,6 +93,7 @@ export class McpHub extends Disposable implements ToolSet {
   /** Fires when a server's state or tools change, or the configuration does. */
   readonly onDidChange = this.changed.event;
   private loading: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
   private readonly userFile: vscode.Uri | undefined;
 
   constructor(private readonly deps: McpHubDeps) {
@@ -218,8 +222,21 @@ export class McpHub extends Disposable implements ToolSet {
     return this.loading;
   }
 
+  /**
+   * Stops every server with everything it started, for the extension's `deactivate` to wait on;
+   * resolves when they are gone or after `boundMs`, whichever is first.
+   */
+  shutdown(boundMs = SHUTDOWN_BOUND_MS): Promise<void> {
+    this.stopping ??= Promise.all([...this.entries.values()].map((e) => this.stop(e, 'off'))).then(
+      () => undefined,
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)));
+    return Promise.race([this.stopping, bound]).finally(() => clearTimeout(timer));
+  }
+
   override dispose(): void {
-    for (const entry of this.entries.values()) void this.stop(entry, 'off');
+    void this.shutdown();
     super.dispose();
   }
 
@@ -321,12 +338,25 @@ export class McpHub extends Disposable implements ToolSet {
     entry.connection = undefined;
     entry.tools = [];
     this.setState(entry, state);
-    if (connection) {
-      await connection
-        .close()
-        .catch((error: unknown) =>
-          this.deps.logger.warn(`MCP server "${entry.server.name}" did not stop cleanly: ${String(error)}`),
-        );
+    if (!connection) return;
+    const pid = connection.pid;
+    // A wrapper (npx, uvx, `sh -c`, `cmd /c`) runs the server as its child, and the SDK signals
+    // only the wrapper: what it started is found now, while it is still below it.
+    let below: number[] = [];
+    if (pid !== undefined) {
+      if (process.platform === 'win32') await killTree(pid);
+      else below = (await descendantLevels(pid)).flat();
+    }
+    await connection
+      .close()
+      .catch((error: unknown) =>
+        this.deps.logger.warn(`MCP server "${entry.server.name}" did not stop cleanly: ${String(error)}`),
+      );
+    if (pid !== undefined && isAlive(pid)) await killTree(pid);
+    const left = below.filter(isAlive);
+    if (left.length) {
+      this.deps.logger.info(`MCP server "${entry.server.name}": ending ${left.length} process(es) it left.`);
+      await Promise.all(left.map((p) => killTree(p)));
     }
   }
 
