@@ -124,6 +124,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     inline.onDidSpend(({ cost }) => costs.record('completions', cost)),
     ...(languageModels ? [languageModels] : []),
   );
+  beforeExit = () => chat.loaded?.mcp.shutdown() ?? Promise.resolve();
   seedDemoKey(context, apiKey);
   if (context.extensionMode === vscode.ExtensionMode.Production) return undefined;
   return {
@@ -156,6 +157,11 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   };
 }
 
-export function deactivate(): void {
-  // Everything is released through context.subscriptions.
+/** What must finish before the extension host exits; set by `activate`. */
+let beforeExit: (() => Promise<void>) | undefined;
+
+export function deactivate(): Promise<void> | undefined {
+  // Everything is released through context.subscriptions; MCP servers are awaited, with
+  // everything they started, so no process outlives the window.
+  return beforeExit?.();
 }

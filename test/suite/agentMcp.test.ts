@@ -8,10 +8,14 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { launchIdentity, parseJsonc, parseMcpConfig } from '../../src/core/agent/mcpConfig';
+import type { McpConfigOrigin } from '../../src/core/agent/mcpConfig';
 import type { McpSourceStatus } from '../../src/host/agent/mcp/mcpHub';
 import { freePort } from '../launch/ports';
 import { gatewayApi, waitFor } from './helpers';
@@ -33,6 +37,29 @@ function processExists(pid: number): boolean {
     return false;
   }
 }
+
+/** Running: it exists and is not a zombie (an orphan some containers' init never reaps). */
+function processRuns(pid: number): boolean {
+  if (!processExists(pid)) return false;
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/**
+ * A launcher as npx or uvx is: it runs the real server as its child, on the same stdin and stdout,
+ * and here also leaves a helper process of its own running that does nothing.
+ */
+const WRAPPER = `
+const { spawn } = require('node:child_process');
+const [pidFile, server] = process.argv.slice(2);
+const helper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
+const child = spawn(process.execPath, [server, 'stdio'], { stdio: 'inherit' });
+require('node:fs').writeFileSync(pidFile, JSON.stringify([child.pid, helper.pid]));
+child.on('exit', (code) => process.exit(code ?? 0));
+`;
 
 async function writeMcpJson(text: string): Promise<void> {
   const file = vscode.Uri.joinPath(folder().uri, '.vscode', 'mcp.json');
@@ -141,7 +168,8 @@ describe('Agent: MCP servers and VS Code tools', function () {
           ['mcp', 'missing', 'off', 'workspace'],
         ],
       );
-      assert.equal(before[0].detail, `ELECTRON_RUN_AS_NODE=1 ${process.execPath} ${serverScript}`);
+      assert.equal(before[0].detail, `ELECTRON_RUN_AS_NODE=••• ${process.execPath} ${serverScript}`);
+      assert.deepEqual(before[0].environment, []);
       assert.match(before[2].error ?? '', /\$\{input:token\}/);
       assert.deepEqual(hub.specs(), [], 'nothing runs before the user turns it on');
 
@@ -164,6 +192,25 @@ describe('Agent: MCP servers and VS Code tools', function () {
       }
       assert.equal(new Set(names).size, names.length);
 
+      // Each tool carries its server's fingerprint: the launch as written, with where it is
+      // written, so a workspace's "everything" never shares an approval with the user's.
+      const written = parseMcpConfig(parseJsonc(config()), 'workspace').servers[0];
+      const fingerprint = (origin: McpConfigOrigin) =>
+        createHash('sha256')
+          .update(launchIdentity({ ...written, origin }))
+          .digest('hex')
+          .slice(0, 16);
+      assert.match(fingerprint('workspace'), /^[0-9a-f]{16}$/);
+      assert.notEqual(fingerprint('workspace'), fingerprint('user'));
+      for (const spec of hub.specs())
+        assert.deepEqual(spec.source, {
+          kind: 'mcp',
+          id: 'everything',
+          label: 'everything (workspace)',
+          fingerprint: fingerprint('workspace'),
+        });
+      assert.deepEqual(running?.source, hub.specs()[0].source);
+
       const prepared = await hub.prepare(
         'mcp_everything_get-sum',
         { a: 2, b: 3 },
@@ -172,7 +219,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
       assert.deepEqual(prepared.confirmation, {
         kind: 'tool',
         name: 'get-sum',
-        source: 'everything',
+        source: 'everything (workspace)',
         arguments: '{\n  "a": 2,\n  "b": 3\n}',
       });
       const output = await prepared.run(new AbortController().signal);
@@ -244,6 +291,112 @@ describe('Agent: MCP servers and VS Code tools', function () {
     );
   });
 
+  it("a workspace server that reads the user's environment names each variable, shows no value, and asks again when a reference changes", async () => {
+    const secret = 'ghp_suite_secret_0123456789';
+    process.env.GATEWAY_SUITE_MCP_TOKEN = secret;
+    process.env.GATEWAY_SUITE_MCP_OTHER = secret;
+    const configWith = (variable: string) =>
+      JSON.stringify({
+        servers: {
+          'with-token': {
+            type: 'http',
+            url: httpUrl,
+            headers: { Authorization: `Bearer \${env:${variable}}` },
+          },
+          'stdio-token': {
+            command: process.execPath,
+            args: [serverScript],
+            env: { ELECTRON_RUN_AS_NODE: '1', TOKEN: '${env:GATEWAY_SUITE_MCP_TOKEN}' },
+          },
+        },
+      });
+    await writeMcpJson(configWith('GATEWAY_SUITE_MCP_TOKEN'));
+    const asked: McpSourceStatus[] = [];
+    const hub = await newHub((status) => {
+      asked.push(status);
+      return true;
+    });
+    try {
+      await hub.ready();
+      const [http, stdio] = hub.sources();
+      assert.equal(
+        http.detail,
+        `Reads your environment variable $GATEWAY_SUITE_MCP_TOKEN and passes it to the server. HTTP ${httpUrl}, sends $GATEWAY_SUITE_MCP_TOKEN in header Authorization`,
+      );
+      assert.deepEqual(http.environment, ['GATEWAY_SUITE_MCP_TOKEN']);
+      assert.equal(
+        stdio.detail,
+        `Reads your environment variable $GATEWAY_SUITE_MCP_TOKEN and passes it to the server. ELECTRON_RUN_AS_NODE=••• TOKEN=$GATEWAY_SUITE_MCP_TOKEN ${process.execPath} ${serverScript}`,
+      );
+      for (const status of hub.sources()) assert.ok(!JSON.stringify(status).includes(secret));
+
+      assert.equal((await hub.setEnabled('with-token', true))?.state, 'running');
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0].detail, http.detail, 'the consent shows what the picker shows');
+
+      // The same value under another name is another launch: it stops and asks again.
+      await writeMcpJson(configWith('GATEWAY_SUITE_MCP_OTHER'));
+      await hub.reload();
+      assert.equal(hub.sources()[0].state, 'off');
+      assert.deepEqual(hub.sources()[0].environment, ['GATEWAY_SUITE_MCP_OTHER']);
+      assert.equal((await hub.setEnabled('with-token', true))?.state, 'running');
+      assert.equal(asked.length, 2);
+      assert.match(asked[1].detail, /\$GATEWAY_SUITE_MCP_OTHER in header Authorization/);
+      for (const status of hub.sources()) assert.ok(!JSON.stringify(status).includes(secret));
+    } finally {
+      hub.dispose();
+      delete process.env.GATEWAY_SUITE_MCP_TOKEN;
+      delete process.env.GATEWAY_SUITE_MCP_OTHER;
+    }
+  });
+
+  it('stopping a server started through a launcher ends every process below it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-mcp-wrapper-'));
+    const wrapper = path.join(dir, 'wrapper.js');
+    const pidFile = path.join(dir, 'pids.json');
+    fs.writeFileSync(wrapper, WRAPPER);
+    await writeMcpJson(
+      JSON.stringify({
+        servers: {
+          wrapped: {
+            command: process.execPath,
+            args: [wrapper, pidFile, serverScript],
+            env: { ELECTRON_RUN_AS_NODE: '1' },
+          },
+        },
+      }),
+    );
+    const hub = await newHub(() => true);
+    try {
+      const running = await hub.setEnabled('wrapped', true);
+      assert.equal(running?.state, 'running', running?.error);
+      const launcher = running?.pid;
+      assert.ok(launcher);
+      const [server, helper] = JSON.parse(fs.readFileSync(pidFile, 'utf8')) as number[];
+      const all = [launcher, server, helper];
+      assert.ok(all.every(processRuns), `all of ${all.join(', ')} run`);
+
+      assert.equal((await hub.setEnabled('wrapped', false))?.state, 'off');
+      await waitFor(
+        () => !all.some(processRuns),
+        `the launcher ${launcher}, the server ${server} and the helper ${helper} to end`,
+        5_000,
+      );
+
+      // Once more, and the hub goes: its shutdown (what deactivate waits on) ends them all too.
+      fs.rmSync(pidFile);
+      const again = await hub.setEnabled('wrapped', true);
+      assert.equal(again?.state, 'running', again?.error);
+      const pids = [again?.pid ?? 0, ...(JSON.parse(fs.readFileSync(pidFile, 'utf8')) as number[])];
+      assert.ok(pids.every(processRuns), `all of ${pids.join(', ')} run`);
+      await hub.shutdown();
+      await waitFor(() => !pids.some(processRuns), `${pids.join(', ')} to end after shutdown`, 2_000);
+    } finally {
+      hub.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a server whose command is missing shows why it did not start', async () => {
     await writeMcpJson(config());
     const hub = await newHub(() => true);
@@ -297,6 +450,9 @@ describe('Agent: MCP servers and VS Code tools', function () {
       await hub.ready();
       const byId = new Map(hub.sources().map((s) => [s.source.id, s]));
       assert.equal(byId.get('from-profile')?.origin, 'user');
+      assert.equal(byId.get('from-profile')?.source.label, 'from-profile');
+      assert.match(byId.get('from-profile')?.source.fingerprint ?? '', /^[0-9a-f]{16}$/);
+      assert.equal(byId.get('everything')?.source.label, 'everything (workspace)');
       assert.equal(byId.get('from-profile')?.detail, `${os.homedir()}/bin/tool --flag`);
       assert.equal(byId.get('everything')?.origin, 'workspace');
       assert.ok(log.some((line) => /server "everything" is named earlier too/.test(line)));

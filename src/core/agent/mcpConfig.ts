@@ -45,6 +45,13 @@ export interface McpVariables {
 export interface ResolvedMcpServer extends McpServerConfig {
   /** `${input:…}` names still in it: VS Code prompts for these in its own chat; we cannot. */
   needsInput: string[];
+  /** The launch as the configuration writes it: what consent and approvals are keyed on. */
+  template: McpLaunch;
+  /**
+   * The launch to show: `${workspaceFolder}` and `${userHome}` substituted (they are not secret
+   * and say where it runs), `${env:…}` and `${input:…}` left as written, never their values.
+   */
+  shown: McpLaunch;
 }
 
 /**
@@ -158,32 +165,52 @@ function stringMap(value: unknown): Record<string, string> {
 
 const VARIABLE = /\$\{([^}]*)\}/g;
 
+function mapLaunch(l: McpLaunch, sub: (text: string) => string): McpLaunch {
+  const subMap = (map: Record<string, string>) =>
+    Object.fromEntries(Object.entries(map).map(([k, v]) => [k, sub(v)]));
+  return l.type === 'stdio'
+    ? {
+        type: 'stdio',
+        command: sub(l.command),
+        args: l.args.map(sub),
+        env: subMap(l.env),
+        ...(l.cwd !== undefined ? { cwd: sub(l.cwd) } : {}),
+        ...(l.envFile !== undefined ? { envFile: sub(l.envFile) } : {}),
+      }
+    : { type: l.type, url: sub(l.url), headers: subMap(l.headers) };
+}
+
 /** Substitutes `${workspaceFolder}`, `${userHome}` and `${env:X}`; collects `${input:…}`. */
 export function resolveMcpServer(server: McpServerConfig, vars: McpVariables): ResolvedMcpServer {
   const needsInput = new Set<string>();
-  const sub = (text: string): string =>
+  const place = (name: string): string | undefined => {
+    if (name === 'workspaceFolder') return vars.workspaceFolder;
+    if (name === 'userHome') return vars.userHome;
+    return undefined;
+  };
+  const launch = mapLaunch(server.launch, (text) =>
     text.replace(VARIABLE, (whole, name: string) => {
-      if (name === 'workspaceFolder' && vars.workspaceFolder !== undefined) return vars.workspaceFolder;
-      if (name === 'userHome' && vars.userHome !== undefined) return vars.userHome;
       if (name.startsWith('env:')) return vars.env[name.slice(4)] ?? '';
       if (name.startsWith('input:')) needsInput.add(name.slice(6));
-      return whole;
-    });
-  const subMap = (map: Record<string, string>) =>
-    Object.fromEntries(Object.entries(map).map(([k, v]) => [k, sub(v)]));
-  const l = server.launch;
-  const launch: McpLaunch =
-    l.type === 'stdio'
-      ? {
-          type: 'stdio',
-          command: sub(l.command),
-          args: l.args.map(sub),
-          env: subMap(l.env),
-          ...(l.cwd !== undefined ? { cwd: sub(l.cwd) } : {}),
-          ...(l.envFile !== undefined ? { envFile: sub(l.envFile) } : {}),
-        }
-      : { type: l.type, url: sub(l.url), headers: subMap(l.headers) };
-  return { ...server, launch, needsInput: [...needsInput] };
+      return place(name) ?? whole;
+    }),
+  );
+  const shown = mapLaunch(server.launch, (text) =>
+    text.replace(VARIABLE, (whole, name: string) => place(name) ?? whole),
+  );
+  return { ...server, launch, needsInput: [...needsInput], template: server.launch, shown };
+}
+
+/** The `${env:…}` variables a launch reads from the user's environment, sorted, each once. */
+export function environmentReads(launch: McpLaunch): string[] {
+  const texts =
+    launch.type === 'stdio'
+      ? [launch.command, ...launch.args, ...Object.values(launch.env), launch.cwd ?? '', launch.envFile ?? '']
+      : [launch.url, ...Object.values(launch.headers)];
+  const names = new Set<string>();
+  for (const text of texts)
+    for (const m of text.matchAll(VARIABLE)) if (m[1].startsWith('env:')) names.add(m[1].slice(4));
+  return [...names].sort();
 }
 
 /** One argument as a POSIX shell would need it, so the line shown is the line that runs. */
@@ -192,24 +219,73 @@ function shellQuote(arg: string): string {
 }
 
 /**
- * What the user consents to, as inert text: the environment the config sets (names, and values
- * too: they are part of what runs), the working folder and the exact command line; or the URL
- * and the header names (their values are often credentials, and are not needed to recognise it).
+ * Text with its `${env:X}` references as `$X`, and its other pieces through `literal`: the shell
+ * quoting of a command line, or a mask for a value that may be a credential.
+ */
+function showText(text: string, literal: (piece: string) => string): string {
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(VARIABLE)) {
+    const index = m.index ?? 0;
+    if (index > last) out += literal(text.slice(last, index));
+    const name = m[1].startsWith('env:') ? m[1].slice(4) : undefined;
+    const next = text.slice(index + m[0].length);
+    if (name === undefined) out += literal(m[0]);
+    else
+      out +=
+        /^[A-Za-z0-9_]/.test(next) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `\${${name}}` : `$${name}`;
+    last = index + m[0].length;
+  }
+  if (last < text.length) out += literal(text.slice(last));
+  return out;
+}
+
+const MASK = '•••';
+const masked = (value: string): string => showText(value, () => MASK).replace(/(•••)+/g, MASK);
+
+/**
+ * What the user consents to, as inert text: the working folder, the environment the config sets
+ * and the exact command line; or the URL and the headers. Values of the environment and of the
+ * headers are never shown (they are often credentials): a value written in the configuration is
+ * `•••`, one taken from the user's environment is `$NAME`, so the user sees which of their
+ * variables go to the server. Give it the `shown` launch, never the resolved one.
  */
 export function describeLaunch(launch: McpLaunch): string {
   if (launch.type !== 'stdio') {
-    const headers = Object.keys(launch.headers);
-    return `${launch.type.toUpperCase()} ${launch.url}${headers.length ? ` (headers: ${headers.join(', ')})` : ''}`;
+    const headers = Object.entries(launch.headers).map(([k, v]) => {
+      const reads = environmentReads({ type: 'http', url: '', headers: { k: v } });
+      return reads.length
+        ? `sends ${reads.map((n) => `$${n}`).join(', ')} in header ${k}`
+        : `header ${k}: ${MASK}`;
+    });
+    return [`${launch.type.toUpperCase()} ${showText(launch.url, (p) => p)}`, ...headers].join(', ');
   }
-  const env = Object.entries(launch.env).map(([k, v]) => `${k}=${shellQuote(v)} `);
-  const cwd = launch.cwd ? `cd ${shellQuote(launch.cwd)} && ` : '';
-  const envFile = launch.envFile ? ` (environment from ${launch.envFile})` : '';
-  return `${cwd}${env.join('')}${[launch.command, ...launch.args].map(shellQuote).join(' ')}${envFile}`;
+  const quote = (text: string) => showText(text, shellQuote);
+  const env = Object.entries(launch.env).map(([k, v]) => `${k}=${masked(v)} `);
+  const cwd = launch.cwd ? `cd ${quote(launch.cwd)} && ` : '';
+  const envFile = launch.envFile ? ` (environment from ${showText(launch.envFile, (p) => p)})` : '';
+  return `${cwd}${env.join('')}${[launch.command, ...launch.args].map(quote).join(' ')}${envFile}`;
+}
+
+/**
+ * The text the tool picker and the consent show for a server: its launch, and first, for a
+ * server a workspace names, every variable of the user's environment it reads: a repository's
+ * configuration can send `${env:GITHUB_TOKEN}` anywhere, and the user must see that before it does.
+ */
+export function describeMcpServer(server: ResolvedMcpServer): string {
+  const reads = environmentReads(server.template);
+  const warning =
+    server.origin === 'workspace' && reads.length
+      ? `Reads your environment variable${reads.length > 1 ? 's' : ''} ${reads.map((n) => `$${n}`).join(', ')} and passes ${reads.length > 1 ? 'them' : 'it'} to the server. `
+      : '';
+  return `${warning}${describeLaunch(server.shown)}`;
 }
 
 /**
  * The launch as canonical JSON (keys sorted): what consent is remembered against, so any change
  * (a different argument, variable, header or URL) asks again. The host stores only its hash.
+ * Give it the server as written (a `ResolvedMcpServer`'s `template`): a changed `${env:…}`
+ * reference asks again, and no value of the user's environment goes into it.
  */
 export function launchIdentity(server: McpServerConfig): string {
   const canonical = (value: unknown): unknown =>

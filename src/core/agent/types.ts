@@ -15,6 +15,12 @@ export interface ToolSource {
   /**
    * What exactly runs behind the name (an MCP server's launch, hashed): an approval remembered
    * for a tool holds only while it is the same.
+   *
+   * For an MCP server we run: 16 lowercase hex characters, the start of the SHA-256 of its launch
+   * identity (name, origin `workspace`/`user`, and the launch as written, `${env:…}` references
+   * unresolved). It differs between a workspace's server and the user's of the same name, and
+   * changes when the command, arguments, URL, headers or environment references change; it stays
+   * when only the value of a referenced variable does. Absent where no launch is known.
    */
   fingerprint?: string;
 }

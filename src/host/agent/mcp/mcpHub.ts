@@ -13,13 +13,19 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { modelToolName, prettyArguments, toolResultText } from '../../../core/agent/externalTools';
 import type { ExternalToolInfo } from '../../../core/agent/externalTools';
-import { describeLaunch, launchIdentity, parseEnvFile } from '../../../core/agent/mcpConfig';
+import {
+  describeMcpServer,
+  environmentReads,
+  launchIdentity,
+  parseEnvFile,
+} from '../../../core/agent/mcpConfig';
 import type { McpConfigOrigin, McpLaunch, ResolvedMcpServer } from '../../../core/agent/mcpConfig';
 import { ToolInputError } from '../../../core/agent/types';
 import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../../core/agent/types';
 import { StorageKey, VsCodeSetting } from '../../../core/ids';
 import { Disposable } from '../../../core/util/lifecycle';
 import { notify } from '../../notify';
+import { descendantLevels, isAlive, killTree } from '../processTree';
 import type { McpConnection } from './mcpBundle';
 import { profileMcpFile, readMcpServers } from './mcpServerConfigs';
 
@@ -29,8 +35,13 @@ export type McpServerState = 'off' | 'starting' | 'running' | 'error';
 export interface McpSourceStatus {
   source: ToolSource;
   state: McpServerState;
-  /** Exactly what starting it runs: the command line, or the URL (inert text). */
+  /**
+   * What starting it runs, as inert text: the command line or the URL, values of its environment
+   * and headers hidden, and first, for a workspace's server, the user's environment variables it reads.
+   */
   detail: string;
+  /** The user's environment variables (`${env:…}`) the launch reads, sorted. */
+  environment: string[];
   origin: McpConfigOrigin;
   /** The tools it offers now (empty unless running). */
   tools: ToolSpec[];
@@ -71,6 +82,8 @@ interface Entry {
 /** How much of one server's stderr reaches our log, per start. */
 const MAX_STDERR_LOGGED = 32_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
+/** How long `shutdown` waits: the SDK gives a server up to 4 s to end, then the tree goes. */
+const SHUTDOWN_BOUND_MS = 6_000;
 
 export class McpHub extends Disposable implements ToolSet {
   private entries = new Map<string, Entry>();
@@ -80,6 +93,7 @@ export class McpHub extends Disposable implements ToolSet {
   /** Fires when a server's state or tools change, or the configuration does. */
   readonly onDidChange = this.changed.event;
   private loading: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
   private readonly userFile: vscode.Uri | undefined;
 
   constructor(private readonly deps: McpHubDeps) {
@@ -180,7 +194,7 @@ export class McpHub extends Disposable implements ToolSet {
       for (const problem of read.problems) this.deps.logger.warn(`MCP configuration: ${problem}`);
       const entries = new Map<string, Entry>();
       for (const server of read.servers) {
-        const identity = launchIdentity(server);
+        const identity = identityOf(server);
         const old = this.entries.get(server.name);
         if (old && old.identity === identity) {
           old.server = server;
@@ -208,8 +222,21 @@ export class McpHub extends Disposable implements ToolSet {
     return this.loading;
   }
 
+  /**
+   * Stops every server with everything it started, for the extension's `deactivate` to wait on;
+   * resolves when they are gone or after `boundMs`, whichever is first.
+   */
+  shutdown(boundMs = SHUTDOWN_BOUND_MS): Promise<void> {
+    this.stopping ??= Promise.all([...this.entries.values()].map((e) => this.stop(e, 'off'))).then(
+      () => undefined,
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)));
+    return Promise.race([this.stopping, bound]).finally(() => clearTimeout(timer));
+  }
+
   override dispose(): void {
-    for (const entry of this.entries.values()) void this.stop(entry, 'off');
+    void this.shutdown();
     super.dispose();
   }
 
@@ -222,7 +249,7 @@ export class McpHub extends Disposable implements ToolSet {
   }
 
   private async consent(entry: Entry): Promise<boolean> {
-    const key = createHash('sha256').update(entry.identity).digest('hex');
+    const key = sha256(entry.identity);
     const agreed = this.deps.workspaceState.get<unknown>(StorageKey.mcpConsent);
     const list = Array.isArray(agreed) ? agreed.filter((k): k is string => typeof k === 'string') : [];
     if (list.includes(key)) return true;
@@ -311,12 +338,25 @@ export class McpHub extends Disposable implements ToolSet {
     entry.connection = undefined;
     entry.tools = [];
     this.setState(entry, state);
-    if (connection) {
-      await connection
-        .close()
-        .catch((error: unknown) =>
-          this.deps.logger.warn(`MCP server "${entry.server.name}" did not stop cleanly: ${String(error)}`),
-        );
+    if (!connection) return;
+    const pid = connection.pid;
+    // A wrapper (npx, uvx, `sh -c`, `cmd /c`) runs the server as its child, and the SDK signals
+    // only the wrapper: what it started is found now, while it is still below it.
+    let below: number[] = [];
+    if (pid !== undefined) {
+      if (process.platform === 'win32') await killTree(pid);
+      else below = (await descendantLevels(pid)).flat();
+    }
+    await connection
+      .close()
+      .catch((error: unknown) =>
+        this.deps.logger.warn(`MCP server "${entry.server.name}" did not stop cleanly: ${String(error)}`),
+      );
+    if (pid !== undefined && isAlive(pid)) await killTree(pid);
+    const left = below.filter(isAlive);
+    if (left.length) {
+      this.deps.logger.info(`MCP server "${entry.server.name}": ending ${left.length} process(es) it left.`);
+      await Promise.all(left.map((p) => killTree(p)));
     }
   }
 
@@ -367,7 +407,8 @@ export class McpHub extends Disposable implements ToolSet {
     const status: McpSourceStatus = {
       source: sourceOf(entry),
       state: entry.state,
-      detail: describeLaunch(entry.server.launch),
+      detail: describeMcpServer(entry.server),
+      environment: environmentReads(entry.server.template),
       origin: entry.server.origin,
       tools: this.specList.filter((s) => this.byName.get(s.name)?.entry === entry),
     };
@@ -379,8 +420,29 @@ export class McpHub extends Disposable implements ToolSet {
   }
 }
 
+/** What consent is kept against: the launch as written, with the name and where it is written. */
+function identityOf(server: ResolvedMcpServer): string {
+  return launchIdentity({ name: server.name, origin: server.origin, launch: server.template });
+}
+
 function sourceOf(entry: Entry): ToolSource {
-  return { kind: 'mcp', id: entry.server.name, label: entry.server.name };
+  const { name, origin } = entry.server;
+  return {
+    kind: 'mcp',
+    id: name,
+    label: origin === 'workspace' ? `${name} (workspace)` : name,
+    // A workspace's "github" is not the user's "github": approvals are kept per launch.
+    fingerprint: fingerprintOf(entry.identity),
+  };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** `ToolSource.fingerprint`: the start of the hash consent is kept against. */
+function fingerprintOf(identity: string): string {
+  return sha256(identity).slice(0, 16);
 }
 
 /** Values in a launch that may be credentials (environment values, header values), for redaction. */
@@ -397,8 +459,11 @@ function redactAll(text: string, secrets: readonly string[]): string {
 function askToStart(status: McpSourceStatus): Promise<boolean> {
   const where =
     status.origin === 'workspace' ? "this workspace's .vscode/mcp.json" : 'your MCP configuration';
+  const reads = status.environment.map((n) => `$${n}`).join(', ');
   return notify.confirm(
-    `Start the MCP server "${status.source.label}"?`,
+    status.origin === 'workspace' && reads
+      ? `Start the MCP server "${status.source.label}"? It reads ${reads} from your environment.`
+      : `Start the MCP server "${status.source.label}"?`,
     `As ${where} says, this runs with your permissions:\n\n${status.detail}\n\nGateway AI asks again if this configuration changes.`,
     'Start',
   );
