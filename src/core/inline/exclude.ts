@@ -28,6 +28,13 @@ export const DEFAULT_EXCLUDE: readonly string[] = [
   '**/.aws/credentials',
   '*.keystore',
   '*.jks',
+  // Tokens and keys in plain text: MCP server settings (often an API key in `env`/`headers`),
+  // Google service credentials, Docker registry logins, Terraform state (secrets in clear).
+  '**/.vscode/mcp.json',
+  'credentials.json',
+  '**/.docker/config.json',
+  '*.tfstate',
+  '*.tfstate.backup',
 ];
 
 export const MAX_PATTERNS = 200;
