@@ -331,10 +331,16 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     if (base) await this.expectFolder(base);
     return {
       run: async () => {
-        const { files, more } = await this.access.listFiles({ base, glob: args.glob, limit: LIST_MAX });
-        if (files.length === 0) return { text: 'No files found (files.exclude and .gitignore apply).' };
+        const { files, more, notice } = await this.access.listFiles({
+          base,
+          glob: args.glob,
+          limit: LIST_MAX,
+        });
+        const ignored = notice ? `\n(${notice})` : '';
+        if (files.length === 0)
+          return { text: `No files found (files.exclude and .gitignore apply).${ignored}` };
         const note = more ? `\n… (the first ${LIST_MAX} shown; narrow the list with glob or path)` : '';
-        return { text: files.map((file) => file.display).join('\n') + note };
+        return { text: files.map((file) => file.display).join('\n') + note + ignored };
       },
     };
   }
@@ -352,7 +358,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
       }
     return Promise.resolve({
       run: async (signal: AbortSignal) => {
-        const { files } = await this.access.listFiles({ glob: args.glob, limit: SEARCH_MAX_FILES });
+        const { files, notice } = await this.access.listFiles({ glob: args.glob, limit: SEARCH_MAX_FILES });
         const matches: string[] = [];
         const texts: RegexFile[] = [];
         let bytes = 0;
@@ -398,6 +404,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
           notes.push(`the first ${SEARCH_MAX_MATCHES} matches shown; narrow the search with glob`);
         if (bytes >= SEARCH_MAX_TOTAL_BYTES) notes.push('the search stopped after 32 MB of text');
         if (skipped) notes.push(`${skipped} binary or large file${skipped === 1 ? '' : 's'} skipped`);
+        if (notice) notes.push(notice);
         const body = matches.length ? matches.join('\n') : 'No matches (files.exclude and .gitignore apply).';
         return { text: body + (notes.length ? `\n(${notes.join('; ')})` : '') };
       },

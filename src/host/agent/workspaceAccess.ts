@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { IgnoreMatcher, isIgnored, parseGitignore, sortIgnoreFiles } from '../../core/agent/gitignore';
+import { IgnoreMatcher, parseGitignore, sortIgnoreFiles } from '../../core/agent/gitignore';
 import type { IgnoreFile } from '../../core/agent/gitignore';
 import { ToolInputError } from '../../core/agent/types';
 import { displayPath, relativeInside, resolveWorkspacePath } from '../../core/agent/workspacePaths';
@@ -31,6 +31,8 @@ export interface ListedFile {
 
 /** Most files one listing reads from VS Code (before .gitignore filters them). */
 export const LIST_SCAN_LIMIT = 20_000;
+/** The longest the listing runs without letting the extension host do other work. */
+const SLICE_MS = 20;
 
 export class WorkspaceAccess {
   constructor(
@@ -113,21 +115,29 @@ export class WorkspaceAccess {
     base?: Located;
     glob?: string;
     limit: number;
-  }): Promise<{ files: ListedFile[]; more: boolean }> {
+  }): Promise<{ files: ListedFile[]; more: boolean; notice?: string }> {
     const folders = this.workspaceFolders();
     const out: ListedFile[] = [];
+    const notices: string[] = [];
     let more = false;
     const targets = options.base ? [options.base.folder] : folders.map((_, i) => i);
     for (const index of targets) {
       const folder = folders[index];
-      const ignores = await this.ignoreFiles(folder);
+      const matcher = await this.ignoreMatcher(folder);
       const baseUri = options.base && options.base.folder === index ? options.base.uri : folder.uri;
       const pattern = new vscode.RelativePattern(baseUri, options.glob ?? '**/*');
-      const uris = await vscode.workspace.findFiles(pattern, excludeGlob(ignores, folder), LIST_SCAN_LIMIT);
-      const matcher = new IgnoreMatcher(ignores);
+      const uris = await vscode.workspace.findFiles(
+        pattern,
+        excludeGlob(matcher.files, folder),
+        LIST_SCAN_LIMIT,
+      );
+      let slice = Date.now();
       for (let i = 0; i < uris.length; i++) {
-        // Thousands of files are checked in slices, so the extension host stays responsive.
-        if (i > 0 && i % 1000 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+        // Files are checked in slices of at most ~20 ms, so the extension host stays responsive.
+        if (Date.now() - slice >= SLICE_MS) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          slice = Date.now();
+        }
         const uri = uris[i];
         const relative = relativeInside(folder.uri.fsPath, uri.fsPath);
         if (relative === undefined || this.secretPattern(relative) || matcher.ignored(relative)) continue;
@@ -138,6 +148,8 @@ export class WorkspaceAccess {
           display: displayPath({ folder: index, relative }, this.folderPaths()),
         });
       }
+      const notice = matcher.notice();
+      if (notice) notices.push(folders.length > 1 ? `${folder.name}: ${notice}` : notice);
     }
     out.sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
     // VS Code's file search follows symbolic links: keep only files whose real path stays inside
@@ -153,11 +165,14 @@ export class WorkspaceAccess {
       }
       kept.push(file);
     }
-    return { files: kept, more };
+    return { files: kept, more, ...(notices.length ? { notice: notices.join('; ') } : {}) };
   }
 
-  /** The folder's `.gitignore` files, root first (`files.exclude` applies to finding them). */
-  private async ignoreFiles(folder: vscode.WorkspaceFolder): Promise<IgnoreFile[]> {
+  /**
+   * The folder's `.gitignore` files, root first (`files.exclude` applies to finding them), in a
+   * matcher whose work is bounded.
+   */
+  private async ignoreMatcher(folder: vscode.WorkspaceFolder): Promise<IgnoreMatcher> {
     const uris = await vscode.workspace.findFiles(
       new vscode.RelativePattern(folder, '**/.gitignore'),
       undefined,
@@ -177,9 +192,10 @@ export class WorkspaceAccess {
         // An unreadable .gitignore hides nothing.
       }
     }
-    const sorted = sortIgnoreFiles(files);
+    const all = new IgnoreMatcher(sortIgnoreFiles(files));
     // Files a .gitignore itself ignores (one inside node_modules) say nothing.
-    return sorted.filter((file) => !file.folder || !isIgnored(file.folder, sorted, true));
+    const kept = all.files.filter((file) => !file.folder || !all.ignored(file.folder, true));
+    return new IgnoreMatcher(kept, all.skipped);
   }
 }
 
