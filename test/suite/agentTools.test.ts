@@ -15,7 +15,7 @@ import {
   writeFileSync,
   existsSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ToolInputError } from '../../src/core/agent/types';
@@ -322,6 +322,70 @@ describe('Agent tools', function () {
       /may hold secrets/,
     );
     assert.ok(!existsSync(path.join(outside, 'planted.txt')));
+  });
+
+  it('keeps every tool off .git: its config can run commands and hold tokens', async () => {
+    write('repo/.git/config', '[remote "origin"]\n\turl = https://user:needle-token@example.com/r.git\n');
+    write('repo/.git/hooks/pre-commit', 'echo needle\n');
+    write('repo/.GIT/x.txt', 'needle\n');
+    write('repo/ok.txt', 'needle\n');
+    const git = /inside a \.git folder/;
+    assert.match(await refusal(set, 'read_file', { path: `${DIR}/repo/.git/config` }), git);
+    assert.match(await refusal(set, 'read_file', { path: `${DIR}/repo/.GIT/x.txt` }), git);
+    assert.match(await refusal(set, 'list_files', { path: `${DIR}/repo/.git` }), git);
+    assert.match(await refusal(set, 'get_problems', { path: `${DIR}/repo/.git/config` }), git);
+    assert.match(
+      await refusal(set, 'edit_file', {
+        path: `${DIR}/repo/.git/config`,
+        edits: [{ search: 'url', replace: 'url' }],
+      }),
+      git,
+    );
+    assert.match(
+      await refusal(set, 'create_file', { path: `${DIR}/repo/.git/hooks/post-checkout`, content: 'x' }),
+      git,
+    );
+    assert.match(await refusal(set, 'run_command', { command: 'git status', cwd: `${DIR}/repo/.git` }), git);
+    // Even where files.exclude lets VS Code find them, listings and searches leave them out.
+    await vscode.workspace
+      .getConfiguration('files')
+      .update('exclude', { '**/hidden': true, '**/.git': false }, vscode.ConfigurationTarget.Global);
+    try {
+      const { text: listed } = await call(set, 'list_files', { path: `${DIR}/repo` });
+      assert.equal(listed, `${DIR}/repo/ok.txt`);
+      const { text: found } = await call(set, 'search_text', { query: 'needle', glob: `${DIR}/repo/**` });
+      assert.equal(found, `${DIR}/repo/ok.txt:1: needle`);
+    } finally {
+      await vscode.workspace
+        .getConfiguration('files')
+        .update('exclude', { '**/hidden': true }, vscode.ConfigurationTarget.Global);
+    }
+    assert.ok(!existsSync(file('repo/.git/hooks/post-checkout')));
+  });
+
+  it('uses no workspace folder that is the home folder, above it, or a disk root', async () => {
+    const broad = [homedir(), path.dirname(homedir()), path.parse(homedir()).root];
+    for (const [index, fsPath] of broad.entries()) {
+      const folder = { uri: vscode.Uri.file(fsPath), name: `broad${index}`, index };
+      const wide = tools({ folders: () => [folder, ...(vscode.workspace.workspaceFolders ?? [])] });
+      const home = tools({ folders: () => [folder] });
+      try {
+        assert.match(
+          await refusal(home, 'read_file', { path: '.bashrc' }),
+          /is not used by the agent's tools: a folder that is a disk's root, the home folder or above it/,
+        );
+        assert.match(
+          await refusal(wide, 'read_file', { path: path.join(homedir(), '.ssh', 'config') }),
+          /not used by the agent's tools/,
+        );
+        // The workspace's own folder still works beside it.
+        const { text } = await call(wide, 'read_file', { path: `${DIR}/long.txt` });
+        assert.match(text, /^agent-tools\/long\.txt\n/);
+      } finally {
+        wide.dispose();
+        home.dispose();
+      }
+    }
   });
 
   it('offers no edits or commands in an untrusted workspace, and refuses them', async () => {

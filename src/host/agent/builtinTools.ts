@@ -427,7 +427,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     let total = 0;
     for (const [uri, diagnostics] of entries) {
       const where = this.access.describe(uri);
-      if (!where || this.access.secretPattern(where.relative)) continue;
+      if (!where || this.access.offLimits(where.relative)) continue;
       for (const diagnostic of diagnostics) {
         total++;
         if (lines.length >= PROBLEMS_MAX) continue;

@@ -1,9 +1,16 @@
 import { realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { IgnoreMatcher, parseGitignore, sortIgnoreFiles } from '../../core/agent/gitignore';
 import type { IgnoreFile } from '../../core/agent/gitignore';
 import { ToolInputError } from '../../core/agent/types';
-import { displayPath, relativeInside, resolveWorkspacePath } from '../../core/agent/workspacePaths';
+import {
+  displayPath,
+  inGitFolder,
+  relativeInside,
+  resolveWorkspacePath,
+  tooBroadFolder,
+} from '../../core/agent/workspacePaths';
 import type { WorkspaceFolderPath } from '../../core/agent/workspacePaths';
 import { excludedBy, expandBraces } from '../../core/inline/exclude';
 
@@ -20,6 +27,8 @@ export interface Located {
   relative: string;
   /** As the model is shown it (with the folder's name when there are several). */
   display: string;
+  /** Its real path on disk when located (symlinks resolved; the missing rest appended). */
+  real: string;
 }
 
 export interface ListedFile {
@@ -41,9 +50,26 @@ export class WorkspaceAccess {
     private readonly secretPatterns: () => readonly string[],
   ) {}
 
-  /** The workspace folders on disk (other schemes cannot be checked for symlinks, so are left out). */
+  /**
+   * The workspace folders on disk the tools may use: other schemes cannot be checked for symlinks,
+   * and a folder that is a disk's root, the home folder or above it is too broad (see `broadFolders`).
+   */
   workspaceFolders(): vscode.WorkspaceFolder[] {
-    return this.folders().filter((folder) => folder.uri.scheme === 'file');
+    return this.folders().filter(
+      (folder) => folder.uri.scheme === 'file' && !tooBroadFolder(folder.uri.fsPath, homedir()),
+    );
+  }
+
+  /** Workspace folders left out for being a disk's root, the home folder or above it. */
+  private broadFolders(): vscode.WorkspaceFolder[] {
+    return this.folders().filter(
+      (folder) => folder.uri.scheme === 'file' && tooBroadFolder(folder.uri.fsPath, homedir()),
+    );
+  }
+
+  /** Whether the tools keep off a relative path: a possible secret, or inside `.git`. */
+  offLimits(relative: string): boolean {
+    return inGitFolder(relative) || this.secretPattern(relative) !== undefined;
   }
 
   private folderPaths(): WorkspaceFolderPath[] {
@@ -62,19 +88,30 @@ export class WorkspaceAccess {
   async locate(raw: string): Promise<Located> {
     const folders = this.workspaceFolders();
     const paths = this.folderPaths();
-    const resolved = resolveWorkspacePath(raw, paths);
+    let resolved;
+    try {
+      resolved = resolveWorkspacePath(raw, paths);
+    } catch (error) {
+      const broad = this.broadFolders();
+      if (!(error instanceof ToolInputError) || broad.length === 0) throw error;
+      throw new ToolInputError(
+        `${error.message} The workspace folder${broad.length === 1 ? '' : 's'} ${broad.map((folder) => `"${folder.uri.fsPath}"`).join(', ')} ${broad.length === 1 ? 'is' : 'are'} not used by the agent's tools: a folder that is a disk's root, the home folder or above it would expose every key and token there. Open a project folder instead.`,
+      );
+    }
     const display = displayPath(resolved, paths);
     this.refuseSecret(resolved.relative, display);
     const uri = resolved.relative
       ? vscode.Uri.joinPath(folders[resolved.folder].uri, ...resolved.relative.split('/'))
       : folders[resolved.folder].uri;
-    const inside = await this.realRelative(uri.fsPath, await this.realRoots());
+    const real = await realPathOfNearest(uri.fsPath);
+    const roots = await this.realRoots();
+    const inside = roots.map((root) => relativeInside(root, real)).find((relative) => relative !== undefined);
     if (inside === undefined)
       throw new ToolInputError(
         `"${display}" leads outside the workspace folders through a symbolic link; only files inside them can be used.`,
       );
     this.refuseSecret(inside, display);
-    return { uri, folder: resolved.folder, relative: resolved.relative, display };
+    return { uri, folder: resolved.folder, relative: resolved.relative, display, real };
   }
 
   private realRoots(): Promise<string[]> {
@@ -88,6 +125,10 @@ export class WorkspaceAccess {
   }
 
   private refuseSecret(relative: string, display: string): void {
+    if (inGitFolder(relative))
+      throw new ToolInputError(
+        `"${display}" is inside a .git folder: the agent's tools do not read, list, search or change git's own files (its config can run commands and hold tokens). Use git commands with run_command instead.`,
+      );
     const pattern = this.secretPattern(relative);
     if (pattern)
       throw new ToolInputError(
@@ -140,7 +181,7 @@ export class WorkspaceAccess {
         }
         const uri = uris[i];
         const relative = relativeInside(folder.uri.fsPath, uri.fsPath);
-        if (relative === undefined || this.secretPattern(relative) || matcher.ignored(relative)) continue;
+        if (relative === undefined || this.offLimits(relative) || matcher.ignored(relative)) continue;
         out.push({
           uri,
           folder: index,
@@ -158,7 +199,7 @@ export class WorkspaceAccess {
     const kept: ListedFile[] = [];
     for (const file of out) {
       const real = await this.realRelative(file.uri.fsPath, roots);
-      if (real === undefined || this.secretPattern(real)) continue;
+      if (real === undefined || this.offLimits(real)) continue;
       if (kept.length === options.limit) {
         more = true;
         break;
