@@ -388,6 +388,33 @@ describe('Agent tools', function () {
     }
   });
 
+  it('writes nothing when a folder on the path became a symbolic link after the approval', async () => {
+    write('swap/e.txt', 'abc\n');
+    writeFileSync(path.join(outside, 'e.txt'), 'abc\n');
+    const signal = new AbortController().signal;
+    const create = await set.prepare('create_file', { path: `${DIR}/swap/new.txt`, content: 'x' }, signal);
+    const edit = await set.prepare(
+      'edit_file',
+      { path: `${DIR}/swap/e.txt`, edits: [{ search: 'abc', replace: 'planted' }] },
+      signal,
+    );
+    // Approved; then the folder is swapped for a link out of the workspace.
+    rmSync(file('swap'), { recursive: true });
+    symlinkSync(outside, file('swap'));
+    try {
+      const created = await create.run(signal);
+      assert.equal(created.isError, true, created.text);
+      assert.match(created.text, /symbolic link|somewhere else/);
+      const edited = await edit.run(signal);
+      assert.equal(edited.isError, true, edited.text);
+      assert.match(edited.text, /symbolic link|somewhere else/);
+      assert.ok(!existsSync(path.join(outside, 'new.txt')), 'nothing created outside');
+      assert.equal(readFileSync(path.join(outside, 'e.txt'), 'utf8'), 'abc\n', 'nothing edited outside');
+    } finally {
+      rmSync(file('swap'), { force: true });
+    }
+  });
+
   it('offers no edits or commands in an untrusted workspace, and refuses them', async () => {
     trusted = false;
     try {

@@ -463,6 +463,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
       preview: { path: file.relative, folder: file.folder, before: '', after: args.content },
       run: async () => {
         if (!this.deps.trusted()) return restricted();
+        await this.access.relocate(file, args.path);
         if (await exists(file.uri))
           return {
             text: `"${file.display}" was created by someone else meanwhile; nothing was changed.`,
@@ -507,6 +508,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
         if (!this.deps.trusted()) return restricted();
         let doc: vscode.TextDocument;
         try {
+          await this.access.relocate(file, args.path);
           doc = await this.openEditable(file);
         } catch (error) {
           return { text: error instanceof Error ? error.message : String(error), isError: true };

@@ -114,6 +114,18 @@ export class WorkspaceAccess {
     return { uri, folder: resolved.folder, relative: resolved.relative, display, real };
   }
 
+  /**
+   * Locates an approved file again just before it is written, and refuses when it now leads
+   * elsewhere (a parent folder swapped for a symbolic link after the approval).
+   */
+  async relocate(file: Located, raw: string): Promise<void> {
+    const again = await this.locate(raw);
+    if (again.real !== file.real || again.uri.toString() !== file.uri.toString())
+      throw new ToolInputError(
+        `"${file.display}" now leads somewhere else than when it was approved (a folder on its path changed), so nothing was written.`,
+      );
+  }
+
   private realRoots(): Promise<string[]> {
     return Promise.all(this.folderPaths().map((folder) => realpath(folder.path).catch(() => folder.path)));
   }
