@@ -75,10 +75,17 @@ async function refusal(set: BuiltinTools, name: string, args: unknown): Promise<
   assert.fail(`${name} ${JSON.stringify(args)} was not refused`);
 }
 
+/** Whether a process runs: a zombie (dead, not yet reaped by a parent that was killed too) does not. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
   } catch {
     return false;
   }
@@ -555,7 +562,8 @@ describe('Agent tools', function () {
         assert.equal(isError, true);
         assert.match(text, /stopped by the user/);
         if (shellIntegration)
-          // The three commands ran in one terminal: an idle one in the same folder is reused.
+          // Each command had a terminal of its own; those of the timed-out and stopped ones are
+          // closed with their shells, leaving the finished one.
           await waitFor(
             () =>
               vscode.window.terminals.filter(
@@ -563,6 +571,67 @@ describe('Agent tools', function () {
               ).length === 1,
             'one agent terminal',
           );
+      });
+
+      it(`runs nothing more of a command list in ${runner} after Stop`, async function () {
+        if (shellIntegration && !(await shellIntegrationHere())) this.skip();
+        const names = ['pids', 'trigger', 'waited', 'after'].map((name) =>
+          file(`list-${name}-${String(shellIntegration)}.txt`),
+        );
+        const [pids, trigger, waited, after] = names;
+        for (const name of names) rmSync(name, { force: true });
+        write(
+          'waiter.js',
+          `const fs = require('fs');
+fs.writeFileSync(${JSON.stringify(pids)}, process.pid + ' ' + process.ppid);
+const poll = setInterval(() => {
+  if (!fs.existsSync(${JSON.stringify(trigger)})) return;
+  clearInterval(poll);
+  fs.writeFileSync(${JSON.stringify(waited)}, 'x');
+}, 10);
+`,
+        );
+        write('marker.js', `require('fs').writeFileSync(${JSON.stringify(after)}, 'x');\n`);
+        const stop = new AbortController();
+        const running = call(
+          commands,
+          'run_command',
+          { command: `${node} waiter.js; ${node} marker.js`, cwd: DIR },
+          stop.signal,
+        );
+        const [pid, shell] = await waitFor(() => {
+          const text = existsSync(pids) ? readFileSync(pids, 'utf8') : '';
+          return /^\d+ \d+$/.test(text) && text.split(' ').map(Number);
+        }, 'the waiter to start');
+        stop.abort();
+        const { text } = await running;
+        assert.match(text, /stopped by the user/);
+        await waitFor(() => !alive(pid), `the waiter ${pid} to be gone`, 1000);
+        // The shell that ran the list (or the child process's own shell) is gone too.
+        await waitFor(() => !alive(shell), `the shell ${shell} to be gone`, 1000);
+        writeFileSync(trigger, 'go');
+        assert.ok(!existsSync(waited), 'the waiter never went on');
+        assert.ok(!existsSync(after), 'the rest of the list never ran');
+      });
+
+      it(`gives each command in ${runner} a fresh shell: nothing an earlier one set carries over`, async function () {
+        if (!shellIntegration || !(await shellIntegrationHere())) this.skip();
+        const first = await call(commands, 'run_command', {
+          command: 'export GATEWAY_CARRIED=leaked',
+          cwd: DIR,
+        });
+        assert.match(first.text, /\[exit code 0\]$/);
+        const second = await call(commands, 'run_command', {
+          command: `${node} -p "'[' + (process.env.GATEWAY_CARRIED ?? '') + ']'"`,
+          cwd: DIR,
+        });
+        assert.match(second.text, /^\[\]$/m, second.text);
+        // Only the last few finished terminals stay open.
+        assert.ok(
+          vscode.window.terminals.filter(
+            (terminal) => terminal.name === 'Gateway AI: agent' && !others.has(terminal),
+          ).length <= 3,
+        );
       });
     }
   });
