@@ -381,6 +381,7 @@ describe('Agent tools', function () {
           await refusal(home, 'read_file', { path: '.bashrc' }),
           /is not used by the agent's tools: a folder that is a disk's root, the home folder or above it/,
         );
+        assert.match(await refusal(home, 'run_command', { command: 'ls' }), /not used by the agent's tools/);
         assert.match(
           await refusal(wide, 'read_file', { path: path.join(homedir(), '.ssh', 'config') }),
           /not used by the agent's tools/,

@@ -541,7 +541,11 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     const settings = this.deps.settings();
     const args = parseRunCommandArgs(raw);
     const folder = this.access.workspaceFolders()[0];
-    if (!folder) throw new ToolInputError('No folder is open in the workspace to run the command in.');
+    // Without a folder the tools may use, locating the folder itself says why.
+    if (!folder) {
+      await this.access.locate('.');
+      throw new ToolInputError('No folder is open in the workspace to run the command in.');
+    }
     const where = args.cwd ? await this.access.locate(args.cwd) : undefined;
     if (where) await this.expectFolder(where);
     const cwd = (where?.uri ?? folder.uri).fsPath;
