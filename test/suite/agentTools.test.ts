@@ -15,7 +15,7 @@ import {
   writeFileSync,
   existsSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ToolInputError } from '../../src/core/agent/types';
@@ -75,10 +75,17 @@ async function refusal(set: BuiltinTools, name: string, args: unknown): Promise<
   assert.fail(`${name} ${JSON.stringify(args)} was not refused`);
 }
 
+/** Whether a process runs: a zombie (dead, not yet reaped by a parent that was killed too) does not. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
   } catch {
     return false;
   }
@@ -324,6 +331,98 @@ describe('Agent tools', function () {
     assert.ok(!existsSync(path.join(outside, 'planted.txt')));
   });
 
+  it('keeps every tool off .git: its config can run commands and hold tokens', async () => {
+    write('repo/.git/config', '[remote "origin"]\n\turl = https://user:needle-token@example.com/r.git\n');
+    write('repo/.git/hooks/pre-commit', 'echo needle\n');
+    write('repo/.GIT/x.txt', 'needle\n');
+    write('repo/ok.txt', 'needle\n');
+    const git = /inside a \.git folder/;
+    assert.match(await refusal(set, 'read_file', { path: `${DIR}/repo/.git/config` }), git);
+    assert.match(await refusal(set, 'read_file', { path: `${DIR}/repo/.GIT/x.txt` }), git);
+    assert.match(await refusal(set, 'list_files', { path: `${DIR}/repo/.git` }), git);
+    assert.match(await refusal(set, 'get_problems', { path: `${DIR}/repo/.git/config` }), git);
+    assert.match(
+      await refusal(set, 'edit_file', {
+        path: `${DIR}/repo/.git/config`,
+        edits: [{ search: 'url', replace: 'url' }],
+      }),
+      git,
+    );
+    assert.match(
+      await refusal(set, 'create_file', { path: `${DIR}/repo/.git/hooks/post-checkout`, content: 'x' }),
+      git,
+    );
+    assert.match(await refusal(set, 'run_command', { command: 'git status', cwd: `${DIR}/repo/.git` }), git);
+    // Even where files.exclude lets VS Code find them, listings and searches leave them out.
+    await vscode.workspace
+      .getConfiguration('files')
+      .update('exclude', { '**/hidden': true, '**/.git': false }, vscode.ConfigurationTarget.Global);
+    try {
+      const { text: listed } = await call(set, 'list_files', { path: `${DIR}/repo` });
+      assert.equal(listed, `${DIR}/repo/ok.txt`);
+      const { text: found } = await call(set, 'search_text', { query: 'needle', glob: `${DIR}/repo/**` });
+      assert.equal(found, `${DIR}/repo/ok.txt:1: needle`);
+    } finally {
+      await vscode.workspace
+        .getConfiguration('files')
+        .update('exclude', { '**/hidden': true }, vscode.ConfigurationTarget.Global);
+    }
+    assert.ok(!existsSync(file('repo/.git/hooks/post-checkout')));
+  });
+
+  it('uses no workspace folder that is the home folder, above it, or a disk root', async () => {
+    const broad = [homedir(), path.dirname(homedir()), path.parse(homedir()).root];
+    for (const [index, fsPath] of broad.entries()) {
+      const folder = { uri: vscode.Uri.file(fsPath), name: `broad${index}`, index };
+      const wide = tools({ folders: () => [folder, ...(vscode.workspace.workspaceFolders ?? [])] });
+      const home = tools({ folders: () => [folder] });
+      try {
+        assert.match(
+          await refusal(home, 'read_file', { path: '.bashrc' }),
+          /is not used by the agent's tools: a folder that is a disk's root, the home folder or above it/,
+        );
+        assert.match(await refusal(home, 'run_command', { command: 'ls' }), /not used by the agent's tools/);
+        assert.match(
+          await refusal(wide, 'read_file', { path: path.join(homedir(), '.ssh', 'config') }),
+          /not used by the agent's tools/,
+        );
+        // The workspace's own folder still works beside it.
+        const { text } = await call(wide, 'read_file', { path: `${DIR}/long.txt` });
+        assert.match(text, /^agent-tools\/long\.txt\n/);
+      } finally {
+        wide.dispose();
+        home.dispose();
+      }
+    }
+  });
+
+  it('writes nothing when a folder on the path became a symbolic link after the approval', async () => {
+    write('swap/e.txt', 'abc\n');
+    writeFileSync(path.join(outside, 'e.txt'), 'abc\n');
+    const signal = new AbortController().signal;
+    const create = await set.prepare('create_file', { path: `${DIR}/swap/new.txt`, content: 'x' }, signal);
+    const edit = await set.prepare(
+      'edit_file',
+      { path: `${DIR}/swap/e.txt`, edits: [{ search: 'abc', replace: 'planted' }] },
+      signal,
+    );
+    // Approved; then the folder is swapped for a link out of the workspace.
+    rmSync(file('swap'), { recursive: true });
+    symlinkSync(outside, file('swap'));
+    try {
+      const created = await create.run(signal);
+      assert.equal(created.isError, true, created.text);
+      assert.match(created.text, /symbolic link|somewhere else/);
+      const edited = await edit.run(signal);
+      assert.equal(edited.isError, true, edited.text);
+      assert.match(edited.text, /symbolic link|somewhere else/);
+      assert.ok(!existsSync(path.join(outside, 'new.txt')), 'nothing created outside');
+      assert.equal(readFileSync(path.join(outside, 'e.txt'), 'utf8'), 'abc\n', 'nothing edited outside');
+    } finally {
+      rmSync(file('swap'), { force: true });
+    }
+  });
+
   it('offers no edits or commands in an untrusted workspace, and refuses them', async () => {
     trusted = false;
     try {
@@ -464,7 +563,8 @@ describe('Agent tools', function () {
         assert.equal(isError, true);
         assert.match(text, /stopped by the user/);
         if (shellIntegration)
-          // The three commands ran in one terminal: an idle one in the same folder is reused.
+          // Each command had a terminal of its own; those of the timed-out and stopped ones are
+          // closed with their shells, leaving the finished one.
           await waitFor(
             () =>
               vscode.window.terminals.filter(
@@ -472,6 +572,67 @@ describe('Agent tools', function () {
               ).length === 1,
             'one agent terminal',
           );
+      });
+
+      it(`runs nothing more of a command list in ${runner} after Stop`, async function () {
+        if (shellIntegration && !(await shellIntegrationHere())) this.skip();
+        const names = ['pids', 'trigger', 'waited', 'after'].map((name) =>
+          file(`list-${name}-${String(shellIntegration)}.txt`),
+        );
+        const [pids, trigger, waited, after] = names;
+        for (const name of names) rmSync(name, { force: true });
+        write(
+          'waiter.js',
+          `const fs = require('fs');
+fs.writeFileSync(${JSON.stringify(pids)}, process.pid + ' ' + process.ppid);
+const poll = setInterval(() => {
+  if (!fs.existsSync(${JSON.stringify(trigger)})) return;
+  clearInterval(poll);
+  fs.writeFileSync(${JSON.stringify(waited)}, 'x');
+}, 10);
+`,
+        );
+        write('marker.js', `require('fs').writeFileSync(${JSON.stringify(after)}, 'x');\n`);
+        const stop = new AbortController();
+        const running = call(
+          commands,
+          'run_command',
+          { command: `${node} waiter.js; ${node} marker.js`, cwd: DIR },
+          stop.signal,
+        );
+        const [pid, shell] = await waitFor(() => {
+          const text = existsSync(pids) ? readFileSync(pids, 'utf8') : '';
+          return /^\d+ \d+$/.test(text) && text.split(' ').map(Number);
+        }, 'the waiter to start');
+        stop.abort();
+        const { text } = await running;
+        assert.match(text, /stopped by the user/);
+        await waitFor(() => !alive(pid), `the waiter ${pid} to be gone`, 1000);
+        // The shell that ran the list (or the child process's own shell) is gone too.
+        await waitFor(() => !alive(shell), `the shell ${shell} to be gone`, 1000);
+        writeFileSync(trigger, 'go');
+        assert.ok(!existsSync(waited), 'the waiter never went on');
+        assert.ok(!existsSync(after), 'the rest of the list never ran');
+      });
+
+      it(`gives each command in ${runner} a fresh shell: nothing an earlier one set carries over`, async function () {
+        if (!shellIntegration || !(await shellIntegrationHere())) this.skip();
+        const first = await call(commands, 'run_command', {
+          command: 'export GATEWAY_CARRIED=leaked',
+          cwd: DIR,
+        });
+        assert.match(first.text, /\[exit code 0\]$/);
+        const second = await call(commands, 'run_command', {
+          command: `${node} -p "'[' + (process.env.GATEWAY_CARRIED ?? '') + ']'"`,
+          cwd: DIR,
+        });
+        assert.match(second.text, /^\[\]$/m, second.text);
+        // Only the last few finished terminals stay open.
+        assert.ok(
+          vscode.window.terminals.filter(
+            (terminal) => terminal.name === 'Gateway AI: agent' && !others.has(terminal),
+          ).length <= 3,
+        );
       });
     }
   });

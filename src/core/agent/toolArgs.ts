@@ -14,6 +14,7 @@ export const MAX_HUNKS = 100;
 export const MAX_QUERY_CHARS = 1000;
 export const MAX_GLOB_CHARS = 500;
 export const MAX_COMMAND_CHARS = 10_000;
+export const MAX_COMMAND_LINES = 50;
 export const MAX_COMMAND_TIMEOUT_SECONDS = 3600;
 
 export interface ReadFileArgs {
@@ -176,9 +177,30 @@ export function parseRunCommandArgs(
 ): RunCommandArgs {
   const args = object(value);
   const command = nonEmpty(args, ['command', 'cmd', 'commandLine'], MAX_COMMAND_CHARS);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000\u001b]/.test(command)) throw new ToolInputError('"command" holds control characters.');
-  const cwd = text(args, ['cwd', 'directory'], MAX_PATH_CHARS)?.trim();
+  refuseHidden('command', command);
+  if (command.split('\n').length > MAX_COMMAND_LINES)
+    throw new ToolInputError(
+      `"command" has over ${MAX_COMMAND_LINES} lines: write a script file with create_file and run that.`,
+    );
+  const rawCwd = text(args, ['cwd', 'directory'], MAX_PATH_CHARS);
+  if (rawCwd) refuseHidden('cwd', rawCwd);
+  const cwd = rawCwd?.trim();
   const timeoutSeconds = positive(args, ['timeout_seconds', 'timeoutSeconds', 'timeout'], maxTimeoutSeconds);
   return { command, ...(cwd ? { cwd } : {}), ...(timeoutSeconds ? { timeoutSeconds } : {}) };
+}
+
+/**
+ * Characters that make the confirmation show something other than what runs: NUL and ESC (terminal
+ * sequences), a carriage return (the shell runs what a later part of the line hides), bidi
+ * controls (text shown reordered) and zero-width characters (text shown as nothing).
+ */
+// eslint-disable-next-line no-control-regex
+const HIDDEN = /[\u0000\u001b\r\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b-\u200d\u2060\ufeff]/;
+
+function refuseHidden(name: string, value: string): void {
+  const found = HIDDEN.exec(value);
+  if (found)
+    throw new ToolInputError(
+      `"${name}" holds a control, bidi or zero-width character (U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) that would hide what runs; send plain text.`,
+    );
 }

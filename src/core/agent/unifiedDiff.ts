@@ -16,6 +16,16 @@ export interface DiffOptions {
 }
 
 export const DIFF_MAX_CHARS = 20_000;
+/** A changed middle longer than this (lines, both sides) is shown replaced as a whole. */
+export const DIFF_MAX_MIDDLE_LINES = 5000;
+/**
+ * Most steps (diagonals tried and lines compared) Myers' algorithm may take: it runs on the
+ * extension host while an edit is prepared, so it must stay well under 50 ms whatever the texts.
+ */
+export const DIFF_MAX_STEPS = 1_000_000;
+
+/** Steps taken so far, for the tests' bounds. */
+export const diffWork = { steps: 0 };
 
 type Op = { kind: ' ' | '-' | '+'; line: string };
 
@@ -26,8 +36,13 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-/** Myers' O((N+M)·D) diff of two line arrays, or undefined past `maxEdits` differences. */
+/**
+ * Myers' O((N+M)·D) diff of two line arrays, or undefined past `maxEdits` differences or
+ * DIFF_MAX_STEPS steps.
+ */
 function myers(a: readonly string[], b: readonly string[], maxEdits: number): Op[] | undefined {
+  if (a.length + b.length > DIFF_MAX_MIDDLE_LINES) return undefined;
+  let budget = DIFF_MAX_STEPS;
   const n = a.length;
   const m = b.length;
   const max = Math.min(n + m, maxEdits);
@@ -36,16 +51,22 @@ function myers(a: readonly string[], b: readonly string[], maxEdits: number): Op
   const trace: Int32Array[] = [];
   for (let d = 0; d <= max; d++) {
     trace.push(v.slice());
+    budget -= v.length;
+    diffWork.steps += v.length;
     for (let k = -d; k <= d; k += 2) {
       let x =
         k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1])
           ? v[offset + k + 1]
           : v[offset + k - 1] + 1;
       let y = x - k;
+      const from = x;
       while (x < n && y < m && a[x] === b[y]) {
         x++;
         y++;
       }
+      budget -= x - from + 1;
+      diffWork.steps += x - from + 1;
+      if (budget < 0) return undefined;
       v[offset + k] = x;
       if (x >= n && y >= m) return backtrack(trace, a, b, offset, d);
     }

@@ -114,3 +114,30 @@ export function displayPath(resolved: ResolvedPath, folders: readonly WorkspaceF
   if (!prefix) return resolved.relative || '.';
   return resolved.relative ? `${prefix}/${resolved.relative}` : prefix;
 }
+
+/**
+ * Whether a relative path lies in (or is) a `.git` folder, in any of the forms a disk may accept
+ * for it: any case, trailing dots or spaces (Windows drops them), the 8.3 short name `GIT~1`.
+ * Git's own files are off limits to the tools: `.git/config` can name a command (`core.fsmonitor`)
+ * that VS Code's Git runs on its next status, hooks are programs, and remote URLs carry tokens.
+ */
+export function inGitFolder(relative: string): boolean {
+  return slashes(relative)
+    .split('/')
+    .some((part) => {
+      const name = part.toLowerCase().replace(/[. ]+$/, '');
+      return name === '.git' || /^git~\d+$/.test(name);
+    });
+}
+
+/**
+ * Whether a workspace folder is too broad for the tools: the root of a disk, the user's home
+ * folder or a folder above it (an untrusted `.code-workspace` may add `../..`; reading it would
+ * read every key and token in the home folder).
+ */
+export function tooBroadFolder(folder: string, home: string | undefined): boolean {
+  const parts = normalizeSegments(folder);
+  if (!parts || parts.length === 0) return true;
+  if (parts.length === 1 && /^[A-Za-z]:$/.test(parts[0])) return true;
+  return home !== undefined && home !== '' && relativeInside(folder, home) !== undefined;
+}

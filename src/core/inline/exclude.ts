@@ -28,6 +28,13 @@ export const DEFAULT_EXCLUDE: readonly string[] = [
   '**/.aws/credentials',
   '*.keystore',
   '*.jks',
+  // Tokens and keys in plain text: MCP server settings (often an API key in `env`/`headers`),
+  // Google service credentials, Docker registry logins, Terraform state (secrets in clear).
+  '**/.vscode/mcp.json',
+  'credentials.json',
+  '**/.docker/config.json',
+  '*.tfstate',
+  '*.tfstate.backup',
 ];
 
 export const MAX_PATTERNS = 200;
@@ -131,9 +138,19 @@ function compileOne(pattern: string): Segment[] {
 
 const compiledCache = new Map<string, Compiled | undefined>();
 
-/** The pattern ready to match, or undefined when it is empty, too long or expands too far. */
+/** A pattern compiled once, for callers that hold many (a `.gitignore`'s rules). */
+export type CompiledGlob = Compiled;
+
 function compile(raw: string): Compiled | undefined {
   if (compiledCache.has(raw)) return compiledCache.get(raw);
+  const compiled = compileGlob(raw);
+  if (compiledCache.size > 1000) compiledCache.clear();
+  compiledCache.set(raw, compiled);
+  return compiled;
+}
+
+/** The pattern ready to match, or undefined when it is empty, too long or expands too far. */
+export function compileGlob(raw: string): CompiledGlob | undefined {
   let compiled: Compiled | undefined;
   const pattern = raw
     .trim()
@@ -145,9 +162,22 @@ function compile(raw: string): Compiled | undefined {
     const expanded = expandBraces(pattern);
     if (expanded) compiled = { source: raw, alternatives: expanded.map(compileOne) };
   }
-  if (compiledCache.size > 1000) compiledCache.clear();
-  compiledCache.set(raw, compiled);
   return compiled;
+}
+
+/** A path split as the matcher wants it: lower-cased folder names. */
+function pathParts(relativePath: string): string[] {
+  return relativePath
+    .replace(/\\/g, '/')
+    .toLowerCase()
+    .split('/')
+    .filter((part) => part !== '');
+}
+
+/** Whether a compiled pattern matches a relative path (`/` separators; not length-checked). */
+export function globMatches(glob: CompiledGlob, relativePath: string): boolean {
+  const parts = pathParts(relativePath);
+  return glob.alternatives.some((segments) => matchPath(segments, parts));
 }
 
 function tokenMatches(token: Token, char: string): boolean {
@@ -222,11 +252,7 @@ function matchPath(segments: Segment[], parts: string[]): boolean {
  */
 export function excludedBy(relativePath: string, patterns: readonly string[]): string | undefined {
   if (relativePath.length > MAX_PATH_LENGTH) return `(a path over ${MAX_PATH_LENGTH} characters)`;
-  const parts = relativePath
-    .replace(/\\/g, '/')
-    .toLowerCase()
-    .split('/')
-    .filter((part) => part !== '');
+  const parts = pathParts(relativePath);
   for (const raw of patterns.slice(0, MAX_PATTERNS)) {
     if (typeof raw !== 'string') continue;
     const compiled = compile(raw);

@@ -331,10 +331,16 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     if (base) await this.expectFolder(base);
     return {
       run: async () => {
-        const { files, more } = await this.access.listFiles({ base, glob: args.glob, limit: LIST_MAX });
-        if (files.length === 0) return { text: 'No files found (files.exclude and .gitignore apply).' };
+        const { files, more, notice } = await this.access.listFiles({
+          base,
+          glob: args.glob,
+          limit: LIST_MAX,
+        });
+        const ignored = notice ? `\n(${notice})` : '';
+        if (files.length === 0)
+          return { text: `No files found (files.exclude and .gitignore apply).${ignored}` };
         const note = more ? `\n… (the first ${LIST_MAX} shown; narrow the list with glob or path)` : '';
-        return { text: files.map((file) => file.display).join('\n') + note };
+        return { text: files.map((file) => file.display).join('\n') + note + ignored };
       },
     };
   }
@@ -352,7 +358,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
       }
     return Promise.resolve({
       run: async (signal: AbortSignal) => {
-        const { files } = await this.access.listFiles({ glob: args.glob, limit: SEARCH_MAX_FILES });
+        const { files, notice } = await this.access.listFiles({ glob: args.glob, limit: SEARCH_MAX_FILES });
         const matches: string[] = [];
         const texts: RegexFile[] = [];
         let bytes = 0;
@@ -398,6 +404,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
           notes.push(`the first ${SEARCH_MAX_MATCHES} matches shown; narrow the search with glob`);
         if (bytes >= SEARCH_MAX_TOTAL_BYTES) notes.push('the search stopped after 32 MB of text');
         if (skipped) notes.push(`${skipped} binary or large file${skipped === 1 ? '' : 's'} skipped`);
+        if (notice) notes.push(notice);
         const body = matches.length ? matches.join('\n') : 'No matches (files.exclude and .gitignore apply).';
         return { text: body + (notes.length ? `\n(${notes.join('; ')})` : '') };
       },
@@ -420,7 +427,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     let total = 0;
     for (const [uri, diagnostics] of entries) {
       const where = this.access.describe(uri);
-      if (!where || this.access.secretPattern(where.relative)) continue;
+      if (!where || this.access.offLimits(where.relative)) continue;
       for (const diagnostic of diagnostics) {
         total++;
         if (lines.length >= PROBLEMS_MAX) continue;
@@ -456,6 +463,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
       preview: { path: file.relative, folder: file.folder, before: '', after: args.content },
       run: async () => {
         if (!this.deps.trusted()) return restricted();
+        await this.access.relocate(file, args.path);
         if (await exists(file.uri))
           return {
             text: `"${file.display}" was created by someone else meanwhile; nothing was changed.`,
@@ -500,6 +508,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
         if (!this.deps.trusted()) return restricted();
         let doc: vscode.TextDocument;
         try {
+          await this.access.relocate(file, args.path);
           doc = await this.openEditable(file);
         } catch (error) {
           return { text: error instanceof Error ? error.message : String(error), isError: true };
@@ -532,7 +541,11 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     const settings = this.deps.settings();
     const args = parseRunCommandArgs(raw);
     const folder = this.access.workspaceFolders()[0];
-    if (!folder) throw new ToolInputError('No folder is open in the workspace to run the command in.');
+    // Without a folder the tools may use, locating the folder itself says why.
+    if (!folder) {
+      await this.access.locate('.');
+      throw new ToolInputError('No folder is open in the workspace to run the command in.');
+    }
     const where = args.cwd ? await this.access.locate(args.cwd) : undefined;
     if (where) await this.expectFolder(where);
     const cwd = (where?.uri ?? folder.uri).fsPath;

@@ -67,9 +67,11 @@ export class CommandRunner implements vscode.Disposable {
   /** Once a shell has shown it has no shell integration, later commands do not wait for it. */
   private integrationMissing = false;
   private readonly terminals = new Set<vscode.Terminal>();
-  /** Shell-integrated terminals with nothing running: the next command in the same folder reuses one. */
-  private readonly idle: vscode.Terminal[] = [];
-  /** Terminals of finished child processes, oldest first: only the last few are kept open. */
+  /**
+   * Terminals of finished commands, oldest first: only the last few are kept open. None is reused:
+   * a shell keeps the aliases, functions, variables and traps of earlier commands, so the next
+   * command's confirmation would not show what really runs.
+   */
   private readonly finished: vscode.Terminal[] = [];
 
   constructor(
@@ -89,15 +91,12 @@ export class CommandRunner implements vscode.Disposable {
 
   /** In a terminal with shell integration, or undefined (nothing ran) when it has none. */
   private async inTerminal(run: CommandRun): Promise<CommandResult | undefined> {
-    const reused = this.takeIdle(run.cwd);
-    const terminal =
-      reused ??
-      vscode.window.createTerminal({
-        name: 'Gateway AI: agent',
-        cwd: run.cwd,
-        env: QUIET_ENV,
-        iconPath: new vscode.ThemeIcon('hubot'),
-      });
+    const terminal = vscode.window.createTerminal({
+      name: 'Gateway AI: agent',
+      cwd: run.cwd,
+      env: QUIET_ENV,
+      iconPath: new vscode.ThemeIcon('hubot'),
+    });
     this.terminals.add(terminal);
     const integration = await shellIntegration(
       terminal,
@@ -126,12 +125,15 @@ export class CommandRunner implements vscode.Disposable {
     })().catch(() => undefined);
     const outcome = await raceEnd(ended, run);
     if (outcome.kind !== 'exited') {
+      // The shell goes too: left alive, it would run the rest of a command list (`sleep 2; touch X`).
       const pid = await terminal.processId;
-      if (pid) await killTree(pid, true);
-    } else await Promise.race([reading, new Promise((r) => setTimeout(r, 200))]);
-    // Windows has no process list to kill from: the terminal goes, and its processes with it.
-    if (outcome.kind !== 'exited' && process.platform === 'win32') terminal.dispose();
-    else this.idle.push(terminal);
+      if (pid) await killTree(pid);
+      this.terminals.delete(terminal);
+      terminal.dispose();
+    } else {
+      await Promise.race([reading, new Promise((r) => setTimeout(r, 200))]);
+      this.retire(terminal);
+    }
     return {
       output: tail.value(),
       dropped: tail.dropped,
@@ -222,17 +224,6 @@ export class CommandRunner implements vscode.Disposable {
     });
   }
 
-  /** An idle shell-integrated terminal whose shell is in `cwd` (a command may have moved it). */
-  private takeIdle(cwd: string): vscode.Terminal | undefined {
-    const at = this.idle.findIndex(
-      (terminal) =>
-        terminal.exitStatus === undefined &&
-        terminal.shellIntegration?.cwd?.fsPath !== undefined &&
-        samePath(terminal.shellIntegration.cwd.fsPath, cwd),
-    );
-    return at < 0 ? undefined : this.idle.splice(at, 1)[0];
-  }
-
   /** Keeps the last few finished command terminals open for the user to read, closing older ones. */
   private retire(terminal: vscode.Terminal): void {
     this.finished.push(terminal);
@@ -244,7 +235,6 @@ export class CommandRunner implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.idle.length = 0;
     this.finished.length = 0;
     for (const terminal of this.terminals) terminal.dispose();
     this.terminals.clear();
@@ -298,13 +288,6 @@ function shellIntegration(
 }
 
 const KEEP_FINISHED_TERMINALS = 3;
-
-function samePath(a: string, b: string): boolean {
-  const clean = (path: string) => path.replace(/[\\/]+$/, '');
-  return process.platform === 'win32'
-    ? clean(a).toLowerCase() === clean(b).toLowerCase()
-    : clean(a) === clean(b);
-}
 
 function shortName(command: string): string {
   const line = command.replace(/\s+/g, ' ').trim();

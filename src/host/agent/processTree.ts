@@ -42,24 +42,25 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * Kills everything below `root`, deepest first, each level given a moment to be reaped by its
- * parent, still alive to do it (a process killed after its parent would be left to the system to
- * reap, which some containers never do); then `root` itself unless `keepRoot` (a terminal's shell
- * stays, to show its prompt), with its process group when it leads one (a child spawned
+ * Kills `root` and everything below it. `root` is frozen first (SIGSTOP), so a shell cannot go on
+ * to the next command of a list (`sleep 2; touch X`) once its current one dies; then everything
+ * below it, deepest first, each level given a moment to be reaped by its parent, still alive to
+ * do it (a process killed after its parent would be left to the system to reap, which some
+ * containers never do); then `root` with its process group when it leads one (a child spawned
  * `detached`), which catches anything started meanwhile.
  */
-export async function killTree(root: number, keepRoot = false): Promise<void> {
+export async function killTree(root: number): Promise<void> {
   if (process.platform === 'win32') {
-    if (keepRoot) for (const pid of (await descendantLevels(root))[0] ?? []) killWindowsTree(pid);
-    else killWindowsTree(root);
+    killWindowsTree(root);
     return;
   }
+  signal(root, 'SIGSTOP');
   const levels = await descendantLevels(root);
   for (let depth = levels.length - 1; depth >= 0; depth--) {
     for (const pid of levels[depth]) signal(pid, 'SIGKILL');
     await until(() => !levels[depth].some(isAlive), 150);
   }
-  if (!keepRoot && !signal(-root, 'SIGKILL')) signal(root, 'SIGKILL');
+  if (!signal(-root, 'SIGKILL')) signal(root, 'SIGKILL');
 }
 
 /** Resolves once `done()` holds, or after `ms`, checking every few milliseconds. */

@@ -1,9 +1,16 @@
 import { realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { IgnoreMatcher, isIgnored, parseGitignore, sortIgnoreFiles } from '../../core/agent/gitignore';
+import { IgnoreMatcher, parseGitignore, sortIgnoreFiles } from '../../core/agent/gitignore';
 import type { IgnoreFile } from '../../core/agent/gitignore';
 import { ToolInputError } from '../../core/agent/types';
-import { displayPath, relativeInside, resolveWorkspacePath } from '../../core/agent/workspacePaths';
+import {
+  displayPath,
+  inGitFolder,
+  relativeInside,
+  resolveWorkspacePath,
+  tooBroadFolder,
+} from '../../core/agent/workspacePaths';
 import type { WorkspaceFolderPath } from '../../core/agent/workspacePaths';
 import { excludedBy, expandBraces } from '../../core/inline/exclude';
 
@@ -20,6 +27,8 @@ export interface Located {
   relative: string;
   /** As the model is shown it (with the folder's name when there are several). */
   display: string;
+  /** Its real path on disk when located (symlinks resolved; the missing rest appended). */
+  real: string;
 }
 
 export interface ListedFile {
@@ -31,6 +40,8 @@ export interface ListedFile {
 
 /** Most files one listing reads from VS Code (before .gitignore filters them). */
 export const LIST_SCAN_LIMIT = 20_000;
+/** The longest the listing runs without letting the extension host do other work. */
+const SLICE_MS = 20;
 
 export class WorkspaceAccess {
   constructor(
@@ -39,9 +50,26 @@ export class WorkspaceAccess {
     private readonly secretPatterns: () => readonly string[],
   ) {}
 
-  /** The workspace folders on disk (other schemes cannot be checked for symlinks, so are left out). */
+  /**
+   * The workspace folders on disk the tools may use: other schemes cannot be checked for symlinks,
+   * and a folder that is a disk's root, the home folder or above it is too broad (see `broadFolders`).
+   */
   workspaceFolders(): vscode.WorkspaceFolder[] {
-    return this.folders().filter((folder) => folder.uri.scheme === 'file');
+    return this.folders().filter(
+      (folder) => folder.uri.scheme === 'file' && !tooBroadFolder(folder.uri.fsPath, homedir()),
+    );
+  }
+
+  /** Workspace folders left out for being a disk's root, the home folder or above it. */
+  private broadFolders(): vscode.WorkspaceFolder[] {
+    return this.folders().filter(
+      (folder) => folder.uri.scheme === 'file' && tooBroadFolder(folder.uri.fsPath, homedir()),
+    );
+  }
+
+  /** Whether the tools keep off a relative path: a possible secret, or inside `.git`. */
+  offLimits(relative: string): boolean {
+    return inGitFolder(relative) || this.secretPattern(relative) !== undefined;
   }
 
   private folderPaths(): WorkspaceFolderPath[] {
@@ -60,19 +88,42 @@ export class WorkspaceAccess {
   async locate(raw: string): Promise<Located> {
     const folders = this.workspaceFolders();
     const paths = this.folderPaths();
-    const resolved = resolveWorkspacePath(raw, paths);
+    let resolved;
+    try {
+      resolved = resolveWorkspacePath(raw, paths);
+    } catch (error) {
+      const broad = this.broadFolders();
+      if (!(error instanceof ToolInputError) || broad.length === 0) throw error;
+      throw new ToolInputError(
+        `${error.message} The workspace folder${broad.length === 1 ? '' : 's'} ${broad.map((folder) => `"${folder.uri.fsPath}"`).join(', ')} ${broad.length === 1 ? 'is' : 'are'} not used by the agent's tools: a folder that is a disk's root, the home folder or above it would expose every key and token there. Open a project folder instead.`,
+      );
+    }
     const display = displayPath(resolved, paths);
     this.refuseSecret(resolved.relative, display);
     const uri = resolved.relative
       ? vscode.Uri.joinPath(folders[resolved.folder].uri, ...resolved.relative.split('/'))
       : folders[resolved.folder].uri;
-    const inside = await this.realRelative(uri.fsPath, await this.realRoots());
+    const real = await realPathOfNearest(uri.fsPath);
+    const roots = await this.realRoots();
+    const inside = roots.map((root) => relativeInside(root, real)).find((relative) => relative !== undefined);
     if (inside === undefined)
       throw new ToolInputError(
         `"${display}" leads outside the workspace folders through a symbolic link; only files inside them can be used.`,
       );
     this.refuseSecret(inside, display);
-    return { uri, folder: resolved.folder, relative: resolved.relative, display };
+    return { uri, folder: resolved.folder, relative: resolved.relative, display, real };
+  }
+
+  /**
+   * Locates an approved file again just before it is written, and refuses when it now leads
+   * elsewhere (a parent folder swapped for a symbolic link after the approval).
+   */
+  async relocate(file: Located, raw: string): Promise<void> {
+    const again = await this.locate(raw);
+    if (again.real !== file.real || again.uri.toString() !== file.uri.toString())
+      throw new ToolInputError(
+        `"${file.display}" now leads somewhere else than when it was approved (a folder on its path changed), so nothing was written.`,
+      );
   }
 
   private realRoots(): Promise<string[]> {
@@ -86,6 +137,10 @@ export class WorkspaceAccess {
   }
 
   private refuseSecret(relative: string, display: string): void {
+    if (inGitFolder(relative))
+      throw new ToolInputError(
+        `"${display}" is inside a .git folder: the agent's tools do not read, list, search or change git's own files (its config can run commands and hold tokens). Use git commands with run_command instead.`,
+      );
     const pattern = this.secretPattern(relative);
     if (pattern)
       throw new ToolInputError(
@@ -113,24 +168,32 @@ export class WorkspaceAccess {
     base?: Located;
     glob?: string;
     limit: number;
-  }): Promise<{ files: ListedFile[]; more: boolean }> {
+  }): Promise<{ files: ListedFile[]; more: boolean; notice?: string }> {
     const folders = this.workspaceFolders();
     const out: ListedFile[] = [];
+    const notices: string[] = [];
     let more = false;
     const targets = options.base ? [options.base.folder] : folders.map((_, i) => i);
     for (const index of targets) {
       const folder = folders[index];
-      const ignores = await this.ignoreFiles(folder);
+      const matcher = await this.ignoreMatcher(folder);
       const baseUri = options.base && options.base.folder === index ? options.base.uri : folder.uri;
       const pattern = new vscode.RelativePattern(baseUri, options.glob ?? '**/*');
-      const uris = await vscode.workspace.findFiles(pattern, excludeGlob(ignores, folder), LIST_SCAN_LIMIT);
-      const matcher = new IgnoreMatcher(ignores);
+      const uris = await vscode.workspace.findFiles(
+        pattern,
+        excludeGlob(matcher.files, folder),
+        LIST_SCAN_LIMIT,
+      );
+      let slice = Date.now();
       for (let i = 0; i < uris.length; i++) {
-        // Thousands of files are checked in slices, so the extension host stays responsive.
-        if (i > 0 && i % 1000 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+        // Files are checked in slices of at most ~20 ms, so the extension host stays responsive.
+        if (Date.now() - slice >= SLICE_MS) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          slice = Date.now();
+        }
         const uri = uris[i];
         const relative = relativeInside(folder.uri.fsPath, uri.fsPath);
-        if (relative === undefined || this.secretPattern(relative) || matcher.ignored(relative)) continue;
+        if (relative === undefined || this.offLimits(relative) || matcher.ignored(relative)) continue;
         out.push({
           uri,
           folder: index,
@@ -138,6 +201,8 @@ export class WorkspaceAccess {
           display: displayPath({ folder: index, relative }, this.folderPaths()),
         });
       }
+      const notice = matcher.notice();
+      if (notice) notices.push(folders.length > 1 ? `${folder.name}: ${notice}` : notice);
     }
     out.sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
     // VS Code's file search follows symbolic links: keep only files whose real path stays inside
@@ -146,18 +211,21 @@ export class WorkspaceAccess {
     const kept: ListedFile[] = [];
     for (const file of out) {
       const real = await this.realRelative(file.uri.fsPath, roots);
-      if (real === undefined || this.secretPattern(real)) continue;
+      if (real === undefined || this.offLimits(real)) continue;
       if (kept.length === options.limit) {
         more = true;
         break;
       }
       kept.push(file);
     }
-    return { files: kept, more };
+    return { files: kept, more, ...(notices.length ? { notice: notices.join('; ') } : {}) };
   }
 
-  /** The folder's `.gitignore` files, root first (`files.exclude` applies to finding them). */
-  private async ignoreFiles(folder: vscode.WorkspaceFolder): Promise<IgnoreFile[]> {
+  /**
+   * The folder's `.gitignore` files, root first (`files.exclude` applies to finding them), in a
+   * matcher whose work is bounded.
+   */
+  private async ignoreMatcher(folder: vscode.WorkspaceFolder): Promise<IgnoreMatcher> {
     const uris = await vscode.workspace.findFiles(
       new vscode.RelativePattern(folder, '**/.gitignore'),
       undefined,
@@ -177,9 +245,10 @@ export class WorkspaceAccess {
         // An unreadable .gitignore hides nothing.
       }
     }
-    const sorted = sortIgnoreFiles(files);
+    const all = new IgnoreMatcher(sortIgnoreFiles(files));
     // Files a .gitignore itself ignores (one inside node_modules) say nothing.
-    return sorted.filter((file) => !file.folder || !isIgnored(file.folder, sorted, true));
+    const kept = all.files.filter((file) => !file.folder || !all.ignored(file.folder, true));
+    return new IgnoreMatcher(kept, all.skipped);
   }
 }
 

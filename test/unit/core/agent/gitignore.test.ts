@@ -2,12 +2,15 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
   IgnoreMatcher,
+  MAX_GLOB_CHARS,
+  MAX_GLOB_RULES_PER_FILE,
+  MAX_MATCH_STEPS,
   isIgnored,
   parseGitignore,
   sortIgnoreFiles,
 } from '../../../../src/core/agent/gitignore';
 import type { IgnoreFile } from '../../../../src/core/agent/gitignore';
-import { excludedBy } from '../../../../src/core/inline/exclude';
+import { excludedBy, matchWork } from '../../../../src/core/inline/exclude';
 
 /** The rules as git states them, every one through the glob matcher: what the fast paths must equal. */
 function reference(path: string, files: readonly IgnoreFile[], isFolder: boolean): boolean {
@@ -60,6 +63,43 @@ describe('agent tools: .gitignore', () => {
     assert.ok(!isIgnored('a.gen.ts', files));
     assert.ok(!isIgnored('pkg/ok.log', files), 'the deeper file wins');
     assert.ok(isIgnored('ok.log', files));
+  });
+
+  it('bounds its work against hostile rules: 200 wildcard rules a file, a pattern budget, a step budget', () => {
+    // 2000 rules like `*a*a*…*b` cost tens of milliseconds a path; a listing checks 20,000 paths.
+    const text = Array.from({ length: 2000 }, (_, i) => `${'*a'.repeat(28)}*b${i}`).join('\n');
+    const one = parseGitignore(`${text}\nplain.txt\n*.log`);
+    assert.equal(one.rules.filter((rule) => rule.kind === 'glob').length, MAX_GLOB_RULES_PER_FILE);
+    assert.ok(one.truncated);
+    assert.ok(
+      one.rules.some((rule) => rule.literal === 'plain.txt'),
+      'string rules are kept past the cap',
+    );
+    const hostile = parseGitignore(text);
+    const files = sortIgnoreFiles(
+      Array.from({ length: 200 }, (_, f) => ({ ...hostile, folder: f ? `d${f}` : '' })),
+    );
+    const matcher = new IgnoreMatcher(files);
+    const globChars = matcher.files
+      .flatMap((file) => file.rules)
+      .reduce((sum, rule) => sum + (rule.glob ? rule.pattern.length : 0), 0);
+    assert.ok(globChars <= MAX_GLOB_CHARS, `${globChars} pattern characters honoured`);
+    assert.ok(matcher.skipped.length > 0);
+    const start = matchWork.steps;
+    const path = `src/${'aaaaaaaaaa/'.repeat(3)}${'a'.repeat(40)}`;
+    let checked = 0;
+    for (; checked < 20_000; checked++) matcher.ignored(`${path}${checked}.txt`);
+    const steps = matchWork.steps - start;
+    // The budget, plus the one path that crossed it (at most pattern characters × path length).
+    assert.ok(steps <= MAX_MATCH_STEPS + MAX_GLOB_CHARS * path.length * 2, `${steps} steps`);
+    assert.ok(matcher.exhausted);
+    assert.match(matcher.notice() ?? '', /not honoured.*first 200 wildcard rules.*took too long/s);
+    // A realistic file spends nothing of note and says nothing.
+    const plain = new IgnoreMatcher([
+      parseGitignore('node_modules/\n*.log\n/dist\nbuild-*/\n**/tmp/**/*.bak'),
+    ]);
+    assert.ok(plain.ignored('a/tmp/x/y.bak') && !plain.ignored('src/a.ts'));
+    assert.equal(plain.notice(), undefined);
   });
 
   it('never throws on any text or path (property)', () => {

@@ -78,7 +78,46 @@ describe('agent tools: arguments', () => {
     });
     assert.match(
       message(() => parseRunCommandArgs({ command: 'echo \u001b[2J' })),
-      /control characters/,
+      /control, bidi or zero-width character \(U\+001B\)/,
+    );
+  });
+
+  it('refuses command text that would show other than what runs', () => {
+    const hidden = [
+      '\r',
+      '\u202e',
+      '\u2066',
+      '\u2069',
+      '\u200e',
+      '\u200f',
+      '\u061c',
+      '\u200b',
+      '\u200d',
+      '\u2060',
+      '\ufeff',
+    ];
+    for (const char of hidden) {
+      assert.match(
+        message(() => parseRunCommandArgs({ command: `echo safe${char}; rm -rf x` })),
+        /control, bidi or zero-width/,
+        `U+${char.codePointAt(0)!.toString(16)}`,
+      );
+      assert.match(
+        message(() => parseRunCommandArgs({ command: 'ls', cwd: `src${char}` })),
+        /"cwd" holds/,
+      );
+    }
+    assert.match(
+      message(() => parseRunCommandArgs({ command: 'echo a\n'.repeat(51) })),
+      /over 50 lines/,
+    );
+    assert.deepEqual(
+      parseRunCommandArgs({ command: 'echo a\n'.repeat(49) + 'echo b' }).command.split('\n').length,
+      50,
+    );
+    assert.match(
+      message(() => parseRunCommandArgs({ command: 'x'.repeat(10_001) })),
+      /too long/,
     );
     assert.match(
       message(() => parseSearchTextArgs({ query: 'x'.repeat(2000) })),

@@ -1,6 +1,11 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { unifiedDiff } from '../../../../src/core/agent/unifiedDiff';
+import {
+  DIFF_MAX_MIDDLE_LINES,
+  DIFF_MAX_STEPS,
+  diffWork,
+  unifiedDiff,
+} from '../../../../src/core/agent/unifiedDiff';
 
 /** Applies a unified diff to `before` (a checker for the property: the diff is true). */
 function patch(before: string, diff: string): string {
@@ -56,6 +61,24 @@ describe('agent tools: unified diff', () => {
     const after = Array.from({ length: 300 }, (_, i) => (i % 2 ? `a${i}` : `b${i}`)).join('\n');
     const diff = unifiedDiff(before, after, 'x', { maxEdits: 10, maxChars: 1e7 });
     assert.equal(patch(before, diff), after);
+  });
+
+  it('bounds its work: a long changed middle is replaced whole, a costly one stops at its step budget', () => {
+    // 100,000 lines alternating with the old ones: Myers' algorithm would take about a billion steps.
+    const long = (n: number, odd: string) =>
+      Array.from({ length: n }, (_, i) => (i % 2 ? `${odd}${i}` : `a${i}`)).join('\n');
+    for (const [n, bound] of [
+      [100_000, 0],
+      [DIFF_MAX_MIDDLE_LINES / 2, DIFF_MAX_STEPS + DIFF_MAX_MIDDLE_LINES * 2],
+    ]) {
+      const before = long(n, 'a');
+      const after = long(n, 'b');
+      const start = diffWork.steps;
+      const diff = unifiedDiff(before, after, 'x', { maxEdits: 1e9, maxChars: 1e8 });
+      const steps = diffWork.steps - start;
+      assert.ok(steps <= bound, `${n} lines: ${steps} steps`);
+      assert.equal(patch(before, diff), after);
+    }
   });
 
   it('is a true diff: applying it to the old text gives the new (property)', () => {

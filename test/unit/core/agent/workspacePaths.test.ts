@@ -1,7 +1,13 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ToolInputError } from '../../../../src/core/agent/types';
-import { displayPath, relativeInside, resolveWorkspacePath } from '../../../../src/core/agent/workspacePaths';
+import {
+  displayPath,
+  inGitFolder,
+  relativeInside,
+  resolveWorkspacePath,
+  tooBroadFolder,
+} from '../../../../src/core/agent/workspacePaths';
 
 const one = [{ name: 'app', path: '/home/u/app' }];
 const two = [
@@ -70,5 +76,37 @@ describe('agent tools: workspace paths', () => {
         }
       }),
     );
+  });
+
+  it('knows a .git folder in any form the disk accepts', () => {
+    for (const path of [
+      '.git',
+      '.git/config',
+      '.GIT/hooks/pre-commit',
+      'sub/.git/config',
+      '.git./config',
+      '.git /x',
+      'GIT~1/config',
+      'a\\.Git\\config',
+    ])
+      assert.ok(inGitFolder(path), path);
+    for (const path of [
+      '',
+      'src/a.ts',
+      '.gitignore',
+      '.github/workflows/ci.yml',
+      'x.git/y',
+      'git/config',
+      '.gitattributes',
+    ])
+      assert.ok(!inGitFolder(path), path);
+  });
+
+  it('finds folders too broad for the tools: a disk root, the home folder and above', () => {
+    for (const folder of ['/', 'C:\\', 'c:/', '/home/u', '/home', '/home/u/', '/home/u/app/..'])
+      assert.ok(tooBroadFolder(folder, '/home/u'), folder);
+    assert.ok(tooBroadFolder('C:\\Users', 'C:\\Users\\me'));
+    for (const folder of ['/home/u/app', '/srv/app', '/home/uv'])
+      assert.ok(!tooBroadFolder(folder, '/home/u'), folder);
   });
 });

@@ -53,8 +53,18 @@ describe('inline completions: exclude patterns', () => {
       '.aws/credentials',
       'android/release.keystore',
       'app.jks',
+      '.vscode/mcp.json',
+      'pkg/.vscode/MCP.json',
+      'credentials.json',
+      'gcp/credentials.json',
+      '.docker/config.json',
+      'home/.docker/config.json',
+      'terraform.tfstate',
+      'infra/prod.tfstate.backup',
     ])
       assert.ok(excludedBy(path, DEFAULT_EXCLUDE), `${path} is excluded`);
+    for (const path of ['.vscode/settings.json', 'config.json', 'docker/config.json', 'main.tf'])
+      assert.equal(excludedBy(path, DEFAULT_EXCLUDE), undefined, `${path} is not excluded`);
     assert.deepEqual(DEFAULT_EXCLUDE.slice(0, 5), ['.env*', '*.pem', '*.key', 'id_rsa*', '**/secrets/**']);
   });
 
