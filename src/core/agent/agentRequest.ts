@@ -2,6 +2,42 @@
  * What an agent turn adds to a chat request, and what it tells the model. Pure.
  */
 import type { ChatRequest } from '../../api/types';
+import type { AssistantTurn } from '../protocol/chatProtocol';
+import type { AgentResult } from './agentLoop';
+
+/** Whether a model may be offered tools, and why not (shown in the tool picker). */
+export interface ToolSupport {
+  available: boolean;
+  reason?: string;
+}
+
+/**
+ * Tools go to a model whose catalog entry lists them (`takesTools` true), or to any when the
+ * user forces parameters; otherwise the reason says which and what to do.
+ */
+export function toolSupport(model: string, takesTools: boolean | undefined, forced: boolean): ToolSupport {
+  if (forced || takesTools) return { available: true };
+  return {
+    available: false,
+    reason:
+      takesTools === false
+        ? `${model} does not take tools, according to the gateway's model catalog: it can only talk. Choose a model that takes tools, or set gateway.chat.forceParameters.`
+        : `The gateway's model catalog does not say whether ${model} takes tools, so none are offered. Set gateway.chat.forceParameters to offer them anyway.`,
+  };
+}
+
+/** How an agent turn that ran to its end shows: answered, stopped at a denied repeat, or at the cap. */
+export function endTurn(turn: AssistantTurn, result: AgentResult): void {
+  if (result.finishReason) turn.finishReason = result.finishReason;
+  if (result.end.kind === 'repeatDenied') turn.status = 'stopped';
+  else if (result.end.kind === 'stepCap') {
+    turn.status = 'error';
+    turn.error = {
+      message: `The agent stopped after ${result.end.steps} rounds of tool calls, the limit set by gateway.agent.maxSteps. Send a prompt such as "go on" to let it continue, or raise the limit.`,
+      actions: ['openSettings'],
+    };
+  } else turn.status = 'complete';
+}
 
 /**
  * The request with the turn's tools. They are sent on every step (a follow-up without them is

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ChatDelta, ChatMessage } from '../../api/types';
 import { runAgentLoop } from '../../core/agent/agentLoop';
 import type { AgentResult, AgentTally } from '../../core/agent/agentLoop';
+import type { ToolSupport } from '../../core/agent/agentRequest';
 import type { AgentToolChoices, FileChange, ToolSpec } from '../../core/agent/types';
 import { estimateTokens } from '../../core/chat/attachments';
 import type { Conversation } from '../../core/chat/conversation';
@@ -29,12 +30,6 @@ export interface ChatAgentDeps {
   logger: Logger;
   /** Brings the chat view into sight (a call is waiting for the user). */
   reveal: () => void;
-}
-
-/** What the current model can do with tools, by the catalog and the settings. */
-export interface ToolSupport {
-  available: boolean;
-  reason?: string;
 }
 
 /** One agent turn's wiring from the session: how to ask the gateway, and where the turn shows. */

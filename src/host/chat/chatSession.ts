@@ -16,8 +16,9 @@ import type { AssistantTurn, HostMessage, QueuedPrompt, Turn } from '../../core/
 import type { AgentWebviewMessage } from '../../core/protocol/agentProtocol';
 import { AgentStopped, newTally } from '../../core/agent/agentLoop';
 import type { AgentTally } from '../../core/agent/agentLoop';
-import { agentRequest, agentSystemPrompt } from '../../core/agent/agentRequest';
-import type { ChatAgent, ToolSupport } from '../agent/chatAgent';
+import { agentRequest, agentSystemPrompt, endTurn, toolSupport } from '../../core/agent/agentRequest';
+import type { ChatAgent } from '../agent/chatAgent';
+import type { ToolSupport } from '../../core/agent/agentRequest';
 import { chatTotals, toTurnUsage, withGeneration, withSavings } from '../../core/cost/replyCost';
 import type { CostTracker } from '../cost/costTracker';
 import {
@@ -213,16 +214,8 @@ export class ChatSession extends Disposable {
 
   /** Whether the current model may be offered tools, and why not. */
   private async toolSupport(model: string): Promise<ToolSupport> {
-    if (readSettings().chat.forceParameters) return { available: true };
-    const tools = capabilitiesOf(await this.catalogEntry(model)).tools;
-    if (tools) return { available: true };
-    return {
-      available: false,
-      reason:
-        tools === false
-          ? `${model} does not take tools, according to the gateway's model catalog: it can only talk. Choose a model that takes tools, or set gateway.chat.forceParameters.`
-          : `The gateway's model catalog does not say whether ${model} takes tools, so none are offered. Set gateway.chat.forceParameters to offer them anyway.`,
-    };
+    const forced = readSettings().chat.forceParameters;
+    return toolSupport(model, forced || capabilitiesOf(await this.catalogEntry(model)).tools, forced);
   }
 
   /** The tool picker follows the model, the chat, the sources and trust. */
@@ -679,15 +672,7 @@ export class ChatSession extends Disposable {
           post: (m) => this.post(m),
           save: saveNowAndThen,
         });
-        if (result.finishReason) turn.finishReason = result.finishReason;
-        if (result.end.kind === 'repeatDenied') turn.status = 'stopped';
-        else if (result.end.kind === 'stepCap') {
-          turn.status = 'error';
-          turn.error = {
-            message: `The agent stopped after ${result.end.steps} rounds of tool calls, the limit set by gateway.agent.maxSteps. Send a prompt such as "go on" to let it continue, or raise the limit.`,
-            actions: ['openSettings'],
-          };
-        } else turn.status = 'complete';
+        endTurn(turn, result);
       } else {
         for await (const delta of await stream(messages)) {
           if (delta.type === 'meta') generationId ??= delta.id;

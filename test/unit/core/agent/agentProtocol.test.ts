@@ -1,6 +1,11 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { agentRequest, agentSystemPrompt } from '../../../../src/core/agent/agentRequest';
+import {
+  agentRequest,
+  agentSystemPrompt,
+  endTurn,
+  toolSupport,
+} from '../../../../src/core/agent/agentRequest';
 import { mergeChanges } from '../../../../src/core/agent/changes';
 import type { AgentStep } from '../../../../src/core/agent/types';
 import { MAX_CARD_RESULT_CHARS, MAX_TOOL_RESULT_CHARS } from '../../../../src/core/agent/types';
@@ -335,5 +340,36 @@ describe('agent protocol and history', () => {
     assert.equal(step.type === 'agentStep' ? step.step.calls[0].result?.length : 0, MAX_CARD_RESULT_CHARS);
     const plain = { type: 'model' as const, model: 'v/m' };
     assert.equal(forView(plain), plain);
+  });
+
+  it('offers tools only where the catalog lists them or parameters are forced, and says why not', () => {
+    assert.deepEqual(toolSupport('v/m', true, false), { available: true });
+    assert.deepEqual(toolSupport('v/m', undefined, true), { available: true });
+    assert.match(toolSupport('v/m', false, false).reason ?? '', /does not take tools/);
+    assert.match(toolSupport('v/m', undefined, false).reason ?? '', /does not say/);
+  });
+
+  it('an agent turn ends answered, stopped at a denied repeat, or at the cap with a way on', () => {
+    const turn = (): AssistantTurn => ({
+      id: 'a',
+      role: 'assistant',
+      content: '',
+      reasoning: '',
+      status: 'streaming',
+      model: 'v/m',
+      createdAt: 1,
+    });
+    const answered = turn();
+    endTurn(answered, { end: { kind: 'answered' }, steps: [], finishReason: 'stop' });
+    assert.equal(answered.status, 'complete');
+    assert.equal(answered.finishReason, 'stop');
+    const denied = turn();
+    endTurn(denied, { end: { kind: 'repeatDenied' }, steps: [] });
+    assert.equal(denied.status, 'stopped');
+    const capped = turn();
+    endTurn(capped, { end: { kind: 'stepCap', steps: 25 }, steps: [] });
+    assert.equal(capped.status, 'error');
+    assert.match(capped.error?.message ?? '', /25 rounds.*gateway\.agent\.maxSteps/);
+    assert.deepEqual(capped.error?.actions, ['openSettings']);
   });
 });
