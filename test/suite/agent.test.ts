@@ -27,7 +27,7 @@ import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/c
 import type { AssistantTurn, HostMessage, WebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { ToolCallRecord, ToolCallState } from '../../src/core/agent/types';
 import type { RecordedRequest } from '../simulator';
-import { gatewayApi, setSetting, waitFor, withChatGateway } from './helpers';
+import { gatewayApi, processRuns, setSetting, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
 
 type AgentStepMessage = Extract<HostMessage, { type: 'agentStep' }>;
@@ -314,18 +314,7 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
 
     const stopped = Date.now();
     await fromView({ type: 'stop' });
-    await waitFor(
-      () => {
-        try {
-          process.kill(pid, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      'the process to be gone',
-      1000,
-    );
+    await waitFor(() => !processRuns(pid), 'the process to be gone', 1000);
     assert.ok(Date.now() - stopped <= 1000, `gone ${Date.now() - stopped} ms after Stop`);
     const turn = await finished;
     assert.equal(turn.status, 'stopped');

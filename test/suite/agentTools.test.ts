@@ -23,7 +23,7 @@ import type { ToolOutput } from '../../src/core/agent/types';
 import { BuiltinTools, readToolSettings } from '../../src/host/agent/builtinTools';
 import type { BuiltinToolsDeps } from '../../src/host/agent/builtinTools';
 import { CommandRunner } from '../../src/host/agent/commandRunner';
-import { waitFor } from './helpers';
+import { processRuns, waitFor } from './helpers';
 
 const DIR = 'agent-tools';
 
@@ -76,20 +76,7 @@ async function refusal(set: BuiltinTools, name: string, args: unknown): Promise<
 }
 
 /** Whether a process runs: a zombie (dead, not yet reaped by a parent that was killed too) does not. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  if (process.platform !== 'linux') return true;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
+const alive = processRuns;
 
 describe('Agent tools', function () {
   this.timeout(60_000);

@@ -51,12 +51,16 @@ describe('Cost and caching', function () {
   before(async () => {
     sim = await startGatewaySimulator({ chunkDelayMs: 0, openRouterQuirks: { generation404s: 2 } });
     await setSetting('baseUrl', sim.baseUrl);
+    // The model menu and caching are what this suite checks: plain replies, not the agent's
+    // (the agent's requests are checked in agent.test.ts and the agentRequest unit tests).
+    await setSetting('agent.enabled', false);
     await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
     // The catalog's cache prices are what the savings are priced from.
     await (await gatewayApi()).catalog.catalog.refresh();
   });
 
   after(async () => {
+    await setSetting('agent.enabled', undefined);
     await setSetting('chat.model', undefined);
     await setSetting('chat.promptCaching', undefined);
     await setSetting('languageModels.include', undefined);

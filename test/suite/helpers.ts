@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { GatewayTestApi } from '../../src/extension';
 import { startGatewaySimulator } from '../simulator';
@@ -75,4 +76,23 @@ export function withChatGateway(): { readonly sim: GatewaySimulator } {
       return holder.sim;
     },
   };
+}
+
+/**
+ * Whether a process still runs. An exited process its parent has not reaped yet (a zombie) has
+ * ended: on a machine whose init never reaps orphans, a killed command's children stay zombies.
+ */
+export function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }

@@ -36,6 +36,9 @@ describe('Routing, reasoning and tools from the model menu', function () {
   before(async () => {
     sim = await startGatewaySimulator({ chunkDelayMs: 0 });
     await setSetting('baseUrl', sim.baseUrl);
+    // The model menu and caching are what this suite checks: plain replies, not the agent's
+    // (the agent's requests are checked in agent.test.ts and the agentRequest unit tests).
+    await setSetting('agent.enabled', false);
     await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
     const { catalog } = await gatewayApi();
     await catalog.catalog.refresh();
@@ -63,6 +66,7 @@ describe('Routing, reasoning and tools from the model menu', function () {
   });
 
   after(async () => {
+    await setSetting('agent.enabled', undefined);
     await sim.close();
   });
 

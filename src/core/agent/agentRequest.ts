@@ -40,13 +40,24 @@ export function endTurn(turn: AssistantTurn, result: AgentResult): void {
 }
 
 /**
- * The request with the turn's tools. They are sent on every step (a follow-up without them is
+ * The request with the turn's tools (and the gateway's server tools it had). They are sent on every step (a follow-up without them is
  * refused by some providers); calls in parallel are allowed explicitly; and the router is asked
  * to choose only upstreams that take every parameter, so a provider without tools is never
  * picked (unless the user's own routing says otherwise).
  */
 export function agentRequest(request: ChatRequest, tools: ChatRequest['tools']): ChatRequest {
-  const out: ChatRequest = { ...request, tools, tool_choice: 'auto', parallel_tool_calls: true };
+  // The gateway's own server tools (web search) stay beside ours; function tools from the
+  // settings do not: nothing here could run them.
+  const server = (request.tools ?? []).filter(
+    (tool) =>
+      !(tool !== null && typeof tool === 'object' && (tool as { type?: unknown }).type === 'function'),
+  );
+  const out: ChatRequest = {
+    ...request,
+    tools: [...(tools ?? []), ...server],
+    tool_choice: 'auto',
+    parallel_tool_calls: true,
+  };
   const provider = request.provider;
   if (provider === undefined) out.provider = { require_parameters: true };
   else if (provider !== null && typeof provider === 'object' && !Array.isArray(provider))

@@ -269,6 +269,16 @@ describe('agent protocol and history', () => {
     const tools = [{ type: 'function', function: { name: 'read_file' } }];
     const out = agentRequest({ model: 'v/m', messages: [] }, tools);
     assert.deepEqual(out.tools, tools);
+    // Web search, a server tool the model menu adds, stays; a setting's function tool cannot run here.
+    const withServer = agentRequest(
+      {
+        model: 'v/m',
+        messages: [],
+        tools: [{ type: 'openrouter:web_search' }, { type: 'function', function: { name: 'x' } }],
+      },
+      tools,
+    );
+    assert.deepEqual(withServer.tools, [...tools, { type: 'openrouter:web_search' }]);
     assert.equal(out.parallel_tool_calls, true);
     assert.deepEqual(out.provider, { require_parameters: true });
     assert.deepEqual(
