@@ -50,6 +50,9 @@ const SAVE_WHILE_STREAMING_MS = 3000;
 /** How long a first request waits for the model catalog before it is sent ungated. */
 const CATALOG_WAIT_MS = 2000;
 
+/** The catalog's entry for a model, when the catalog knows it (in time). */
+type CatalogEntry = Parameters<typeof capabilitiesOf>[0];
+
 /** Where the controller's messages go: the chat view while it is open, nowhere otherwise. */
 export type Post = (message: HostMessage) => void;
 
@@ -213,9 +216,10 @@ export class ChatSession extends Disposable {
   }
 
   /** Whether the current model may be offered tools, and why not. */
-  private async toolSupport(model: string): Promise<ToolSupport> {
+  private async toolSupport(model: string, entry?: CatalogEntry): Promise<ToolSupport> {
     const forced = readSettings().chat.forceParameters;
-    return toolSupport(model, forced || capabilitiesOf(await this.catalogEntry(model)).tools, forced);
+    const known = entry ?? (await this.catalogEntry(model));
+    return toolSupport(model, forced || capabilitiesOf(known).tools, forced);
   }
 
   /** The tool picker follows the model, the chat, the sources and trust. */
@@ -610,15 +614,6 @@ export class ChatSession extends Disposable {
         conversation.turns.flatMap((t) => (t.role === 'user' ? (t.attachments ?? []) : [])),
       )) ?? new Map<string, string>();
     const turns = chatTurns(conversation.turns);
-    const support = this.deps.agent ? await this.toolSupport(settings.chat.model) : undefined;
-    const tools = support && this.deps.agent?.toolsFor(conversation.id, support);
-    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
-    const systemPrompt = tools
-      ? agentSystemPrompt(settings.chat.systemPrompt, folders)
-      : settings.chat.systemPrompt;
-    const messages = attachToMessages(toApiMessages(turns, systemPrompt), turns, (a) =>
-      a.file ? images.get(a.file) : undefined,
-    );
     this.append(conversation, turn);
     void this.saveInBackground(conversation).then(() => this.postHistory());
 
@@ -638,6 +633,17 @@ export class ChatSession extends Disposable {
           message: "No API key is set. Set one with 'Gateway AI: Set API Key', then retry.",
         });
       }
+      // The catalog is waited for once per turn (up to CATALOG_WAIT_MS), not once per step.
+      const entry = await this.catalogEntry(settings.chat.model);
+      const support = this.deps.agent ? await this.toolSupport(settings.chat.model, entry) : undefined;
+      const tools = support && this.deps.agent?.toolsFor(conversation.id, support);
+      const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
+      const systemPrompt = tools
+        ? agentSystemPrompt(settings.chat.systemPrompt, folders)
+        : settings.chat.systemPrompt;
+      const messages = attachToMessages(toApiMessages(turns, systemPrompt), turns, (a) =>
+        a.file ? images.get(a.file) : undefined,
+      );
       let savedAt = Date.now();
       const saveNowAndThen = () => {
         // A long reply is saved now and then, so a window closed mid-stream keeps most of it.
@@ -648,7 +654,7 @@ export class ChatSession extends Disposable {
       const stream = async (sent: ChatMessage[], offered?: ChatRequest['tools'], signal = abort.signal) => {
         const built = buildChatRequest(settings.chat, turn.model, sent);
         const applied = this.menu ? await this.menu.apply(built, conversation.id) : built;
-        const request = await this.gatedRequest(offered ? agentRequest(applied, offered) : applied);
+        const request = await this.gatedRequest(offered ? agentRequest(applied, offered) : applied, entry);
         return this.deps.gateway.client().streamChat(request, { signal });
       };
       if (tools && this.deps.agent) {
@@ -725,10 +731,10 @@ export class ChatSession extends Disposable {
    * Leaves out what the model cannot take (per the catalog), unless the user forces it. The
    * catalog is waited for briefly: a slow gateway catalog must not hold up the chat.
    */
-  private async gatedRequest(request: ChatRequest): Promise<ChatRequest> {
+  private async gatedRequest(request: ChatRequest, known?: CatalogEntry): Promise<ChatRequest> {
     const catalog = this.deps.catalog?.catalog;
     if (!catalog) return request;
-    const model = await this.catalogEntry(request.model);
+    const model = known ?? (await this.catalogEntry(request.model));
     const { request: gated, dropped } = gateRequest(
       request,
       capabilitiesOf(model),
@@ -741,7 +747,7 @@ export class ChatSession extends Disposable {
     return gated;
   }
 
-  private async catalogEntry(id: string) {
+  private async catalogEntry(id: string): Promise<CatalogEntry> {
     const catalog = this.deps.catalog?.catalog;
     if (!catalog) return undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
