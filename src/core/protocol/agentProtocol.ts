@@ -18,6 +18,7 @@ import type {
   ToolSource,
 } from '../agent/types';
 import { MAX_CARD_RESULT_CHARS, MAX_TOOL_RESULT_CHARS } from '../agent/types';
+import { isId } from './protocolFields';
 
 /** A source in the tool picker. */
 export interface AgentToolSourceView {
@@ -76,10 +77,6 @@ function num(value: unknown, min: number, max: number): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max
     ? value + 0
     : undefined;
-}
-
-function isId(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= 200;
 }
 
 export function parseConfirmation(value: unknown): Confirmation | undefined {

@@ -22,6 +22,7 @@ import {
 } from './agentProtocol';
 import type { AgentHostMessage, AgentWebviewMessage } from './agentProtocol';
 import { parseMediaAction, parseMediaCardRef, parseMediaCardState } from './mediaCardProtocol';
+import { isId } from './protocolFields';
 import type { MediaCardAction, MediaCardRef, MediaCardState } from './mediaCardProtocol';
 
 export type TurnStatus = 'streaming' | 'complete' | 'stopped' | 'error';
@@ -286,10 +287,6 @@ function isText(value: unknown, max = MAX_WEBVIEW_TEXT): value is string {
 /** A model id (`vendor/model`), as the model menu names the model its choices are for. */
 function isModelKey(value: unknown): value is string {
   return typeof value === 'string' && value.length <= 200 && /^[^/\s]+\/\S+$/.test(value);
-}
-
-function isId(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= 200;
 }
 
 /**
