@@ -4,6 +4,7 @@ import { alwaysAsks, approvalKey } from '../../core/agent/approvalPolicy';
 import { Setting } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
+import type { Logger } from '../log/logger';
 import { notify } from '../notify';
 
 /** The scheme of the read-only documents the edit diffs show. */
@@ -22,7 +23,10 @@ export class Approvals extends Disposable {
   private readonly allowedInChat = new Map<string, Set<string>>();
   private readonly diffs: DiffDocuments;
 
-  constructor(private readonly reveal: () => void) {
+  constructor(
+    private readonly reveal: () => void,
+    private readonly logger: Pick<Logger, 'warn'>,
+  ) {
     super();
     this.diffs = this.register(new DiffDocuments());
     this.register({ dispose: () => this.cancelAll() });
@@ -51,7 +55,10 @@ export class Approvals extends Disposable {
     signal: AbortSignal,
   ): Promise<ApprovalDecision> {
     this.reveal();
-    if (prepared.preview) void this.diffs.show(call.id, prepared.preview, true);
+    if (prepared.preview)
+      this.diffs
+        .show(call.id, prepared.preview, true)
+        .catch((error: unknown) => this.logger.warn(`The edit's diff did not open: ${String(error)}`));
     const decision = await new Promise<ApprovalDecision>((resolve, reject) => {
       const onAbort = () => {
         this.pending.delete(call.id);
@@ -98,7 +105,9 @@ export class Approvals extends Disposable {
 
   /** Shows a proposed or applied edit again. */
   openDiff(callId: string, fallback?: { path: string; folder: number; before: string; after: string }): void {
-    void this.diffs.show(callId, fallback, false);
+    this.diffs
+      .show(callId, fallback, false)
+      .catch((error: unknown) => this.logger.warn(`The edit's diff did not open: ${String(error)}`));
   }
 
   private async alwaysAllow(name: string): Promise<void> {
