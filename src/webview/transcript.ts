@@ -60,6 +60,8 @@ export class Transcript {
   private hasApiKey = true;
   /** The awaiting card last given the focus. */
   private focusedAwaiting?: HTMLElement;
+  /** Whether rendering is behind what was received (mirrored in `aria-busy`). */
+  private busy = false;
 
   constructor(private readonly events: TranscriptEvents) {
     this.scroller = h(
@@ -108,6 +110,7 @@ export class Transcript {
     this.afterStructureChange();
     this.bottom.pin();
     if (this.notYetRendered.length > 0) this.renderOlderWhenIdle(this.generation);
+    this.syncBusy();
   }
 
   addTurn(turn: Turn): void {
@@ -204,6 +207,7 @@ export class Transcript {
     this.notYetRendered = this.notYetRendered.filter((id) => !removed.has(id));
     this.refreshLastUserTurn();
     this.afterStructureChange();
+    this.syncBusy();
   }
 
   /** Creates and renders the view of a turn (or, if it cannot render, its placeholder). */
@@ -241,6 +245,7 @@ export class Transcript {
     if (!entry || entry.view !== old) return;
     entry.view = replacement;
     this.dirtyViews.delete(old);
+    this.syncBusy();
     if (old.element.isConnected) old.element.replaceWith(replacement.element);
     replacement.element.classList.toggle('is-last-user', old.id === this.lastUserTurnId);
   }
@@ -272,12 +277,26 @@ export class Transcript {
       this.list.prepend(...views);
       this.bottom.follow();
       if (this.notYetRendered.length > 0) this.renderOlderWhenIdle(generation);
+      this.syncBusy();
     });
   }
 
   private markDirty(view: TurnView): void {
     this.dirtyViews.add(view);
     this.requestFrame();
+    this.syncBusy();
+  }
+
+  /**
+   * `aria-busy` on the log while what was received is not all rendered yet (older turns waiting
+   * for idle time, text waiting for the next frame), so assistive technology and anything else
+   * reading the transcript can wait for it to settle.
+   */
+  private syncBusy(): void {
+    const busy = this.dirtyViews.size > 0 || this.notYetRendered.length > 0;
+    if (busy === this.busy) return;
+    this.busy = busy;
+    this.scroller.setAttribute('aria-busy', String(busy));
   }
 
   private requestFrame(): void {
@@ -304,6 +323,7 @@ export class Transcript {
       if (!done) this.dirtyViews.add(view);
     }
     if (this.dirtyViews.size > 0) this.requestFrame();
+    this.syncBusy();
     this.bottom.follow();
   }
 

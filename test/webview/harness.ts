@@ -15,6 +15,13 @@ import { chromiumPath, launchChromium, MissingDependencyError } from '../launch/
 /** From out/test/webview back to the repository. */
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 const SERVED_FOLDERS = ['dist', 'media'];
+/** Longest a `send` waits for the transcript to finish rendering what it was sent. */
+const SETTLE_TIMEOUT_MS = 10_000;
+/**
+ * What is left to render: the transcript says it is behind, or a closed code block awaits its
+ * colours (`HIGHLIGHT_PENDING_CLASS` of src/webview/highlight.ts, which this build cannot import).
+ */
+const UNSETTLED = '.transcript[aria-busy="true"], .transcript .hl-pending';
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -132,7 +139,10 @@ interface PageGlobals {
   requestAnimationFrame(callback: () => void): number;
   addEventListener(type: 'message', listener: () => void): void;
   removeEventListener(type: 'message', listener: () => void): void;
-  document: { querySelectorAll(selector: string): { length: number } };
+  document: {
+    querySelectorAll(selector: string): { length: number };
+    querySelector(selector: string): unknown;
+  };
 }
 
 export function assertChromiumInstalled(): void {
@@ -260,9 +270,17 @@ export interface ChatPage {
     type: T,
     timeoutMs?: number,
   ): Promise<Extract<WebviewMessage, { type: T }>>;
-  /** Delivers a host message (a `HostMessage`, or anything, to test validation) as a `message` event. */
-  send(message: unknown): Promise<void>;
-  /** Posts `text` as many `turnDelta`s, paced by animation frames, entirely inside the page. */
+  /**
+   * Delivers a host message (a `HostMessage`, or anything, to test validation) as a `message`
+   * event, and resolves once it is handled and everything it brought is rendered (or, with
+   * `untilRendered: false`, once it is handled and two frames painted: for tests of what the page
+   * does while it is still rendering).
+   */
+  send(message: unknown, options?: { untilRendered?: boolean }): Promise<void>;
+  /**
+   * Posts `text` as many `turnDelta`s, paced by animation frames, entirely inside the page, and
+   * resolves once the last one is handled and rendered.
+   */
   streamText(turnId: string, text: string, options?: StreamOptions): Promise<void>;
   /** Waits until `selector` matches exactly `count` elements. */
   waitForCount(selector: string, count: number, timeoutMs?: number): Promise<void>;
@@ -310,37 +328,68 @@ async function openPage(browser: Browser, origin: string, options: OpenPageOptio
       );
       return (await handle.jsonValue()) as never;
     },
-    // Resolves once the webview has handled the message and painted twice, so a test reads the
-    // DOM after the update instead of racing the next animation frame.
-    send: (message) =>
-      page.evaluate(async (data) => {
-        const globals = globalThis as unknown as PageGlobals;
-        await new Promise<void>((resolve) => {
-          // Registered after the webview's own listener, so it runs after it for this message.
-          const handled = () => {
-            globals.removeEventListener('message', handled);
-            resolve();
-          };
-          globals.addEventListener('message', handled);
-          globals.postMessage(data, '*');
-        });
-        for (let frame = 0; frame < 2; frame++)
-          await new Promise<void>((resolve) => globals.requestAnimationFrame(() => resolve()));
-      }, message),
+    // Resolves once the webview has handled the message, painted twice and rendered everything it
+    // holds (the transcript's aria-busy is off), so a test reads the DOM after the update instead
+    // of racing the frames and idle time that rendering is spread over (longer on a busy machine).
+    send: (message, sendOptions = {}) =>
+      page.evaluate(
+        async ({ data, settleMs, unsettled }) => {
+          const globals = globalThis as unknown as PageGlobals;
+          await new Promise<void>((resolve) => {
+            // Registered after the webview's own listener, so it runs after it for this message.
+            const handled = () => {
+              globals.removeEventListener('message', handled);
+              resolve();
+            };
+            globals.addEventListener('message', handled);
+            globals.postMessage(data, '*');
+          });
+          const frame = () => new Promise<void>((resolve) => globals.requestAnimationFrame(() => resolve()));
+          for (let count = 0; count < 2; count++) await frame();
+          if (!unsettled) return;
+          const until = performance.now() + settleMs;
+          while (globals.document.querySelector(unsettled)) {
+            if (performance.now() > until)
+              throw new Error(`the transcript still renders after ${settleMs} ms`);
+            await frame();
+          }
+        },
+        {
+          data: message,
+          settleMs: SETTLE_TIMEOUT_MS,
+          unsettled: sendOptions.untilRendered === false ? '' : UNSETTLED,
+        },
+      ),
     streamText: (turnId, text, streamOptions = {}) =>
       page.evaluate(
-        async ({ id, body, charsPerDelta, deltasPerFrame }) => {
+        async ({ id, body, charsPerDelta, deltasPerFrame, settleMs, unsettled }) => {
           const globals = globalThis as unknown as PageGlobals;
+          const frame = () => new Promise<void>((resolve) => globals.requestAnimationFrame(() => resolve()));
           let sentInFrame = 0;
           for (let offset = 0; offset < body.length; offset += charsPerDelta) {
-            globals.postMessage(
-              { type: 'turnDelta', id, content: body.slice(offset, offset + charsPerDelta) },
-              '*',
-            );
+            const delta = { type: 'turnDelta', id, content: body.slice(offset, offset + charsPerDelta) };
+            if (offset + charsPerDelta >= body.length) {
+              // The last one: wait until the webview has handled it (this listener runs after its own).
+              await new Promise<void>((resolve) => {
+                const handled = () => {
+                  globals.removeEventListener('message', handled);
+                  resolve();
+                };
+                globals.addEventListener('message', handled);
+                globals.postMessage(delta, '*');
+              });
+            } else globals.postMessage(delta, '*');
             if (++sentInFrame >= deltasPerFrame) {
               sentInFrame = 0;
-              await new Promise<void>((resolve) => globals.requestAnimationFrame(() => resolve()));
+              await frame();
             }
+          }
+          // Then until everything received is rendered, as `send` does.
+          const until = performance.now() + settleMs;
+          while (globals.document.querySelector(unsettled)) {
+            if (performance.now() > until)
+              throw new Error(`the transcript still renders after ${settleMs} ms`);
+            await frame();
           }
         },
         {
@@ -348,6 +397,8 @@ async function openPage(browser: Browser, origin: string, options: OpenPageOptio
           body: text,
           charsPerDelta: streamOptions.charsPerDelta ?? 64,
           deltasPerFrame: streamOptions.deltasPerFrame ?? 16,
+          settleMs: SETTLE_TIMEOUT_MS,
+          unsettled: UNSETTLED,
         },
       ),
     async waitForCount(selector, count, timeoutMs = 10_000) {

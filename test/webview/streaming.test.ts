@@ -314,7 +314,7 @@ describe('chat webview: streaming replies', function () {
       });
     }
     const started = Date.now();
-    await chat.send(initMessage(turns));
+    await chat.send(initMessage(turns), { untilRendered: false });
     await chat.page.getByRole('button', { name: 'New Chat' }).click({ timeout: 5_000 });
     await chat.waitForPosted('newChat');
     const handledAfterMs = Date.now() - started;
