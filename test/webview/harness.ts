@@ -16,7 +16,7 @@ import { chromiumPath, launchChromium, MissingDependencyError } from '../launch/
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 const SERVED_FOLDERS = ['dist', 'media'];
 /** Longest a `send` waits for the transcript to finish rendering what it was sent. */
-const SETTLE_TIMEOUT_MS = 10_000;
+const SETTLE_TIMEOUT_MS = 30_000;
 /**
  * What is left to render: the transcript says it is behind, or a closed code block awaits its
  * colours (`HIGHLIGHT_PENDING_CLASS` of src/webview/highlight.ts, which this build cannot import).
@@ -272,11 +272,9 @@ export interface ChatPage {
   ): Promise<Extract<WebviewMessage, { type: T }>>;
   /**
    * Delivers a host message (a `HostMessage`, or anything, to test validation) as a `message`
-   * event, and resolves once it is handled and everything it brought is rendered (or, with
-   * `untilRendered: false`, once it is handled and two frames painted: for tests of what the page
-   * does while it is still rendering).
+   * event, and resolves once it is handled and everything it brought is rendered.
    */
-  send(message: unknown, options?: { untilRendered?: boolean }): Promise<void>;
+  send(message: unknown): Promise<void>;
   /**
    * Posts `text` as many `turnDelta`s, paced by animation frames, entirely inside the page, and
    * resolves once the last one is handled and rendered.
@@ -331,7 +329,7 @@ async function openPage(browser: Browser, origin: string, options: OpenPageOptio
     // Resolves once the webview has handled the message, painted twice and rendered everything it
     // holds (the transcript's aria-busy is off), so a test reads the DOM after the update instead
     // of racing the frames and idle time that rendering is spread over (longer on a busy machine).
-    send: (message, sendOptions = {}) =>
+    send: (message) =>
       page.evaluate(
         async ({ data, settleMs, unsettled }) => {
           const globals = globalThis as unknown as PageGlobals;
@@ -346,7 +344,6 @@ async function openPage(browser: Browser, origin: string, options: OpenPageOptio
           });
           const frame = () => new Promise<void>((resolve) => globals.requestAnimationFrame(() => resolve()));
           for (let count = 0; count < 2; count++) await frame();
-          if (!unsettled) return;
           const until = performance.now() + settleMs;
           while (globals.document.querySelector(unsettled)) {
             if (performance.now() > until)
@@ -357,7 +354,7 @@ async function openPage(browser: Browser, origin: string, options: OpenPageOptio
         {
           data: message,
           settleMs: SETTLE_TIMEOUT_MS,
-          unsettled: sendOptions.untilRendered === false ? '' : UNSETTLED,
+          unsettled: UNSETTLED,
         },
       ),
     streamText: (turnId, text, streamOptions = {}) =>

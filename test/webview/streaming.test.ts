@@ -313,19 +313,36 @@ describe('chat webview: streaming replies', function () {
         id: `a${index}`,
       });
     }
-    const started = Date.now();
-    await chat.send(initMessage(turns), { untilRendered: false });
-    await chat.page.getByRole('button', { name: 'New Chat' }).click({ timeout: 5_000 });
+    // A click made in the first task after the conversation arrives, inside the page: the page
+    // did not freeze until the whole list was built if the click is handled while older turns are
+    // still missing. (Timing a click from outside measured the machine's load, not the page.)
+    const builtAtClick = await chat.page.evaluate((init) => {
+      const page = globalThis as unknown as {
+        postMessage(message: unknown, origin: string): void;
+        addEventListener(type: 'message', listener: () => void): void;
+        removeEventListener(type: 'message', listener: () => void): void;
+        setTimeout(callback: () => void, ms: number): number;
+        document: {
+          querySelectorAll(selector: string): { length: number };
+          querySelector(selector: string): { click(): void } | null;
+        };
+      };
+      return new Promise<number>((resolve) => {
+        const handled = () => {
+          page.removeEventListener('message', handled);
+          page.setTimeout(() => {
+            const built = page.document.querySelectorAll('.turn').length;
+            page.document.querySelector('button[aria-label="New Chat"]')?.click();
+            resolve(built);
+          }, 0);
+        };
+        page.addEventListener('message', handled);
+        page.postMessage(init, '*');
+      });
+    }, initMessage(turns));
     await chat.waitForPosted('newChat');
-    const handledAfterMs = Date.now() - started;
-    // Wall-clock time alone says more about the machine's load than about the page (the bench
-    // holds the timing goals), so either is proof that the page did not freeze until the whole
-    // list was built: the click came within a second, or before the older turns were all there.
-    const renderedAtClick = await chat.page.locator('.turn').count();
-    assert.ok(
-      handledAfterMs < 1_000 || renderedAtClick < 1000,
-      `a click was handled ${handledAfterMs} ms after init, with all ${renderedAtClick} turns already built`,
-    );
+    assert.ok(builtAtClick < 1000, `the click waited until all ${builtAtClick} turns were built`);
+    assert.ok(builtAtClick >= 2, 'the newest turns are there at once');
     assert.ok(await chat.page.locator('[data-turn-id="a499"]').isVisible(), 'the newest turn is on screen');
     await chat.waitForCount('.turn', 1000);
     const firstTwo = await chat.page
