@@ -265,9 +265,13 @@ export interface ChatPage {
   /** Everything the webview posted so far. */
   posted(): Promise<WebviewMessage[]>;
   clearPosted(): Promise<void>;
-  /** Waits until the webview has posted a message of `type`, and returns the first such. */
+  /**
+   * Waits until the webview has posted a message of `type` (and, if given, with these field
+   * values), and returns the first such.
+   */
   waitForPosted<T extends WebviewMessage['type']>(
     type: T,
+    fields?: Partial<Extract<WebviewMessage, { type: T }>>,
     timeoutMs?: number,
   ): Promise<Extract<WebviewMessage, { type: T }>>;
   /**
@@ -317,11 +321,21 @@ async function openPage(browser: Browser, origin: string, options: OpenPageOptio
     origin,
     posted: () => page.evaluate(() => (globalThis as unknown as PageGlobals).__posted.slice()),
     clearPosted: () => page.evaluate(() => void (globalThis as unknown as PageGlobals).__posted.splice(0)),
-    async waitForPosted(type, timeoutMs = 5000) {
+    async waitForPosted(type, fields = {}, timeoutMs = 5000) {
       const handle = await page.waitForFunction(
-        (wanted) =>
-          (globalThis as unknown as PageGlobals).__posted.find((message) => message.type === wanted),
-        type,
+        ({ wanted, valuesJson }) => {
+          const values = Object.entries(JSON.parse(valuesJson) as Record<string, unknown>);
+          return (globalThis as unknown as PageGlobals).__posted.find(
+            (message) =>
+              message.type === wanted &&
+              values.every(
+                ([key, value]) =>
+                  JSON.stringify((message as unknown as Record<string, unknown>)[key]) ===
+                  JSON.stringify(value),
+              ),
+          );
+        },
+        { wanted: String(type), valuesJson: JSON.stringify(fields) },
         { timeout: timeoutMs },
       );
       return (await handle.jsonValue()) as never;
