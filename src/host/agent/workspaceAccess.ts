@@ -133,15 +133,33 @@ export class WorkspaceAccess {
     const judged = await this.judged();
     const usable = judged.filter((one) => !one.why);
     const paths = WorkspaceAccess.paths(usable);
+    const broad = judged.filter((one) => one.why);
+    const leftOut = (message: string, named?: string) =>
+      new ToolInputError(
+        `${message} ${broad
+          .filter((one) => named === undefined || one.folder.name === named)
+          .map(
+            (one) =>
+              `The workspace folder "${one.folder.uri.fsPath}" is not used by the agent's tools: it is ${one.why}, where every key and token would be exposed.`,
+          )
+          .join(' ')} Open a project folder instead.`,
+      );
+    // A path that starts with the name of a folder left out means that folder, not a subfolder
+    // of the first one.
+    const first = normalizeSegments(raw.trim())?.[0];
+    if (
+      !isAbsolutePath(raw.trim()) &&
+      first !== undefined &&
+      broad.some((one) => one.folder.name === first) &&
+      !usable.some((one) => one.folder.name === first)
+    )
+      throw leftOut(`"${raw.trim()}" is in a workspace folder the tools do not use.`, first);
     let resolved;
     try {
       resolved = resolveWorkspacePath(raw, paths);
     } catch (error) {
-      const broad = judged.filter((one) => one.why);
       if (!(error instanceof ToolInputError) || broad.length === 0) throw error;
-      throw new ToolInputError(
-        `${error.message} ${broad.map((one) => `The workspace folder "${one.folder.uri.fsPath}" is not used by the agent's tools: it is ${one.why}, where every key and token would be exposed.`).join(' ')} Open a project folder instead.`,
-      );
+      throw leftOut(error.message);
     }
     return this.judge(usable, resolved);
   }
