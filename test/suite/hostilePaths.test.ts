@@ -118,12 +118,9 @@ describe('Hostile workspaces: every path decision on the real path', function ()
         assert.match(message, /is not used by the agent's tools/, raw);
         assert.match(message, why, raw);
       }
-      // Nothing of theirs is listed or searched; the project folder still works.
-      assert.equal(await run(set, 'list_files', {}), 'app/readme.md');
-      assert.equal(
-        await run(set, 'search_text', { query: 'needle' }),
-        'app/readme.md:3: needle in the project',
-      );
+      // Nothing of theirs is listed or searched; the project folder still works, as the only one.
+      assert.equal(await run(set, 'list_files', {}), 'readme.md');
+      assert.equal(await run(set, 'search_text', { query: 'needle' }), 'readme.md:3: needle in the project');
     } finally {
       set.dispose();
     }
