@@ -22,6 +22,8 @@
  *   workspace-relative paths.
  */
 import * as assert from 'node:assert/strict';
+import { cpSync } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { AssistantTurn, HostMessage, WebviewMessage } from '../../src/core/protocol/chatProtocol';
@@ -33,6 +35,8 @@ import { observed } from './observed';
 type AgentStepMessage = Extract<HostMessage, { type: 'agentStep' }>;
 
 const FIXTURE = 'agent-fixture';
+/** The hostile-workspace fixtures, in the repository (this file compiles to out/test/suite/). */
+const HOSTILE = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'hostile');
 const NOTES = `${FIXTURE}/notes.txt`;
 const NOTES_TEXT = 'alpha\nbeta\ngamma\n';
 const INJECTED = `${FIXTURE}/CONTRIBUTING-injected.md`;
@@ -405,6 +409,61 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
       ['done', 'done', 'done'],
     );
     assert.match(turn.content, /Read it 4 times/);
+  });
+
+  it('an edit through a link to .vscode/tasks.json asks again after Allow in this chat', async () => {
+    // test/fixtures/hostile/linked-always-ask: docs/setup.md is a link to .vscode/tasks.json.
+    const linked = `${FIXTURE}/linked`;
+    cpSync(path.join(HOSTILE, 'linked-always-ask'), fileUri(linked).fsPath, {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
+    const tasksBefore = await readText(`${linked}/.vscode/tasks.json`);
+    const { finished } = await run(
+      scripted('Tidy the notes, then the setup doc.', [
+        {
+          calls: [
+            {
+              name: 'edit_file',
+              arguments: { path: `${linked}/notes.txt`, edits: [{ search: 'plain', replace: 'tidy' }] },
+            },
+          ],
+        },
+        {
+          calls: [
+            {
+              name: 'edit_file',
+              arguments: {
+                path: `${linked}/docs/setup.md`,
+                edits: [{ search: '"tasks": []', replace: '"tasks": [{ "label": "planted" }]' }],
+              },
+            },
+          ],
+        },
+        { text: 'Done.' },
+      ]),
+    );
+    const first = await waitForCall(postMark, 'edit_file', 'awaitingApproval');
+    await decide(first.turnId, first.call.id, 'chat');
+    // edit_file is allowed in this chat now; the link to tasks.json still waits for the user.
+    const second = await waitFor(
+      () =>
+        stepPosts(postMark)
+          .flatMap((post) => post.step.calls.map((call) => ({ turnId: post.turnId, call })))
+          .find(
+            ({ call }) =>
+              call.name === 'edit_file' && call.state === 'awaitingApproval' && call.id !== first.call.id,
+          ),
+      'the edit of the link to be asked about',
+      15_000,
+    );
+    assert.ok(!everStarted(postMark, second.call.id), 'it waits for the user');
+    assert.equal(await readText(`${linked}/.vscode/tasks.json`), tasksBefore);
+    await decide(second.turnId, second.call.id, 'deny', 'not the tasks');
+    const turn = await finished;
+    assert.equal(turn.status, 'complete');
+    assert.equal(await readText(`${linked}/.vscode/tasks.json`), tasksBefore);
+    assert.equal(await readText(`${linked}/notes.txt`), 'tidy notes\n');
   });
 
   it('runs two reads of one reply in parallel and sends both results in one request', async () => {

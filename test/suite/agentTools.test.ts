@@ -223,7 +223,13 @@ describe('Agent tools', function () {
     const result = await prepared.run(new AbortController().signal);
     assert.equal(readFileSync(file('new/made.txt'), 'utf8'), 'hello\nworld\n');
     assert.deepEqual(result.changes, [
-      { path: `${DIR}/new/made.txt`, folder: 0, before: null, after: 'hello\nworld\n' },
+      {
+        path: `${DIR}/new/made.txt`,
+        folder: 0,
+        folderUri: vscode.workspace.workspaceFolders![0].uri.toString(),
+        before: null,
+        after: 'hello\nworld\n',
+      },
     ]);
     assert.match(
       await refusal(set, 'create_file', { path: `${DIR}/new/made.txt`, content: 'x' }),
@@ -245,7 +251,15 @@ describe('Agent tools', function () {
     const result = await prepared.run(new AbortController().signal);
     const after = before.replace('line 5 needle five', 'LINE FIVE');
     assert.equal(readFileSync(file('src/a.ts'), 'utf8'), after);
-    assert.deepEqual(result.changes, [{ path: `${DIR}/src/a.ts`, folder: 0, before, after }]);
+    assert.deepEqual(result.changes, [
+      {
+        path: `${DIR}/src/a.ts`,
+        folder: 0,
+        folderUri: vscode.workspace.workspaceFolders![0].uri.toString(),
+        before,
+        after,
+      },
+    ]);
 
     const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file('src/a.ts')));
     await vscode.window.showTextDocument(document);
@@ -366,7 +380,7 @@ describe('Agent tools', function () {
       try {
         assert.match(
           await refusal(home, 'read_file', { path: '.bashrc' }),
-          /is not used by the agent's tools: a folder that is a disk's root, the home folder or above it/,
+          /is not used by the agent's tools: it is (a disk's root|the home folder or a folder above it)/,
         );
         assert.match(await refusal(home, 'run_command', { command: 'ls' }), /not used by the agent's tools/);
         assert.match(

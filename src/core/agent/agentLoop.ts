@@ -50,7 +50,7 @@ export interface AgentLoopDeps {
   ): AsyncIterable<ChatDelta>;
   tools: ToolSet;
   /** Whether this call must be approved first (the host's policy: reads run, the rest ask). */
-  needsApproval(spec: ToolSpec, call: ToolCallRecord): boolean;
+  needsApproval(spec: ToolSpec, call: ToolCallRecord, prepared: PreparedCall): boolean;
   /** Asks the user. Settles when they answer, or rejects when `signal` aborts. */
   approve(
     call: ToolCallRecord,
@@ -360,7 +360,7 @@ async function plan(
       arguments: prettyArguments(args.value),
     };
   }
-  return { call, spec, prepared, ask: repeated || deps.needsApproval(spec, call) };
+  return { call, spec, prepared, ask: repeated || deps.needsApproval(spec, call, prepared) };
 }
 
 async function execute(

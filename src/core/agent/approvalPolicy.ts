@@ -6,24 +6,102 @@
  * MCP server): an edit to one is asked about every time, even for a tool the user allowed in the
  * chat or always. Pure.
  */
-import type { Confirmation, ToolSpec } from './types';
+import { excludedByAny } from '../inline/exclude';
+import type { ToolSpec } from './types';
 
-/** Workspace-relative path prefixes and names (lower case) whose edits always ask. */
-const ALWAYS_ASK: readonly RegExp[] = [
-  /^\.vscode\//,
-  /^\.github\/workflows\//,
-  /^\.husky\//,
-  /^\.devcontainer\//,
-  /^\.gitlab-ci\.yml$/,
-  /(^|\/)\.git(\/|$)/,
-  /(^|\/)(package\.json|\.npmrc|makefile|\.envrc|\.bashrc|\.zshrc|\.profile)$/,
+/**
+ * Files whose change can make something run later, as globs (the secrets list's matcher: a
+ * pattern without `/` matches the name in any folder; case is ignored). An edit or creation of
+ * one asks every time. Judged on the file's real path (a link to `.vscode/tasks.json` is
+ * `.vscode/tasks.json`), relative to its workspace folder and absolute; folder patterns match at
+ * any depth, since a nested project may be opened on its own later.
+ *
+ * `test/unit/core/agent/approvalPolicy.test.ts` holds the names that must and must not match.
+ */
+export const ALWAYS_ASK: ReadonlyArray<{ readonly kind: string; readonly patterns: readonly string[] }> = [
+  {
+    // Tasks that run on folder open, launch configurations, settings, MCP servers; a
+    // `.code-workspace` can add folders and set the gateway's URL.
+    kind: 'VS Code configuration',
+    patterns: ['**/.vscode/**', '*.code-workspace'],
+  },
+  {
+    kind: 'git hooks and git itself',
+    patterns: ['**/.git/**', '**/.husky/**', '.pre-commit-config.yaml', '{.,}lefthook*.{yml,yaml,json,toml}'],
+  },
+  {
+    kind: 'CI pipelines',
+    patterns: [
+      '**/.github/workflows/**',
+      '**/.github/actions/**',
+      '.gitlab-ci.yml',
+      '**/.gitlab/**',
+      '**/.circleci/**',
+      'azure-pipelines*.yml',
+      '.travis.yml',
+      'bitbucket-pipelines.yml',
+      'Jenkinsfile',
+      '**/.buildkite/**',
+      '.drone.yml',
+    ],
+  },
+  {
+    kind: 'dev containers',
+    patterns: ['**/.devcontainer/**', '.devcontainer.json'],
+  },
+  {
+    // Install scripts and package-manager hooks run on the next install.
+    kind: 'package managers',
+    patterns: ['package.json', '.npmrc', '.yarnrc', '.yarnrc.yml', '.pnpmfile.{cjs,mjs,js}'],
+  },
+  {
+    // Configuration that editor extensions load as code, without being asked to run anything.
+    kind: 'tool configuration that runs code',
+    patterns: [
+      'eslint.config.*',
+      '.eslintrc*',
+      'prettier.config.*',
+      '.prettierrc.{js,cjs,mjs,ts}',
+      'jest.config.*',
+      'vitest.config.*',
+    ],
+  },
+  {
+    // Test discovery and the language servers' builds run these.
+    kind: 'Python builds and tests',
+    patterns: ['setup.py', 'pyproject.toml', 'conftest.py', 'pytest.ini', 'sitecustomize.py'],
+  },
+  {
+    kind: 'Rust, JVM and .NET builds',
+    patterns: [
+      'build.rs',
+      '**/.cargo/config',
+      '**/.cargo/config.toml',
+      'build.gradle*',
+      'settings.gradle*',
+      'gradle-wrapper.properties',
+      '**/.mvn/**',
+      'Directory.Build.*',
+    ],
+  },
+  {
+    kind: 'makefiles',
+    patterns: ['makefile', 'gnumakefile', '{.,}justfile'],
+  },
+  {
+    kind: 'shell start-up files',
+    patterns: ['.envrc', '.bashrc', '.bash_profile', '.zshrc', '.zshenv', '.profile'],
+  },
 ];
 
-/** Whether the confirmation is an edit of a file whose change can make something run later. */
-export function alwaysAsks(confirmation: Confirmation | undefined): boolean {
-  if (confirmation?.kind !== 'edit') return false;
-  const path = confirmation.path.replace(/\\/g, '/').toLowerCase();
-  return ALWAYS_ASK.some((pattern) => pattern.test(path));
+const ALWAYS_ASK_PATTERNS: readonly string[] = ALWAYS_ASK.flatMap((group) => group.patterns);
+
+/**
+ * Why a change to this file asks every time (the pattern it matches), or undefined. `paths` name
+ * one file: relative to its workspace folder and to its real folder, and its absolute real path.
+ */
+export function alwaysAskPattern(paths: readonly string[]): string | undefined {
+  return excludedByAny(paths, ALWAYS_ASK_PATTERNS);
 }
 
 /**

@@ -90,6 +90,11 @@ export interface PreparedCall {
   confirmation?: Confirmation;
   /** Where the host can show an edit in the editor's diff before approval. */
   preview?: { path: string; folder: number; before: string; after: string };
+  /**
+   * Set when this call is asked about every time, even for a tool the user allowed in the chat
+   * or always: the always-ask pattern its file's real path matches (see `alwaysAskPattern`).
+   */
+  alwaysAsk?: string;
   run(signal: AbortSignal): Promise<ToolOutput>;
 }
 

@@ -130,14 +130,47 @@ export function inGitFolder(relative: string): boolean {
     });
 }
 
+/** Folders under the home folder that hold settings and logins rather than projects. */
+const HOME_SETTINGS = new Set(['appdata', 'library']);
+/** System folders that are never a project: their files are the machine's, not the workspace's. */
+const SYSTEM_FOLDERS = new Set(['proc', 'sys', 'dev', 'etc']);
+
 /**
- * Whether a workspace folder is too broad for the tools: the root of a disk, the user's home
- * folder or a folder above it (an untrusted `.code-workspace` may add `../..`; reading it would
- * read every key and token in the home folder).
+ * Why a workspace folder is too broad for the tools, or undefined when it is not:
+ * - `root`: the root of a disk (`/`, `C:\`);
+ * - `home`: the user's home folder or a folder above it (an untrusted `.code-workspace` may add
+ *   `../..`, or a link to it; reading it would read every key and token in the home folder);
+ * - `home settings`: a folder in the home folder whose name starts with a dot (`~/.aws`, `~/.ssh`,
+ *   `~/.config`, …), `~/AppData` or `~/Library`, or any folder inside one of them: logins and
+ *   tokens live there, under names no project uses;
+ * - `system`: `/proc`, `/sys`, `/dev`, `/etc`, or a folder inside one (`/proc/self/root` is `/`).
+ *
+ * Pure: the host passes the folder's real path (symbolic links resolved) and the home folder's,
+ * and asks again with the paths as written.
  */
-export function tooBroadFolder(folder: string, home: string | undefined): boolean {
+export function broadFolderReason(
+  folder: string,
+  home: string | undefined,
+): 'root' | 'home' | 'home settings' | 'system' | undefined {
   const parts = normalizeSegments(folder);
-  if (!parts || parts.length === 0) return true;
-  if (parts.length === 1 && /^[A-Za-z]:$/.test(parts[0])) return true;
-  return home !== undefined && home !== '' && relativeInside(folder, home) !== undefined;
+  if (!parts || parts.length === 0) return 'root';
+  const windows = isWindowsPath(slashes(folder));
+  if (parts.length === 1 && /^[A-Za-z]:$/.test(parts[0])) return 'root';
+  if (home !== undefined && home !== '') {
+    if (relativeInside(folder, home) !== undefined) return 'home';
+    const inside = relativeInside(home, folder);
+    const first = inside?.split('/')[0];
+    if (first && (first.startsWith('.') || HOME_SETTINGS.has(first.toLowerCase()))) return 'home settings';
+  }
+  if (!windows) {
+    // macOS keeps /etc at /private/etc.
+    const top = parts[0] === 'private' && parts.length > 1 ? parts[1] : parts[0];
+    if (SYSTEM_FOLDERS.has(top)) return 'system';
+  } else if (parts.length >= 2 && parts[1].toLowerCase() === 'windows') return 'system';
+  return undefined;
+}
+
+/** Whether a workspace folder is too broad for the tools (see `broadFolderReason`). */
+export function tooBroadFolder(folder: string, home: string | undefined): boolean {
+  return broadFolderReason(folder, home) !== undefined;
 }

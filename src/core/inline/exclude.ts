@@ -11,31 +11,113 @@
  * with each pair of segments matched once. Its cost is bounded by pattern length × path length.
  */
 
-/** Always applied; the setting only adds to them. */
-export const DEFAULT_EXCLUDE: readonly string[] = [
-  '.env*',
-  '*.pem',
-  '*.key',
-  'id_rsa*',
-  '**/secrets/**',
-  'id_ed25519*',
-  'id_ecdsa*',
-  'id_dsa*',
-  '*.p12',
-  '*.pfx',
-  '.npmrc',
-  '.netrc',
-  '**/.aws/credentials',
-  '*.keystore',
-  '*.jks',
-  // Tokens and keys in plain text: MCP server settings (often an API key in `env`/`headers`),
-  // Google service credentials, Docker registry logins, Terraform state (secrets in clear).
-  '**/.vscode/mcp.json',
-  'credentials.json',
-  '**/.docker/config.json',
-  '*.tfstate',
-  '*.tfstate.backup',
+/**
+ * Files that may hold secrets, by kind: never sent for inline completions, and never read, listed,
+ * searched or changed by the agent's tools. Always applied; `gateway.inlineCompletions.exclude`
+ * only adds to them. Each pattern is matched against the folder-relative path and against the
+ * file's absolute real path, so a workspace folder that is itself `~/.aws` still finds its
+ * `credentials` (the `.aws/credentials` pattern); and a project inside a folder named `secrets`
+ * is a folder of secrets as a whole.
+ *
+ * `test/unit/core/inline/secretFiles.test.ts` holds the names that must and must not match.
+ */
+export const SECRET_FILES: ReadonlyArray<{ readonly kind: string; readonly patterns: readonly string[] }> = [
+  {
+    // `.env`, `.env.local`, `prod.env`, `env.production`; not `env.ts` or `environment.ts`.
+    kind: 'environment files',
+    patterns: [
+      '.env*',
+      '*.env',
+      'env.{prod,production,dev,development,stage,staging,local,test,qa,preview}',
+      '.dev.vars*',
+      '.secret',
+      '.secrets',
+    ],
+  },
+  {
+    kind: 'keys and certificates',
+    patterns: [
+      '*.pem',
+      '*.key',
+      'id_rsa*',
+      'id_ed25519*',
+      'id_ecdsa*',
+      'id_dsa*',
+      '*.p12',
+      '*.pfx',
+      '*.ppk',
+      '*.keystore',
+      '*.jks',
+      '*.keytab',
+      '*.kdbx',
+      '**/.ssh/**',
+      '**/.gnupg/**',
+    ],
+  },
+  {
+    kind: 'secrets files and folders',
+    patterns: [
+      '**/secrets/**',
+      '*secrets.{json,yaml,yml,toml,ini,env,txt}',
+      'secrets.*.{json,yaml,yml}',
+      'client_secret*.json',
+      '**/config/database.yml',
+      'local.settings.json',
+      'serviceAccountKey.json',
+      '*service-account*.json',
+      'credentials.json',
+      '.credentials.json',
+      'application_default_credentials.json',
+      '.htpasswd',
+    ],
+  },
+  {
+    // Logins and tokens command-line tools keep in the home folder (and sometimes in a project).
+    kind: 'tool logins',
+    patterns: [
+      '.git-credentials',
+      '.netrc',
+      '_netrc',
+      '.npmrc',
+      '.pypirc',
+      '.pgpass',
+      '.my.cnf',
+      '.vault-token',
+      '.s3cfg',
+      '.boto',
+      '.dockercfg',
+      '.terraformrc',
+      'terraform.rc',
+      '**/.aws/credentials',
+      '**/.aws/config',
+      '**/.docker/config.json',
+      '**/.kube/config',
+      'kubeconfig',
+      'kubeconfig.{yaml,yml,json}',
+      '*.kubeconfig',
+      '**/.config/gh/hosts.yml',
+      '**/GitHub CLI/hosts.yml',
+      '**/.config/gcloud/**',
+      '**/.cargo/credentials*',
+      '**/.gem/credentials',
+      '**/.m2/settings*.xml',
+      '**/.gradle/gradle.properties',
+    ],
+  },
+  {
+    // MCP server settings often carry an API key in `env` or `headers`.
+    kind: 'MCP server settings',
+    patterns: ['**/.vscode/mcp.json', '.mcp.json', '**/.cursor/mcp.json', 'claude_desktop_config.json'],
+  },
+  {
+    // Terraform variables and state carry secrets in clear.
+    kind: 'infrastructure state',
+    patterns: ['*.tfvars', '*.tfvars.json', '*.tfstate', '*.tfstate.backup'],
+  },
 ];
+
+/** Every secrets pattern, in the order of SECRET_FILES. */
+export const DEFAULT_EXCLUDE: readonly string[] = SECRET_FILES.flatMap((group) => group.patterns);
 
 export const MAX_PATTERNS = 200;
 export const MAX_PATTERN_LENGTH = 500;
@@ -269,4 +351,16 @@ export function excludePatterns(user: readonly unknown[]): string[] {
     if (typeof pattern === 'string' && compile(pattern) && !out.includes(pattern)) out.push(pattern);
   }
   return out;
+}
+
+/**
+ * The first pattern that matches any of `paths` (one file named several ways: relative to its
+ * folder as given, relative to its real folder, its absolute real path), or undefined.
+ */
+export function excludedByAny(paths: readonly string[], patterns: readonly string[]): string | undefined {
+  for (const path of paths) {
+    const pattern = path ? excludedBy(path, patterns) : undefined;
+    if (pattern) return pattern;
+  }
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ApprovalDecision, PreparedCall, ToolCallRecord, ToolSpec } from '../../core/agent/types';
-import { alwaysAsks, approvalKey } from '../../core/agent/approvalPolicy';
+import { approvalKey } from '../../core/agent/approvalPolicy';
 import { Setting } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
@@ -36,10 +36,11 @@ export class Approvals extends Disposable {
    * The host's policy: our own reads inside the workspace run; everything else asks, unless the
    * user allowed the tool in this chat or always (`gateway.agent.alwaysAllow`, user settings only).
    */
-  needsApproval(chatId: string, spec: ToolSpec, call: ToolCallRecord): boolean {
+  needsApproval(chatId: string, spec: ToolSpec, _call: ToolCallRecord, prepared: PreparedCall): boolean {
     if (spec.readOnly && spec.source.kind === 'builtin') return false;
-    // An edit that can make something run later (tasks, hooks, CI) asks every time.
-    if (alwaysAsks(call.confirmation)) return true;
+    // An edit that can make something run later (tasks, hooks, CI) asks every time: the tool
+    // judged the file by its real path when it prepared the call.
+    if (prepared.alwaysAsk) return true;
     const key = approvalKey(spec);
     if (this.allowedInChat.get(chatId)?.has(key)) return false;
     return !readSettings().agent.alwaysAllow.includes(key);
@@ -76,8 +77,7 @@ export class Approvals extends Disposable {
     });
     // A repeated call was asked about for being repeated, a sensitive edit for what it edits:
     // allowing either allows that once.
-    if (call.note || alwaysAsks(call.confirmation))
-      return decision.choice === 'deny' ? decision : { choice: 'once' };
+    if (call.note || prepared.alwaysAsk) return decision.choice === 'deny' ? decision : { choice: 'once' };
     const key = approvalKey(spec);
     if (decision.choice === 'chat') {
       const allowed = this.allowedInChat.get(chatId) ?? new Set<string>();

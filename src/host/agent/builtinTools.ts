@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { alwaysAskPattern } from '../../core/agent/approvalPolicy';
 import { applyHunks, changedSpan } from '../../core/agent/editHunks';
 import {
   literalMatches,
@@ -415,18 +416,18 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     const args = parseGetProblemsArgs(raw);
     const only = args.path ? await this.access.locate(args.path) : undefined;
     return {
-      run: () => Promise.resolve(this.problems(only)),
+      run: () => this.problems(only),
     };
   }
 
-  private problems(only: Located | undefined): ToolOutput {
+  private async problems(only: Located | undefined): Promise<ToolOutput> {
     const entries: Array<[vscode.Uri, readonly vscode.Diagnostic[]]> = only
       ? [[only.uri, vscode.languages.getDiagnostics(only.uri)]]
       : vscode.languages.getDiagnostics();
     const lines: string[] = [];
     let total = 0;
     for (const [uri, diagnostics] of entries) {
-      const where = this.access.describe(uri);
+      const where = await this.access.describe(uri);
       if (!where || this.access.offLimits(where.relative)) continue;
       for (const diagnostic of diagnostics) {
         total++;
@@ -461,6 +462,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
         diff: unifiedDiff(null, args.content, file.display),
       },
       preview: { path: file.relative, folder: file.folder, before: '', after: args.content },
+      ...alwaysAsk(file),
       run: async () => {
         if (!this.deps.trusted()) return restricted();
         await this.access.relocate(file, args.path);
@@ -480,7 +482,15 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
         this.deps.logger.info(`Agent created ${file.display}`);
         return {
           text: `Created ${file.display} (${lineCount(args.content)} lines).`,
-          changes: [{ path: file.relative, folder: file.folder, before: null, after: args.content }],
+          changes: [
+            {
+              path: file.relative,
+              folder: file.folder,
+              folderUri: file.folderUri,
+              before: null,
+              after: args.content,
+            },
+          ],
         };
       },
     };
@@ -504,6 +514,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
         diff: unifiedDiff(before, after, file.display),
       },
       preview: { path: file.relative, folder: file.folder, before, after },
+      ...alwaysAsk(file),
       run: async () => {
         if (!this.deps.trusted()) return restricted();
         let doc: vscode.TextDocument;
@@ -531,7 +542,15 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
         this.deps.logger.info(`Agent edited ${file.display}`);
         return {
           text: `Edited ${file.display}: ${args.edits.length} edit${args.edits.length === 1 ? '' : 's'} applied and saved.`,
-          changes: [{ path: file.relative, folder: file.folder, before, after: doc.getText() }],
+          changes: [
+            {
+              path: file.relative,
+              folder: file.folder,
+              folderUri: file.folderUri,
+              before,
+              after: doc.getText(),
+            },
+          ],
         };
       },
     };
@@ -540,7 +559,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
   private async runCommand(raw: unknown): Promise<PreparedCall> {
     const settings = this.deps.settings();
     const args = parseRunCommandArgs(raw);
-    const folder = this.access.workspaceFolders()[0];
+    const folder = (await this.access.workspaceFolders())[0];
     // Without a folder the tools may use, locating the folder itself says why.
     if (!folder) {
       await this.access.locate('.');
@@ -674,6 +693,16 @@ const SEVERITY: Record<vscode.DiagnosticSeverity, string> = {
   [vscode.DiagnosticSeverity.Information]: 'info',
   [vscode.DiagnosticSeverity.Hint]: 'hint',
 };
+
+/**
+ * Whether a change to this file asks every time: judged on what the file is (its real path,
+ * relative to its real folder and absolute) and on the name it was given, never on the folder
+ * name the model put in front of it.
+ */
+function alwaysAsk(file: Located): { alwaysAsk?: string } {
+  const pattern = alwaysAskPattern([file.relative, file.realRelative, file.real]);
+  return pattern ? { alwaysAsk: pattern } : {};
+}
 
 function restricted(): ToolOutput {
   return {

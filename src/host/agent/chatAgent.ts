@@ -152,7 +152,8 @@ export class ChatAgent extends Disposable {
         usedIds,
         request: (messages, tools, signal) => run.request(messages, tools, signal),
         tools: run.tools,
-        needsApproval: (spec, call) => this.approvals.needsApproval(conversation.id, spec, call),
+        needsApproval: (spec, call, prepared) =>
+          this.approvals.needsApproval(conversation.id, spec, call, prepared),
         approve: (call, prepared, signal, spec) =>
           this.approvals.ask(conversation.id, turn.id, spec, call, prepared, signal),
         events: {

@@ -1,7 +1,10 @@
 import * as vscode from 'vscode';
 import type { FileChange } from '../../core/agent/types';
+import { ToolInputError } from '../../core/agent/types';
 import { notify } from '../notify';
-import { isRelativePath } from '../../core/protocol/agentProtocol';
+import { readToolSettings } from './builtinTools';
+import { WorkspaceAccess } from './workspaceAccess';
+import type { Located } from './workspaceAccess';
 
 export type UndoOutcome = { undone: true } | { undone: false; reason: string };
 
@@ -9,28 +12,31 @@ export type UndoOutcome = { undone: true } | { undone: false; reason: string };
  * Puts back every file a turn changed or created: their text before the turn, or no file for a
  * file it created. Files changed since (by the user or by a later turn) are named and the user
  * is asked first. It goes through a `WorkspaceEdit`, so the editor's undo can take it back too.
+ *
+ * Each file is judged as the agent's tools judge a path, by its real path: inside a workspace
+ * folder the tools use, no secret, nothing in `.git`; and judged again just before the edit, so
+ * a folder swapped for a symbolic link meanwhile cannot turn the undo into a write elsewhere.
  */
-export async function undoTurnChanges(changes: readonly FileChange[]): Promise<UndoOutcome> {
+export async function undoTurnChanges(
+  changes: readonly FileChange[],
+  /** The workspace folders (`vscode.workspace.workspaceFolders`; tests pass others). */
+  workspaceFolders: () => readonly vscode.WorkspaceFolder[] = () => vscode.workspace.workspaceFolders ?? [],
+): Promise<UndoOutcome> {
   if (!vscode.workspace.isTrusted)
     return {
       undone: false,
       reason: 'This workspace is in Restricted Mode, where the agent changes no files.',
     };
-  const folders = vscode.workspace.workspaceFolders ?? [];
-  const targets: { change: FileChange; uri: vscode.Uri; now: string | undefined }[] = [];
+  const access = new WorkspaceAccess(workspaceFolders, () => readToolSettings().secretPatterns);
+  const folders = workspaceFolders();
+  const targets: { change: FileChange; folderUri: string; file: Located; now: string | undefined }[] = [];
   for (const change of changes) {
-    const folder = folders[change.folder];
-    if (!folder || (change.folderUri !== undefined && folder.uri.toString() !== change.folderUri))
-      return {
-        undone: false,
-        reason: `The workspace folder of ${change.path} is not open in this window (it was ${change.folderUri ?? 'another'}).`,
-      };
-    if (!isRelativePath(change.path))
-      return { undone: false, reason: `${change.path} is not a path inside the workspace.` };
-    const uri = vscode.Uri.joinPath(folder.uri, ...change.path.split('/'));
-    if (!uri.path.startsWith(`${folder.uri.path.replace(/\/$/, '')}/`))
-      return { undone: false, reason: `${change.path} is not a path inside the workspace.` };
-    targets.push({ change, uri, now: await currentText(uri) });
+    const folderUri = change.folderUri ?? folders[change.folder]?.uri.toString();
+    if (folderUri === undefined)
+      return { undone: false, reason: `The workspace folder of ${change.path} is not open in this window.` };
+    const file = await locate(access, folderUri, change.path);
+    if (typeof file === 'string') return { undone: false, reason: file };
+    targets.push({ change, folderUri, file, now: await currentText(file.uri) });
   }
   const changedSince = targets.filter((t) => t.now !== t.change.after).map((t) => t.change.path);
   if (changedSince.length) {
@@ -40,8 +46,22 @@ export async function undoTurnChanges(changes: readonly FileChange[]): Promise<U
     );
     if (answer !== 'Undo Anyway') return { undone: false, reason: 'Cancelled.' };
   }
+  // Judged again after the question: nothing on a path may have changed where it leads.
+  for (const { change, folderUri, file } of targets) {
+    const again = await locate(access, folderUri, change.path);
+    if (typeof again === 'string') return { undone: false, reason: again };
+    if (again.real !== file.real || again.uri.toString() !== file.uri.toString())
+      return {
+        undone: false,
+        reason: `${file.display} now leads somewhere else than when the turn changed it (a folder on its path changed), so nothing was undone.`,
+      };
+  }
   const edit = new vscode.WorkspaceEdit();
-  for (const { change, uri, now } of targets) {
+  for (const {
+    change,
+    file: { uri },
+    now,
+  } of targets) {
     if (change.before === null) {
       if (now !== undefined) edit.deleteFile(uri, { ignoreIfNotExists: true });
     } else if (now === undefined) {
@@ -58,12 +78,25 @@ export async function undoTurnChanges(changes: readonly FileChange[]): Promise<U
   }
   if (!(await vscode.workspace.applyEdit(edit)))
     return { undone: false, reason: 'VS Code did not apply the edit (a file may be read-only).' };
-  for (const { change, uri } of targets) {
+  for (const {
+    change,
+    file: { uri },
+  } of targets) {
     if (change.before === null) continue;
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
     if (doc?.isDirty) await doc.save();
   }
   return { undone: true };
+}
+
+/** The recorded file located as the tools would locate it, or why it cannot be. */
+async function locate(access: WorkspaceAccess, folderUri: string, path: string): Promise<Located | string> {
+  try {
+    return await access.locateRecorded(folderUri, path);
+  } catch (error) {
+    if (error instanceof ToolInputError) return `Nothing was undone: ${error.message}`;
+    throw error;
+  }
 }
 
 /** The file's text as the editor has it (unsaved changes included), or undefined when there is none. */

@@ -5,30 +5,40 @@ import { IgnoreMatcher, parseGitignore, sortIgnoreFiles } from '../../core/agent
 import type { IgnoreFile } from '../../core/agent/gitignore';
 import { ToolInputError } from '../../core/agent/types';
 import {
+  broadFolderReason,
   displayPath,
   inGitFolder,
+  isAbsolutePath,
+  normalizeSegments,
   relativeInside,
   resolveWorkspacePath,
-  tooBroadFolder,
 } from '../../core/agent/workspacePaths';
-import type { WorkspaceFolderPath } from '../../core/agent/workspacePaths';
-import { excludedBy, expandBraces } from '../../core/inline/exclude';
+import type { ResolvedPath, WorkspaceFolderPath } from '../../core/agent/workspacePaths';
+import { excludedByAny, expandBraces } from '../../core/inline/exclude';
 
 /**
  * The agent's view of the workspace: every path the model names resolved inside a workspace
- * folder (lexically, then by its real path, so a symlink cannot lead out), files that may hold
- * secrets refused, and listings that honour `files.exclude` and `.gitignore`.
+ * folder (lexically, then by its real path, so a symlink cannot lead out), folders judged by their
+ * real path (a link to the home folder is the home folder), files that may hold secrets refused by
+ * every name they have, and listings that honour `files.exclude` and `.gitignore`.
  */
 
 export interface Located {
   uri: vscode.Uri;
   folder: number;
+  /** The folder's URI: what a recorded change names, so undo writes there or nowhere. */
+  folderUri: string;
   /** Relative to its folder, `/` separators; '' for the folder itself. */
   relative: string;
   /** As the model is shown it (with the folder's name when there are several). */
   display: string;
   /** Its real path on disk when located (symlinks resolved; the missing rest appended). */
   real: string;
+  /**
+   * The real path relative to the real workspace folder it lies in: what the file is, whatever
+   * name the model used (`docs/setup.md` linked to `.vscode/tasks.json` is `.vscode/tasks.json`).
+   */
+  realRelative: string;
 }
 
 export interface ListedFile {
@@ -38,10 +48,23 @@ export interface ListedFile {
   display: string;
 }
 
+/** A workspace folder the tools may use, with its real path. */
+interface UsableFolder {
+  folder: vscode.WorkspaceFolder;
+  real: string;
+}
+
 /** Most files one listing reads from VS Code (before .gitignore filters them). */
 export const LIST_SCAN_LIMIT = 20_000;
 /** The longest the listing runs without letting the extension host do other work. */
 const SLICE_MS = 20;
+
+const BROAD_WHY: Record<NonNullable<ReturnType<typeof broadFolderReason>>, string> = {
+  root: "a disk's root",
+  home: 'the home folder or a folder above it',
+  'home settings': 'a settings folder in the home folder (like ~/.aws or ~/.config) or inside one',
+  system: 'a system folder (like /proc or /etc)',
+};
 
 export class WorkspaceAccess {
   constructor(
@@ -52,66 +75,121 @@ export class WorkspaceAccess {
 
   /**
    * The workspace folders on disk the tools may use: other schemes cannot be checked for symlinks,
-   * and a folder that is a disk's root, the home folder or above it is too broad (see `broadFolders`).
+   * and a folder too broad by its path as written or by its real path is left out (see
+   * `broadFolderReason`: a disk's root, the home folder or above it, a settings folder in it, a
+   * system folder). A `.code-workspace` can add a folder that is a link to any of them.
    */
-  workspaceFolders(): vscode.WorkspaceFolder[] {
-    return this.folders().filter(
-      (folder) => folder.uri.scheme === 'file' && !tooBroadFolder(folder.uri.fsPath, homedir()),
+  async workspaceFolders(): Promise<vscode.WorkspaceFolder[]> {
+    return (await this.usable()).map((usable) => usable.folder);
+  }
+
+  private async usable(): Promise<UsableFolder[]> {
+    return (await this.judged())
+      .filter((judged) => !judged.why)
+      .map(({ folder, real }) => ({ folder, real }));
+  }
+
+  /** Every folder on disk, with its real path and why it is too broad, if it is. */
+  private async judged(): Promise<Array<UsableFolder & { why?: string }>> {
+    const home = homedir();
+    const homes = [home, await realpath(home).catch(() => home)];
+    return Promise.all(
+      this.folders()
+        .filter((folder) => folder.uri.scheme === 'file')
+        .map(async (folder) => {
+          const written = folder.uri.fsPath;
+          const real = await realpath(written).catch(() => written);
+          let why: string | undefined;
+          for (const path of [written, real])
+            for (const at of homes) {
+              const reason = broadFolderReason(path, at);
+              if (reason && !why) why = BROAD_WHY[reason];
+            }
+          return { folder, real, ...(why ? { why } : {}) };
+        }),
     );
   }
 
-  /** Workspace folders left out for being a disk's root, the home folder or above it. */
-  private broadFolders(): vscode.WorkspaceFolder[] {
-    return this.folders().filter(
-      (folder) => folder.uri.scheme === 'file' && tooBroadFolder(folder.uri.fsPath, homedir()),
-    );
+  /** Whether the tools keep off a file, named by any of its paths: a possible secret, or inside `.git`. */
+  offLimits(...paths: string[]): boolean {
+    return paths.some((path) => inGitFolder(path)) || this.secretPattern(...paths) !== undefined;
   }
 
-  /** Whether the tools keep off a relative path: a possible secret, or inside `.git`. */
-  offLimits(relative: string): boolean {
-    return inGitFolder(relative) || this.secretPattern(relative) !== undefined;
+  private static paths(usable: readonly UsableFolder[]): WorkspaceFolderPath[] {
+    return usable.map(({ folder }) => ({ name: folder.name, path: folder.uri.fsPath }));
   }
 
-  private folderPaths(): WorkspaceFolderPath[] {
-    return this.workspaceFolders().map((folder) => ({ name: folder.name, path: folder.uri.fsPath }));
-  }
-
-  /** The secrets pattern a relative path matches, if any. */
-  secretPattern(relative: string): string | undefined {
-    return relative ? excludedBy(relative, this.secretPatterns()) : undefined;
+  /** The secrets pattern any of a file's paths (relative or absolute) matches, if any. */
+  secretPattern(...paths: string[]): string | undefined {
+    return excludedByAny(paths, this.secretPatterns());
   }
 
   /**
    * Resolves a path the model gave, or throws `ToolInputError`: outside the folders (by `..`, an
-   * absolute path, or a symlink whose real path leaves them) or a file that may hold secrets.
+   * absolute path, or a symlink whose real path leaves them) or a file that may hold secrets, by
+   * its path as given, its real path relative to its folder, or its absolute real path.
    */
   async locate(raw: string): Promise<Located> {
-    const folders = this.workspaceFolders();
-    const paths = this.folderPaths();
+    const judged = await this.judged();
+    const usable = judged.filter((one) => !one.why);
+    const paths = WorkspaceAccess.paths(usable);
+    const broad = judged.filter((one) => one.why);
+    const leftOut = (message: string, named?: string) =>
+      new ToolInputError(
+        `${message} ${broad
+          .filter((one) => named === undefined || one.folder.name === named)
+          .map(
+            (one) =>
+              `The workspace folder "${one.folder.uri.fsPath}" is not used by the agent's tools: it is ${one.why}, where every key and token would be exposed.`,
+          )
+          .join(' ')} Open a project folder instead.`,
+      );
+    // A path that starts with the name of a folder left out means that folder, not a subfolder
+    // of the first one.
+    const first = normalizeSegments(raw.trim())?.[0];
+    if (
+      !isAbsolutePath(raw.trim()) &&
+      first !== undefined &&
+      broad.some((one) => one.folder.name === first) &&
+      !usable.some((one) => one.folder.name === first)
+    )
+      throw leftOut(`"${raw.trim()}" is in a workspace folder the tools do not use.`, first);
     let resolved;
     try {
       resolved = resolveWorkspacePath(raw, paths);
     } catch (error) {
-      const broad = this.broadFolders();
       if (!(error instanceof ToolInputError) || broad.length === 0) throw error;
-      throw new ToolInputError(
-        `${error.message} The workspace folder${broad.length === 1 ? '' : 's'} ${broad.map((folder) => `"${folder.uri.fsPath}"`).join(', ')} ${broad.length === 1 ? 'is' : 'are'} not used by the agent's tools: a folder that is a disk's root, the home folder or above it would expose every key and token there. Open a project folder instead.`,
-      );
+      throw leftOut(error.message);
     }
-    const display = displayPath(resolved, paths);
-    this.refuseSecret(resolved.relative, display);
+    return this.judge(usable, resolved);
+  }
+
+  /** A resolved path checked by its real path: inside a usable folder, no secret, not in `.git`. */
+  private async judge(usable: readonly UsableFolder[], resolved: ResolvedPath): Promise<Located> {
+    const display = displayPath(resolved, WorkspaceAccess.paths(usable));
+    this.refuseSecret(display, resolved.relative);
+    const folder = usable[resolved.folder].folder;
     const uri = resolved.relative
-      ? vscode.Uri.joinPath(folders[resolved.folder].uri, ...resolved.relative.split('/'))
-      : folders[resolved.folder].uri;
+      ? vscode.Uri.joinPath(folder.uri, ...resolved.relative.split('/'))
+      : folder.uri;
     const real = await realPathOfNearest(uri.fsPath);
-    const roots = await this.realRoots();
-    const inside = roots.map((root) => relativeInside(root, real)).find((relative) => relative !== undefined);
-    if (inside === undefined)
+    const realRelative = usable
+      .map((one) => relativeInside(one.real, real))
+      .find((relative) => relative !== undefined);
+    if (realRelative === undefined)
       throw new ToolInputError(
         `"${display}" leads outside the workspace folders through a symbolic link; only files inside them can be used.`,
       );
-    this.refuseSecret(inside, display);
-    return { uri, folder: resolved.folder, relative: resolved.relative, display, real };
+    this.refuseSecret(display, realRelative, real);
+    return {
+      uri,
+      folder: resolved.folder,
+      folderUri: folder.uri.toString(),
+      relative: resolved.relative,
+      display,
+      real,
+      realRelative,
+    };
   }
 
   /**
@@ -126,22 +204,41 @@ export class WorkspaceAccess {
       );
   }
 
-  private realRoots(): Promise<string[]> {
-    return Promise.all(this.folderPaths().map((folder) => realpath(folder.path).catch(() => folder.path)));
+  /**
+   * A file a turn changed, named by its folder's URI and folder-relative path (as recorded), judged
+   * as `locate` judges the model's paths: the folder still usable, the real path inside a
+   * workspace folder, no secret or `.git` by any of its names. Throws `ToolInputError`.
+   */
+  async locateRecorded(folderUri: string, relative: string): Promise<Located> {
+    const usable = await this.usable();
+    const index = usable.findIndex((one) => one.folder.uri.toString() === folderUri);
+    if (index < 0)
+      throw new ToolInputError(
+        `The workspace folder of ${relative} is not open in this window, or is not one the agent's tools use.`,
+      );
+    const parts = normalizeSegments(relative);
+    // eslint-disable-next-line no-control-regex
+    if (!parts || parts.length === 0 || isAbsolutePath(relative) || /[\u0000-\u001f]/.test(relative))
+      throw new ToolInputError(`${relative} is not a path inside the workspace.`);
+    return this.judge(usable, { folder: index, relative: parts.join('/') });
   }
 
-  /** The real path of `path` (or of its nearest existing parent) relative to a real folder, or undefined. */
-  private async realRelative(path: string, roots: readonly string[]): Promise<string | undefined> {
+  /** The real path of `path` (or of its nearest existing parent), relative to a real folder and absolute. */
+  private async realRelative(
+    path: string,
+    roots: readonly string[],
+  ): Promise<{ relative: string; real: string } | undefined> {
     const real = await realPathOfNearest(path);
-    return roots.map((root) => relativeInside(root, real)).find((relative) => relative !== undefined);
+    const relative = roots.map((root) => relativeInside(root, real)).find((r) => r !== undefined);
+    return relative === undefined ? undefined : { relative, real };
   }
 
-  private refuseSecret(relative: string, display: string): void {
-    if (inGitFolder(relative))
+  private refuseSecret(display: string, ...paths: string[]): void {
+    if (paths.some((path) => inGitFolder(path)))
       throw new ToolInputError(
         `"${display}" is inside a .git folder: the agent's tools do not read, list, search or change git's own files (its config can run commands and hold tokens). Use git commands with run_command instead.`,
       );
-    const pattern = this.secretPattern(relative);
+    const pattern = this.secretPattern(...paths);
     if (pattern)
       throw new ToolInputError(
         `"${display}" may hold secrets (it matches "${pattern}"), so the agent's tools do not read, list, search or change it.`,
@@ -149,9 +246,11 @@ export class WorkspaceAccess {
   }
 
   /** The folder-relative display of a uri inside a workspace folder, or undefined. */
-  describe(uri: vscode.Uri): { folder: number; relative: string; display: string } | undefined {
+  async describe(
+    uri: vscode.Uri,
+  ): Promise<{ folder: number; relative: string; display: string } | undefined> {
     if (uri.scheme !== 'file') return undefined;
-    const paths = this.folderPaths();
+    const paths = WorkspaceAccess.paths(await this.usable());
     for (let folder = 0; folder < paths.length; folder++) {
       const relative = relativeInside(paths[folder].path, uri.fsPath);
       if (relative !== undefined)
@@ -169,7 +268,9 @@ export class WorkspaceAccess {
     glob?: string;
     limit: number;
   }): Promise<{ files: ListedFile[]; more: boolean; notice?: string }> {
-    const folders = this.workspaceFolders();
+    const usable = await this.usable();
+    const folders = usable.map((one) => one.folder);
+    const paths = WorkspaceAccess.paths(usable);
     const out: ListedFile[] = [];
     const notices: string[] = [];
     let more = false;
@@ -198,7 +299,7 @@ export class WorkspaceAccess {
           uri,
           folder: index,
           relative,
-          display: displayPath({ folder: index, relative }, this.folderPaths()),
+          display: displayPath({ folder: index, relative }, paths),
         });
       }
       const notice = matcher.notice();
@@ -207,11 +308,11 @@ export class WorkspaceAccess {
     out.sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
     // VS Code's file search follows symbolic links: keep only files whose real path stays inside
     // (and is no secret there), checked in order until the limit is reached.
-    const roots = await this.realRoots();
+    const roots = usable.map((one) => one.real);
     const kept: ListedFile[] = [];
     for (const file of out) {
       const real = await this.realRelative(file.uri.fsPath, roots);
-      if (real === undefined || this.offLimits(real)) continue;
+      if (real === undefined || this.offLimits(real.relative, real.real)) continue;
       if (kept.length === options.limit) {
         more = true;
         break;

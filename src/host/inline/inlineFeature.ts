@@ -134,7 +134,9 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
         const realFolders = await Promise.all(folders.map((folder) => this.realFolder(folder)));
         const there = placements(real, realFolders, IGNORE_CASE);
         if (there.length === 0) return refuse('the file is a link to outside the workspace');
-        seen.push(...there.map((place) => place.relative));
+        // And the absolute real path: in a folder that is itself `~/.aws`, the relative path is
+        // only `credentials`.
+        seen.push(...there.map((place) => place.relative), real);
       }
     } else if (scheme === 'untitled') seen.push(uriPath);
     else return refuse(`${scheme} documents are not sent`);

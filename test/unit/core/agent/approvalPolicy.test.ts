@@ -1,32 +1,129 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { alwaysAsks, approvalKey } from '../../../../src/core/agent/approvalPolicy';
+import { ALWAYS_ASK, alwaysAskPattern, approvalKey } from '../../../../src/core/agent/approvalPolicy';
 import type { ToolSpec } from '../../../../src/core/agent/types';
+import { excludedBy } from '../../../../src/core/inline/exclude';
 
 function spec(source: ToolSpec['source'], name = 'fetch_docs'): ToolSpec {
   return { name, description: '', parameters: { type: 'object' }, source, readOnly: false };
 }
 
+/** Folder-relative real paths whose change must ask every time. */
+const MUST_ASK = [
+  '.vscode/tasks.json',
+  '.vscode/mcp.json',
+  '.vscode/settings.json',
+  'app/.vscode/tasks.json',
+  '.VSCODE/Tasks.json',
+  'project.code-workspace',
+  'sub/team.CODE-WORKSPACE',
+  '.github/workflows/ci.yml',
+  'svc/.github/workflows/release.yaml',
+  '.github/actions/setup/action.yml',
+  '.husky/pre-commit',
+  '.pre-commit-config.yaml',
+  'lefthook.yml',
+  '.lefthook.yaml',
+  'lefthook-local.yml',
+  '.devcontainer/devcontainer.json',
+  '.devcontainer.json',
+  'package.json',
+  'web/package.json',
+  '.npmrc',
+  '.yarnrc.yml',
+  '.pnpmfile.cjs',
+  'eslint.config.js',
+  'eslint.config.mjs',
+  '.eslintrc.cjs',
+  '.eslintrc.json',
+  'prettier.config.mjs',
+  '.prettierrc.js',
+  'jest.config.ts',
+  'vitest.config.mts',
+  'Makefile',
+  'makefile',
+  'GNUmakefile',
+  'Justfile',
+  'conftest.py',
+  'tests/conftest.py',
+  'setup.py',
+  'pyproject.toml',
+  'pytest.ini',
+  'build.rs',
+  'crates/x/build.rs',
+  '.cargo/config.toml',
+  '.cargo/config',
+  'build.gradle.kts',
+  'settings.gradle',
+  'gradle/wrapper/gradle-wrapper.properties',
+  '.mvn/jvm.config',
+  'Directory.Build.props',
+  '.circleci/config.yml',
+  'azure-pipelines.yml',
+  '.gitlab-ci.yml',
+  '.gitlab/ci/build.yml',
+  'Jenkinsfile',
+  '.travis.yml',
+  'bitbucket-pipelines.yml',
+  '.buildkite/pipeline.yml',
+  '.drone.yml',
+  '.yarnrc',
+  'sitecustomize.py',
+  '.bash_profile',
+  '.zshrc',
+  '.zshenv',
+  '.profile',
+  '.git/config',
+  'sub/.git/hooks/pre-commit',
+  '.envrc',
+  '.bashrc',
+  // Absolute real paths: a workspace folder that is itself a `.vscode` folder.
+  '/home/u/project/.vscode/tasks.json',
+];
+
+/** Paths an edit of which asks only as the user's approvals say. */
+const MUST_NOT_ASK = [
+  'src/a.ts',
+  'README.md',
+  'docs/setup.md',
+  'docs/.vscode-notes.md',
+  'github/workflows.md',
+  'docs/github-actions.md',
+  'src/package.ts',
+  'package-lock.json',
+  'packages/makefile-parser/index.ts',
+  'eslint-plugin/index.js',
+  'src/eslint.ts',
+  'docs/pyproject.md',
+  'tests/test_conftest_helpers.py',
+  'src/build.rs.md',
+  'workspace.md',
+  'cargo/config.toml',
+  '/home/u/project/src/main.rs',
+];
+
 describe('approval policy', () => {
-  it('edits that can make something run later ask every time', () => {
-    for (const path of [
-      '.vscode/tasks.json',
-      '.vscode/mcp.json',
-      '.github/workflows/ci.yml',
-      '.husky/pre-commit',
-      '.devcontainer/devcontainer.json',
-      'package.json',
-      'web/package.json',
-      'Makefile',
-      '.git/config',
-      'sub/.git/hooks/pre-commit',
-      '.envrc',
-    ])
-      assert.equal(alwaysAsks({ kind: 'edit', path, created: false, diff: '' }), true, path);
-    for (const path of ['src/a.ts', 'README.md', 'docs/.vscode-notes.md', 'github/workflows.md'])
-      assert.equal(alwaysAsks({ kind: 'edit', path, created: false, diff: '' }), false, path);
-    assert.equal(alwaysAsks({ kind: 'command', command: 'x', cwd: '', timeoutSeconds: 1 }), false);
-    assert.equal(alwaysAsks(undefined), false);
+  it('changes to files that can make something run later ask every time: the corpus', () => {
+    for (const path of MUST_ASK) assert.ok(alwaysAskPattern([path]), `${path} must always ask`);
+    for (const path of MUST_NOT_ASK)
+      assert.equal(alwaysAskPattern([path]), undefined, `${path} must not always ask`);
+  });
+
+  it('judges a file by every name it has: a link is what it leads to', () => {
+    // `docs/setup.md` is a link to `.vscode/tasks.json`: the tool passes both names.
+    assert.equal(alwaysAskPattern(['docs/setup.md', '.vscode/tasks.json']), '**/.vscode/**');
+    assert.equal(alwaysAskPattern(['docs/setup.md', 'docs/setup.md', '/w/app/docs/setup.md']), undefined);
+    assert.equal(alwaysAskPattern([]), undefined);
+  });
+
+  it('is a list of globs by kind, each one in the corpus', () => {
+    const patterns = ALWAYS_ASK.flatMap((group) => group.patterns);
+    assert.equal(new Set(patterns).size, patterns.length, 'no pattern twice');
+    for (const pattern of patterns)
+      assert.ok(
+        MUST_ASK.some((path) => excludedBy(path, [pattern]) !== undefined),
+        `${pattern} has a name in the corpus`,
+      );
   });
 
   it('names our tools by name, and others by source and what runs behind them', () => {

@@ -7,6 +7,7 @@ import {
   relativeInside,
   resolveWorkspacePath,
   tooBroadFolder,
+  broadFolderReason,
 } from '../../../../src/core/agent/workspacePaths';
 
 const one = [{ name: 'app', path: '/home/u/app' }];
@@ -108,5 +109,43 @@ describe('agent tools: workspace paths', () => {
     assert.ok(tooBroadFolder('C:\\Users', 'C:\\Users\\me'));
     for (const folder of ['/home/u/app', '/srv/app', '/home/uv'])
       assert.ok(!tooBroadFolder(folder, '/home/u'), folder);
+  });
+
+  it('finds settings folders in the home folder and system folders too broad, with the reason', () => {
+    const home = '/home/u';
+    const corpus: Array<[string, ReturnType<typeof broadFolderReason>]> = [
+      ['/', 'root'],
+      ['D:/', 'root'],
+      ['/home/u', 'home'],
+      ['/home', 'home'],
+      ['/home/u/.aws', 'home settings'],
+      ['/home/u/.ssh', 'home settings'],
+      ['/home/u/.config', 'home settings'],
+      ['/home/u/.config/gh', 'home settings'],
+      ['/home/u/.vscode/extensions/x', 'home settings'],
+      ['/home/u/Library/Application Support', 'home settings'],
+      ['/proc', 'system'],
+      ['/proc/self/cwd', 'system'],
+      ['/sys/kernel', 'system'],
+      ['/dev', 'system'],
+      ['/etc', 'system'],
+      ['/etc/nginx', 'system'],
+      ['/private/etc', 'system'],
+      ['C:\\Windows\\System32', 'system'],
+      // Projects, including ones whose names start with a dot away from the home folder.
+      ['/home/u/app', undefined],
+      ['/home/u/code/.dotfiles-site', undefined],
+      ['/home/u/src/.config', undefined],
+      ['/home/uv/.aws', undefined],
+      ['/srv/app', undefined],
+      ['/workspace', undefined],
+      ['/private/var/folders/x/app', undefined],
+      ['/tmp/proc', undefined],
+      ['/home/u/etc', undefined],
+    ];
+    for (const [folder, reason] of corpus) assert.equal(broadFolderReason(folder, home), reason, folder);
+    assert.equal(broadFolderReason('C:\\Users\\me\\AppData\\Roaming', 'C:\\Users\\me'), 'home settings');
+    assert.equal(broadFolderReason('c:/users/ME/.aws', 'C:\\Users\\me'), 'home settings');
+    assert.equal(broadFolderReason('/home/u/.aws', undefined), undefined);
   });
 });

@@ -65,7 +65,6 @@ describe('inline completions: exclude patterns', () => {
       assert.ok(excludedBy(path, DEFAULT_EXCLUDE), `${path} is excluded`);
     for (const path of ['.vscode/settings.json', 'config.json', 'docker/config.json', 'main.tf'])
       assert.equal(excludedBy(path, DEFAULT_EXCLUDE), undefined, `${path} is not excluded`);
-    assert.deepEqual(DEFAULT_EXCLUDE.slice(0, 5), ['.env*', '*.pem', '*.key', 'id_rsa*', '**/secrets/**']);
   });
 
   it('always keeps the defaults: a workspace setting adds patterns, never removes them', () => {

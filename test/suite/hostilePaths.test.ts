@@ -1,0 +1,300 @@
+/**
+ * Hostile workspaces against the agent's path decisions, inside a real extension host. Each
+ * attack is a fixture under test/fixtures/hostile/ (copied to a scratch folder with its links, so
+ * nothing a test does reaches the repository):
+ * - `linked-home/`: a `.code-workspace` whose folders are links to the home folder and to
+ *   `~/.aws`, and `/proc/self/root`: judged by their real paths, none is used;
+ * - `secret-names/`: files that may hold secrets under the names tools and people give them, and
+ *   a folder that is itself `.aws` (its `credentials` has no `.aws` in its relative path);
+ * - `two-folders/`: a two-folder workspace, where the model names `app/.vscode/tasks.json`;
+ * - `linked-always-ask/`: `docs/setup.md` is a link to `.vscode/tasks.json`;
+ * and *Undo this turn* writing through a folder swapped for a link after the turn.
+ */
+import * as assert from 'node:assert/strict';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { ToolInputError } from '../../src/core/agent/types';
+import type { PreparedCall, ToolCallRecord } from '../../src/core/agent/types';
+import { Approvals } from '../../src/host/agent/approvals';
+import { BuiltinTools, readToolSettings } from '../../src/host/agent/builtinTools';
+import { undoTurnChanges } from '../../src/host/agent/turnUndo';
+
+/** The fixtures, in the repository (this file compiles to out/test/suite/). */
+const FIXTURES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'hostile');
+
+function folder(fsPath: string, index: number, name = path.basename(fsPath)): vscode.WorkspaceFolder {
+  return { uri: vscode.Uri.file(fsPath), name, index };
+}
+
+/** The folders a `.code-workspace` names, as VS Code keeps them: relative paths joined, links not resolved. */
+function workspaceFileFolders(file: string): vscode.WorkspaceFolder[] {
+  // JSON with trailing commas, as VS Code reads it (the fixtures have no comments).
+  const text = readFileSync(file, 'utf8').replace(/,(\s*[}\]])/g, '$1');
+  const parsed = JSON.parse(text) as { folders: Array<{ path: string }> };
+  return parsed.folders.map((entry, index) => folder(path.resolve(path.dirname(file), entry.path), index));
+}
+
+function tools(folders: readonly vscode.WorkspaceFolder[]): BuiltinTools {
+  return new BuiltinTools({
+    folders: () => folders,
+    trusted: () => true,
+    settings: readToolSettings,
+    logger: { info: () => undefined, warn: () => undefined },
+  });
+}
+
+async function refusal(set: BuiltinTools, name: string, args: unknown): Promise<string> {
+  try {
+    await set.prepare(name, args, new AbortController().signal);
+  } catch (error) {
+    assert.ok(error instanceof ToolInputError, `not a ToolInputError: ${String(error)}`);
+    return error.message;
+  }
+  assert.fail(`${name} ${JSON.stringify(args)} was not refused`);
+}
+
+async function run(set: BuiltinTools, name: string, args: unknown): Promise<string> {
+  const signal = new AbortController().signal;
+  const output = await (await set.prepare(name, args, signal)).run(signal);
+  assert.ok(!output.isError, output.text);
+  return output.text;
+}
+
+describe('Hostile workspaces: every path decision on the real path', function () {
+  this.timeout(60_000);
+  let scratch = '';
+  const home = process.env.HOME;
+
+  let copies = 0;
+  /** A fresh copy of one fixture, links kept as they are written. */
+  function fixture(name: string): string {
+    const copy = path.join(scratch, `${name}-${++copies}`);
+    cpSync(path.join(FIXTURES, name), copy, { recursive: true, verbatimSymlinks: true });
+    return copy;
+  }
+
+  before(() => {
+    scratch = realpathSync(mkdtempSync(path.join(tmpdir(), 'hostile-')));
+  });
+
+  afterEach(() => {
+    // `os.homedir()` reads $HOME: the fake home folder is put back after each test.
+    if (home === undefined) delete process.env.HOME;
+    else process.env.HOME = home;
+  });
+
+  after(() => {
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('uses no folder that is a link to the home folder, to ~/.aws or to /proc/self/root', async () => {
+    const root = fixture('linked-home');
+    process.env.HOME = path.join(root, 'fake-home');
+    const folders = workspaceFileFolders(path.join(root, 'repo', 'hostile.code-workspace'));
+    assert.deepEqual(
+      folders.map((f) => f.name),
+      ['app', 'home', 'aws', 'root'],
+    );
+    const set = tools(folders);
+    try {
+      for (const [raw, why] of [
+        ['home/.git-credentials', /the home folder or a folder above it/],
+        ['home/.config/gh/hosts.yml', /the home folder or a folder above it/],
+        ['aws/credentials', /a settings folder in the home folder/],
+        ['root/etc/hostname', /a system folder \(like \/proc or \/etc\)/],
+      ] as const) {
+        const message = await refusal(set, 'read_file', { path: raw });
+        assert.match(message, /is not used by the agent's tools/, raw);
+        assert.match(message, why, raw);
+      }
+      // Nothing of theirs is listed or searched; the project folder still works, as the only one.
+      assert.equal(await run(set, 'list_files', {}), 'readme.md');
+      assert.equal(await run(set, 'search_text', { query: 'needle' }), 'readme.md:3: needle in the project');
+    } finally {
+      set.dispose();
+    }
+  });
+
+  it('refuses secrets by every name: the corpus of names, and a folder that is itself .aws', async () => {
+    const root = fixture('secret-names');
+    const set = tools([folder(root, 0)]);
+    const aws = tools([folder(path.join(root, 'home', '.aws'), 0)]);
+    try {
+      const listed = (await run(set, 'list_files', {})).split('\n');
+      assert.deepEqual(listed, ['docs/secrets.md', 'src/env.ts', 'src/environment.ts']);
+      const found = await run(set, 'search_text', { query: 'needle' });
+      assert.doesNotMatch(found, /needle-secret/);
+      assert.equal(found.split('\n').length, 3, found);
+      for (const name of [
+        'prod.env',
+        'env.production',
+        '.dev.vars',
+        '.secrets',
+        'secrets.json',
+        'secrets.yaml',
+        'config/database.yml',
+        '.git-credentials',
+        '.pgpass',
+        '.pypirc',
+        '.kube/config',
+        'kubeconfig',
+        'prod.tfvars',
+        '.vault-token',
+        '.s3cfg',
+        '.boto',
+        'deploy.ppk',
+        '.htpasswd',
+        'local.settings.json',
+        'serviceAccountKey.json',
+        '_netrc',
+        '.netrc',
+        '.mcp.json',
+        '.cursor/mcp.json',
+      ])
+        assert.match(await refusal(set, 'read_file', { path: name }), /may hold secrets/, name);
+      // In a folder that is `.aws`, the relative path is `credentials`: the real path says `.aws`.
+      for (const name of ['credentials', 'config'])
+        assert.match(await refusal(aws, 'read_file', { path: name }), /may hold secrets/, name);
+      assert.equal(await run(aws, 'list_files', {}), 'No files found (files.exclude and .gitignore apply).');
+    } finally {
+      set.dispose();
+      aws.dispose();
+    }
+  });
+
+  describe('edits that always ask', () => {
+    const approvals = new Approvals(() => undefined, { warn: () => undefined });
+    after(() => approvals.dispose());
+
+    /** The card of a prepared call, as the loop makes it. */
+    function card(id: string, name: string, prepared: PreparedCall): ToolCallRecord {
+      return { id, name, arguments: '{}', state: 'awaitingApproval', confirmation: prepared.confirmation };
+    }
+
+    /** Allows `edit_file` for the rest of a chat, through the user's click on a call's card. */
+    async function allowInChat(chatId: string, set: BuiltinTools, prepared: PreparedCall): Promise<void> {
+      const spec = set.specs().find((s) => s.name === 'edit_file')!;
+      const call = card(`allow-${chatId}`, 'edit_file', prepared);
+      // Without its preview: no diff editor opens for this click.
+      const asked = approvals.ask(
+        chatId,
+        'turn',
+        spec,
+        call,
+        { ...prepared, preview: undefined },
+        new AbortController().signal,
+      );
+      assert.ok(approvals.decide('turn', call.id, { choice: 'chat' }));
+      assert.equal((await asked).choice, 'chat');
+      assert.equal(approvals.needsApproval(chatId, spec, call, prepared), false, 'allowed in the chat');
+    }
+
+    function edit(set: BuiltinTools, file: string): Promise<PreparedCall> {
+      return set.prepare(
+        'edit_file',
+        { path: file, edits: [{ search: '"tasks": []', replace: '"tasks": [{ "label": "x" }]' }] },
+        new AbortController().signal,
+      );
+    }
+
+    it('asks for app/.vscode/tasks.json in a two-folder workspace, after Allow in this chat', async () => {
+      const root = fixture('two-folders');
+      const set = tools(workspaceFileFolders(path.join(root, 'two.code-workspace')));
+      try {
+        const plain = await set.prepare(
+          'edit_file',
+          { path: 'lib/notes.txt', edits: [{ search: 'plain', replace: 'changed' }] },
+          new AbortController().signal,
+        );
+        await allowInChat('two-folders', set, plain);
+        const tasks = await edit(set, 'app/.vscode/tasks.json');
+        const spec = set.specs().find((s) => s.name === 'edit_file')!;
+        assert.equal(tasks.alwaysAsk, '**/.vscode/**');
+        assert.equal(
+          approvals.needsApproval('two-folders', spec, card('t', 'edit_file', tasks), tasks),
+          true,
+        );
+      } finally {
+        set.dispose();
+      }
+    });
+
+    it('asks for docs/setup.md when it is a link to .vscode/tasks.json, and checks again when it runs', async () => {
+      const root = fixture('linked-always-ask');
+      const set = tools([folder(root, 0)]);
+      try {
+        const plain = await set.prepare(
+          'edit_file',
+          { path: 'notes.txt', edits: [{ search: 'plain', replace: 'changed' }] },
+          new AbortController().signal,
+        );
+        await allowInChat('linked', set, plain);
+        const linked = await edit(set, 'docs/setup.md');
+        const spec = set.specs().find((s) => s.name === 'edit_file')!;
+        assert.equal(linked.alwaysAsk, '**/.vscode/**');
+        assert.equal(approvals.needsApproval('linked', spec, card('l', 'edit_file', linked), linked), true);
+        // Approved as the link was; then the link is pointed elsewhere: nothing is written.
+        rmSync(path.join(root, 'docs', 'setup.md'));
+        writeFileSync(path.join(root, 'other.json'), '{\n  "version": "2.0.0",\n  "tasks": []\n}\n');
+        symlinkSync('../other.json', path.join(root, 'docs', 'setup.md'));
+        const output = await linked.run(new AbortController().signal);
+        assert.equal(output.isError, true, output.text);
+        assert.match(output.text, /somewhere else/);
+        assert.doesNotMatch(readFileSync(path.join(root, 'other.json'), 'utf8'), /"x"/);
+      } finally {
+        set.dispose();
+      }
+    });
+  });
+
+  describe('Undo this turn', () => {
+    it('writes nothing through a folder swapped for a link after the turn, nor into a secret', async () => {
+      const root = fixture('linked-always-ask');
+      const outside = realpathSync(mkdtempSync(path.join(tmpdir(), 'hostile-outside-')));
+      const folders = [folder(root, 0)];
+      const folderUri = folders[0].uri.toString();
+      try {
+        // The turn changed swap/u.txt; then `swap` became a link to a folder outside.
+        writeFileSync(path.join(outside, 'u.txt'), 'after the turn\n');
+        symlinkSync(outside, path.join(root, 'swap'));
+        const swapped = await undoTurnChanges(
+          [
+            {
+              path: 'swap/u.txt',
+              folder: 0,
+              folderUri,
+              before: 'before the turn\n',
+              after: 'after the turn\n',
+            },
+          ],
+          () => folders,
+        );
+        assert.equal(swapped.undone, false);
+        assert.match(swapped.undone ? '' : swapped.reason, /symbolic link/);
+        assert.equal(readFileSync(path.join(outside, 'u.txt'), 'utf8'), 'after the turn\n');
+
+        writeFileSync(path.join(root, '.git-credentials'), 'after the turn\n');
+        const secret = await undoTurnChanges(
+          [{ path: '.git-credentials', folder: 0, folderUri, before: null, after: 'after the turn\n' }],
+          () => folders,
+        );
+        assert.equal(secret.undone, false);
+        assert.match(secret.undone ? '' : secret.reason, /may hold secrets/);
+        assert.ok(existsSync(path.join(root, '.git-credentials')), 'not deleted');
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+    });
+  });
+});
