@@ -293,32 +293,40 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
     assert.equal(await readText(PWNED), undefined);
   });
 
-  it('Always allow never allows run_command wholesale; only the exact command line is remembered', async () => {
+  it('Always allow never allows run_command wholesale; only the exact command line is remembered', async function () {
+    // Four commands, each in a new terminal that may take seconds to report shell integration.
+    this.timeout(180_000);
     const api = await gatewayApi();
     const OTHER = `${FIXTURE}/other.txt`;
     await vscode.workspace.fs.delete(fileUri(OTHER)).then(undefined, () => undefined);
     const same = writesFile(PWNED);
     const { finished } = await run(
       scripted('Build it.', [
+        // The same command line each time; the timeouts differ only so that the loop does not
+        // pause the third as a repeated call.
         { calls: [{ name: 'run_command', arguments: { command: same } }] },
-        { calls: [{ name: 'run_command', arguments: { command: same } }] },
-        { calls: [{ name: 'run_command', arguments: { command: same } }] },
+        { calls: [{ name: 'run_command', arguments: { command: same, timeout_seconds: 100 } }] },
+        { calls: [{ name: 'run_command', arguments: { command: same, timeout_seconds: 90 } }] },
         { calls: [{ name: 'run_command', arguments: { command: writesFile(OTHER) } }] },
         { text: 'Done: {{results}}' },
       ]),
     );
     /** The `n`th run_command call of the turn (1-based, in the order they came) once it is in `state`. */
     const nth = (n: number, state: ToolCallState) =>
-      waitFor(() => {
-        const ids: string[] = [];
-        for (const post of stepPosts(postMark))
-          for (const call of post.step.calls)
-            if (call.name === 'run_command' && !ids.includes(call.id)) ids.push(call.id);
-        for (const post of stepPosts(postMark))
-          for (const call of post.step.calls)
-            if (call.id === ids[n - 1] && call.state === state) return { turnId: post.turnId, call };
-        return undefined;
-      }, `run_command call ${n} to be ${state}`);
+      waitFor(
+        () => {
+          const ids: string[] = [];
+          for (const post of stepPosts(postMark))
+            for (const call of post.step.calls)
+              if (call.name === 'run_command' && !ids.includes(call.id)) ids.push(call.id);
+          for (const post of stepPosts(postMark))
+            for (const call of post.step.calls)
+              if (call.id === ids[n - 1] && call.state === state) return { turnId: post.turnId, call };
+          return undefined;
+        },
+        `run_command call ${n} to be ${state}`,
+        40_000,
+      );
     try {
       // A view that still sends "always" for a command gets it once, and nothing is remembered.
       const first = await nth(1, 'awaitingApproval');
