@@ -37,6 +37,8 @@ export const Command = {
   /** The command of every inline suggestion: VS Code runs it when the suggestion is accepted. */
   inlineCompletionAccepted: 'gateway.inlineCompletions.accepted',
   showCost: 'gateway.showCost',
+  /** Lists the command lines the agent may run without asking, to remove them. */
+  manageAllowedCommands: 'gateway.agent.manageAllowedCommands',
 } as const;
 export type CommandId = (typeof Command)[keyof typeof Command];
 
@@ -145,6 +147,8 @@ export const StorageKey = {
   inlineToday: 'gateway.inlineCompletions.today',
   /** In workspaceState: hashes of the MCP server launches the user agreed to start here. */
   mcpConsent: 'gateway.agent.mcpConsent',
+  /** In globalState: the exact command lines (with their folder) the user allowed the agent always. */
+  agentAllowedCommands: 'gateway.agent.allowedCommands',
 } as const;
 
 /** Tools contributed to VS Code's agents (`languageModelTools`); their names use `_`, not `.`. */

@@ -35,6 +35,15 @@ export const notify = {
     );
     return answer === action;
   },
+  /**
+   * `confirm` with `detail` shown exactly as given, not redacted: for consent to a launch whose
+   * every written value the user must see (an MCP server a workspace names). The caller keeps
+   * values from the user's own environment out of it.
+   */
+  async confirmVerbatim(message: string, detail: string, action: string): Promise<boolean> {
+    const answer = await vscode.window.showWarningMessage(shown(message), { modal: true, detail }, action);
+    return answer === action;
+  },
 };
 
 function shown(message: string): string {

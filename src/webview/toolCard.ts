@@ -30,13 +30,27 @@ const STATE_ICONS: Record<ToolCallState, string> = {
   cancelled: 'debug-stop',
 };
 
-const CHOICES: ReadonlyArray<{ choice: Exclude<ApprovalChoice, 'deny'>; text: string; label: string }> = [
+type Choice = { choice: Exclude<ApprovalChoice, 'deny'>; text: string; label: string };
+
+const CHOICES: readonly Choice[] = [
   { choice: 'once', text: 'Allow once', label: 'Allow this call once' },
   { choice: 'chat', text: 'Allow in this chat', label: 'Allow this tool for the rest of this chat' },
   {
     choice: 'always',
     text: 'Always allow this tool',
     label: 'Always allow this tool (a setting you can undo)',
+  },
+];
+
+/** For a command: never the whole tool always, only this exact command line in this folder. */
+const COMMAND_CHOICES: readonly Choice[] = [
+  CHOICES[0],
+  CHOICES[1],
+  {
+    choice: 'command',
+    text: 'Always allow this exact command',
+    label:
+      'Always run this exact command line in this folder without asking (Gateway AI: Manage Commands the Agent Runs Without Asking removes it)',
   },
 ];
 
@@ -286,16 +300,18 @@ export class ToolCard {
       postToHost(reason ? { ...message, reason } : message);
     };
     const buttons = h('div', { className: 'tool-approval-buttons' });
-    CHOICES.forEach(({ choice, text, label }, index) => {
-      const button = iconButton({
-        icon: index === 0 ? 'check' : index === 1 ? 'check-all' : 'pass-filled',
-        label,
-        text,
-        className: index === 0 ? 'primary-button' : undefined,
-      });
-      button.addEventListener('click', () => post(choice));
-      buttons.append(button);
-    });
+    (confirmation.kind === 'command' ? COMMAND_CHOICES : CHOICES).forEach(
+      ({ choice, text, label }, index) => {
+        const button = iconButton({
+          icon: index === 0 ? 'check' : index === 1 ? 'check-all' : 'pass-filled',
+          label,
+          text,
+          className: index === 0 ? 'primary-button' : undefined,
+        });
+        button.addEventListener('click', () => post(choice));
+        buttons.append(button);
+      },
+    );
     const deny = iconButton({ icon: 'circle-slash', label: 'Deny this call', text: 'Deny…' });
     buttons.append(deny);
 

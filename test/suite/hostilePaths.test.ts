@@ -174,7 +174,13 @@ describe('Hostile workspaces: every path decision on the real path', function ()
   });
 
   describe('edits that always ask', () => {
-    const approvals = new Approvals(() => undefined, { warn: () => undefined });
+    /** Nothing is remembered here: these edits ask every time whatever was allowed before. */
+    const noState: vscode.Memento = {
+      keys: () => [],
+      get: <T>(_key: string, fallback?: T) => fallback,
+      update: () => Promise.resolve(),
+    };
+    const approvals = new Approvals(() => undefined, { warn: () => undefined }, noState);
     after(() => approvals.dispose());
 
     /** The card of a prepared call, as the loop makes it. */

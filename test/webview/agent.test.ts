@@ -234,6 +234,16 @@ describe('chat webview: agent steps, tool cards, approvals and the tool picker',
     assert.strictEqual(await card.locator('.tool-command').textContent(), command);
     assert.match((await card.locator('.tool-confirm').textContent()) ?? '', /\/work\/project/);
     assert.match((await card.locator('.tool-confirm').textContent()) ?? '', /2 min 00 s/);
+    // A command is never allowed wholesale: only this exact command line, in this folder.
+    assert.strictEqual(await card.getByRole('button', { name: /Always allow this tool/ }).count(), 0);
+    assert.deepStrictEqual(await card.locator('.tool-approval-buttons button').allTextContents(), [
+      'Allow once',
+      'Allow in this chat',
+      'Always allow this exact command',
+      'Deny…',
+      'Deny',
+      'Cancel',
+    ]);
     // The focus goes to the card (not to a button), so a stray Enter approves nothing.
     assert.ok(
       await card.evaluate((element) => {
@@ -277,7 +287,10 @@ describe('chat webview: agent steps, tool cards, approvals and the tool picker',
 
     for (const [name, choice] of [
       ['Allow this call once', 'once'],
-      ['Always allow this tool (a setting you can undo)', 'always'],
+      [
+        'Always run this exact command line in this folder without asking (Gateway AI: Manage Commands the Agent Runs Without Asking removes it)',
+        'command',
+      ],
     ] as const) {
       const id = `cmd-${choice}`;
       await chat.send(agentStep(turn.id, 1, { content: '', calls: [{ ...awaiting.calls[0], id }] }, 2));

@@ -6,6 +6,7 @@
  * is reported, never guessed at. Pure: the host reads the files and supplies the variables.
  */
 import { isRecord } from '../../api/json';
+import { visibleText } from './hiddenText';
 
 /** Which configuration named the server. */
 export type McpConfigOrigin = 'workspace' | 'user';
@@ -244,26 +245,36 @@ const MASK = '•••';
 const masked = (value: string): string => showText(value, () => MASK).replace(/(•••)+/g, MASK);
 
 /**
- * What the user consents to, as inert text: the working folder, the environment the config sets
- * and the exact command line; or the URL and the headers. Values of the environment and of the
- * headers are never shown (they are often credentials): a value written in the configuration is
- * `•••`, one taken from the user's environment is `$NAME`, so the user sees which of their
- * variables go to the server. Give it the `shown` launch, never the resolved one.
+ * What the user consents to, as inert text on one line: the working folder, the environment the
+ * config sets and the exact command line; or the URL and the headers. A value taken from the
+ * user's environment is shown as `$NAME` (which of their variables goes to the server, never its
+ * value), an `${input:…}` as written. Give it the `shown` launch, never the resolved one.
+ *
+ * `verbatim` (a workspace's server): every value the configuration wrote is shown as written,
+ * environment and header values and a URL's user-info included: `NODE_OPTIONS=--require ./x.js`
+ * or `LD_PRELOAD` is what the user must see. Characters that would hide text (controls, bidi,
+ * zero-width, line breaks) are written out as `⟨U+XXXX⟩`. Without it (the user's own
+ * configuration), values of the environment and of the headers are `•••`: often the user's
+ * credentials, and nothing a repository chose.
  */
-export function describeLaunch(launch: McpLaunch): string {
+export function describeLaunch(launch: McpLaunch, verbatim = false): string {
+  const plain = (piece: string) => visibleText(piece);
   if (launch.type !== 'stdio') {
     const headers = Object.entries(launch.headers).map(([k, v]) => {
+      if (verbatim) return `header ${visibleText(k)}: ${showText(v, plain)}`;
       const reads = environmentReads({ type: 'http', url: '', headers: { k: v } });
       return reads.length
         ? `sends ${reads.map((n) => `$${n}`).join(', ')} in header ${k}`
         : `header ${k}: ${MASK}`;
     });
-    return [`${launch.type.toUpperCase()} ${showText(launch.url, (p) => p)}`, ...headers].join(', ');
+    return [`${launch.type.toUpperCase()} ${showText(launch.url, plain)}`, ...headers].join(', ');
   }
-  const quote = (text: string) => showText(text, shellQuote);
-  const env = Object.entries(launch.env).map(([k, v]) => `${k}=${masked(v)} `);
+  const quote = (text: string) => showText(text, (piece) => shellQuote(visibleText(piece)));
+  const env = Object.entries(launch.env).map(
+    ([k, v]) => `${visibleText(k)}=${verbatim ? quote(v) : masked(v)} `,
+  );
   const cwd = launch.cwd ? `cd ${quote(launch.cwd)} && ` : '';
-  const envFile = launch.envFile ? ` (environment from ${showText(launch.envFile, (p) => p)})` : '';
+  const envFile = launch.envFile ? ` (environment from ${showText(launch.envFile, plain)})` : '';
   return `${cwd}${env.join('')}${[launch.command, ...launch.args].map(quote).join(' ')}${envFile}`;
 }
 
@@ -271,14 +282,27 @@ export function describeLaunch(launch: McpLaunch): string {
  * The text the tool picker and the consent show for a server: its launch, and first, for a
  * server a workspace names, every variable of the user's environment it reads: a repository's
  * configuration can send `${env:GITHUB_TOKEN}` anywhere, and the user must see that before it does.
+ * A workspace's server is shown verbatim (see `describeLaunch`).
  */
 export function describeMcpServer(server: ResolvedMcpServer): string {
   const reads = environmentReads(server.template);
+  const workspace = server.origin === 'workspace';
   const warning =
-    server.origin === 'workspace' && reads.length
+    workspace && reads.length
       ? `Reads your environment variable${reads.length > 1 ? 's' : ''} ${reads.map((n) => `$${n}`).join(', ')} and passes ${reads.length > 1 ? 'them' : 'it'} to the server. `
       : '';
-  return `${warning}${describeLaunch(server.shown)}`;
+  return `${warning}${describeLaunch(server.shown, workspace)}`;
+}
+
+/**
+ * Why a server a workspace names may not start here, or undefined. An `envFile` is refused: its
+ * variables (`NODE_OPTIONS`, `LD_PRELOAD`…) would reach the process without being part of what
+ * the user saw and agreed to, and the file can change after the consent.
+ */
+export function workspaceLaunchRefusal(server: McpServerConfig): string | undefined {
+  if (server.origin !== 'workspace' || server.launch.type !== 'stdio' || !server.launch.envFile)
+    return undefined;
+  return `It sets its environment from a file ("envFile": ${JSON.stringify(visibleText(server.launch.envFile))}), which a workspace's server may not do here: what it sets would not be shown before it starts. Put the variables in its "env" (values from your environment as \${env:NAME}).`;
 }
 
 /**

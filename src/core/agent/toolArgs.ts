@@ -6,6 +6,7 @@
  */
 import { isRecord } from '../../api/json';
 import type { EditHunk } from './editHunks';
+import { findHiddenCharacter } from './hiddenText';
 import { ToolInputError } from './types';
 
 export const MAX_PATH_CHARS = 4096;
@@ -176,8 +177,9 @@ export function parseRunCommandArgs(
   maxTimeoutSeconds = MAX_COMMAND_TIMEOUT_SECONDS,
 ): RunCommandArgs {
   const args = object(value);
+  // Checked before trimming: nothing the user did not see is dropped or kept silently.
+  refuseHidden('command', text(args, ['command', 'cmd', 'commandLine'], MAX_COMMAND_CHARS, true));
   const command = nonEmpty(args, ['command', 'cmd', 'commandLine'], MAX_COMMAND_CHARS);
-  refuseHidden('command', command);
   if (command.split('\n').length > MAX_COMMAND_LINES)
     throw new ToolInputError(
       `"command" has over ${MAX_COMMAND_LINES} lines: write a script file with create_file and run that.`,
@@ -190,17 +192,17 @@ export function parseRunCommandArgs(
 }
 
 /**
- * Characters that make the confirmation show something other than what runs: NUL and ESC (terminal
- * sequences), a carriage return (the shell runs what a later part of the line hides), bidi
- * controls (text shown reordered) and zero-width characters (text shown as nothing).
+ * Refuses a command or folder the user could not read exactly in the confirmation, or that a
+ * terminal could rewrite (see `hiddenText.ts` for the characters), naming the character and where
+ * it is, so the model can send the same command in plain text.
  */
-// eslint-disable-next-line no-control-regex
-const HIDDEN = /[\u0000\u001b\r\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b-\u200d\u2060\ufeff]/;
-
 function refuseHidden(name: string, value: string): void {
-  const found = HIDDEN.exec(value);
-  if (found)
-    throw new ToolInputError(
-      `"${name}" holds a control, bidi or zero-width character (U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) that would hide what runs; send plain text.`,
-    );
+  const found = findHiddenCharacter(value);
+  if (!found) return;
+  const where = value.includes('\n')
+    ? `line ${found.line}, column ${found.column}`
+    : `column ${found.column}`;
+  throw new ToolInputError(
+    `"${name}" holds ${found.kind} (${found.code}, at ${where}): the user could not see it in the confirmation, so nothing was run. Send the command as plain text; to give a program such a character, write it as an escape the program reads (e.g. printf '\\033').`,
+  );
 }

@@ -115,7 +115,12 @@ export class ToolInputError extends Error {
 export type ToolCallState = 'awaitingApproval' | 'running' | 'done' | 'failed' | 'denied' | 'cancelled';
 
 /** The user's answer to a confirmation. */
-export type ApprovalChoice = 'once' | 'chat' | 'always' | 'deny';
+/**
+ * The user's answer: this call, the tool for the rest of the chat, the tool always (never offered
+ * for `run_command`), this exact command line in this folder always (`command`, only for
+ * `run_command`), or no.
+ */
+export type ApprovalChoice = 'once' | 'chat' | 'always' | 'command' | 'deny';
 
 export interface ApprovalDecision {
   choice: ApprovalChoice;

@@ -48,7 +48,7 @@ export interface AgentToolsState {
   sources: AgentToolSourceView[];
 }
 
-export const APPROVAL_CHOICES: readonly ApprovalChoice[] = ['once', 'chat', 'always', 'deny'];
+export const APPROVAL_CHOICES: readonly ApprovalChoice[] = ['once', 'chat', 'always', 'command', 'deny'];
 const CALL_STATES: readonly ToolCallState[] = [
   'awaitingApproval',
   'running',

@@ -1,10 +1,19 @@
 import * as vscode from 'vscode';
 import type { ApprovalDecision, PreparedCall, ToolCallRecord, ToolSpec } from '../../core/agent/types';
-import { approvalKey } from '../../core/agent/approvalPolicy';
-import { Setting } from '../../core/ids';
+import {
+  RUN_COMMAND,
+  approvalKey,
+  commandAllowed,
+  mayAlwaysAllow,
+  parseAllowedCommands,
+  withAllowedCommand,
+} from '../../core/agent/approvalPolicy';
+import type { AllowedCommand } from '../../core/agent/approvalPolicy';
+import { Setting, StorageKey } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
 import { readSettings } from '../config/settings';
 import type { Logger } from '../log/logger';
+import { visibleText } from '../../core/agent/hiddenText';
 import { notify } from '../notify';
 
 /** The scheme of the read-only documents the edit diffs show. */
@@ -23,9 +32,14 @@ export class Approvals extends Disposable {
   private readonly allowedInChat = new Map<string, Set<string>>();
   private readonly diffs: DiffDocuments;
 
+  /** Whether the log said once that a stored *Always allow* of run_command is ignored. */
+  private toldRunCommandIgnored = false;
+
   constructor(
     private readonly reveal: () => void,
     private readonly logger: Pick<Logger, 'warn'>,
+    /** Where the exact commands allowed always are kept (the extension's global state). */
+    private readonly state: vscode.Memento,
   ) {
     super();
     this.diffs = this.register(new DiffDocuments());
@@ -36,14 +50,66 @@ export class Approvals extends Disposable {
    * The host's policy: our own reads inside the workspace run; everything else asks, unless the
    * user allowed the tool in this chat or always (`gateway.agent.alwaysAllow`, user settings only).
    */
-  needsApproval(chatId: string, spec: ToolSpec, _call: ToolCallRecord, prepared: PreparedCall): boolean {
+  needsApproval(chatId: string, spec: ToolSpec, call: ToolCallRecord, prepared: PreparedCall): boolean {
     if (spec.readOnly && spec.source.kind === 'builtin') return false;
     // An edit that can make something run later (tasks, hooks, CI) asks every time: the tool
     // judged the file by its real path when it prepared the call.
     if (prepared.alwaysAsk) return true;
     const key = approvalKey(spec);
     if (this.allowedInChat.get(chatId)?.has(key)) return false;
+    if (!mayAlwaysAllow(spec)) {
+      // Earlier versions offered *Always allow* for run_command: such an entry allowed every
+      // command line in every workspace. It is ignored; only exact commands are remembered.
+      if (readSettings().agent.alwaysAllow.includes(key) && !this.toldRunCommandIgnored) {
+        this.toldRunCommandIgnored = true;
+        this.logger.warn(
+          `${Setting.agentAlwaysAllow} lists ${RUN_COMMAND}: it is ignored, so each command asks first. Use "Always allow this exact command" on a command's confirmation to skip asking for one command line.`,
+        );
+      }
+      return !commandAllowed(this.allowedCommands(), call.confirmation);
+    }
     return !readSettings().agent.alwaysAllow.includes(key);
+  }
+
+  /** The exact commands allowed always, oldest first. */
+  allowedCommands(): AllowedCommand[] {
+    return parseAllowedCommands(this.state.get<unknown>(StorageKey.agentAllowedCommands));
+  }
+
+  /** Forgets exact commands the user allowed always. */
+  async forgetCommands(entries: readonly AllowedCommand[]): Promise<void> {
+    const left = this.allowedCommands().filter(
+      (kept) => !entries.some((gone) => gone.command === kept.command && gone.cwd === kept.cwd),
+    );
+    await this.state.update(StorageKey.agentAllowedCommands, left);
+  }
+
+  /**
+   * Lists the commands the agent runs without asking, in a quick pick; the ones the user picks
+   * are forgotten (asked about again).
+   */
+  async manageAllowedCommands(): Promise<void> {
+    const list = this.allowedCommands();
+    if (list.length === 0) {
+      await notify.info(
+        'Gateway AI: the agent asks before every command: no command is allowed always. "Always allow this exact command" on a confirmation adds one here.',
+      );
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(
+      list.map((entry) => ({
+        label: visibleText(entry.command),
+        description: entry.cwd,
+        entry,
+      })),
+      {
+        canPickMany: true,
+        title: 'Commands the agent runs without asking',
+        placeHolder: 'Pick the commands to ask about again, then press Enter',
+      },
+    );
+    if (!picked?.length) return;
+    await this.forgetCommands(picked.map((item) => item.entry));
   }
 
   /** Asks the user about `call` in its card (and opens an edit's diff); settles on their click. */
@@ -78,6 +144,25 @@ export class Approvals extends Disposable {
     // A repeated call was asked about for being repeated, a sensitive edit for what it edits:
     // allowing either allows that once.
     if (call.note || prepared.alwaysAsk) return decision.choice === 'deny' ? decision : { choice: 'once' };
+    // Never offered for a command, and never taken for one (a view could still send it).
+    if (decision.choice === 'always' && !mayAlwaysAllow(spec)) return { choice: 'once' };
+    if (decision.choice === 'command') {
+      const confirmation = call.confirmation;
+      if (mayAlwaysAllow(spec) || confirmation?.kind !== 'command') return { choice: 'once' };
+      // The call runs either way: the user allowed it. Only remembering it may fail.
+      await this.state
+        .update(
+          StorageKey.agentAllowedCommands,
+          withAllowedCommand(this.allowedCommands(), {
+            command: confirmation.command,
+            cwd: confirmation.cwd,
+          }),
+        )
+        .then(undefined, (error: unknown) =>
+          this.logger.warn(`The command could not be remembered as allowed: ${String(error)}`),
+        );
+      return decision;
+    }
     const key = approvalKey(spec);
     if (decision.choice === 'chat') {
       const allowed = this.allowedInChat.get(chatId) ?? new Set<string>();

@@ -565,18 +565,33 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
       await this.access.locate('.');
       throw new ToolInputError('No folder is open in the workspace to run the command in.');
     }
-    const where = args.cwd ? await this.access.locate(args.cwd) : undefined;
-    if (where) await this.expectFolder(where);
-    const cwd = (where?.uri ?? folder.uri).fsPath;
+    // The first folder's root is '.': located like any other folder, so its real path is checked too.
+    const rawCwd = args.cwd ?? '.';
+    const where = await this.access.locate(rawCwd);
+    await this.expectFolder(where);
+    const cwd = where.uri.fsPath;
     const timeoutSeconds = args.timeoutSeconds ?? settings.commandTimeoutSeconds;
     return {
       confirmation: { kind: 'command', command: args.command, cwd, timeoutSeconds },
       run: async (signal) => {
         if (!this.deps.trusted()) return restricted();
+        // Located again just before it runs: a folder on the way swapped for a link after the
+        // approval would have the command run somewhere the user did not approve.
+        try {
+          await this.access.relocate(where, rawCwd);
+          await this.expectFolder(where);
+        } catch (error) {
+          const why = error instanceof Error ? error.message : String(error);
+          return {
+            text: `The command was not run: its folder "${where.display || '.'}" is not where it was when the command was approved. ${why}`,
+            isError: true,
+          };
+        }
         this.deps.logger.info(`Agent runs a command in ${cwd} (timeout ${timeoutSeconds} s)`);
         const result = await this.runner.run({
           command: args.command,
-          cwd,
+          // The real path just checked: no link on the way is followed again.
+          cwd: where.real,
           timeoutMs: timeoutSeconds * 1000,
           signal,
         });

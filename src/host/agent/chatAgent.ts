@@ -65,7 +65,7 @@ export class ChatAgent extends Disposable {
 
   constructor(private readonly deps: ChatAgentDeps) {
     super();
-    this.approvals = this.register(new Approvals(deps.reveal, deps.logger));
+    this.approvals = this.register(new Approvals(deps.reveal, deps.logger, deps.state));
     for (const provider of deps.providers)
       if (provider.onDidChange) this.register(provider.onDidChange(() => this.changed.fire()));
     this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire()));

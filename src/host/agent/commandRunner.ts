@@ -1,5 +1,9 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { scriptCommandLine, scriptShell, scriptText } from '../../core/agent/commandScript';
 import { killTree } from './processTree';
 
 /**
@@ -8,6 +12,13 @@ import { killTree } from './processTree';
  * output is mirrored into a terminal of our own (a pseudoterminal). Either way the result has the
  * output's end, the exit code, and whether a timeout or Stop ended it; Stop and the timeout kill
  * the command and everything it started at once.
+ *
+ * The command never passes through a shell's line editor, which would act on what it holds
+ * (`^U`, `^H`, a tab's completion): its exact text is written to a script file of its own
+ * (private: a new folder of mode 0700, the file 0600), and the terminal is given only
+ * `<shell> <file>`, in plain ASCII (see `core/agent/commandScript`). The child process runs the
+ * same file with the same shell. On Windows the command runs as a child process through `cmd`,
+ * whose command line no line editor reads.
  */
 
 export interface CommandRun {
@@ -75,22 +86,44 @@ export class CommandRunner implements vscode.Disposable {
   private readonly finished: vscode.Terminal[] = [];
 
   constructor(
-    private readonly options: { preferShellIntegration?: boolean; shellIntegrationWaitMs?: number } = {},
+    private readonly options: {
+      preferShellIntegration?: boolean;
+      shellIntegrationWaitMs?: number;
+      /** Where the commands' script files are written (a private folder each); the system's temp. */
+      scriptFolder?: string;
+    } = {},
   ) {}
 
   async run(run: CommandRun): Promise<CommandResult> {
     if (run.signal.aborted)
       return { output: '', dropped: 0, exitCode: undefined, ended: 'stopped', via: 'process' };
-    if (this.options.preferShellIntegration !== false && !this.integrationMissing) {
-      const result = await this.inTerminal(run);
-      if (result) return result;
-      this.integrationMissing = true;
+    if (process.platform === 'win32') return this.asProcess(run, undefined);
+    let script: Script;
+    try {
+      script = await writeScript(run.command, this.options.scriptFolder ?? tmpdir());
+    } catch (error) {
+      const message = `its script file could not be written: ${error instanceof Error ? error.message : String(error)}`;
+      return { output: '', dropped: 0, exitCode: undefined, ended: 'failed', via: 'process', error: message };
     }
-    return this.asProcess(run);
+    try {
+      const shell = scriptShell(vscode.env.shell);
+      const line = scriptCommandLine(shell, script.file);
+      if (line && this.options.preferShellIntegration !== false && !this.integrationMissing) {
+        const result = await this.inTerminal(run, line);
+        if (result) return result;
+        this.integrationMissing = true;
+      }
+      return await this.asProcess(run, { shell, file: script.file });
+    } finally {
+      await script.remove();
+    }
   }
 
-  /** In a terminal with shell integration, or undefined (nothing ran) when it has none. */
-  private async inTerminal(run: CommandRun): Promise<CommandResult | undefined> {
+  /**
+   * In a terminal with shell integration, typing `line` (which runs the script), or undefined
+   * (nothing ran) when it has none.
+   */
+  private async inTerminal(run: CommandRun, line: string): Promise<CommandResult | undefined> {
     const terminal = vscode.window.createTerminal({
       name: 'Gateway AI: agent',
       cwd: run.cwd,
@@ -112,7 +145,7 @@ export class CommandRunner implements vscode.Disposable {
     }
     terminal.show(true);
     const tail = new Tail();
-    const execution = integration.executeCommand(run.command);
+    const execution = integration.executeCommand(line);
     const ended = new Promise<number | undefined>((resolve) => {
       const listener = vscode.window.onDidEndTerminalShellExecution((event) => {
         if (event.execution !== execution) return;
@@ -143,8 +176,14 @@ export class CommandRunner implements vscode.Disposable {
     };
   }
 
-  /** As a child process in its own process group, its output shown in a pseudoterminal. */
-  private asProcess(run: CommandRun): Promise<CommandResult> {
+  /**
+   * As a child process in its own process group, its output shown in a pseudoterminal: `shell`
+   * running the script file, or (on Windows, `script` undefined) the command through `cmd`.
+   */
+  private asProcess(
+    run: CommandRun,
+    script: { shell: string; file: string } | undefined,
+  ): Promise<CommandResult> {
     const write = new vscode.EventEmitter<string>();
     const tail = new Tail();
     const show = (text: string) => write.fire(text.replace(/\r?\n/g, '\r\n'));
@@ -166,14 +205,16 @@ export class CommandRunner implements vscode.Disposable {
     terminal.show(true);
     return new Promise<CommandResult>((resolve) => {
       try {
-        child = spawn(run.command, {
+        const options = {
           cwd: run.cwd,
-          shell: true,
           detached: process.platform !== 'win32',
           windowsHide: true,
           env: { ...process.env, ...QUIET_ENV },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+          stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
+        };
+        child = script
+          ? spawn(script.shell, [script.file], options)
+          : spawn(run.command, { ...options, shell: true });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         show(`\n${message}\n`);
@@ -288,6 +329,26 @@ function shellIntegration(
 }
 
 const KEEP_FINISHED_TERMINALS = 3;
+
+interface Script {
+  file: string;
+  /** Deletes the file and its folder; never throws. */
+  remove(): Promise<void>;
+}
+
+/** The command's exact text in a new private folder (0700), as `command.sh` (0600, created new). */
+async function writeScript(command: string, parent: string): Promise<Script> {
+  const folder = await mkdtemp(path.join(parent, 'gateway-command-'));
+  const remove = () => rm(folder, { recursive: true, force: true }).catch(() => undefined);
+  try {
+    const file = path.join(folder, 'command.sh');
+    await writeFile(file, scriptText(command), { encoding: 'utf8', mode: 0o600, flag: 'wx' });
+    return { file, remove };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+}
 
 function shortName(command: string): string {
   const line = command.replace(/\s+/g, ' ').trim();

@@ -156,6 +156,7 @@ export class ChatFeature extends Disposable {
         addFiles(attachmentDeps, arg, selection),
       [Command.addProblemsToChat]: (arg?: unknown) => addProblems(attachmentDeps, arg),
       [Command.addImageToChat]: (arg?: unknown) => addImage(attachmentDeps, arg),
+      [Command.manageAllowedCommands]: () => agent.approvals.manageAllowedCommands(),
     };
   }
 }

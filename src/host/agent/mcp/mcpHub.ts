@@ -18,6 +18,7 @@ import {
   environmentReads,
   launchIdentity,
   parseEnvFile,
+  workspaceLaunchRefusal,
 } from '../../../core/agent/mcpConfig';
 import type { McpConfigOrigin, McpLaunch, ResolvedMcpServer } from '../../../core/agent/mcpConfig';
 import { ToolInputError } from '../../../core/agent/types';
@@ -36,8 +37,10 @@ export interface McpSourceStatus {
   source: ToolSource;
   state: McpServerState;
   /**
-   * What starting it runs, as inert text: the command line or the URL, values of its environment
-   * and headers hidden, and first, for a workspace's server, the user's environment variables it reads.
+   * What starting it runs, as inert text: the command line or the URL; a workspace's values as
+   * written, the user's own configuration's environment and header values hidden, values from the
+   * user's environment named, never shown; and first, for a workspace's server, the user's
+   * environment variables it reads.
    */
   detail: string;
   /** The user's environment variables (`${env:…}`) the launch reads, sorted. */
@@ -243,6 +246,8 @@ export class McpHub extends Disposable implements ToolSet {
   private refusal(entry: Entry): string | undefined {
     if (!vscode.workspace.isTrusted)
       return 'MCP servers do not start in Restricted Mode. Trust the workspace first.';
+    const workspaceRefusal = workspaceLaunchRefusal(entry.server);
+    if (workspaceRefusal) return workspaceRefusal;
     if (entry.server.needsInput.length)
       return `It asks for ${entry.server.needsInput.map((i) => `\${input:${i}}`).join(', ')}, which only VS Code's own chat can prompt for. Put the value in the configuration (or an envFile) to start it here.`;
     return undefined;
@@ -460,13 +465,16 @@ function askToStart(status: McpSourceStatus): Promise<boolean> {
   const where =
     status.origin === 'workspace' ? "this workspace's .vscode/mcp.json" : 'your MCP configuration';
   const reads = status.environment.map((n) => `$${n}`).join(', ');
-  return notify.confirm(
+  // A workspace's launch is shown as written, not redacted: it is what will run (its values
+  // verbatim, the user's own environment only by name; see describeMcpServer).
+  const message =
     status.origin === 'workspace' && reads
       ? `Start the MCP server "${status.source.label}"? It reads ${reads} from your environment.`
-      : `Start the MCP server "${status.source.label}"?`,
-    `As ${where} says, this runs with your permissions:\n\n${status.detail}\n\nGateway AI asks again if this configuration changes.`,
-    'Start',
-  );
+      : `Start the MCP server "${status.source.label}"?`;
+  const detail = `As ${where} says, this runs with your permissions:\n\n${status.detail}\n\nGateway AI asks again if this configuration changes.`;
+  return status.origin === 'workspace'
+    ? notify.confirmVerbatim(message, detail, 'Start')
+    : notify.confirm(message, detail, 'Start');
 }
 
 function loadMcpBundle(): typeof import('./mcpBundle') {

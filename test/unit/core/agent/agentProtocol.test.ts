@@ -231,7 +231,7 @@ describe('agent protocol and history', () => {
             enabled: choice,
           });
           if (m?.type === 'toolDecision') {
-            assert.ok(['once', 'chat', 'always', 'deny'].includes(m.choice));
+            assert.ok(['once', 'chat', 'always', 'command', 'deny'].includes(m.choice));
             if (m.reason !== undefined) assert.equal(m.choice, 'deny');
           }
         },

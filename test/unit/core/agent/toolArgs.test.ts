@@ -78,7 +78,7 @@ describe('agent tools: arguments', () => {
     });
     assert.match(
       message(() => parseRunCommandArgs({ command: 'echo \u001b[2J' })),
-      /control, bidi or zero-width character \(U\+001B\)/,
+      /holds an escape \(a terminal sequence\) \(U\+001B, at column 6\)/,
     );
   });
 
@@ -99,7 +99,7 @@ describe('agent tools: arguments', () => {
     for (const char of hidden) {
       assert.match(
         message(() => parseRunCommandArgs({ command: `echo safe${char}; rm -rf x` })),
-        /control, bidi or zero-width/,
+        /"command" holds an? .*nothing was run/,
         `U+${char.codePointAt(0)!.toString(16)}`,
       );
       assert.match(
