@@ -579,26 +579,6 @@ describe('Agent tools', function () {
         assert.equal(isError, undefined);
       });
 
-      it(`runs a multi-line command in ${runner} exactly as shown, byte for byte`, async function () {
-        if (shellIntegration && !(await shellIntegrationHere())) this.skip();
-        // A tab (a line editor's completion), Unicode text, and what a shell would expand if it
-        // were read as a command line rather than a here-document.
-        const body = '\tindented with a tab: héllo 日本 ⚠️\n  $HOME `not run` \\ back\nlast line';
-        const out = file(`exact-${String(shellIntegration)}.txt`);
-        rmSync(out, { force: true });
-        const command = `cat > ${JSON.stringify(out)} <<'GATEWAY_EOF'\n${body}\nGATEWAY_EOF\necho written`;
-        const prepared = await commands.prepare(
-          'run_command',
-          { command, cwd: DIR },
-          new AbortController().signal,
-        );
-        assert.equal(prepared.confirmation?.kind === 'command' && prepared.confirmation.command, command);
-        const { text, isError } = await prepared.run(new AbortController().signal);
-        assert.equal(isError, undefined, text);
-        assert.match(text, /written/);
-        assert.equal(readFileSync(out, 'utf8'), `${body}\n`);
-      });
-
       it(`stops a command in ${runner} at its timeout`, async function () {
         if (shellIntegration && !(await shellIntegrationHere())) this.skip();
         write('forever.js', "console.log('started'); setInterval(() => {}, 1000);\n");
@@ -646,6 +626,26 @@ describe('Agent tools', function () {
               ).length === 1,
             'one agent terminal',
           );
+      });
+
+      it(`runs a multi-line command in ${runner} exactly as shown, byte for byte`, async function () {
+        if (shellIntegration && !(await shellIntegrationHere())) this.skip();
+        // A tab (a line editor's completion), Unicode text, and what a shell would expand if it
+        // were read as a command line rather than a here-document.
+        const body = '\tindented with a tab: héllo 日本 ⚠️\n  $HOME `not run` \\ back\nlast line';
+        const out = file(`exact-${String(shellIntegration)}.txt`);
+        rmSync(out, { force: true });
+        const command = `cat > ${JSON.stringify(out)} <<'GATEWAY_EOF'\n${body}\nGATEWAY_EOF\necho written`;
+        const prepared = await commands.prepare(
+          'run_command',
+          { command, cwd: DIR },
+          new AbortController().signal,
+        );
+        assert.equal(prepared.confirmation?.kind === 'command' && prepared.confirmation.command, command);
+        const { text, isError } = await prepared.run(new AbortController().signal);
+        assert.equal(isError, undefined, text);
+        assert.match(text, /written/);
+        assert.equal(readFileSync(out, 'utf8'), `${body}\n`);
       });
 
       it(`runs nothing more of a command list in ${runner} after Stop`, async function () {
