@@ -261,7 +261,8 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
         prompt: args.prompt,
         model,
         parameters: kept,
-        status: started.status,
+        // A synchronous route's result is taken below, as if a first status check brought it.
+        status: started.record ? undefined : started.status,
         pollingUrl: started.pollingUrl,
       },
       Math.max(Date.now(), after),
@@ -274,8 +275,18 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
       // A listener failed; the job is in the model all the same, and the caller gets its id.
       this.deps.logger.warn(`A view failed to take media job ${job.id}: ${(error as Error).message}`);
     }
-    this.ensurePoller().track(job.id);
-    this.deps.logger.info(`Media job ${job.id} started with ${model}`);
+    if (started.record) {
+      // The gateway answered with the result itself: the job completes now (its results are moved
+      // into files, its cost counted and its end announced like any other job's), and nothing is polled.
+      try {
+        this.model.applyRecord(job.id, started.record);
+      } catch (error) {
+        this.deps.logger.warn(`A view failed to take media job ${job.id}: ${(error as Error).message}`);
+      }
+    } else this.ensurePoller().track(job.id);
+    this.deps.logger.info(
+      `Media job ${job.id} started with ${model}${started.route ? ` (${started.route} route)` : ''}`,
+    );
     return job.id;
   }
 
