@@ -42,7 +42,7 @@ export type { CompletionScript } from './completions';
 export type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
 export type { GenerationRecord, OpenRouterQuirks } from './openRouterQuirks';
 export type { ResultOriginRequest } from './types';
-export { MEDIA_SHAPES, VIDEO_COST } from './mediaShapes';
+export { MEDIA_SHAPES, MP4_BYTES, VIDEO_COST } from './mediaShapes';
 export {
   CHAT_IMAGE_COST,
   IMAGE_COST,
@@ -113,6 +113,8 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
    * them) or `openai` (no `/v1/media`; `/v1/images/generations`).
    */
   mediaApi: MediaApi;
+  /** The bytes of every picture served inline by the OpenRouter and OpenAI media routes. */
+  readonly servedMedia: Buffer[] = [];
 
   private readonly server: Server;
   private readonly resultServer: Server;
@@ -193,6 +195,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
     this.peakFilesInFlight = 0;
     this.seenImages.length = 0;
     this.resultRequests.length = 0;
+    this.servedMedia.length = 0;
     this.keyScenarios.clear();
     this.globalScenarios = [];
     this.catalogMode = 'ok';

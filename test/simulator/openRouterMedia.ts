@@ -87,13 +87,18 @@ export const CHAT_IMAGE_CATALOG_ENTRY = {
   top_provider: { max_completion_tokens: 8192 },
 };
 
-let pictures = 0;
+/** What the handlers need of the simulator: every picture they serve inline is recorded. */
+export interface MediaServer extends SimulatorCore, ShapeHost {
+  /** The bytes of every picture served inline (base64 or data URL), in order. */
+  readonly servedMedia: Buffer[];
+}
 
-/** A picture for the prompt: the colour it names, else a gradient per picture. */
-function picture(prompt: string): Buffer {
-  pictures += 1;
+/** A picture for the prompt: the colour it names, else a gradient per picture; recorded as served. */
+function picture(core: MediaServer, prompt: string): Buffer {
   const colour = colourNamedIn(prompt);
-  return colour ? solidPng(64, 64, colour) : gradientPng(64, 64, pictures);
+  const png = colour ? solidPng(64, 64, colour) : gradientPng(64, 64, core.servedMedia.length + 1);
+  core.servedMedia.push(png);
+  return png;
 }
 
 function promptOf(body: unknown): string {
@@ -143,7 +148,7 @@ function refused(
 }
 
 /** `POST /api/v1/images`: the pictures at once, base64, with their type and the cost. */
-export function handleImages(context: RequestContext, core: SimulatorCore): void {
+export function handleImages(context: RequestContext, core: MediaServer): void {
   if (
     refused(
       context,
@@ -158,7 +163,7 @@ export function handleImages(context: RequestContext, core: SimulatorCore): void
   sendJson(context.response, 200, {
     created: Math.floor(Date.now() / 1000),
     data: Array.from({ length: n }, () => ({
-      b64_json: picture(prompt).toString('base64'),
+      b64_json: picture(core, prompt).toString('base64'),
       media_type: 'image/png',
     })),
     usage: usage(IMAGE_COST * n),
@@ -171,7 +176,7 @@ export function asksForImages(body: unknown): boolean {
 }
 
 /** Chat completions with `modalities: ["image", "text"]`: the picture in the assistant message. */
-export function handleChatImages(context: RequestContext, core: SimulatorCore): void {
+export function handleChatImages(context: RequestContext, core: MediaServer): void {
   if (refused(context, core, undefined)) return;
   const body = context.body as Record<string, unknown>;
   const prompt = promptOf(body);
@@ -201,7 +206,7 @@ export function handleChatImages(context: RequestContext, core: SimulatorCore): 
                 images: [
                   {
                     type: 'image_url',
-                    image_url: { url: `data:image/png;base64,${picture(prompt).toString('base64')}` },
+                    image_url: { url: `data:image/png;base64,${picture(core, prompt).toString('base64')}` },
                   },
                 ],
               }
@@ -237,11 +242,7 @@ export function handleVideoStart(
  * `POST /api/v1/images/generations` (OpenAI): `data[].b64_json`, or with `#sim:url` a link on the
  * second origin (a storage host: the key must never go there).
  */
-export function handleImageGenerations(
-  context: RequestContext,
-  core: SimulatorCore & ShapeHost,
-  jobs: MediaJobs,
-): void {
+export function handleImageGenerations(context: RequestContext, core: MediaServer, jobs: MediaJobs): void {
   if (refused(context, core, undefined)) return;
   const body = context.body as Record<string, unknown>;
   const prompt = promptOf(body);
@@ -250,7 +251,7 @@ export function handleImageGenerations(
   if (byUrl) {
     const job = jobs.add(String(body.model), prompt, {});
     item = { url: `${core.resultOrigin}/files/${encodeURIComponent(job.id)}.png` };
-  } else item = { b64_json: picture(prompt).toString('base64') };
+  } else item = { b64_json: picture(core, prompt).toString('base64') };
   sendJson(context.response, 200, {
     created: Math.floor(Date.now() / 1000),
     data: [{ ...item, revised_prompt: prompt }],
