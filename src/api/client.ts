@@ -21,6 +21,7 @@ import { tryParseJson } from './json';
 import { gatewayUrl, normalizeMediaRecord, normalizeMediaStarted } from './media';
 import {
   MEDIA_ROUTE_PATHS,
+  checkMediaParameters,
   isSyncRoute,
   mediaRouteBody,
   normalizeSyncRecord,
@@ -348,6 +349,9 @@ class UndiciGatewayClient implements GatewayClient {
   ): Promise<MediaStarted> {
     let apiKey: string | undefined;
     try {
+      // Checked against the model's catalog entry before anything is sent (or billed).
+      const invalid = checkMediaParameters(info, request.parameters);
+      if (invalid) throw new GatewayError({ kind: 'config', message: invalid });
       const opened = await this.open(callOptions, {
         method: 'POST',
         apiPath: MEDIA_ROUTE_PATHS[route],

@@ -16,6 +16,8 @@
 import { isRecord, stringField } from './json';
 import type { JsonObject } from './json';
 import { normalizeMediaRecord } from './media';
+
+export { checkMediaParameters, describeMediaOptions } from './media';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
 import type { Secrets } from './redact';

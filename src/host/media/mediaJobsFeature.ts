@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import * as vscode from 'vscode';
 import { withoutReservedKeys } from '../../api/media';
+import type { MediaModelInfo } from '../../api/mediaRoutes';
 import { Disposable } from '../../core/util/lifecycle';
 import { fileExists } from '../storage/storageFolder';
 import { readSettings } from '../config/settings';
@@ -101,6 +102,11 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     this.studio = this.register(new MediaStudio(this, deps));
     this.commands = { ...mediaJobCommands(this), ...this.studio.commands };
     setTimeout(() => void this.load(), 0);
+  }
+
+  /** The gateway's media models from its catalogs, with kind, price and parameters (none when it has none). */
+  listMediaModels(): Promise<MediaModelInfo[]> {
+    return this.deps.gateway.client().listMediaModels();
   }
 
   /** Loads stored jobs once and resumes polling those still running; resolves when done. */
@@ -472,7 +478,10 @@ function mediaJobCommands(
     [Command.generateMedia]: async (arg?: unknown) => {
       let args: GenerateArgs | undefined;
       try {
-        args = arg === undefined ? await askGenerateArgs(feature.pickMediaModel) : parseGenerateArgs(arg);
+        args =
+          arg === undefined
+            ? await askGenerateArgs(feature.pickMediaModel, () => feature.listMediaModels())
+            : parseGenerateArgs(arg);
       } catch (error) {
         void notify.error(`Gateway AI: ${(error as Error).message}`);
         if (arg !== undefined) throw error;

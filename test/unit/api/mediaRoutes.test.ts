@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
 import {
+  checkMediaParameters,
+  describeMediaOptions,
   mediaRouteBody,
   normalizeSyncRecord,
   parseChatMediaModels,
@@ -147,6 +149,30 @@ describe('api: media routes on an OpenRouter-shaped gateway (no /v1/media)', () 
       { type: 'image_url', image_url: { url: image } },
     ]);
     assert.equal(mediaRouteBody('images', request).image, undefined);
+  });
+
+  it("a value the model's catalog entry does not offer is refused before anything is sent", async () => {
+    const { client } = makeClient(ctx.sim);
+    const before = requestsTo(ctx.sim, 'POST', '/v1/images').length;
+    const error = await expectGatewayError(
+      client.startMedia({ model: SIM_IMAGE_MODEL, prompt: 'x', parameters: { aspect_ratio: '5:4' } }),
+      'config',
+    );
+    assert.equal(error.message, `${SIM_IMAGE_MODEL} takes aspect_ratio 1:1, 16:9, 9:16; not "5:4".`);
+    assert.equal(requestsTo(ctx.sim, 'POST', '/v1/images').length, before);
+    // Numbers and their text are the same value; a parameter the entry says nothing of is the gateway's.
+    assert.equal(
+      checkMediaParameters({ id: 'v', options: { duration: [4, 8] } }, { duration: '8', seed: 1 }),
+      undefined,
+    );
+    assert.match(
+      checkMediaParameters({ id: 'v', options: { duration: [4, 8] } }, { duration: {} }) ?? '',
+      /not object/,
+    );
+    assert.equal(
+      describeMediaOptions({ options: { duration: [4, 8], resolution: ['720p'] } }),
+      'duration 4 | 8; resolution 720p',
+    );
   });
 
   it('a model no catalog knows and no route serves keeps the /v1/media 404', async () => {
