@@ -15,7 +15,18 @@ import {
   startGatewaySimulator,
 } from '../simulator';
 import type { GatewaySimulator } from '../simulator';
+import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
+import type { MediaCardState } from '../../src/core/protocol/mediaCardProtocol';
 import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
+import { observed } from './observed';
+
+/** The card states the chat view was sent for `jobId`, as the webview parses them. */
+function cardStates(jobId: string): MediaCardState[] {
+  return observed.webviewMessages
+    .filter((m) => m.target === 'chat view')
+    .map((m) => parseHostMessage(JSON.parse(m.json)))
+    .flatMap((m) => (m?.type === 'mediaJob' && m.job.jobId === jobId ? [m.job] : []));
+}
 
 /**
  * Media on gateways without `POST /v1/media`: OpenRouter (images at `/v1/images`, pictures from
@@ -133,6 +144,51 @@ describe('Media routes: OpenRouter and OpenAI-style gateways', function () {
     assert.deepEqual(Buffer.from(saved), MP4_BYTES);
   });
 
+  it('/image in the chat with an OpenRouter image model: the card shows the picture and its cost', async () => {
+    const api = await gatewayApi();
+    await vscode.commands.executeCommand('gateway.chat.focus');
+    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+    await vscode.commands.executeCommand('gateway.newChat');
+    const message = parseWebviewMessage({
+      type: 'send',
+      text: `/image a yellow square --model ${SIM_IMAGE_MODEL}`,
+    });
+    assert.ok(message);
+    await api.chatRouter.handle(message);
+    const card = (await api.chat.current()).turns.at(-1);
+    assert.ok(card?.role === 'assistant' && card.media, 'the reply turn is a media card');
+    const { jobId } = card.media;
+    made.push(jobId);
+    const job = await completed(jobId);
+    const served = openRouter.servedMedia.at(-1)!;
+    const shown = await waitFor(
+      () => cardStates(jobId).find((s) => s.status === 'completed' && s.outputs.length > 0),
+      'the card to show the completed result',
+      20_000,
+    );
+    assert.equal(shown.outputs[0].kind, 'image');
+    assert.equal(shown.cost, IMAGE_COST, 'the card shows the cost');
+    const saved = await openAndSave(job, /<img class="media-output" src="[^"]+\.png"/);
+    assert.deepEqual(Buffer.from(saved), served);
+  });
+
+  it("the agents' tool gateway_generateMedia with an OpenRouter image model saves exactly the served bytes", async () => {
+    const result = await vscode.lm.invokeTool('gateway_generateMedia', {
+      toolInvocationToken: undefined,
+      input: { prompt: 'a purple square', model: SIM_IMAGE_MODEL, saveTo: 'routes-tool' },
+    });
+    const text = result.content.map((part) => (part as vscode.LanguageModelTextPart).value).join('');
+    const path = /"(routes-tool\/[^"]+\.png)"/.exec(text)?.[1];
+    assert.ok(path, text);
+    const root = vscode.workspace.workspaceFolders![0].uri;
+    const bytes = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, path));
+    assert.deepEqual(Buffer.from(bytes), openRouter.servedMedia.at(-1));
+    const api = await gatewayApi();
+    const job = api.media.model.all().find((j) => j.prompt === 'a purple square');
+    assert.ok(job, 'the tool made a job');
+    made.push(job.id);
+  });
+
   it('an OpenAI-style server (/v1/images/generations, result by URL elsewhere): the key never leaves the gateway', async () => {
     await setSetting('baseUrl', openAi.baseUrl);
     try {
@@ -163,7 +219,7 @@ describe('Media routes: OpenRouter and OpenAI-style gateways', function () {
     const images = made
       .map((id) => jobs.find((job) => job.id === id))
       .filter((job): job is MediaJob => job?.status === 'completed' && job.model !== SIM_VIDEO_MODEL);
-    assert.equal(images.length, 3, 'three image jobs were stored');
+    assert.equal(images.length, 5, 'five image jobs were stored');
 
     const gallery = await vscode.commands.executeCommand<MediaGalleryPanel>('gateway.openMediaGallery');
     openGallery = gallery;
