@@ -18,7 +18,19 @@ import type { BodyLimit, HttpExchange } from './transport/http';
 import { httpError } from './httpErrors';
 import type { HttpErrorContext } from './httpErrors';
 import { tryParseJson } from './json';
-import { gatewayUrl, mediaRequestBody, normalizeMediaRecord, normalizeMediaStarted } from './media';
+import { gatewayUrl, normalizeMediaRecord, normalizeMediaStarted } from './media';
+import {
+  MEDIA_ROUTE_PATHS,
+  checkMediaParameters,
+  isSyncRoute,
+  mediaRouteBody,
+  normalizeSyncRecord,
+  parseChatMediaModels,
+  parseImageModels,
+  parseVideoModels,
+  syncJobId,
+} from './mediaRoutes';
+import type { MediaModelInfo, MediaRoute } from './mediaRoutes';
 import { Semaphore } from './limiter';
 import { ProblemReporter } from './problems';
 import { redact, redactError, urlCredentials } from './redact';
@@ -61,6 +73,12 @@ export interface GatewayClient {
    * on the gateway's origin), else `GET /v1/media/{id}`.
    */
   getMedia(id: string, options?: MediaStatusOptions): Promise<MediaRecord>;
+  /**
+   * The gateway's media models from its catalogs (`/v1/images/models`, `/v1/videos/models`,
+   * `/v1/models?output_modalities=image,video,audio`), each with the route it is started on, its
+   * kind, price and parameters. Catalogs the gateway lacks are skipped; never throws for them.
+   */
+  listMediaModels(options?: CallOptions): Promise<MediaModelInfo[]>;
   /** Fetches a media result by URL (the key is sent only if the URL is on the gateway's origin). */
   download(url: string, options?: DownloadOptions): Promise<DownloadedFile>;
   /**
@@ -118,6 +136,22 @@ const MAX_REDIRECTS = 5;
 /** Downloads of media results at once, per client. */
 export const DEFAULT_MAX_CONCURRENT_DOWNLOADS = 4;
 const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
+/** A media catalog read longer ago than this is read again when it does not know a model. */
+const MEDIA_CATALOG_REFRESH_MS = 30_000;
+
+/**
+ * What the client learned of its gateway's media routes (see mediaRoutes.ts). A client serves one
+ * base URL, and a new one is made when it changes, so this is learned again for a new gateway.
+ */
+interface MediaRouteBook {
+  /** Whether `POST /v1/media` exists: true once it started a job, false once it 404s beside catalogs. */
+  mediaEndpoint?: boolean;
+  /** The route each model was started on, or that its catalog entry names. */
+  routes: Map<string, MediaRoute>;
+  /** The last catalogs read, and when. */
+  models?: Map<string, MediaModelInfo>;
+  modelsAt?: number;
+}
 
 export function createGatewayClient(options: ClientOptions, internals: ClientInternals = {}): GatewayClient {
   return new UndiciGatewayClient(options, internals.timing ?? realTiming);
@@ -129,6 +163,7 @@ class UndiciGatewayClient implements GatewayClient {
   /** Proxy credentials: redacted from every error, like the key. */
   private readonly proxySecrets: string[];
   private readonly downloadSlots: Semaphore;
+  private readonly mediaRoutes: MediaRouteBook = { routes: new Map() };
 
   constructor(
     private readonly options: ClientOptions,
@@ -231,20 +266,119 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   async startMedia(request: MediaRequest, callOptions: CallOptions = {}): Promise<MediaStarted> {
+    const book = this.mediaRoutes;
+    const known = book.routes.get(request.model);
+    let missing: GatewayError | undefined;
+    // The gateway's own job API first, where it exists (or may): it takes any model it knows.
+    if ((known === undefined || known === 'media') && book.mediaEndpoint !== false) {
+      try {
+        const started = await this.startOn('media', request, callOptions);
+        book.mediaEndpoint = true;
+        book.routes.set(request.model, 'media');
+        return started;
+      } catch (error) {
+        if (!isMissingEndpoint(error) || known === 'media') throw error;
+        missing = error as GatewayError;
+      }
+    }
+    let info = known && known !== 'media' ? undefined : await this.mediaModel(request.model, callOptions);
+    const route = known && known !== 'media' ? known : info?.route !== 'media' ? info?.route : undefined;
+    if (route) {
+      // The catalogs name another route for it: this gateway serves media without `/v1/media`.
+      if (missing) book.mediaEndpoint = false;
+      info ??= book.models?.get(request.model);
+      const started = await this.startOn(route, request, callOptions, info);
+      book.routes.set(request.model, route);
+      return started;
+    }
+    // No catalog knows it: an OpenAI-style server may still make it at `/v1/images/generations`.
+    try {
+      const started = await this.startOn('images-generations', request, callOptions);
+      if (missing) book.mediaEndpoint = false;
+      book.routes.set(request.model, 'images-generations');
+      return started;
+    } catch (error) {
+      throw missing && isMissingEndpoint(error) ? missing : error;
+    }
+  }
+
+  /** The catalog entry of a media model, reading the catalogs when they are old or lack it. */
+  private async mediaModel(model: string, callOptions: CallOptions): Promise<MediaModelInfo | undefined> {
+    const book = this.mediaRoutes;
+    const fresh = book.modelsAt !== undefined && Date.now() - book.modelsAt < MEDIA_CATALOG_REFRESH_MS;
+    if (!book.models?.has(model) && !fresh) await this.listMediaModels(callOptions);
+    return book.models?.get(model);
+  }
+
+  async listMediaModels(callOptions: CallOptions = {}): Promise<MediaModelInfo[]> {
+    const read = (path: string): Promise<unknown> =>
+      this.getJson(callOptions, path, 'models', 'media model catalog').catch((error: unknown) => {
+        if (GatewayError.is(error) && error.kind === 'aborted') throw error;
+        return undefined;
+      });
+    const [videos, images, chat] = await Promise.all([
+      read('/v1/videos/models'),
+      read('/v1/images/models'),
+      read('/v1/models?output_modalities=image,video,audio'),
+    ]);
+    const imageModels = parseImageModels(images);
+    // A gateway with an images catalog of its own (OpenRouter) makes chat models' pictures in chat.
+    const chatImages: MediaRoute = images !== undefined ? 'chat-images' : 'images-generations';
+    const models = new Map<string, MediaModelInfo>();
+    for (const info of [
+      ...parseVideoModels(videos),
+      ...imageModels,
+      ...parseChatMediaModels(chat, chatImages),
+    ])
+      if (!models.has(info.id)) models.set(info.id, info);
+    this.mediaRoutes.models = models;
+    this.mediaRoutes.modelsAt = Date.now();
+    return [...models.values()];
+  }
+
+  /**
+   * Starts a job on one route. A synchronous route's answer is the result: the job comes back
+   * completed, with its record. A video job without a polling URL is asked for at
+   * `/v1/videos/{id}`.
+   */
+  private async startOn(
+    route: MediaRoute,
+    request: MediaRequest,
+    callOptions: CallOptions,
+    info?: MediaModelInfo,
+  ): Promise<MediaStarted> {
     let apiKey: string | undefined;
     try {
+      // Checked against the model's catalog entry before anything is sent (or billed).
+      const invalid = checkMediaParameters(info, request.parameters);
+      if (invalid) throw new GatewayError({ kind: 'config', message: invalid });
       const opened = await this.open(callOptions, {
         method: 'POST',
-        apiPath: '/v1/media',
-        body: mediaRequestBody(request),
+        apiPath: MEDIA_ROUTE_PATHS[route],
+        body: mediaRouteBody(route, request, info?.reference),
         accept: 'application/json',
         rule: 'start-once',
         error: { operation: 'media-start', model: request.model },
       });
       apiKey = opened.apiKey;
+      if (isSyncRoute(route)) {
+        // Pictures come whole in the answer, base64: more than a JSON answer's usual cap.
+        const body = await readJson(opened.exchange, 'media result', this.streamLimit);
+        const id = syncJobId(route, Date.now());
+        const record = normalizeSyncRecord(
+          route,
+          body,
+          id,
+          this.problems,
+          this.secrets(apiKey),
+          this.options.baseUrl,
+        );
+        return { id, status: record.status, record, route };
+      }
       const started = normalizeMediaStarted(await readJson(opened.exchange, 'media job'), this.problems, {
         baseUrl: this.options.baseUrl,
       });
+      started.route = route;
       // A polling URL that could never be asked (this computer or a private network while the
       // gateway is not there) is dropped now: the job is asked for at the gateway instead.
       if (started.pollingUrl && this.pollingRefusal(new URL(started.pollingUrl))) {
@@ -256,6 +390,8 @@ class UndiciGatewayClient implements GatewayClient {
         this.problems.unknown('media.polling_url', 'a URL that carries a secret; not kept');
         delete started.pollingUrl;
       }
+      if (!started.pollingUrl && route === 'videos')
+        started.pollingUrl = this.endpoint(`/v1/videos/${encodeURIComponent(started.id)}`).href;
       return started;
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
@@ -594,10 +730,10 @@ async function* untilIdle(
   }
 }
 
-async function readAll(exchange: HttpExchange): Promise<string> {
+async function readAll(exchange: HttpExchange, limit: BodyLimit = jsonLimit()): Promise<string> {
   let failure: GatewayError | undefined;
   try {
-    exchange.setLimit(jsonLimit());
+    exchange.setLimit(limit);
     return await exchange.text();
   } catch (error) {
     failure = asGatewayError(error, undefined);
@@ -607,8 +743,8 @@ async function readAll(exchange: HttpExchange): Promise<string> {
   }
 }
 
-async function readJson(exchange: HttpExchange, what: string): Promise<unknown> {
-  const text = await readAll(exchange);
+async function readJson(exchange: HttpExchange, what: string, limit?: BodyLimit): Promise<unknown> {
+  const text = await readAll(exchange, limit);
   const parsed = tryParseJson(text);
   if (!parsed.ok)
     throw new GatewayError({
@@ -616,6 +752,11 @@ async function readJson(exchange: HttpExchange, what: string): Promise<unknown> 
       message: `The gateway's ${what} answer is not valid JSON.`,
     });
   return parsed.value;
+}
+
+/** A 404 or 405 to a start: the gateway has no such endpoint (or does not know the model there). */
+function isMissingEndpoint(error: unknown): boolean {
+  return GatewayError.is(error) && (error.status === 404 || error.status === 405);
 }
 
 function downloadUrl(text: string): URL {

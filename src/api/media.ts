@@ -549,3 +549,38 @@ export function mimeFromUrl(url: string): string | undefined {
   const extension = /\.([a-z0-9]+)$/i.exec(pathname)?.[1]?.toLowerCase();
   return extension ? MIME_BY_EXTENSION.get(extension) : undefined;
 }
+
+/**
+ * Why the parameters cannot go to this model, by its catalog entry (a value its list does not
+ * offer), or undefined. Values compare as text (`"4"` is the duration 4). Parameters the entry
+ * says nothing about are the gateway's to judge.
+ */
+export function checkMediaParameters(
+  info: { id: string; options?: Readonly<Record<string, readonly (string | number)[]>> } | undefined,
+  parameters: Record<string, unknown> | undefined,
+): string | undefined {
+  if (!info?.options || !parameters) return undefined;
+  for (const [key, allowed] of Object.entries(info.options)) {
+    if (!Object.hasOwn(parameters, key)) continue;
+    const value = parameters[key];
+    if (value === undefined || value === null) continue;
+    const text =
+      typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+        ? String(value)
+        : undefined;
+    if (text === undefined || !allowed.some((option) => String(option) === text)) {
+      const shown = text === undefined ? typeof value : JSON.stringify(text.slice(0, 40));
+      return `${info.id} takes ${key} ${allowed.map(String).join(', ')}; not ${shown}.`;
+    }
+  }
+  return undefined;
+}
+
+/** The model's parameters and their values, in one line: `aspect_ratio 1:1 | 16:9; duration 4 | 8`. */
+export function describeMediaOptions(
+  info: { options?: Readonly<Record<string, readonly (string | number)[]>> } | undefined,
+): string {
+  return Object.entries(info?.options ?? {})
+    .map(([key, values]) => `${key} ${values.map(String).join(' | ')}`)
+    .join('; ');
+}

@@ -164,9 +164,23 @@ export interface MediaRequest {
   parameters?: Record<string, unknown>;
 }
 
+/**
+ * How a media job was started (see mediaRoutes.ts): the gateway's `/v1/media`, OpenRouter's
+ * `/v1/images` and `/v1/videos`, chat completions with image `modalities`, or OpenAI's
+ * `/v1/images/generations`.
+ */
+export type MediaRoute = 'media' | 'images' | 'chat-images' | 'videos' | 'images-generations';
+
 export interface MediaStarted {
   id: string;
   status?: MediaStatus;
+  /** The route it was started on. */
+  route?: MediaRoute;
+  /**
+   * A synchronous route's result (the job is final at once): completed with its outputs, or
+   * failed saying why. Nothing is polled for it.
+   */
+  record?: MediaRecord;
   /**
    * Where the job's status is asked for, when the gateway named it (`polling_url` and its
    * synonyms): absolute, http(s), resolved against the base URL when it was relative.

@@ -237,6 +237,14 @@ export function handleModels(
     if (allMode !== 'ok') return sendError(response, Number(allMode), 'Unknown query parameter');
     return sendJson(response, 200, { data: models });
   }
+  const wanted = query.get('output_modalities');
+  if (mode === 'ok' && wanted && allMode === 'ok') {
+    // A list (`image,video`): the models that write any of them, as OpenRouter filters.
+    const kinds = wanted.split(',').map((kind) => kind.trim().toLowerCase());
+    return sendJson(response, 200, {
+      data: models.filter((m) => m.architecture?.output_modalities?.some((kind) => kinds.includes(kind))),
+    });
+  }
   if (mode === 'ok')
     return sendJson(response, 200, {
       data: models.filter(

@@ -16,6 +16,17 @@ import type { AllModalitiesMode, CatalogMode, CreditState, SimModel } from './ca
 import type { RequestContext } from './context';
 import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
 import { QuirksState } from './openRouterQuirks';
+import {
+  CHAT_IMAGE_CATALOG_ENTRY,
+  IMAGE_MODELS,
+  VIDEO_MODELS,
+  asksForImages,
+  handleChatImages,
+  handleImageGenerations,
+  handleImages,
+  handleVideoStart,
+} from './openRouterMedia';
+import type { MediaApi } from './openRouterMedia';
 import type { MediaHost } from './media';
 import { MP4_BYTES } from './mediaShapes';
 import type { MediaShape } from './mediaShapes';
@@ -31,7 +42,17 @@ export type { CompletionScript } from './completions';
 export type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
 export type { GenerationRecord, OpenRouterQuirks } from './openRouterQuirks';
 export type { ResultOriginRequest } from './types';
-export { MEDIA_SHAPES, VIDEO_COST } from './mediaShapes';
+export { MEDIA_SHAPES, MP4_BYTES, VIDEO_COST } from './mediaShapes';
+export {
+  CHAT_IMAGE_COST,
+  IMAGE_COST,
+  IMAGE_MODELS,
+  SIM_CHAT_IMAGE_MODEL,
+  SIM_IMAGE_MODEL,
+  SIM_VIDEO_MODEL,
+  VIDEO_MODELS,
+} from './openRouterMedia';
+export type { MediaApi } from './openRouterMedia';
 export type { MediaShape } from './mediaShapes';
 
 const API_PREFIX = '/api';
@@ -86,6 +107,14 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
    */
   resultOrigin = '';
   readonly resultRequests: ResultOriginRequest[] = [];
+  /**
+   * Which media API it speaks (see openRouterMedia.ts): `gateway` (its own `/v1/media`, the
+   * default), `openrouter` (no `/v1/media`; images, chat images and videos as OpenRouter serves
+   * them) or `openai` (no `/v1/media`; `/v1/images/generations`).
+   */
+  mediaApi: MediaApi;
+  /** The bytes of every picture served inline by the OpenRouter and OpenAI media routes. */
+  readonly servedMedia: Buffer[] = [];
 
   private readonly server: Server;
   private readonly resultServer: Server;
@@ -111,6 +140,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
     this.validKeys = options.validKeys ? new Set(options.validKeys) : undefined;
     this.quirks = new QuirksState(options.openRouterQuirks, () => this.models);
     this.mediaShape = options.mediaShape;
+    this.mediaApi = options.mediaApi ?? 'gateway';
     this.resultServer = createServer((request, response) => this.handleResultOrigin(request, response));
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
@@ -165,6 +195,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
     this.peakFilesInFlight = 0;
     this.seenImages.length = 0;
     this.resultRequests.length = 0;
+    this.servedMedia.length = 0;
     this.keyScenarios.clear();
     this.globalScenarios = [];
     this.catalogMode = 'ok';
@@ -274,10 +305,27 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
       return handleModels(
         response,
         this.catalogMode,
-        this.models as never[],
+        (this.mediaApi === 'openrouter'
+          ? [...this.models, CHAT_IMAGE_CATALOG_ENTRY]
+          : this.models) as never[],
         url.searchParams,
         this.allModalitiesMode,
       );
+    if (route.name === 'media-catalog') {
+      if (this.mediaApi !== 'openrouter') return sendError(response, 404, 'Not Found');
+      return sendJson(response, 200, { data: route.id === 'images' ? IMAGE_MODELS : VIDEO_MODELS });
+    }
+    if (route.name === 'images' || route.name === 'videos-start' || route.name === 'images-generations') {
+      const offered = route.name === 'images-generations' ? 'openai' : 'openrouter';
+      if (this.mediaApi !== offered) return sendError(response, 404, 'Not Found');
+      if (route.name === 'images') return handleImages(context, this);
+      if (route.name === 'videos-start') return handleVideoStart(context, this, this.jobs);
+      return handleImageGenerations(context, this, this.jobs);
+    }
+    if (route.name === 'media-start' && this.mediaApi !== 'gateway')
+      return sendError(response, 404, 'Not Found');
+    if (route.name === 'chat' && this.mediaApi === 'openrouter' && asksForImages(context.body))
+      return handleChatImages(context, this);
     if (route.name === 'endpoints') {
       const model = (this.models as SimModel[]).find((m) => m.id === route.id);
       if (!this.endpointsAvailable || !model) return sendError(response, 404, 'Not Found');
@@ -332,7 +380,11 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
           | 'endpoints'
           | 'key'
           | 'credits'
-          | 'generation';
+          | 'generation'
+          | 'media-catalog'
+          | 'images'
+          | 'videos-start'
+          | 'images-generations';
         id?: string;
       }
     | undefined {
@@ -345,6 +397,14 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
     if (method === 'POST' && path === `${API_PREFIX}/v1/chat/completions`) return { name: 'chat' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/completions`) return { name: 'completions' };
     if (method === 'POST' && path === `${API_PREFIX}/v1/media`) return { name: 'media-start' };
+    if (method === 'POST' && path === `${API_PREFIX}/v1/images`) return { name: 'images' };
+    if (method === 'POST' && path === `${API_PREFIX}/v1/videos`) return { name: 'videos-start' };
+    if (method === 'POST' && path === `${API_PREFIX}/v1/images/generations`)
+      return { name: 'images-generations' };
+    if (method === 'GET' && path === `${API_PREFIX}/v1/images/models`)
+      return { name: 'media-catalog', id: 'images' };
+    if (method === 'GET' && path === `${API_PREFIX}/v1/videos/models`)
+      return { name: 'media-catalog', id: 'videos' };
     if (method !== 'GET') return undefined;
     const content = new RegExp(`^${API_PREFIX}/v1/(?:media|videos)/([^/]+)/content$`).exec(path);
     if (content) return { name: 'media-content', id: decodeURIComponent(content[1]) };
@@ -411,6 +471,14 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
         text === undefined
           ? undefined
           : { text, firstByteDelayMs: delay('firstByteDelayMs'), pieceDelayMs: delay('pieceDelayMs') };
+      return sendJson(response, 200, { ok: true });
+    }
+    if (method === 'POST' && path === '/__sim/media-api') {
+      // {"api": "openrouter" | "openai" | "gateway"}
+      const api = isRecord(body) ? body.api : undefined;
+      if (api !== 'gateway' && api !== 'openrouter' && api !== 'openai')
+        return sendError(response, 400, 'api must be gateway, openrouter or openai');
+      this.mediaApi = api;
       return sendJson(response, 200, { ok: true });
     }
     if (method === 'POST' && path === '/__sim/reset') {

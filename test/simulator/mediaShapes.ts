@@ -133,7 +133,13 @@ export function shapedStatus(
 ): ShapedAnswer {
   const words = WORDS[shape];
   const word = (status: string): string => words[status] ?? status;
-  const idField = shape === 'fal' ? { request_id: job.id } : { id: job.id };
+  // OpenRouter names its polling URL in every answer (its SDK's schema requires it).
+  const idField =
+    shape === 'fal'
+      ? { request_id: job.id }
+      : shape === 'openrouter'
+        ? { id: job.id, polling_url: `/api/v1/videos/${path(job.id)}` }
+        : { id: job.id };
   if (phase.name === 'queued') {
     const body: Record<string, unknown> = { ...idField, status: word('queued') };
     // Runway holds a job back first when the account is at its limit.
@@ -154,7 +160,9 @@ export function shapedStatus(
     if (outcome === 'failed' && shape === 'runway') {
       body.failure = 'The prompt was flagged by moderation (simulated).';
       body.failureCode = 'SAFETY.INPUT.TEXT';
-    } else if (outcome === 'failed')
+    } else if (outcome === 'failed' && shape === 'openrouter')
+      body.error = 'The provider failed (simulated).';
+    else if (outcome === 'failed')
       body.error = { message: 'The provider failed (simulated).', code: 'E_SIM' };
     return { status: 200, body };
   }
@@ -164,7 +172,7 @@ export function shapedStatus(
       return {
         status: 200,
         body: {
-          id: job.id,
+          ...idField,
           status: 'completed',
           // Relative to the base URL, and readable only with the key.
           unsigned_urls: [`v1/videos/${path(job.id)}/content?index=0`],

@@ -32,6 +32,11 @@ export interface SimulatorOptions {
    * `#sim:shape:<name>` marker wins. Default: the simulator's own shape.
    */
   mediaShape?: import('./mediaShapes').MediaShape;
+  /**
+   * Which media API it speaks (see openRouterMedia.ts): its own `/v1/media` (default),
+   * OpenRouter's (no `/v1/media`), or OpenAI's `/v1/images/generations` (no `/v1/media`).
+   */
+  mediaApi?: import('./openRouterMedia').MediaApi;
   /** The key's credit at GET /v1/key and /v1/credits; `null`: the gateway has no credit endpoints. */
   credits?: { limit: number | null; usage: number } | null;
   /** Answer with OpenRouter's quirks (see openRouterQuirks.ts); absent: the plain shapes. */

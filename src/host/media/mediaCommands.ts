@@ -4,6 +4,9 @@ import { isModelId, readSettings } from '../config/settings';
 import { Command } from '../../core/ids';
 import { notify } from '../notify';
 import type { GenerateArgs } from './jobs/mediaJobs';
+import { checkMediaParameters, describeMediaOptions } from '../../api/media';
+import type { MediaModelInfo } from '../../api/mediaRoutes';
+import { pickMediaModel } from './mediaModelPicker';
 
 /** Validates `gateway.generateMedia`'s argument; throws a readable error for a bad one. */
 export function parseGenerateArgs(value: unknown): GenerateArgs {
@@ -33,6 +36,7 @@ let lastPrompt = '';
 /** Asks for prompt, model and parameters in three short steps; undefined when cancelled. */
 export async function askGenerateArgs(
   pickModel?: (current: string) => Promise<string | undefined>,
+  listMediaModels?: () => Promise<MediaModelInfo[]>,
 ): Promise<GenerateArgs | undefined> {
   const settings = readSettings().media;
   const prompt = await vscode.window.showInputBox({
@@ -45,29 +49,38 @@ export async function askGenerateArgs(
   if (prompt === undefined) return undefined;
   // Kept so a cancelled later step does not lose what was typed.
   lastPrompt = prompt;
-  const model = pickModel
-    ? await pickModel(settings.model)
-    : await vscode.window.showInputBox({
-        title: 'Generate Media (2/3): model',
-        prompt: 'Media model, <vendor>/<model_name>',
-        value: settings.model,
-        ignoreFocusOut: true,
-        validateInput: (v) =>
-          isModelId(v) ? undefined : 'Use the form <vendor>/<model_name>, for example openai/gpt-image-1.',
-      });
+  // The gateway's media catalogs (OpenRouter's image and video lists among them) when it has any.
+  const catalog = listMediaModels ? await listMediaModels().catch(() => []) : [];
+  const model = catalog.length
+    ? await pickMediaModel(catalog, settings.model)
+    : pickModel
+      ? await pickModel(settings.model)
+      : await vscode.window.showInputBox({
+          title: 'Generate Media (2/3): model',
+          prompt: 'Media model, <vendor>/<model_name>',
+          value: settings.model,
+          ignoreFocusOut: true,
+          validateInput: (v) =>
+            isModelId(v) ? undefined : 'Use the form <vendor>/<model_name>, for example openai/gpt-image-1.',
+        });
   if (model === undefined) return undefined;
+  const info = catalog.find((entry) => entry.id === model.trim());
+  const offered = describeMediaOptions(info);
   const parametersText = await vscode.window.showInputBox({
     title: 'Generate Media (3/3): parameters (optional)',
-    prompt: 'Extra parameters as a JSON object, e.g. {"size": "1024x1024"}. Leave {} for none.',
+    prompt: offered
+      ? `Parameters as a JSON object; ${model.trim()} takes ${offered}. Leave {} for its defaults.`
+      : 'Extra parameters as a JSON object, e.g. {"size": "1024x1024"}. Leave {} for none.',
     value: JSON.stringify(settings.parameters),
     ignoreFocusOut: true,
     validateInput: (v) => {
       if (!v.trim()) return undefined;
       try {
         const parsed: unknown = JSON.parse(v);
-        return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-          ? undefined
-          : 'Parameters must be a JSON object.';
+        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+          return 'Parameters must be a JSON object.';
+        // Checked against the model's catalog entry before anything is sent.
+        return checkMediaParameters(info, parsed as Record<string, unknown>);
       } catch {
         return 'This is not valid JSON.';
       }

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import * as vscode from 'vscode';
 import { withoutReservedKeys } from '../../api/media';
+import type { MediaModelInfo } from '../../api/mediaRoutes';
 import { Disposable } from '../../core/util/lifecycle';
 import { fileExists } from '../storage/storageFolder';
 import { readSettings } from '../config/settings';
@@ -101,6 +102,11 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     this.studio = this.register(new MediaStudio(this, deps));
     this.commands = { ...mediaJobCommands(this), ...this.studio.commands };
     setTimeout(() => void this.load(), 0);
+  }
+
+  /** The gateway's media models from its catalogs, with kind, price and parameters (none when it has none). */
+  listMediaModels(): Promise<MediaModelInfo[]> {
+    return this.deps.gateway.client().listMediaModels();
   }
 
   /** Loads stored jobs once and resumes polling those still running; resolves when done. */
@@ -261,7 +267,8 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
         prompt: args.prompt,
         model,
         parameters: kept,
-        status: started.status,
+        // A synchronous route's result is taken below, as if a first status check brought it.
+        status: started.record ? undefined : started.status,
         pollingUrl: started.pollingUrl,
       },
       Math.max(Date.now(), after),
@@ -274,8 +281,18 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
       // A listener failed; the job is in the model all the same, and the caller gets its id.
       this.deps.logger.warn(`A view failed to take media job ${job.id}: ${(error as Error).message}`);
     }
-    this.ensurePoller().track(job.id);
-    this.deps.logger.info(`Media job ${job.id} started with ${model}`);
+    if (started.record) {
+      // The gateway answered with the result itself: the job completes now (its results are moved
+      // into files, its cost counted and its end announced like any other job's), and nothing is polled.
+      try {
+        this.model.applyRecord(job.id, started.record);
+      } catch (error) {
+        this.deps.logger.warn(`A view failed to take media job ${job.id}: ${(error as Error).message}`);
+      }
+    } else this.ensurePoller().track(job.id);
+    this.deps.logger.info(
+      `Media job ${job.id} started with ${model}${started.route ? ` (${started.route} route)` : ''}`,
+    );
     return job.id;
   }
 
@@ -461,7 +478,10 @@ function mediaJobCommands(
     [Command.generateMedia]: async (arg?: unknown) => {
       let args: GenerateArgs | undefined;
       try {
-        args = arg === undefined ? await askGenerateArgs(feature.pickMediaModel) : parseGenerateArgs(arg);
+        args =
+          arg === undefined
+            ? await askGenerateArgs(feature.pickMediaModel, () => feature.listMediaModels())
+            : parseGenerateArgs(arg);
       } catch (error) {
         void notify.error(`Gateway AI: ${(error as Error).message}`);
         if (arg !== undefined) throw error;

@@ -17,6 +17,13 @@ import { GatewayError } from '../../../src/api/errors';
 import { foldChatDeltas } from '../../../src/api/fold';
 import { httpError } from '../../../src/api/httpErrors';
 import { MAX_MEDIA_ID_CHARS, normalizeMediaRecord, normalizeMediaStarted } from '../../../src/api/media';
+import {
+  mediaRouteBody,
+  normalizeSyncRecord,
+  parseChatMediaModels,
+  parseImageModels,
+  parseVideoModels,
+} from '../../../src/api/mediaRoutes';
 import { ProblemReporter } from '../../../src/api/problems';
 import type { ChatCompletion, ChatDelta, GatewayDataProblem, MediaRecord } from '../../../src/api/types';
 import { parseSettings } from '../../../src/core/config/settingsModel';
@@ -354,6 +361,109 @@ describe('fuzz: error bodies, media records and settings', () => {
         }),
       ),
       { numRuns: RUNS * 2 },
+    );
+  });
+
+  it('reads any synchronous media answer and any media catalog without throwing, into typed values', () => {
+    const picture = maybe(
+      fc.record(
+        {
+          b64_json: maybe(fc.base64String()),
+          media_type: maybe(fc.constantFrom('image/png', 'image/webp', '')),
+          url: maybe(fc.oneof(fc.webUrl(), fc.constant('data:image/png;base64,iVBO'), fc.string())),
+          type: maybe(fc.constant('image_url')),
+          image_url: maybe(fc.record({ url: maybe(fc.string()) }, { requiredKeys: [] })),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const answer = fc.oneof(
+      fc.record(
+        {
+          created: maybe(fc.nat()),
+          data: maybe(fc.array(picture, { maxLength: 4 })),
+          usage: maybe(usageArb),
+          error: hostile,
+          choices: maybe(
+            fc.array(
+              maybe(
+                fc.record(
+                  {
+                    message: maybe(
+                      fc.record(
+                        { content: maybe(fc.string()), images: maybe(fc.array(picture, { maxLength: 3 })) },
+                        { requiredKeys: [] },
+                      ),
+                    ),
+                  },
+                  { requiredKeys: [] },
+                ),
+              ),
+              { maxLength: 2 },
+            ),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+      hostile,
+    );
+    const catalogEntry = maybe(
+      fc.record(
+        {
+          id: maybe(fc.string()),
+          name: hostile,
+          supported_parameters: maybe(
+            fc.dictionary(fc.string(), maybe(fc.record({ type: hostile, values: hostile }))),
+          ),
+          supported_durations: maybe(fc.array(hostile, { maxLength: 5 })),
+          supported_resolutions: hostile,
+          supported_frame_images: hostile,
+          pricing: hostile,
+          pricing_skus: hostile,
+          architecture: maybe(
+            fc.record({ output_modalities: hostile, input_modalities: hostile }, { requiredKeys: [] }),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const catalog = fc.oneof(fc.record({ data: maybe(fc.array(catalogEntry, { maxLength: 5 })) }), hostile);
+    const routes = ['images', 'chat-images', 'images-generations'] as const;
+    fc.assert(
+      fc.property(
+        answer,
+        catalog,
+        fc.constantFrom(...routes),
+        counted((body: unknown, list: unknown, route: (typeof routes)[number]) => {
+          const record = normalizeSyncRecord(route, body, 'sync-1', undefined, [], 'http://127.0.0.1:1/api');
+          assert.equal(record.id, 'sync-1');
+          // Final at once: completed with a result, or failed saying why.
+          assert.ok(
+            (record.status === 'completed' && record.outputs.length > 0) ||
+              (record.status === 'failed' && typeof record.error === 'string'),
+          );
+          assert.ok(optional(record.cost) || (Number.isFinite(record.cost) && record.cost! >= 0));
+          for (const info of [
+            ...parseImageModels(list),
+            ...parseVideoModels(list),
+            ...parseChatMediaModels(list, 'chat-images'),
+          ]) {
+            assert.ok(typeof info.id === 'string' && info.id.length > 0);
+            assert.ok(['image', 'video', 'audio'].includes(info.kind));
+            for (const values of Object.values(info.options ?? {}))
+              for (const value of values) assert.ok(typeof value === 'string' || Number.isFinite(value));
+            assert.ok(optional(info.price) || typeof info.price === 'string');
+            // Whatever the catalog said, the body names the model and prompt the user chose.
+            const sent = mediaRouteBody(info.route, {
+              model: 'm/x',
+              prompt: 'p',
+              parameters: { model: 'evil' },
+            });
+            assert.equal(sent.model, 'm/x');
+          }
+        }),
+      ),
+      { numRuns: RUNS },
     );
   });
 

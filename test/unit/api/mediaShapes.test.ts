@@ -442,7 +442,7 @@ describe('api: every media shape against the simulator', () => {
         onProblem: (problem) => problems.push(problem.path),
       });
       const started = await client.startMedia({ model: 'vendor/video', prompt: 'x' });
-      assert.deepEqual(started, { id: 'p1' });
+      assert.deepEqual(started, { id: 'p1', route: 'media' });
       assert.ok(problems.includes('media.polling_url'), problems.join());
       // One stored before the rule refused it: the job is asked for at the gateway instead, so it
       // can still end rather than fail its check forever.
@@ -476,7 +476,7 @@ describe('api: every media shape against the simulator', () => {
           onProblem: (problem) => problems.push(problem.path),
         });
         const started = await client.startMedia({ model: 'vendor/video', prompt: 'x' });
-        assert.deepEqual(started, { id: 'k1' }, carried);
+        assert.deepEqual(started, { id: 'k1', route: 'media' }, carried);
         assert.ok(problems.includes('media.polling_url'), problems.join());
       } finally {
         gateway.close();

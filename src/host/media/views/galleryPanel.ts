@@ -34,6 +34,12 @@ export function describeParameters(parameters: Record<string, unknown> | undefin
 export class MediaGalleryPanel extends Disposable {
   private static current: MediaGalleryPanel | undefined;
   private readonly cachedThumbnails = new Set<string>();
+  /**
+   * Completed jobs whose first result is an image the gateway serves by URL: the local file it was
+   * downloaded to (once, by the client, which sends the key only to the gateway's own origin), or
+   * the download under way. The page draws the thumbnail from that file and the host caches it.
+   */
+  private readonly remoteImages = new Map<string, vscode.Uri | Promise<void>>();
   private pending: ReturnType<typeof setTimeout> | undefined;
   private ready = false;
 
@@ -84,7 +90,10 @@ export class MediaGalleryPanel extends Disposable {
       studio.media.model.onDidChange((change) => {
         // A removed job's thumbnail is gone, or is about to be; an id the gateway gives again
         // must not show the old job's.
-        for (const id of change.removed) this.cachedThumbnails.delete(thumbnailFileName(id));
+        for (const id of change.removed) {
+          this.cachedThumbnails.delete(thumbnailFileName(id));
+          this.remoteImages.delete(id);
+        }
         this.schedulePost();
       }),
     );
@@ -155,12 +164,36 @@ export class MediaGalleryPanel extends Disposable {
       const name = thumbnail.path.split('/').pop() ?? '';
       if (this.cachedThumbnails.has(name)) item.src = webview.asWebviewUri(thumbnail).toString();
       else if (first.url.startsWith('file:')) {
-        // Only local files: remote results are shown once the host has downloaded them.
         item.src = webview.asWebviewUri(vscode.Uri.parse(first.url)).toString();
         item.needsThumbnail = true;
+      } else if (job.status === 'completed') {
+        // Served by URL: shown from the local file once the host has downloaded it.
+        const local = this.remoteImages.get(job.id);
+        if (local instanceof vscode.Uri) {
+          item.src = webview.asWebviewUri(local).toString();
+          item.needsThumbnail = true;
+        } else if (!local) this.remoteImages.set(job.id, this.downloadImage(job));
       }
     }
     return item;
+  }
+
+  /**
+   * Downloads a completed job's remote image into the job's result file (a file kept from an
+   * earlier download is used as it is), then shows the gallery again. A failed download leaves the
+   * placeholder; it is tried again when the gallery next opens.
+   */
+  private async downloadImage(job: MediaJob): Promise<void> {
+    try {
+      const [first] = await this.studio.media.resultItems(job);
+      if (this.isDisposed || !this.studio.media.model.get(job.id)) return;
+      if (first?.kind === 'image' && first.file) {
+        this.remoteImages.set(job.id, first.file);
+        this.schedulePost();
+      }
+    } catch {
+      // Stays a placeholder: Open shows why.
+    }
   }
 
   /** A completed text result's item with the beginning of its text (a local file read in part). */
