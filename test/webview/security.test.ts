@@ -82,7 +82,11 @@ describe('chat webview: untrusted model output', function () {
     await chat.send({ type: 'turnUpdated', turn: { ...streamed, content: payload, status: 'complete' } });
     await chat.nextFrames(4);
 
-    // Every link the payload produced: clicking them must not run or load anything either.
+    // Every link the payload produced: clicking them must not run or load anything either. The
+    // user scrolls up first, as a reader would: a transcript still pinned to the bottom follows
+    // any late change of height (a font, a highlight) back down, away from the link being clicked.
+    await page.locator('.transcript').hover();
+    await page.mouse.wheel(0, -100_000);
     const anchors = page.locator('.reply a');
     for (let index = 0; index < (await anchors.count()); index++) await anchors.nth(index).click();
     await page.waitForTimeout(300);
