@@ -338,5 +338,29 @@ describe('Checkpoints: Restore to here and Redo, against a scripted model', func
     // Within the budget (10 s) and its slack, or it said it could not.
     if (user.checkpoint) assert.ok(snapshotEnded < 15_000, `${snapshotEnded} ms`);
     else assert.match(user.checkpointNote ?? '', /budget/);
+
+    // What a snapshot out of time had hashed is kept: the next prompt's goes on from there.
+    postMark = observed.webviewMessages.length;
+    const again = Date.now();
+    const next = await send(
+      scripted('Create another.', [
+        { calls: [{ name: 'create_file', arguments: { path: `${FIXTURE}/newer.txt`, content: 'newer\n' } }] },
+        { text: 'Created.' },
+      ]),
+    );
+    const second = await waitForCall('create_file');
+    await fromView({ type: 'toolDecision', turnId: second.turnId, callId: second.call.id, choice: 'once' });
+    await next.finished;
+    const nextPrompt = await waitFor(
+      async () => {
+        const p = await prompt();
+        return p.id !== user.id && (p.checkpoint || p.checkpointNote) ? p : undefined;
+      },
+      'the next snapshot to end',
+      30_000,
+    );
+    console.log(
+      `[suite]     the next prompt: snapshot ${nextPrompt.checkpoint ? 'taken' : `not taken (${nextPrompt.checkpointNote})`}, ended by ${Date.now() - again} ms`,
+    );
   });
 });
