@@ -118,7 +118,7 @@ describe('Checkpoints: Restore to here and Redo, against a scripted model', func
         return undefined;
       },
       `a ${name} call awaiting approval`,
-      20_000,
+      45_000,
     );
   }
 

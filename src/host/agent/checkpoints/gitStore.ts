@@ -140,43 +140,40 @@ export class GitCheckpointStore {
         work,
       ),
     );
-    const add: string[] = [];
-    const drop: string[] = [];
     const leftOut = { secret: 0, large: 0 };
     const patterns = this.options.secretPatterns();
     const maxBytes = this.options.maxFileBytes ?? CHECKPOINT_MAX_FILE_BYTES;
-    for (let i = 0; i < listed.length; i += STAT_CONCURRENCY) {
-      if (Date.now() > deadline) throw timedOut(started);
-      const chunk = listed.slice(i, i + STAT_CONCURRENCY);
-      const stats = await Promise.all(chunk.map((p) => fs.lstat(path.join(work, p)).catch(() => undefined)));
-      chunk.forEach((p, j) => {
-        const stat = stats[j];
-        if (!stat) {
-          add.push(p); // gone: `--remove` takes it out of our index
-          return;
-        }
-        if (!stat.isFile() && !stat.isSymbolicLink()) return;
-        const why = leftOutBecause(p, stat.size, patterns, maxBytes);
-        if (why === 'secret') leftOut.secret++;
-        if (why === 'large') leftOut.large++;
-        if (why) drop.push(p);
-        else add.push(p);
-      });
+    // A batch at a time, each written to our index: a snapshot that runs out of time keeps what
+    // it hashed, and the next one (which lists only what is new or changed) goes on from there.
+    for (let at = 0; at < listed.length; at += UPDATE_BATCH) {
+      const add: string[] = [];
+      const drop: string[] = [];
+      const batch = listed.slice(at, at + UPDATE_BATCH);
+      for (let i = 0; i < batch.length; i += STAT_CONCURRENCY) {
+        if (Date.now() > deadline) throw timedOut(started);
+        const chunk = batch.slice(i, i + STAT_CONCURRENCY);
+        const stats = await Promise.all(
+          chunk.map((p) => fs.lstat(path.join(work, p)).catch(() => undefined)),
+        );
+        chunk.forEach((p, j) => {
+          const stat = stats[j];
+          if (!stat) {
+            add.push(p); // gone: `--remove` takes it out of our index
+            return;
+          }
+          if (!stat.isFile() && !stat.isSymbolicLink()) return;
+          const why = leftOutBecause(p, stat.size, patterns, maxBytes);
+          if (why === 'secret') leftOut.secret++;
+          if (why === 'large') leftOut.large++;
+          if (why) drop.push(p);
+          else add.push(p);
+        });
+      }
+      if (drop.length)
+        await this.run(['update-index', '-z', '--force-remove', '--stdin'], deadline, work, drop);
+      if (add.length)
+        await this.run(['update-index', '-z', '--add', '--remove', '--stdin'], deadline, work, add);
     }
-    for (let i = 0; i < drop.length; i += UPDATE_BATCH)
-      await this.run(
-        ['update-index', '-z', '--force-remove', '--stdin'],
-        deadline,
-        work,
-        drop.slice(i, i + UPDATE_BATCH),
-      );
-    for (let i = 0; i < add.length; i += UPDATE_BATCH)
-      await this.run(
-        ['update-index', '-z', '--add', '--remove', '--stdin'],
-        deadline,
-        work,
-        add.slice(i, i + UPDATE_BATCH),
-      );
     const tree = (await this.run(['write-tree'], deadline, work)).trim();
     const commit = (await this.run(['commit-tree', tree, '-m', message], deadline, work)).trim();
     await this.run(['update-ref', `${CHECKPOINT_REF_PREFIX}${id}`, commit], deadline, work);
