@@ -15,6 +15,7 @@ import {
 } from '../../../../src/core/agent/checkpoints';
 import type { TreeEntry } from '../../../../src/core/agent/checkpoints';
 import { DEFAULT_EXCLUDE } from '../../../../src/core/inline/exclude';
+import { parseTurn, parseWebviewMessage } from '../../../../src/core/protocol/chatProtocol';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -31,8 +32,10 @@ describe('Checkpoints (pure)', () => {
     for (const bad of ['', 'cp-', 'cp-a-b/../x', 'refs/heads/main', 'cp-A-b', 42, null])
       assert.equal(isCheckpointId(bad), false, String(bad));
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 45 }), fc.double({ min: 0, max: 0.999, noNaN: true }), (t, r) =>
-        isCheckpointId(newCheckpointId(t, () => r)),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 45 }),
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        (t, r) => isCheckpointId(newCheckpointId(t, () => r)),
       ),
     );
   });
@@ -149,5 +152,37 @@ describe('Checkpoints (pure)', () => {
       'web: brought back: b',
       '… and 1 more',
     ]);
+  });
+
+  it("protocol: the restore intents and the prompt's checkpoint fields are checked at the boundary", () => {
+    assert.deepEqual(parseWebviewMessage({ type: 'restoreCheckpoint', turnId: 'u1' }), {
+      type: 'restoreCheckpoint',
+      turnId: 'u1',
+    });
+    assert.deepEqual(parseWebviewMessage({ type: 'redoCheckpoint', turnId: 'u1', extra: 1 }), {
+      type: 'redoCheckpoint',
+      turnId: 'u1',
+    });
+    assert.equal(parseWebviewMessage({ type: 'restoreCheckpoint' }), undefined);
+    assert.equal(parseWebviewMessage({ type: 'restoreCheckpoint', turnId: 'x'.repeat(201) }), undefined);
+
+    const reported: string[] = [];
+    const turn = parseTurn(
+      {
+        id: 'u1',
+        role: 'user',
+        content: 'hi',
+        createdAt: 1,
+        checkpoint: 'cp-abc-def',
+        redoCheckpoint: 'refs/heads/main',
+        checkpointNote: 'n'.repeat(2000),
+      },
+      (p) => reported.push(p),
+    );
+    assert.ok(turn?.role === 'user');
+    assert.equal(turn.checkpoint, 'cp-abc-def');
+    assert.equal(turn.redoCheckpoint, undefined);
+    assert.equal(turn.checkpointNote?.length, 500);
+    assert.deepEqual(reported, ['turn.redoCheckpoint']);
   });
 });
