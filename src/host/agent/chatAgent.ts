@@ -257,6 +257,8 @@ export class ChatAgent extends Disposable {
           ...prepared,
           run: async (runSignal) => {
             await beforeChange();
+            // Stopped while the snapshot ran: the change does not start.
+            if (runSignal.aborted) throw new Error('The turn was stopped.');
             return prepared.run(runSignal);
           },
         };
