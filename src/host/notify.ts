@@ -44,6 +44,14 @@ export const notify = {
     const answer = await vscode.window.showWarningMessage(shown(message), { modal: true, detail }, action);
     return answer === action;
   },
+  /** A modal question with several actions and a plain-text `detail` (a list of files…). */
+  choose<T extends string>(message: string, detail: string, ...actions: T[]): Thenable<T | undefined> {
+    return vscode.window.showWarningMessage(
+      shown(message),
+      { modal: true, detail: redact(detail) },
+      ...actions,
+    );
+  },
 };
 
 function shown(message: string): string {

@@ -122,6 +122,10 @@ function confirmationView(confirmation: Confirmation, openDiff: () => void): HTM
           'Timeout',
           confirmation.timeoutSeconds > 0 ? formatDuration(confirmation.timeoutSeconds * 1000) : 'none',
         ),
+        h('div', {
+          className: 'tool-confirm-note',
+          text: 'Restore to here brings back only the files of this workspace. What the command does outside it (network, databases, other folders, installed software) cannot be undone.',
+        }),
       );
       break;
     case 'edit': {

@@ -52,6 +52,14 @@ function handleTurnAction(
     case TURN_ACTIONS.edit:
       if (turn.role === 'user') context.editTurn(turn.id, turn.content);
       break;
+    case TURN_ACTIONS.restore:
+      // The host lists the files and asks before anything changes.
+      if (turn.role === 'user' && turn.checkpoint) postToHost({ type: 'restoreCheckpoint', turnId: turn.id });
+      break;
+    case TURN_ACTIONS.redo:
+      if (turn.role === 'user' && turn.redoCheckpoint)
+        postToHost({ type: 'redoCheckpoint', turnId: turn.id });
+      break;
     case TURN_ACTIONS.error: {
       const errorAction = button.dataset.errorAction as ErrorAction | undefined;
       if (errorAction) postToHost(errorActionMessage(errorAction, turn.id));

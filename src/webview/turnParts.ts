@@ -20,6 +20,8 @@ export const TURN_ACTIONS = {
   edit: 'edit-turn',
   error: 'error-action',
   copyRaw: 'copy-raw-turn',
+  restore: 'restore-checkpoint',
+  redo: 'redo-checkpoint',
 } as const;
 
 const ERROR_ACTION_BUTTONS: Record<ErrorAction, { icon: string; text: string }> = {

@@ -21,6 +21,8 @@ export class UserTurnView implements TurnView {
   private readonly text: HTMLElement;
   /** What the prompt carried, and whether it is left out of requests. */
   private readonly context = h('div', { className: 'turn-context' });
+  /** *Restore to here* and *Redo*, or why there is no checkpoint. */
+  private readonly checkpoint = h('div', { className: 'turn-checkpoint' });
 
   constructor(public turn: UserTurn) {
     this.text = h('div', { className: 'user-text', text: turn.content });
@@ -42,9 +44,39 @@ export class UserTurnView implements TurnView {
       header,
       this.text,
       this.context,
+      this.checkpoint,
     );
     this.element.dataset.turnId = turn.id;
     renderTurnContext(this.element, this.context, turn);
+    this.renderCheckpoint(turn);
+  }
+
+  private renderCheckpoint(turn: UserTurn): void {
+    const parts: HTMLElement[] = [];
+    if (turn.checkpoint)
+      parts.push(
+        iconButton({
+          icon: 'history',
+          label: 'Restore the workspace files to how they were before this message',
+          text: 'Restore to here',
+          action: TURN_ACTIONS.restore,
+          className: 'checkpoint-restore',
+        }),
+      );
+    if (turn.redoCheckpoint)
+      parts.push(
+        iconButton({
+          icon: 'redo',
+          label: 'Put the files forward again, as they were before the restore',
+          text: 'Redo',
+          action: TURN_ACTIONS.redo,
+          className: 'checkpoint-redo',
+        }),
+      );
+    if (!turn.checkpoint && turn.checkpointNote)
+      parts.push(h('span', { className: 'checkpoint-note', text: `No checkpoint: ${turn.checkpointNote}` }));
+    this.checkpoint.replaceChildren(...parts);
+    this.checkpoint.hidden = parts.length === 0;
   }
 
   get id(): string {
@@ -56,6 +88,12 @@ export class UserTurnView implements TurnView {
     if (turn.content !== this.turn.content) this.text.textContent = turn.content;
     if (turn.leftOut !== this.turn.leftOut || turn.attachments !== this.turn.attachments)
       renderTurnContext(this.element, this.context, turn);
+    if (
+      turn.checkpoint !== this.turn.checkpoint ||
+      turn.redoCheckpoint !== this.turn.redoCheckpoint ||
+      turn.checkpointNote !== this.turn.checkpointNote
+    )
+      this.renderCheckpoint(turn);
     this.turn = turn;
   }
 

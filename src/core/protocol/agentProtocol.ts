@@ -303,6 +303,10 @@ export type AgentWebviewMessage =
   | { type: 'openToolDiff'; turnId: string; callId: string }
   /** Restore every file the turn changed or created. */
   | { type: 'undoTurn'; turnId: string }
+  /** *Restore to here* on a prompt: the workspace back to its checkpoint (the host confirms first). */
+  | { type: 'restoreCheckpoint'; turnId: string }
+  /** *Redo* on a prompt restored to: the files forward again to before that restore. */
+  | { type: 'redoCheckpoint'; turnId: string }
   /** The tool picker: tools off in this chat, or some sources off. */
   | { type: 'setAgentTools'; choices: AgentToolChoices }
   /** Turn an MCP server on (which starts it: the user saw its command line) or off. */
@@ -325,6 +329,9 @@ export function parseAgentWebviewMessage(m: Record<string, unknown>): AgentWebvi
         : undefined;
     case 'undoTurn':
       return isId(m.turnId) ? { type: 'undoTurn', turnId: m.turnId } : undefined;
+    case 'restoreCheckpoint':
+    case 'redoCheckpoint':
+      return isId(m.turnId) ? { type: m.type, turnId: m.turnId } : undefined;
     case 'setAgentTools':
       return { type: 'setAgentTools', choices: parseAgentToolChoices(m.choices) };
     case 'setToolSource':

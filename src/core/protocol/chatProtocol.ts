@@ -22,7 +22,10 @@ import {
 } from './agentProtocol';
 import type { AgentHostMessage, AgentWebviewMessage } from './agentProtocol';
 import { parseMediaAction, parseMediaCardRef, parseMediaCardState } from './mediaCardProtocol';
-import { isId } from './protocolFields';
+import { isCheckpointId, isId } from './protocolFields';
+
+/** Longest note on why a prompt has no checkpoint. */
+const MAX_CHECKPOINT_NOTE_CHARS = 500;
 import type { MediaCardAction, MediaCardRef, MediaCardState } from './mediaCardProtocol';
 
 export type TurnStatus = 'streaming' | 'complete' | 'stopped' | 'error';
@@ -74,6 +77,12 @@ export interface UserTurn {
   attachments?: Attachment[];
   /** Kept and shown, but left out of what is sent, so the conversation fits the model's context. */
   leftOut?: boolean;
+  /** The workspace snapshot taken as the prompt's reply began: what *Restore to here* puts back. */
+  checkpoint?: string;
+  /** The snapshot taken just before the last *Restore to here*: what *Redo* puts back. */
+  redoCheckpoint?: string;
+  /** Why the prompt has no checkpoint (git missing, the time budget ran out…). */
+  checkpointNote?: string;
 }
 
 /** A chip above the composer: what will go with the next prompt. */
@@ -378,6 +387,8 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'toolDecision':
     case 'openToolDiff':
     case 'undoTurn':
+    case 'restoreCheckpoint':
+    case 'redoCheckpoint':
     case 'setAgentTools':
     case 'setToolSource':
       return parseAgentWebviewMessage(m);
@@ -563,6 +574,12 @@ export function parseTurn(
     );
     if (attachments) user.attachments = attachments;
     if (fields.optionalBoolean('leftOut')) user.leftOut = true;
+    if (isCheckpointId(value.checkpoint)) user.checkpoint = value.checkpoint;
+    else if (value.checkpoint !== undefined) report(`${path}.checkpoint`);
+    if (isCheckpointId(value.redoCheckpoint)) user.redoCheckpoint = value.redoCheckpoint;
+    else if (value.redoCheckpoint !== undefined) report(`${path}.redoCheckpoint`);
+    const note = fields.optionalString('checkpointNote');
+    if (note) user.checkpointNote = note.slice(0, MAX_CHECKPOINT_NOTE_CHARS);
     return user;
   }
   if (value.role !== 'assistant') return undefined;

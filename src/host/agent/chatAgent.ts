@@ -19,6 +19,9 @@ import { TurnTools, sourceViews } from './agentTools';
 import { Approvals } from './approvals';
 import { mergeChanges } from '../../core/agent/changes';
 import { undoTurnChanges } from './turnUndo';
+import type { WorkspaceCheckpoints } from './checkpoints/workspaceCheckpoints';
+import type { PreparedCall, ToolSet } from '../../core/agent/types';
+import type { UserTurn } from '../../core/protocol/chatProtocol';
 
 /** Most chats whose tool-picker choices are kept; the oldest go first. */
 const MAX_CHATS_WITH_CHOICES = 200;
@@ -30,6 +33,8 @@ export interface ChatAgentDeps {
   logger: Logger;
   /** Brings the chat view into sight (a call is waiting for the user). */
   reveal: () => void;
+  /** Snapshots of the workspace before each step's first change (absent: no checkpoints). */
+  checkpoints?: WorkspaceCheckpoints;
 }
 
 /** One agent turn's wiring from the session: how to ask the gateway, and where the turn shows. */
@@ -146,12 +151,13 @@ export class ChatAgent extends Disposable {
         t.role === 'assistant' ? (t.steps ?? []).flatMap((step) => step.calls.map((c) => c.id)) : [],
       ),
     );
+    const guard = this.checkpointGuard(run);
     return runAgentLoop(
       run.history,
       {
         usedIds,
         request: (messages, tools, signal) => run.request(messages, tools, signal),
-        tools: run.tools,
+        tools: guard.tools,
         needsApproval: (spec, call, prepared) =>
           this.approvals.needsApproval(conversation.id, spec, call, prepared),
         approve: (call, prepared, signal, spec) =>
@@ -162,6 +168,7 @@ export class ChatAgent extends Disposable {
             // The step's text streamed as the turn's; it now belongs to the step, and the next
             // step's text starts afresh.
             run.flush();
+            guard.step = _index;
             turn.steps = [...(turn.steps ?? []), step];
             turn.content = '';
             turn.reasoning = '';
@@ -193,6 +200,74 @@ export class ChatAgent extends Disposable {
     );
   }
 
+  /**
+   * The turn's tools, with a snapshot of the workspace before the first change of each step: a
+   * call that is not read-only waits for it (never longer than the time budget) before it runs.
+   * The turn's first snapshot starts at once, beside the first request, and becomes the
+   * prompt's checkpoint (*Restore to here*); a snapshot that cannot finish says so on the prompt.
+   */
+  private checkpointGuard(run: AgentTurnRun): { tools: ToolSet; step: number } {
+    const checkpoints = this.deps.checkpoints;
+    const tools = run.tools;
+    const state = { tools: tools as ToolSet, step: 0 };
+    if (!checkpoints || !vscode.workspace.isTrusted || tools.specs().every((s) => s.readOnly)) return state;
+    const index = run.conversation.turns.indexOf(run.turn);
+    const prompt = run.conversation.turns
+      .slice(0, index < 0 ? undefined : index)
+      .reverse()
+      .find((t): t is UserTurn => t.role === 'user');
+    const record = (update: (p: UserTurn) => void) => {
+      if (!prompt) return;
+      update(prompt);
+      run.post({ type: 'turnUpdated', turn: prompt });
+      run.save();
+    };
+    let first: Promise<void> | undefined = checkpoints
+      .take(`before the reply to ${prompt?.id ?? 'a prompt'}`)
+      .then((outcome) =>
+        record((p) => {
+          if (outcome.ok) {
+            p.checkpoint = outcome.id;
+            delete p.checkpointNote;
+            delete p.redoCheckpoint;
+          } else p.checkpointNote = outcome.reason;
+        }),
+      );
+    let guarded = -1;
+    let pending: Promise<void> = Promise.resolve();
+    const beforeChange = (): Promise<void> => {
+      if (guarded === state.step) return pending;
+      guarded = state.step;
+      const step = state.step;
+      const waitFor = first;
+      first = undefined;
+      pending = waitFor
+        ? waitFor
+        : checkpoints.take(`before step ${step + 1} of ${run.turn.id}`).then((outcome) => {
+            if (!outcome.ok)
+              this.deps.logger.warn(`No checkpoint before step ${step + 1}: ${outcome.reason}`);
+          });
+      return pending;
+    };
+    state.tools = {
+      specs: () => tools.specs(),
+      prepare: async (name, args, signal): Promise<PreparedCall> => {
+        const prepared = await tools.prepare(name, args, signal);
+        if (tools.specs().find((s) => s.name === name)?.readOnly !== false) return prepared;
+        return {
+          ...prepared,
+          run: async (runSignal) => {
+            await beforeChange();
+            // Stopped while the snapshot ran: the change does not start.
+            if (runSignal.aborted) throw new Error('The turn was stopped.');
+            return prepared.run(runSignal);
+          },
+        };
+      },
+    };
+    return state;
+  }
+
   private recordChanges(
     conversation: Conversation,
     turn: AssistantTurn,
@@ -210,6 +285,57 @@ export class ChatAgent extends Disposable {
     turn.edited = all[turn.id].map((c) => c.path);
   }
 
+  /** A restore (or redo) under way: a second click does nothing until it ends. */
+  private restoring = false;
+
+  /**
+   * *Restore to here* on a prompt: the workspace's files go back to the prompt's checkpoint
+   * (after a confirmation listing them), and with "files and conversation" the turns after the
+   * prompt go too. *Redo* puts the files forward to the snapshot taken just before.
+   */
+  private async restore(
+    redo: boolean,
+    turnId: string,
+    conversation: Conversation,
+    post: (message: HostMessage) => void,
+    save: () => void,
+    removeAfter: (turnId: string) => void,
+  ): Promise<void> {
+    const checkpoints = this.deps.checkpoints;
+    const turn = conversation.turns.find((t) => t.id === turnId);
+    if (!checkpoints || turn?.role !== 'user' || this.restoring) return;
+    const id = redo ? turn.redoCheckpoint : turn.checkpoint;
+    if (!id) return;
+    if (!vscode.workspace.isTrusted) {
+      void notify.info('Gateway AI: this workspace is in Restricted Mode, where no files are restored.');
+      return;
+    }
+    if (conversation.turns.some((t) => t.role === 'assistant' && t.status === 'streaming')) {
+      void notify.info('Gateway AI: wait for the reply to end (or stop it), then restore.');
+      return;
+    }
+    this.restoring = true;
+    try {
+      const outcome = await checkpoints.restore(id, { offerConversation: !redo, redo });
+      if (!outcome.done) {
+        if (outcome.reason) void notify.warn(`Gateway AI: nothing was restored. ${outcome.reason}`);
+        return;
+      }
+      if (redo) delete turn.redoCheckpoint;
+      else turn.redoCheckpoint = outcome.redoId;
+      post({ type: 'turnUpdated', turn });
+      if (outcome.conversation) removeAfter(turn.id);
+      save();
+    } catch (error) {
+      this.deps.logger.warn(`Restoring a checkpoint failed: ${String(error)}`);
+      void notify.warn(
+        `Gateway AI: the restore failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    } finally {
+      this.restoring = false;
+    }
+  }
+
   /** Turns whose undo is under way: a second click does nothing. */
   private readonly undoing = new Set<string>();
 
@@ -219,8 +345,20 @@ export class ChatAgent extends Disposable {
     conversation: Conversation,
     post: (message: HostMessage) => void,
     save: () => void,
+    /** Removes the turns after this one (a restore of the files and the conversation). */
+    removeAfter: (turnId: string) => void = () => undefined,
   ): Promise<void> {
     switch (message.type) {
+      case 'restoreCheckpoint':
+      case 'redoCheckpoint':
+        return this.restore(
+          message.type === 'redoCheckpoint',
+          message.turnId,
+          conversation,
+          post,
+          save,
+          removeAfter,
+        );
       case 'toolDecision':
         if (
           !this.approvals.decide(message.turnId, message.callId, {

@@ -17,6 +17,7 @@ import { AttachmentTray } from './attachments';
 import { ask, explainSelection, selectModel } from './chatCommands';
 import type { ChatCommand } from './chatCommandIds';
 import { ChatSession } from './chatSession';
+import { WorkspaceCheckpoints } from '../agent/checkpoints/workspaceCheckpoints';
 import { ChatAgent } from '../agent/chatAgent';
 import { BUILTIN_SOURCE, BuiltinTools, readToolSettings } from '../agent/builtinTools';
 import type { MediaTool } from '../agent/builtinTools';
@@ -107,6 +108,12 @@ export class ChatFeature extends Disposable {
         state: context.globalState,
         logger,
         reveal: () => void this.view.reveal(),
+        // Kept across reloads in the extension's storage; never the secrets list's files.
+        checkpoints: new WorkspaceCheckpoints({
+          storage: context.globalStorageUri,
+          secretPatterns: () => readToolSettings().secretPatterns,
+          logger,
+        }),
       }),
     );
     this.session = this.register(

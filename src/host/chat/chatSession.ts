@@ -212,6 +212,10 @@ export class ChatSession extends Disposable {
       conversation,
       (m) => this.post(m),
       () => void this.saveInBackground(conversation, false),
+      (turnId) => {
+        const index = conversation.turns.findIndex((t) => t.id === turnId);
+        if (index >= 0 && !this.turns.isBusy) this.removeFrom(conversation, index + 1);
+      },
     );
   }
 

@@ -111,6 +111,8 @@ export class ChatViewRouter {
       case 'toolDecision':
       case 'openToolDiff':
       case 'undoTurn':
+      case 'restoreCheckpoint':
+      case 'redoCheckpoint':
       case 'setAgentTools':
       case 'setToolSource':
         return this.session.agentMessage(message);
