@@ -130,7 +130,12 @@ export class LmToolSet extends Disposable implements ToolSet {
   /** Reads `vscode.lm.tools`; true when its names differ from the last read. */
   private refresh(): boolean {
     const raw = readTools(this.lm);
-    const names = raw.map((t) => String((t as { name?: unknown } | null)?.name ?? '')).join('\u0000');
+    const names = raw
+      .map((t) => {
+        const name = (t as { name?: unknown } | null)?.name;
+        return typeof name === 'string' ? name : '';
+      })
+      .join('\u0000');
     if (names === this.listed) return false;
     this.listed = names;
     this.byName.clear();
