@@ -37,6 +37,8 @@ export const Command = {
   /** The command of every inline suggestion: VS Code runs it when the suggestion is accepted. */
   inlineCompletionAccepted: 'gateway.inlineCompletions.accepted',
   showCost: 'gateway.showCost',
+  /** Lists the workspace's instruction files (AGENTS.md, rules folders) with a switch for each. */
+  instructionFiles: 'gateway.agent.instructionFiles',
 } as const;
 export type CommandId = (typeof Command)[keyof typeof Command];
 
@@ -92,6 +94,9 @@ export const Setting = {
   agentMaxSteps: 'gateway.agent.maxSteps',
   agentAlwaysAllow: 'gateway.agent.alwaysAllow',
   agentCommandTimeoutSeconds: 'gateway.agent.commandTimeoutSeconds',
+  agentMaxTurnCost: 'gateway.agent.maxTurnCost',
+  agentMaxDailyCost: 'gateway.agent.maxDailyCost',
+  agentInstructionsInRestrictedMode: 'gateway.agent.instructionsInRestrictedMode',
 } as const;
 export type SettingId = (typeof Setting)[keyof typeof Setting];
 
@@ -145,6 +150,10 @@ export const StorageKey = {
   inlineToday: 'gateway.inlineCompletions.today',
   /** In workspaceState: hashes of the MCP server launches the user agreed to start here. */
   mcpConsent: 'gateway.agent.mcpConsent',
+  /** In workspaceState: the instruction files the user switched off here (workspace paths). */
+  instructionsOff: 'gateway.agent.instructionsOff',
+  /** In workspaceState: the user chose to read instruction files in this Restricted Mode workspace. */
+  instructionsTrusted: 'gateway.agent.instructionsTrusted',
 } as const;
 
 /** Tools contributed to VS Code's agents (`languageModelTools`); their names use `_`, not `.`. */

@@ -10,5 +10,6 @@ export const CHAT_COMMANDS = [
   Command.addFileToChat,
   Command.addProblemsToChat,
   Command.addImageToChat,
+  Command.instructionFiles,
 ] as const;
 export type ChatCommand = (typeof CHAT_COMMANDS)[number];

@@ -113,6 +113,7 @@ export class ChatViewRouter {
       case 'undoTurn':
       case 'setAgentTools':
       case 'setToolSource':
+      case 'agentPauseDecision':
         return this.session.agentMessage(message);
       default: {
         const unhandled: never = message;
