@@ -137,6 +137,19 @@ export function readInstructionFile(path: string, text: string, prefix = ''): In
   return file;
 }
 
+/** The order files go in: the shared `AGENTS.md` first, nested ones (the most specific) last. */
+const ORIGIN_ORDER: readonly InstructionOrigin[] = [
+  'agents',
+  'claude',
+  'copilot',
+  'copilotScoped',
+  'cline',
+  'kilo',
+  'roo',
+  'continue',
+  'nestedAgents',
+];
+
 /** What one request carries of a file: all of it, or its start (`cut`), or nothing (`dropped`). */
 export interface CarriedInstruction {
   path: string;
@@ -162,9 +175,11 @@ export function selectInstructions(
   budget = INSTRUCTION_TOKEN_BUDGET,
 ): CarriedInstruction[] {
   const chosen: { file: InstructionFile; reason: CarriedInstruction['reason'] }[] = [];
-  for (const file of files)
+  // AGENTS.md first, then the other agents' files, whatever order they were found in.
+  const ranked = [...files].sort((a, b) => ORIGIN_ORDER.indexOf(a.origin) - ORIGIN_ORDER.indexOf(b.origin));
+  for (const file of ranked)
     if (file.always && !off.has(file.path) && file.body) chosen.push({ file, reason: 'always' });
-  for (const file of files)
+  for (const file of ranked)
     if (
       !file.always &&
       !off.has(file.path) &&

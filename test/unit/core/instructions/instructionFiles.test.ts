@@ -87,8 +87,8 @@ describe('Instruction files', () => {
       'CLAUDE.md',
       '.github/copilot-instructions.md',
       '.clinerules/all.md',
-      '.continue/rules/always.md',
       '.roo/rules/x.md',
+      '.continue/rules/always.md',
     ]);
     const ts = selectInstructions(workspace, ['src/app/main.ts']);
     assert.deepEqual(
