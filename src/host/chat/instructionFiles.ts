@@ -19,6 +19,7 @@ import type { InstructionFile } from '../../core/instructions/instructionFiles';
 import { StorageKey } from '../../core/ids';
 import { readSettings } from '../config/settings';
 import type { Logger } from '../log/logger';
+import { notify } from '../notify';
 
 const ORIGIN_LABELS: Record<InstructionFile['origin'], string> = {
   agents: 'AGENTS.md',
@@ -157,7 +158,7 @@ export class InstructionFiles {
       });
     }
     if (!files.length) {
-      void vscode.window.showInformationMessage(
+      void notify.info(
         'Gateway AI: this workspace has no instruction files (AGENTS.md, CLAUDE.md, .github/copilot-instructions.md, or rules in .clinerules/, .kilo/rules/, .roo/rules/, .continue/rules/).',
       );
       return;
