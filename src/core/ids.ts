@@ -39,6 +39,8 @@ export const Command = {
   showCost: 'gateway.showCost',
   /** Lists the command lines the agent may run without asking, to remove them. */
   manageAllowedCommands: 'gateway.agent.manageAllowedCommands',
+  /** Lists the workspace's instruction files (AGENTS.md, rules folders) with a switch for each. */
+  instructionFiles: 'gateway.agent.instructionFiles',
 } as const;
 export type CommandId = (typeof Command)[keyof typeof Command];
 
@@ -94,6 +96,9 @@ export const Setting = {
   agentMaxSteps: 'gateway.agent.maxSteps',
   agentAlwaysAllow: 'gateway.agent.alwaysAllow',
   agentCommandTimeoutSeconds: 'gateway.agent.commandTimeoutSeconds',
+  agentMaxTurnCost: 'gateway.agent.maxTurnCost',
+  agentMaxDailyCost: 'gateway.agent.maxDailyCost',
+  agentInstructionsInRestrictedMode: 'gateway.agent.instructionsInRestrictedMode',
 } as const;
 export type SettingId = (typeof Setting)[keyof typeof Setting];
 
@@ -149,6 +154,10 @@ export const StorageKey = {
   mcpConsent: 'gateway.agent.mcpConsent',
   /** In globalState: the exact command lines (with their folder) the user allowed the agent always. */
   agentAllowedCommands: 'gateway.agent.allowedCommands',
+  /** In workspaceState: the instruction files the user switched off here (workspace paths). */
+  instructionsOff: 'gateway.agent.instructionsOff',
+  /** In workspaceState: the user chose to read instruction files in this Restricted Mode workspace. */
+  instructionsTrusted: 'gateway.agent.instructionsTrusted',
 } as const;
 
 /** Tools contributed to VS Code's agents (`languageModelTools`); their names use `_`, not `.`. */

@@ -7,7 +7,7 @@
  * after the step ends), cards are kept by call id and update only the parts whose data changed,
  * and a step whose data is the same object as before is skipped.
  */
-import type { AgentProgress, AgentStep, ToolCallRecord } from '../core/agent/types';
+import type { AgentPause, AgentProgress, AgentStep, ToolCallRecord } from '../core/agent/types';
 import type { AssistantTurn } from '../core/protocol/chatProtocol';
 import { formatCost } from '../core/util/text';
 import { codicon, h, iconButton, spinner } from './dom';
@@ -183,6 +183,7 @@ export class AgentStepsView {
     this.summaryKey = key;
     const parts: HTMLElement[] = [];
     if (progress && (streaming || progress.steps > 0)) parts.push(counterView(progress, streaming));
+    if (progress?.pause && streaming) parts.push(pauseView(turn.id, progress.pause));
     this.undoButton = undefined;
     if (edited.length > 0 && !streaming) {
       const undo = undoView(turn.id, edited, turn.undone === true);
@@ -199,7 +200,13 @@ function counterView(progress: AgentProgress, running: boolean): HTMLElement {
   const facts = [
     `${progress.steps} ${progress.steps === 1 ? 'step' : 'steps'}`,
     `${tokens.toLocaleString('en-US')} tokens`,
-    ...(progress.cost !== undefined ? [formatCost(progress.cost)] : []),
+    ...(progress.cost !== undefined || progress.costCap !== undefined
+      ? [
+          progress.costCap !== undefined
+            ? `${formatCost(progress.cost ?? 0)} of ${formatCost(progress.costCap)}`
+            : formatCost(progress.cost ?? 0),
+        ]
+      : []),
   ].join(' · ');
   return h(
     'div',
@@ -210,6 +217,33 @@ function counterView(progress: AgentProgress, running: boolean): HTMLElement {
     },
     running ? spinner() : codicon('pulse'),
     h('span', { text: running ? `Working: ${facts}` : facts }),
+  );
+}
+
+/** A turn paused at a cap: what was spent against which cap, and Continue or Stop. */
+function pauseView(turnId: string, pause: AgentPause): HTMLElement {
+  const message =
+    pause.kind === 'steps'
+      ? `The turn has taken ${pause.spent} steps, the limit (gateway.agent.maxSteps). Continue for as many again?`
+      : pause.kind === 'turnCost'
+        ? `This turn has spent ${formatCost(pause.spent)}; the next request would pass its cap of ${formatCost(pause.cap)} (gateway.agent.maxTurnCost). Continue for another ${formatCost(pause.cap)}?`
+        : `Today's spending is ${formatCost(pause.spent)}; the next request would pass the daily cap of ${formatCost(pause.cap)} (gateway.agent.maxDailyCost). Continue this turn?`;
+  const decide = (choice: 'continue' | 'stop', buttons: HTMLButtonElement[]) => {
+    for (const button of buttons) button.disabled = true;
+    postToHost({ type: 'agentPauseDecision', turnId, choice });
+  };
+  const goOn = iconButton({ icon: 'debug-continue', label: 'Continue the turn', text: 'Continue' });
+  const stop = iconButton({ icon: 'debug-stop', label: 'Stop the turn here', text: 'Stop' });
+  goOn.classList.add('agent-pause-continue');
+  stop.classList.add('agent-pause-stop');
+  goOn.addEventListener('click', () => decide('continue', [goOn, stop]));
+  stop.addEventListener('click', () => decide('stop', [goOn, stop]));
+  return h(
+    'div',
+    { className: `agent-pause kind-${pause.kind}`, attrs: { role: 'alert' } },
+    codicon(pause.kind === 'steps' ? 'debug-pause' : 'credit-card'),
+    h('span', { className: 'agent-pause-message', text: message }),
+    h('div', { className: 'agent-pause-actions' }, goOn, stop),
   );
 }
 

@@ -5,6 +5,7 @@
  */
 import { formatBytes } from '../core/chat/attachments';
 import type { Attachment } from '../core/chat/attachments';
+import type { InstructionChip } from '../core/protocol/chatProtocol';
 import { codicon, h, iconButton } from './dom';
 import { KIND_ICONS } from './attachments';
 import { postToHost } from './vscodeApi';
@@ -41,6 +42,38 @@ export function sentAttachmentsView(attachments: readonly Attachment[] | undefin
   );
 }
 
+/** The project instruction files a reply carried (AGENTS.md, rules), as chips; undefined for none. */
+export function instructionsView(chips: readonly InstructionChip[] | undefined): HTMLElement | undefined {
+  if (!chips?.length) return undefined;
+  return h(
+    'div',
+    {
+      className: 'sent-attachments sent-instructions',
+      attrs: { role: 'list', 'aria-label': 'Project instructions sent with this reply' },
+    },
+    ...chips.map((chip) => {
+      const name = chip.path.slice(chip.path.lastIndexOf('/') + 1) || chip.path;
+      const why = chip.reason === 'always' ? 'always sent' : 'sent because a file it applies to was used';
+      const size = chip.dropped ? 'left out' : chip.cut ? `~${chip.tokens} tok, cut` : `~${chip.tokens} tok`;
+      const note = chip.dropped
+        ? ': left out, over the instruction files’ token budget'
+        : chip.cut
+          ? ': cut, over the instruction files’ token budget'
+          : '';
+      return h(
+        'span',
+        {
+          className: `attachment-chip sent-chip kind-instructions${chip.dropped ? ' is-dropped' : ''}`,
+          attrs: { role: 'listitem', title: `Project instructions: ${chip.path} (${why})${note}` },
+        },
+        codicon(chip.reason === 'always' ? 'book' : 'filter'),
+        h('span', { className: 'chip-name', text: name }),
+        h('span', { className: 'chip-size', text: size }),
+      );
+    }),
+  );
+}
+
 /** The note on a turn left out of requests; undefined for a turn that is sent. */
 export function leftOutNote(leftOut: boolean | undefined): HTMLElement | undefined {
   if (!leftOut) return undefined;
@@ -64,9 +97,13 @@ export function leftOutNote(leftOut: boolean | undefined): HTMLElement | undefin
 export function renderTurnContext(
   turnElement: HTMLElement,
   slot: HTMLElement,
-  turn: { leftOut?: boolean; attachments?: readonly Attachment[] },
+  turn: { leftOut?: boolean; attachments?: readonly Attachment[]; instructions?: readonly InstructionChip[] },
 ): void {
   turnElement.classList.toggle('is-left-out', !!turn.leftOut);
-  const parts = [sentAttachmentsView(turn.attachments), leftOutNote(turn.leftOut)];
+  const parts = [
+    instructionsView(turn.instructions),
+    sentAttachmentsView(turn.attachments),
+    leftOutNote(turn.leftOut),
+  ];
   slot.replaceChildren(...parts.filter((part): part is HTMLElement => part !== undefined));
 }

@@ -439,7 +439,7 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
     );
   });
 
-  it('stops at the step cap and says so', async () => {
+  it('pauses at the step cap and asks; stopping there says so', async () => {
     await setSetting('agent.maxSteps', 3);
     try {
       const { finished } = await run(
@@ -450,6 +450,19 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
           },
         ]),
       );
+      const paused = await waitFor(
+        () =>
+          observed.webviewMessages
+            .slice(postMark)
+            .filter((m) => m.target === 'chat view')
+            .map((m) => parseHostMessage(JSON.parse(m.json)))
+            .flatMap((m) =>
+              m?.type === 'turnUpdated' && m.turn.role === 'assistant' && m.turn.agent?.pause ? [m.turn] : [],
+            )[0],
+        'the turn to pause at the step cap',
+      );
+      assert.deepEqual(paused.agent?.pause, { kind: 'steps', spent: 3, cap: 3 });
+      await fromView({ type: 'agentPauseDecision', turnId: paused.id, choice: 'stop' });
       const turn = await finished;
       const steps = scriptedRequests(gateway.sim.requests, requestMark);
       assert.ok(steps.length >= 3 && steps.length <= 4, `${steps.length} requests for a cap of 3`);

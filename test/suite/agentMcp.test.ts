@@ -526,6 +526,38 @@ describe('Agent: MCP servers and VS Code tools', function () {
     );
   });
 
+  it('sees a server VS Code starts later although VS Code sends extensions no change event', async () => {
+    // VS Code 1.100.3 and 1.139.1 have no `vscode.lm.onDidChangeTools` for extensions: only the
+    // list itself. A server the user starts through *MCP: List Servers* after the panel loaded
+    // must show on the next read all the same.
+    const lm = vscode.lm as Partial<typeof vscode.lm> & { onDidChangeTools?: unknown };
+    console.log(
+      `[suite] VS Code ${vscode.version}: vscode.lm.onDidChangeTools is ${typeof lm.onDidChangeTools}`,
+    );
+    let tools: unknown[] = [];
+    const set = new bundle.LmToolSet({
+      get tools() {
+        return tools;
+      },
+    });
+    try {
+      assert.deepEqual(set.specs(), []);
+      const heard = new Promise<void>((resolve) => set.onDidChange(() => resolve()));
+      tools = [{ name: 'mcp_everything_re_echo', description: 'Echoes', inputSchema: { type: 'object' } }];
+      assert.deepEqual(
+        set.sources().map((s) => [s.source.id, s.tools.map((t) => t.name)]),
+        [['vscode-mcp:everything', ['mcp_everything_re_echo']]],
+      );
+      await heard;
+      assert.deepEqual(
+        set.specs().map((s) => s.name),
+        ['mcp_everything_re_echo'],
+      );
+    } finally {
+      set.dispose();
+    }
+  });
+
   it("offers vscode.lm.tools without our own or VS Code's, asks before each call, and reads hostile metadata", async () => {
     const real = new bundle.LmToolSet();
     try {

@@ -9,13 +9,15 @@
  *   the history stays valid for the gateway whatever happens;
  * - read-only calls that need no approval run together; anything else runs alone, in order,
  *   after the user approved it (the host decides; nothing the model writes can approve);
- * - a step cap, and the same call three times in a row pauses for the user;
+ * - a step cap, a spend cap per turn and per day (judged before each request by the last reply's
+ *   cost), and the same call three times in a row pause for the user;
  * - Stop aborts the request and the running tool at once, and answers the rest "not run".
  */
 import type { ChatDelta, ChatMessage, ToolCall, Usage } from '../../api/types';
 import { applyChatDelta, emptyCompletion } from '../../api/fold';
 import { notRunResult, stepMessages } from '../chat/conversation';
 import type {
+  AgentPause,
   AgentProgress,
   AgentStep,
   ApprovalDecision,
@@ -64,6 +66,18 @@ export interface AgentLoopDeps {
   /** The model's context in tokens, when known: old tool results are trimmed as it nears. */
   contextLength?: number;
   estimateTokens(messages: readonly ChatMessage[]): number;
+  /**
+   * A last look at each request's messages before it goes, with the steps so far: the host adds
+   * the project instructions that the files touched so far bring in.
+   */
+  prepare?(this: void, messages: ChatMessage[], steps: readonly AgentStep[]): ChatMessage[];
+  /** Spend caps in USD (absent or 0: none), and what today cost so far outside this turn. */
+  budget?: { maxTurnCost?: number; maxDailyCost?: number; spentToday(): number };
+  /**
+   * Asks the user whether to go on past a cap (`progress.pause` says which); true to go on.
+   * Rejects when `signal` aborts. Absent: a cap ends the turn.
+   */
+  askToContinue?(progress: AgentProgress, signal: AbortSignal): Promise<boolean>;
 }
 
 export type AgentEnd =
@@ -72,7 +86,9 @@ export type AgentEnd =
   /** The user denied a call the model kept repeating: the loop ends there. */
   | { kind: 'repeatDenied' }
   /** The step cap was reached with the model still calling tools. */
-  | { kind: 'stepCap'; steps: number };
+  | { kind: 'stepCap'; steps: number }
+  /** The next request would have passed a spend cap, and the user chose to stop there. */
+  | { kind: 'budget'; pause: AgentPause };
 
 /** What the turn's requests used and where they are recorded, kept up to date as the loop runs. */
 export interface AgentTally {
@@ -135,14 +151,19 @@ export async function runAgentLoop(
   const { progress } = tally;
   const repeats = new RepeatTracker();
   const usedIds = new Set(deps.usedIds);
+  const caps = new Caps(deps, progress);
   for (;;) {
     if (signal.aborted) throw new AgentStopped(steps);
+    const over = await caps.beforeRequest(signal);
+    if (signal.aborted) throw new AgentStopped(steps);
+    if (over) return { end: { kind: 'budget', pause: over }, steps };
     const specs = deps.tools.specs();
-    const messages = trimToolResults(
+    const trimmed = trimToolResults(
       [...history, ...steps.flatMap(stepMessages)],
       deps.contextLength,
       (list) => deps.estimateTokens(list),
     );
+    const messages = deps.prepare ? deps.prepare(trimmed, steps) : trimmed;
     let reply: StepReply;
     try {
       reply = await readReply(deps.request(messages, specs, signal), deps.events);
@@ -156,7 +177,10 @@ export async function runAgentLoop(
       tally.usage = addUsage(tally.usage, reply.usage);
       progress.promptTokens += reply.usage.prompt_tokens ?? 0;
       progress.completionTokens += reply.usage.completion_tokens ?? 0;
-      if (reply.usage.cost !== undefined) progress.cost = (progress.cost ?? 0) + reply.usage.cost;
+      if (reply.usage.cost !== undefined) {
+        progress.cost = (progress.cost ?? 0) + reply.usage.cost;
+        caps.lastCost = reply.usage.cost;
+      }
     }
     progress.steps++;
     if (reply.calls.length === 0)
@@ -172,8 +196,79 @@ export async function runAgentLoop(
     const repeatDenied = await runCalls(step, index, specs, deps, progress, repeats, signal);
     if (signal.aborted) throw new AgentStopped(steps);
     if (repeatDenied) return { end: { kind: 'repeatDenied' }, steps };
-    if (steps.length >= deps.maxSteps) return { end: { kind: 'stepCap', steps: steps.length }, steps };
+    if (steps.length >= caps.stepLimit && !(await caps.moreSteps(steps.length, signal))) {
+      if (signal.aborted) throw new AgentStopped(steps);
+      return { end: { kind: 'stepCap', steps: steps.length }, steps };
+    }
   }
+}
+
+/**
+ * The turn's caps: steps, and dollars for the turn and the day. Before each request, the cost of
+ * the last reply stands for the next one's: when spent + that would pass a cap, the loop pauses
+ * and asks. Going on past the turn's cap allows one more cap's worth; past the day's, the rest of
+ * the turn (the turn's cap still holds); past the step cap, as many steps again.
+ */
+class Caps {
+  lastCost = 0;
+  stepLimit: number;
+  private turnCap: number | undefined;
+  private dayCap: number | undefined;
+
+  constructor(
+    private readonly deps: AgentLoopDeps,
+    private readonly progress: AgentProgress,
+  ) {
+    this.stepLimit = deps.maxSteps;
+    this.turnCap = positive(deps.budget?.maxTurnCost);
+    this.dayCap = positive(deps.budget?.maxDailyCost);
+    if (this.turnCap !== undefined) progress.costCap = this.turnCap;
+  }
+
+  /** The pause the user answered "stop" to, or undefined to send the request. */
+  async beforeRequest(signal: AbortSignal): Promise<AgentPause | undefined> {
+    const spent = this.progress.cost ?? 0;
+    const next = this.lastCost;
+    if (this.turnCap !== undefined && spent > 0 && spent + next > this.turnCap) {
+      const pause: AgentPause = { kind: 'turnCost', spent, cap: this.turnCap };
+      if (!(await this.ask(pause, signal))) return pause;
+      this.turnCap = spent + (positive(this.deps.budget?.maxTurnCost) ?? 0);
+      this.progress.costCap = this.turnCap;
+    }
+    if (this.dayCap !== undefined) {
+      const today = (this.deps.budget?.spentToday() ?? 0) + spent;
+      if (today + next > this.dayCap) {
+        const pause: AgentPause = { kind: 'dayCost', spent: today, cap: this.dayCap };
+        if (!(await this.ask(pause, signal))) return pause;
+        this.dayCap = undefined;
+      }
+    }
+    return undefined;
+  }
+
+  /** At the step cap: true when the user lets the turn take as many steps again. */
+  async moreSteps(steps: number, signal: AbortSignal): Promise<boolean> {
+    if (!(await this.ask({ kind: 'steps', spent: steps, cap: this.stepLimit }, signal))) return false;
+    this.stepLimit += this.deps.maxSteps;
+    return true;
+  }
+
+  private async ask(pause: AgentPause, signal: AbortSignal): Promise<boolean> {
+    if (!this.deps.askToContinue || signal.aborted) return false;
+    this.progress.pause = pause;
+    try {
+      return await this.deps.askToContinue({ ...this.progress }, signal);
+    } catch (error) {
+      if (signal.aborted) return false;
+      throw error;
+    } finally {
+      delete this.progress.pause;
+    }
+  }
+}
+
+function positive(value: number | undefined): number | undefined {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
 export function newTally(): AgentTally {

@@ -4,6 +4,7 @@
 import type { ChatRequest } from '../../api/types';
 import type { AssistantTurn } from '../protocol/chatProtocol';
 import type { AgentResult } from './agentLoop';
+import { formatCost } from '../util/text';
 
 /** Whether a model may be offered tools, and why not (shown in the tool picker). */
 export interface ToolSupport {
@@ -33,7 +34,17 @@ export function endTurn(turn: AssistantTurn, result: AgentResult): void {
   else if (result.end.kind === 'stepCap') {
     turn.status = 'error';
     turn.error = {
-      message: `The agent stopped after ${result.end.steps} rounds of tool calls, the limit set by gateway.agent.maxSteps. Send a prompt such as "go on" to let it continue, or raise the limit.`,
+      message: `The agent stopped after ${result.end.steps} rounds of tool calls, at the limit set by gateway.agent.maxSteps. Send a prompt such as "go on" to let it continue, or raise the limit.`,
+      actions: ['openSettings'],
+    };
+  } else if (result.end.kind === 'budget') {
+    const { pause } = result.end;
+    turn.status = 'error';
+    turn.error = {
+      message:
+        pause.kind === 'dayCost'
+          ? `Stopped before the next request: today's spending is ${formatCost(pause.spent)}, and the next request would pass the daily cap of ${formatCost(pause.cap)} (gateway.agent.maxDailyCost).`
+          : `Stopped before the next request: this turn has spent ${formatCost(pause.spent)}, and the next request would pass its cap of ${formatCost(pause.cap)} (gateway.agent.maxTurnCost).`,
       actions: ['openSettings'],
     };
   } else turn.status = 'complete';

@@ -170,6 +170,21 @@ export interface AgentProgress {
   completionTokens: number;
   /** Credits (USD) spent by the turn's requests so far, where the gateway said. */
   cost?: number;
+  /** The turn's spend cap now (USD), where one is set: the counter shows the cost against it. */
+  costCap?: number;
+  /** The loop is waiting for the user: a cap would be passed by the next request. */
+  pause?: AgentPause;
+}
+
+/**
+ * Why the loop waits before its next request: the turn's or the day's spend cap would be passed
+ * (judged by the last reply's cost), or the step cap was reached. `spent` and `cap` are dollars,
+ * or steps for `steps`.
+ */
+export interface AgentPause {
+  kind: 'turnCost' | 'dayCost' | 'steps';
+  spent: number;
+  cap: number;
 }
 
 /** The per-chat tool picker's state: which sources are off (all are on by default). */

@@ -86,10 +86,16 @@ export function parseModel(entry: unknown): CatalogModel | undefined {
     supportedParameters: words(entry.supported_parameters),
     described: entry.described !== false,
   };
-  const contextLength = tokenCount(entry.context_length);
+  // The model's own limits, not its top provider's: `top_provider.context_length` is what one
+  // upstream serves (often less, sometimes null for a router), and using it compacts or refuses
+  // at the wrong size. The top provider's figures stand in only where the entry has none.
+  const contextLength = tokenCount(entry.context_length) ?? tokenCount(topProvider.context_length);
   if (contextLength !== undefined) model.contextLength = contextLength;
-  const maxCompletion = tokenCount(topProvider.max_completion_tokens);
-  if (maxCompletion !== undefined) model.maxCompletionTokens = maxCompletion;
+  const maxCompletion =
+    tokenCount(entry.max_completion_tokens) ?? tokenCount(topProvider.max_completion_tokens);
+  if (maxCompletion !== undefined)
+    model.maxCompletionTokens =
+      contextLength !== undefined ? Math.min(maxCompletion, contextLength) : maxCompletion;
   const pricing = parsePricing(entry.pricing);
   if (pricing) model.pricing = pricing;
   const reasoning = isRecord(entry.reasoning) ? entry.reasoning : {};

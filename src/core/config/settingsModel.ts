@@ -57,6 +57,12 @@ export interface GatewaySettings {
     alwaysAllow: string[];
     /** Default limit of a command the agent runs, in seconds. */
     commandTimeoutSeconds: number;
+    /** Dollars one turn may spend before it pauses and asks (0: no cap). User settings only. */
+    maxTurnCost: number;
+    /** Dollars a day (all windows, all features) before a turn pauses and asks (0: no cap). */
+    maxDailyCost: number;
+    /** Read instruction files in Restricted Mode too. User settings only. */
+    instructionsInRestrictedMode: boolean;
   };
   inlineCompletions: {
     enabled: boolean;
@@ -168,6 +174,9 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       enabled: get(Setting.agentEnabled) !== false,
       maxSteps: Math.round(num(get(Setting.agentMaxSteps), 1, 200, 25)),
       commandTimeoutSeconds: Math.round(num(get(Setting.agentCommandTimeoutSeconds), 1, 3600, 120)),
+      maxTurnCost: num(get(Setting.agentMaxTurnCost), 0, 1_000_000, 0),
+      maxDailyCost: num(get(Setting.agentMaxDailyCost), 0, 1_000_000, 0),
+      instructionsInRestrictedMode: get(Setting.agentInstructionsInRestrictedMode) === true,
       alwaysAllow: [...new Set(strings(get(Setting.agentAlwaysAllow)).filter((n) => n.length <= 200))].slice(
         0,
         200,

@@ -7,6 +7,7 @@
 import { isRecord } from '../../api/json';
 import { MAX_TOKEN_COUNT, MAX_USD } from '../../api/types';
 import type {
+  AgentPause,
   AgentProgress,
   AgentStep,
   AgentToolChoices,
@@ -214,8 +215,19 @@ export function parseAgentProgress(value: unknown): AgentProgress | undefined {
   };
   const cost = num(value.cost, 0, MAX_USD);
   if (cost !== undefined) progress.cost = cost;
+  const costCap = num(value.costCap, 0, MAX_USD);
+  if (costCap !== undefined && costCap > 0) progress.costCap = costCap;
+  const pause = isRecord(value.pause) ? value.pause : undefined;
+  if (pause && (PAUSE_KINDS as readonly unknown[]).includes(pause.kind)) {
+    const spent = num(pause.spent, 0, MAX_USD);
+    const cap = num(pause.cap, 0, MAX_USD);
+    if (spent !== undefined && cap !== undefined)
+      progress.pause = { kind: pause.kind as AgentPause['kind'], spent, cap };
+  }
   return progress;
 }
+
+const PAUSE_KINDS: readonly AgentPause['kind'][] = ['turnCost', 'dayCost', 'steps'];
 
 /**
  * A workspace-relative path that stays inside its folder: forward slashes, no empty, `.` or `..`
@@ -310,7 +322,9 @@ export type AgentWebviewMessage =
   /** The tool picker: tools off in this chat, or some sources off. */
   | { type: 'setAgentTools'; choices: AgentToolChoices }
   /** Turn an MCP server on (which starts it: the user saw its command line) or off. */
-  | { type: 'setToolSource'; sourceId: string; enabled: boolean };
+  | { type: 'setToolSource'; sourceId: string; enabled: boolean }
+  /** The user's answer to a paused turn (a spend or step cap): go on, or stop there. */
+  | { type: 'agentPauseDecision'; turnId: string; choice: 'continue' | 'stop' };
 
 export function parseAgentWebviewMessage(m: Record<string, unknown>): AgentWebviewMessage | undefined {
   switch (m.type) {
@@ -337,6 +351,10 @@ export function parseAgentWebviewMessage(m: Record<string, unknown>): AgentWebvi
     case 'setToolSource':
       return isId(m.sourceId) && typeof m.enabled === 'boolean'
         ? { type: 'setToolSource', sourceId: m.sourceId, enabled: m.enabled }
+        : undefined;
+    case 'agentPauseDecision':
+      return isId(m.turnId) && (m.choice === 'continue' || m.choice === 'stop')
+        ? { type: 'agentPauseDecision', turnId: m.turnId, choice: m.choice }
         : undefined;
     default:
       return undefined;

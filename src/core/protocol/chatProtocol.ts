@@ -108,6 +108,19 @@ export interface ContextState {
   saved?: number;
 }
 
+/** A project instruction file a turn carried (AGENTS.md, a rules file), as its chip shows it. */
+export interface InstructionChip {
+  /** Workspace-relative. */
+  path: string;
+  /** Sent always, or because a file it matches was attached, read or edited in the turn. */
+  reason: 'always' | 'matched';
+  tokens: number;
+  /** Only its start went: the instruction files' token budget ran out. */
+  cut?: boolean;
+  /** None of it went: the budget had run out. */
+  dropped?: boolean;
+}
+
 export interface AssistantTurn {
   id: string;
   role: 'assistant';
@@ -137,6 +150,8 @@ export interface AssistantTurn {
   edited?: string[];
   /** *Undo this turn* restored them. */
   undone?: boolean;
+  /** The project instruction files the turn carried, in the order they went. */
+  instructions?: InstructionChip[];
 }
 
 export type Turn = UserTurn | AssistantTurn;
@@ -391,6 +406,7 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'redoCheckpoint':
     case 'setAgentTools':
     case 'setToolSource':
+    case 'agentPauseDecision':
       return parseAgentWebviewMessage(m);
     default: {
       const unknownType: never = m.type;
@@ -628,12 +644,29 @@ export function parseTurn(
   );
   if (edited?.length) turn.edited = edited.slice(0, 1000);
   if (fields.optionalBoolean('undone')) turn.undone = true;
+  const instructions = fields.optionalArray('instructions', parseInstructionChip);
+  if (instructions?.length) turn.instructions = instructions.slice(0, MAX_INSTRUCTION_CHIPS);
   if (value.media !== undefined) {
     const media = parseMediaCardRef(value.media);
     if (media) turn.media = media;
     else report(`${path}.media`);
   }
   return turn;
+}
+
+/** Most instruction chips a turn keeps. */
+const MAX_INSTRUCTION_CHIPS = 200;
+
+function parseInstructionChip(value: unknown): InstructionChip | undefined {
+  if (!isRecord(value) || typeof value.path !== 'string' || !value.path || value.path.length > 4096)
+    return undefined;
+  if (value.reason !== 'always' && value.reason !== 'matched') return undefined;
+  const tokens =
+    typeof value.tokens === 'number' && Number.isFinite(value.tokens) ? Math.max(0, value.tokens) : 0;
+  const chip: InstructionChip = { path: value.path, reason: value.reason, tokens: Math.round(tokens) };
+  if (value.cut === true) chip.cut = true;
+  if (value.dropped === true) chip.dropped = true;
+  return chip;
 }
 
 const ATTACHMENT_KINDS: ReadonlySet<string> = new Set<AttachmentKind>([

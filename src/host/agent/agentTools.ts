@@ -21,6 +21,38 @@ export interface ProvidedSource {
   detail?: string;
 }
 
+/**
+ * The source id of an MCP server VS Code runs (its tools come through `vscode.lm.tools`), before
+ * the server's name.
+ */
+export const VSCODE_MCP_SOURCE_PREFIX = 'vscode-mcp:';
+
+/**
+ * Whether a source is a server VS Code runs that we run ourselves too (by name): its tools are
+ * offered once, from our own connection.
+ */
+function alsoOurs(source: { kind: string; id: string }, ours: ReadonlySet<string>): boolean {
+  return (
+    source.kind === 'mcp' &&
+    source.id.startsWith(VSCODE_MCP_SOURCE_PREFIX) &&
+    ours.has(source.id.slice(VSCODE_MCP_SOURCE_PREFIX.length))
+  );
+}
+
+/** The MCP servers we run ourselves now, by name. */
+function runningOwnServers(providers: readonly AgentToolProvider[]): Set<string> {
+  const names = new Set<string>();
+  for (const provider of providers)
+    for (const { source, state, tools } of provider.sources())
+      if (
+        source.kind === 'mcp' &&
+        !source.id.startsWith(VSCODE_MCP_SOURCE_PREFIX) &&
+        (state === 'running' || (state === undefined && tools.length > 0))
+      )
+        names.add(source.id);
+  return names;
+}
+
 /** Tool names a model may call: letters, digits, `_` and `-`, at most 64. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -39,9 +71,10 @@ export class TurnTools implements ToolSet {
     readOnlyOnly = false,
   ) {
     const off = new Set(choices.disabledSources ?? []);
+    const ours = runningOwnServers(providers);
     for (const provider of providers)
       for (const { source, tools } of provider.sources()) {
-        if (off.has(source.id)) continue;
+        if (off.has(source.id) || alsoOurs(source, ours)) continue;
         for (const spec of tools) {
           if (readOnlyOnly && !(spec.readOnly && spec.source.kind === 'builtin')) continue;
           if (!TOOL_NAME.test(spec.name) || this.owner.has(spec.name)) continue;
@@ -69,19 +102,23 @@ export function sourceViews(
   choices: AgentToolChoices,
 ): AgentToolSourceView[] {
   const off = new Set(choices.disabledSources ?? []);
+  const ours = runningOwnServers(providers);
   return providers.flatMap((provider) =>
-    provider.sources().map(({ source, tools, state, detail }) => {
-      const view: AgentToolSourceView = {
-        id: source.id,
-        kind: source.kind,
-        label: source.label,
-        tools: tools.map((t) => t.name),
-        enabled: !off.has(source.id) && (state === undefined || state === 'running'),
-      };
-      if (state) view.state = state;
-      if (detail !== undefined) view.detail = detail;
-      return view;
-    }),
+    provider
+      .sources()
+      .filter(({ source }) => !alsoOurs(source, ours))
+      .map(({ source, tools, state, detail }) => {
+        const view: AgentToolSourceView = {
+          id: source.id,
+          kind: source.kind,
+          label: source.label,
+          tools: tools.map((t) => t.name),
+          enabled: !off.has(source.id) && (state === undefined || state === 'running'),
+        };
+        if (state) view.state = state;
+        if (detail !== undefined) view.detail = detail;
+        return view;
+      }),
   );
 }
 

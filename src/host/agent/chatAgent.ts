@@ -3,7 +3,13 @@ import type { ChatDelta, ChatMessage } from '../../api/types';
 import { runAgentLoop } from '../../core/agent/agentLoop';
 import type { AgentResult, AgentTally } from '../../core/agent/agentLoop';
 import type { ToolSupport } from '../../core/agent/agentRequest';
-import type { AgentToolChoices, FileChange, ToolSpec } from '../../core/agent/types';
+import type {
+  AgentProgress,
+  AgentStep,
+  AgentToolChoices,
+  FileChange,
+  ToolSpec,
+} from '../../core/agent/types';
 import { estimateTokens } from '../../core/chat/attachments';
 import type { Conversation } from '../../core/chat/conversation';
 import { StorageKey } from '../../core/ids';
@@ -55,6 +61,10 @@ export interface AgentTurnRun {
   post(message: HostMessage): void;
   /** Saves the conversation in the background. */
   save(): void;
+  /** A last look at each request (the project instructions the touched files bring in). */
+  prepare?(this: void, messages: ChatMessage[], steps: readonly AgentStep[]): ChatMessage[];
+  /** What today cost so far (every window and feature), for the daily cap. */
+  spentToday?(): number;
 }
 
 /**
@@ -185,6 +195,13 @@ export class ChatAgent extends Disposable {
         },
         now: () => Date.now(),
         maxSteps: readSettings().agent.maxSteps,
+        prepare: run.prepare,
+        budget: {
+          maxTurnCost: readSettings().agent.maxTurnCost,
+          maxDailyCost: readSettings().agent.maxDailyCost,
+          spentToday: () => run.spentToday?.() ?? 0,
+        },
+        askToContinue: (progress, signal) => this.askToContinue(turn, run, progress, signal),
         contextLength: run.contextLength,
         estimateTokens: (messages) =>
           messages.reduce(
@@ -336,6 +353,38 @@ export class ChatAgent extends Disposable {
     }
   }
 
+  /** Turns paused at a cap, waiting for the user's answer. */
+  private readonly pauses = new Map<string, (goOn: boolean) => void>();
+
+  /** Shows the pause on the turn's counter and waits for Continue or Stop (or the turn's Stop). */
+  private askToContinue(
+    turn: AssistantTurn,
+    run: AgentTurnRun,
+    progress: AgentProgress,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    turn.agent = progress;
+    run.post({ type: 'turnUpdated', turn });
+    this.deps.reveal();
+    return new Promise<boolean>((resolve, reject) => {
+      const done = (goOn: boolean) => {
+        signal.removeEventListener('abort', onAbort);
+        this.pauses.delete(turn.id);
+        const { pause: _answered, ...rest } = progress;
+        turn.agent = rest;
+        run.post({ type: 'turnUpdated', turn });
+        resolve(goOn);
+      };
+      const onAbort = () => {
+        this.pauses.delete(turn.id);
+        reject(new Error('The turn was stopped.'));
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.pauses.set(turn.id, done);
+    });
+  }
+
   /** Turns whose undo is under way: a second click does nothing. */
   private readonly undoing = new Set<string>();
 
@@ -412,6 +461,12 @@ export class ChatAgent extends Disposable {
         return this.setChoices(conversation.id, message.choices);
       case 'setToolSource':
         return this.setSourceEnabled(message.sourceId, message.enabled);
+      case 'agentPauseDecision': {
+        const answer = this.pauses.get(message.turnId);
+        if (answer) answer(message.choice === 'continue');
+        else this.deps.logger.info('A pause decision arrived for a turn that is not paused; it was ignored.');
+        return;
+      }
     }
   }
 }

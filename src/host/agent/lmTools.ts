@@ -1,8 +1,12 @@
 /**
  * The tools of `vscode.lm.tools` as a tool set of the agent: other extensions' tools and, where
  * VS Code has started them, the tools of the user's MCP servers (VS Code names those
- * `mcp_<server>_<tool>`). Listed again on `vscode.lm.onDidChangeTools`; our own `gateway_*` tools
- * are left out (the panel has its own). Each call asks first, and runs through
+ * `mcp_<server>_<tool>`). Our own `gateway_*` tools are left out (the panel has its own).
+ *
+ * The list is read again whenever it is asked for (each turn, each time the picker is posted),
+ * not kept from when the panel loaded: VS Code (1.100 to 1.139 at least) gives extensions no
+ * `vscode.lm.onDidChangeTools` event, so a server the user starts later through *MCP: List
+ * Servers* would otherwise never show. Where such an event exists, it is heard too. Each call asks first, and runs through
  * `vscode.lm.invokeTool` with no invocation token: VS Code asks nothing then, so our
  * confirmation is the only guard. Where this VS Code has no `vscode.lm.tools`, the set is empty.
  *
@@ -21,6 +25,7 @@ import type { ExternalToolInfo } from '../../core/agent/externalTools';
 import { ToolInputError } from '../../core/agent/types';
 import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../core/agent/types';
 import { Disposable } from '../../core/util/lifecycle';
+import { VSCODE_MCP_SOURCE_PREFIX } from './agentTools';
 
 /** Tools we contribute ourselves; the panel offers its own instead. */
 const OWN_PREFIX = 'gateway_';
@@ -39,6 +44,8 @@ export interface LmToolSource {
 
 export class LmToolSet extends Disposable implements ToolSet {
   private specList: ToolSpec[] = [];
+  /** The names of the list last read, to tell whether it changed. */
+  private listed: string | undefined;
   private readonly byName = new Map<string, { tool: ExternalToolInfo; spec: ToolSpec }>();
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   /** Fires when VS Code's list of tools changed. */
@@ -50,8 +57,7 @@ export class LmToolSet extends Disposable implements ToolSet {
     if (typeof lm?.onDidChangeTools === 'function') {
       this.register(
         lm.onDidChangeTools(() => {
-          this.refresh();
-          this.changed.fire();
+          if (this.refresh()) this.changed.fire();
         }),
       );
     }
@@ -59,11 +65,13 @@ export class LmToolSet extends Disposable implements ToolSet {
   }
 
   specs(): readonly ToolSpec[] {
+    this.sync();
     return this.specList;
   }
 
   /** One source per extension, and one per MCP server VS Code runs. */
   sources(): LmToolSource[] {
+    this.sync();
     const bySource = new Map<string, LmToolSource>();
     for (const spec of this.specList) {
       const key = `${spec.source.kind}:${spec.source.id}`;
@@ -114,13 +122,28 @@ export class LmToolSet extends Disposable implements ToolSet {
     });
   }
 
-  private refresh(): void {
+  /** Reads the list again; when it changed, the picker hears of it (after the caller is done). */
+  private sync(): void {
+    if (this.refresh()) queueMicrotask(() => this.changed.fire());
+  }
+
+  /** Reads `vscode.lm.tools`; true when its names differ from the last read. */
+  private refresh(): boolean {
+    const raw = readTools(this.lm);
+    const names = raw
+      .map((t) => {
+        const name = (t as { name?: unknown } | null)?.name;
+        return typeof name === 'string' ? name : '';
+      })
+      .join('\u0000');
+    if (names === this.listed) return false;
+    this.listed = names;
     this.byName.clear();
     this.specList = [];
     const taken = new Set<string>();
     const owners = contributedToolOwners();
-    for (const raw of readTools(this.lm)) {
-      const tool = parseExternalTool(raw);
+    for (const entry of raw) {
+      const tool = parseExternalTool(entry);
       if (!tool || tool.name.startsWith(OWN_PREFIX)) continue;
       const source = sourceOfTool(tool.name, owners);
       if (!source) continue;
@@ -134,6 +157,7 @@ export class LmToolSet extends Disposable implements ToolSet {
       this.specList.push(spec);
       this.byName.set(spec.name, { tool, spec });
     }
+    return true;
   }
 }
 
@@ -179,6 +203,7 @@ export function sourceOfTool(
   if (owner) return { kind: 'extension', id: owner.id, label: owner.label };
   // VS Code names a started MCP server's tools `mcp_<server>_<tool>`.
   const mcp = /^mcp_([^_]+)_./.exec(name);
-  if (mcp) return { kind: 'mcp', id: `vscode-mcp:${mcp[1]}`, label: `${mcp[1]} (MCP in VS Code)` };
+  if (mcp)
+    return { kind: 'mcp', id: `${VSCODE_MCP_SOURCE_PREFIX}${mcp[1]}`, label: `${mcp[1]} (MCP in VS Code)` };
   return undefined;
 }

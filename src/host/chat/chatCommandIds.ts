@@ -11,5 +11,6 @@ export const CHAT_COMMANDS = [
   Command.addProblemsToChat,
   Command.addImageToChat,
   Command.manageAllowedCommands,
+  Command.instructionFiles,
 ] as const;
 export type ChatCommand = (typeof CHAT_COMMANDS)[number];

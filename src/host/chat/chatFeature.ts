@@ -23,6 +23,7 @@ import { BUILTIN_SOURCE, BuiltinTools, readToolSettings } from '../agent/builtin
 import type { MediaTool } from '../agent/builtinTools';
 import { McpHub } from '../agent/mcp/mcpHub';
 import { LmToolSet } from '../agent/lmTools';
+import { InstructionFiles } from './instructionFiles';
 import { ChatViewProvider } from './chatViewProvider';
 import { ChatViewRouter } from './chatViewRouter';
 import { RecentModels } from './modelPicker';
@@ -95,6 +96,7 @@ export class ChatFeature extends Disposable {
     );
     this.mcp = mcp;
     const lmTools = this.register(new LmToolSet());
+    const instructions = new InstructionFiles(context.workspaceState, logger);
     const agent = this.register(
       new ChatAgent({
         providers: [
@@ -130,6 +132,7 @@ export class ChatFeature extends Disposable {
         visible: () => this.view.webviewView?.visible ?? false,
         choices: new ModelChoicesStore(context.globalState),
         agent,
+        instructions,
       }),
     );
     const attachmentDeps = {
@@ -164,6 +167,7 @@ export class ChatFeature extends Disposable {
       [Command.addProblemsToChat]: (arg?: unknown) => addProblems(attachmentDeps, arg),
       [Command.addImageToChat]: (arg?: unknown) => addImage(attachmentDeps, arg),
       [Command.manageAllowedCommands]: () => agent.approvals.manageAllowedCommands(),
+      [Command.instructionFiles]: () => instructions.pick(),
     };
   }
 }

@@ -45,6 +45,14 @@ import { ChatMedia } from './chatMedia';
 import type { ChatMediaJobs } from './chatMedia';
 import type { ModelChoicesStore } from './modelChoices';
 import { ChatModelMenu } from './modelMenu';
+import type { InstructionFiles } from './instructionFiles';
+import {
+  cleanPath,
+  instructionsText,
+  selectInstructions,
+  touchedPaths,
+} from '../../core/instructions/instructionFiles';
+import type { CarriedInstruction, InstructionFile } from '../../core/instructions/instructionFiles';
 
 const SAVE_WHILE_STREAMING_MS = 3000;
 /** How long a first request waits for the model catalog before it is sent ungated. */
@@ -105,6 +113,8 @@ export class ChatSession extends Disposable {
       choices?: ModelChoicesStore;
       /** The agent: tools, approvals and undo (absent: plain replies only). */
       agent?: ChatAgent;
+      /** The workspace's instruction files (AGENTS.md, rules folders). */
+      instructions?: InstructionFiles;
     },
   ) {
     super();
@@ -202,7 +212,7 @@ export class ChatSession extends Disposable {
     const agent = this.deps.agent;
     if (!agent) return;
     // A decision is for the running turn: it must not wait for anything else.
-    if (message.type === 'toolDecision') {
+    if (message.type === 'toolDecision' || message.type === 'agentPauseDecision') {
       if (this.conversation) return agent.handle(message, this.conversation, this.post, () => undefined);
       return;
     }
@@ -645,8 +655,14 @@ export class ChatSession extends Disposable {
       const systemPrompt = tools
         ? agentSystemPrompt(settings.chat.systemPrompt, folders)
         : settings.chat.systemPrompt;
-      const messages = attachToMessages(toApiMessages(turns, systemPrompt), turns, (a) =>
-        a.file ? images.get(a.file) : undefined,
+      // The project's instruction files go after our own prompt, never above it: the always-on
+      // ones, and those the prompt's attachments match; the agent adds those its reads and
+      // edits match, step by step.
+      const instructions = await this.instructionsFor(conversation, turn);
+      const messages = attachToMessages(
+        toApiMessages(turns, joinPrompt(systemPrompt, instructionsText(instructions.carried))),
+        turns,
+        (a) => (a.file ? images.get(a.file) : undefined),
       );
       let savedAt = Date.now();
       const saveNowAndThen = () => {
@@ -681,6 +697,18 @@ export class ChatSession extends Disposable {
           flush: () => batcher.flush(),
           post: (m) => this.post(m),
           save: saveNowAndThen,
+          prepare: (sent, steps) => {
+            const touched = touchedPaths(
+              steps.flatMap((step) => step.calls.filter((call) => call.state === 'done')),
+            );
+            const carried = instructions.carry(touched);
+            if (!carried) return sent;
+            const system = joinPrompt(systemPrompt, instructionsText(carried));
+            return sent[0]?.role === 'system'
+              ? [{ ...sent[0], content: system }, ...sent.slice(1)]
+              : [{ role: 'system', content: system }, ...sent];
+          },
+          spentToday: () => this.deps.costs?.today().total ?? 0,
         });
         endTurn(turn, result);
       } else {
@@ -729,6 +757,56 @@ export class ChatSession extends Disposable {
     }
     // The caller (a command, a test) hears of the reply once it is stored, if storage allows.
     await saved;
+  }
+
+  /**
+   * The instruction files of a turn: those that go with its first request (set on the turn as
+   * chips), and `carry`, which gives the set for the paths touched so far when it grew (and
+   * updates the chips), or undefined when it did not.
+   */
+  private async instructionsFor(
+    conversation: Conversation,
+    turn: AssistantTurn,
+  ): Promise<{ carried: CarriedInstruction[]; carry(touched: string[]): CarriedInstruction[] | undefined }> {
+    const source = this.deps.instructions;
+    let files: InstructionFile[] = [];
+    try {
+      files = (await source?.load()) ?? [];
+    } catch (error) {
+      this.deps.logger.warn(`Instruction files could not be read: ${String(error)}`);
+    }
+    const off = source?.off() ?? new Set<string>();
+    const prompt = [...conversation.turns].reverse().find((t) => t.role === 'user');
+    const attached = (prompt?.role === 'user' ? (prompt.attachments ?? []) : []).flatMap((a) =>
+      a.path && (a.kind === 'file' || a.kind === 'selection')
+        ? [cleanPath(a.path.replace(/:\d+-\d+$/, ''))]
+        : [],
+    );
+    const show = (carried: CarriedInstruction[]) => {
+      if (!carried.length) return;
+      turn.instructions = carried.map(({ path, reason, tokens, cut, dropped }) => ({
+        path,
+        reason,
+        tokens,
+        ...(cut ? { cut } : {}),
+        ...(dropped ? { dropped } : {}),
+      }));
+    };
+    let carried = selectInstructions(files, attached, off);
+    show(carried);
+    const key = (list: CarriedInstruction[]) => list.map((c) => c.path).join('\u0000');
+    return {
+      carried,
+      carry: (touched) => {
+        if (!files.length || !touched.length) return undefined;
+        const next = selectInstructions(files, [...attached, ...touched], off);
+        if (key(next) === key(carried)) return undefined;
+        carried = next;
+        show(carried);
+        this.post({ type: 'turnUpdated', turn });
+        return carried;
+      },
+    };
   }
 
   /**
@@ -847,6 +925,11 @@ export class ChatSession extends Disposable {
         break;
     }
   }
+}
+
+/** Our system prompt, then the project's instructions below it. */
+function joinPrompt(system: string, instructions: string): string {
+  return [system.trim() ? system : '', instructions].filter(Boolean).join('\n\n');
 }
 
 /** A stream that is made when it is first read: the request goes out when the loop reads it. */

@@ -115,6 +115,7 @@ export class ChatViewRouter {
       case 'redoCheckpoint':
       case 'setAgentTools':
       case 'setToolSource':
+      case 'agentPauseDecision':
         return this.session.agentMessage(message);
       default: {
         const unhandled: never = message;

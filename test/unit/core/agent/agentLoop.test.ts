@@ -576,3 +576,122 @@ describe('agent loop', () => {
     });
   });
 });
+
+describe('Agent loop: spend and step caps', () => {
+  const read = (n: number): Reply => ({
+    calls: [{ name: 'read_file', arguments: `{"path":"f${n}.txt"}` }],
+    cost: 0.02,
+  });
+  const replies = [read(1), read(2), read(3), read(4), { text: 'Done.', cost: 0.02 }];
+
+  it('pauses before the request that would pass the turn cap, showing what was spent, and goes on once allowed', async () => {
+    const h = harness(replies);
+    const pauses: unknown[] = [];
+    h.deps.budget = { maxTurnCost: 0.05, spentToday: () => 0 };
+    h.deps.askToContinue = (progress) => {
+      pauses.push({
+        requests: h.requests.length,
+        pause: progress.pause,
+        cost: progress.cost,
+        cap: progress.costCap,
+      });
+      return Promise.resolve(true);
+    };
+    const tally = newTally();
+    const result = await runAgentLoop(history, h.deps, new AbortController().signal, tally);
+    assert.deepEqual(result.end, { kind: 'answered' });
+    // After two replies ($0.04), a third ($0.02 more) would pass $0.05: asked before it.
+    assert.equal(pauses.length, 2);
+    assert.deepEqual(pauses[0], {
+      requests: 2,
+      pause: { kind: 'turnCost', spent: 0.04, cap: 0.05 },
+      cost: 0.04,
+      cap: 0.05,
+    });
+    // Going on allows another cap's worth: the next pause is past $0.04 + $0.05.
+    assert.equal((pauses[1] as { requests: number }).requests, 4);
+    assert.equal(h.requests.length, 5);
+    assert.equal(tally.progress.pause, undefined);
+  });
+
+  it('stops there, with every call answered, when the user says stop', async () => {
+    const h = harness(replies);
+    h.deps.budget = { maxTurnCost: 0.05, spentToday: () => 0 };
+    h.deps.askToContinue = () => Promise.resolve(false);
+    const result = await runAgentLoop(history, h.deps, new AbortController().signal);
+    assert.deepEqual(result.end, { kind: 'budget', pause: { kind: 'turnCost', spent: 0.04, cap: 0.05 } });
+    assert.equal(h.requests.length, 2);
+    assertAnswered([...history, ...result.steps.flatMap(stepMessages)]);
+  });
+
+  it("counts today's spending elsewhere against the daily cap, and asks once per turn", async () => {
+    const h = harness(replies);
+    const kinds: string[] = [];
+    h.deps.budget = { maxDailyCost: 1, spentToday: () => 0.95 };
+    h.deps.askToContinue = (progress) => {
+      kinds.push(`${progress.pause?.kind} ${progress.pause?.spent.toFixed(2)}`);
+      return Promise.resolve(true);
+    };
+    const result = await runAgentLoop(history, h.deps, new AbortController().signal);
+    assert.deepEqual(result.end, { kind: 'answered' });
+    assert.deepEqual(kinds, ['dayCost 0.99']);
+  });
+
+  it('a day already over its cap asks before the first request; no caps, no questions', async () => {
+    const over = harness(replies);
+    over.deps.budget = { maxDailyCost: 1, spentToday: () => 1.5 };
+    over.deps.askToContinue = () => Promise.resolve(false);
+    const stopped = await runAgentLoop(history, over.deps, new AbortController().signal);
+    assert.equal(stopped.end.kind, 'budget');
+    assert.equal(over.requests.length, 0);
+
+    const free = harness(replies);
+    free.deps.budget = { maxTurnCost: 0, maxDailyCost: 0, spentToday: () => 99 };
+    free.deps.askToContinue = () => Promise.reject(new Error('not asked'));
+    assert.deepEqual((await runAgentLoop(history, free.deps, new AbortController().signal)).end, {
+      kind: 'answered',
+    });
+  });
+
+  it('asks at the step cap, and allows as many steps again', async () => {
+    const h = harness(replies, { maxSteps: 2 });
+    const asked: unknown[] = [];
+    h.deps.askToContinue = (progress) => {
+      asked.push(progress.pause);
+      return Promise.resolve(asked.length === 1);
+    };
+    const result = await runAgentLoop(history, h.deps, new AbortController().signal);
+    assert.deepEqual(asked, [
+      { kind: 'steps', spent: 2, cap: 2 },
+      { kind: 'steps', spent: 4, cap: 4 },
+    ]);
+    assert.deepEqual(result.end, { kind: 'stepCap', steps: 4 });
+  });
+
+  it('Stop while paused stops the turn', async () => {
+    const h = harness(replies);
+    const stop = new AbortController();
+    h.deps.budget = { maxTurnCost: 0.01, spentToday: () => 0 };
+    h.deps.askToContinue = (_progress, signal) =>
+      new Promise((_resolve, reject) => {
+        signal.addEventListener('abort', () => reject(new Error('stopped')));
+        stop.abort();
+      });
+    await assert.rejects(runAgentLoop(history, h.deps, stop.signal), AgentStopped);
+  });
+
+  it('lets the host add to each request, with the steps so far', async () => {
+    const h = harness([read(1), { text: 'Done.' }]);
+    const seen: number[] = [];
+    h.deps.prepare = (messages, steps) => {
+      seen.push(steps.length);
+      return [{ role: 'system', content: `steps ${steps.length}` }, ...messages];
+    };
+    await runAgentLoop(history, h.deps, new AbortController().signal);
+    assert.deepEqual(seen, [0, 1]);
+    assert.deepEqual(
+      h.requests.map((r) => r[0].content),
+      ['steps 0', 'steps 1'],
+    );
+  });
+});

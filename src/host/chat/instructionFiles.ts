@@ -1,0 +1,180 @@
+/**
+ * The workspace's instruction files (AGENTS.md, CLAUDE.md, Copilot's, and the rules folders of
+ * Cline, Kilo, Roo and Continue): found and read for each turn, so an edit applies at once; what
+ * the pure core says of them (`core/instructions`) decides what a turn carries.
+ *
+ * They follow the trust boundary: in Restricted Mode none is read unless the user opted in (the
+ * application-scoped `gateway.agent.instructionsInRestrictedMode`, or the switch in
+ * *Gateway AI: Instruction Files…* for this workspace). The user may switch any file off; the
+ * choice is kept per workspace.
+ */
+import * as vscode from 'vscode';
+import {
+  INSTRUCTION_PATTERNS,
+  MAX_INSTRUCTION_FILES,
+  MAX_INSTRUCTION_FILE_BYTES,
+  readInstructionFile,
+} from '../../core/instructions/instructionFiles';
+import type { InstructionFile } from '../../core/instructions/instructionFiles';
+import { StorageKey } from '../../core/ids';
+import { readSettings } from '../config/settings';
+import type { Logger } from '../log/logger';
+import { notify } from '../notify';
+
+const ORIGIN_LABELS: Record<InstructionFile['origin'], string> = {
+  agents: 'AGENTS.md',
+  claude: 'CLAUDE.md',
+  copilot: 'Copilot',
+  copilotScoped: 'Copilot, scoped',
+  cline: 'Cline rule',
+  kilo: 'Kilo rule',
+  roo: 'Roo rule',
+  continue: 'Continue rule',
+  nestedAgents: 'AGENTS.md of a folder',
+};
+
+export class InstructionFiles {
+  /** Problems already logged, so each is said once per file. */
+  private readonly logged = new Set<string>();
+
+  constructor(
+    private readonly state: vscode.Memento,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Whether instruction files may be read here (trusted, or the user opted in). */
+  allowed(): boolean {
+    return (
+      vscode.workspace.isTrusted ||
+      readSettings().agent.instructionsInRestrictedMode ||
+      this.state.get<unknown>(StorageKey.instructionsTrusted) === true
+    );
+  }
+
+  /** The files the user switched off here. */
+  off(): Set<string> {
+    const raw = this.state.get<unknown>(StorageKey.instructionsOff);
+    return new Set(Array.isArray(raw) ? raw.filter((p): p is string => typeof p === 'string') : []);
+  }
+
+  /** Every instruction file of the workspace, or none where they may not be read. */
+  async load(signal?: AbortSignal): Promise<InstructionFile[]> {
+    if (!this.allowed()) return [];
+    return this.find(signal);
+  }
+
+  private async find(signal?: AbortSignal): Promise<InstructionFile[]> {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const out: InstructionFile[] = [];
+    for (const [index, folder] of folders.entries()) {
+      const prefix = index === 0 ? '' : `${folder.name}/`;
+      let uris: vscode.Uri[];
+      try {
+        uris = await vscode.workspace.findFiles(
+          new vscode.RelativePattern(folder, `{${INSTRUCTION_PATTERNS.join(',')}}`),
+          new vscode.RelativePattern(folder, '{**/node_modules/**,**/.git/**}'),
+          MAX_INSTRUCTION_FILES,
+        );
+      } catch (error) {
+        this.logger.warn(`Instruction files could not be listed in ${folder.name}: ${String(error)}`);
+        continue;
+      }
+      if (signal?.aborted) return [];
+      const relative = (uri: vscode.Uri) => uri.path.slice(folder.uri.path.replace(/\/$/, '').length + 1);
+      uris.sort((a, b) => relative(a).localeCompare(relative(b)));
+      for (const uri of uris) {
+        const path = prefix + relative(uri);
+        const text = await this.read(uri);
+        if (text === undefined) continue;
+        const file = readInstructionFile(path, text, prefix);
+        if (!file) continue;
+        if (file.problems.length && !this.logged.has(`${path}\u0000${file.problems.join()}`)) {
+          this.logged.add(`${path}\u0000${file.problems.join()}`);
+          this.logger.warn(`Instruction file ${path}: ${file.problems.join('; ')}. The rest of it is used.`);
+        }
+        out.push(file);
+      }
+    }
+    return out;
+  }
+
+  private async read(uri: vscode.Uri): Promise<string | undefined> {
+    try {
+      const stat = await vscode.workspace.fs.stat(uri);
+      if (stat.type & vscode.FileType.Directory) return undefined;
+      const bytes = await vscode.workspace.fs.readFile(uri);
+      const text = new TextDecoder('utf-8', { fatal: false }).decode(
+        bytes.subarray(0, MAX_INSTRUCTION_FILE_BYTES),
+      );
+      return bytes.length > MAX_INSTRUCTION_FILE_BYTES
+        ? `${text}\n[… cut: the file is larger than ${MAX_INSTRUCTION_FILE_BYTES / 1024} KB.]`
+        : text;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * *Gateway AI: Instruction Files…*: every file with a switch (checked: sent when it applies),
+   * and, in Restricted Mode, the switch that lets them be read in this workspace.
+   */
+  async pick(): Promise<void> {
+    const restricted = !vscode.workspace.isTrusted;
+    const optedIn = this.allowed();
+    const files = await this.find();
+    const off = this.off();
+    type Item = vscode.QuickPickItem & { path?: string; trust?: true };
+    const items: Item[] = [];
+    if (restricted)
+      items.push(
+        {
+          label: 'Restricted Mode',
+          kind: vscode.QuickPickItemKind.Separator,
+        },
+        {
+          label: 'Read instruction files in this workspace',
+          description: readSettings().agent.instructionsInRestrictedMode
+            ? 'on for every workspace (gateway.agent.instructionsInRestrictedMode)'
+            : 'it is not trusted',
+          picked: optedIn,
+          trust: true,
+        },
+        { label: 'Files', kind: vscode.QuickPickItemKind.Separator },
+      );
+    for (const file of files) {
+      const when = file.always
+        ? 'always'
+        : file.globs.length
+          ? `with ${file.globs.slice(0, 3).join(', ')}`
+          : 'never by itself (no applyTo)';
+      items.push({
+        label: file.path,
+        description: `${ORIGIN_LABELS[file.origin]} · ${when} · ~${file.tokens} tokens`,
+        detail: [file.description, file.problems.length ? `Header: ${file.problems.join('; ')}` : '']
+          .filter(Boolean)
+          .join(' · '),
+        picked: !off.has(file.path),
+        path: file.path,
+      });
+    }
+    if (!files.length) {
+      void notify.info(
+        'Gateway AI: this workspace has no instruction files (AGENTS.md, CLAUDE.md, .github/copilot-instructions.md, or rules in .clinerules/, .kilo/rules/, .roo/rules/, .continue/rules/).',
+      );
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(items, {
+      canPickMany: true,
+      title: 'Instruction files: checked ones go with chat turns when they apply',
+      placeHolder: 'Uncheck a file to stop sending it in this workspace',
+    });
+    if (!picked) return;
+    const on = new Set(picked.flatMap((item) => (item.path ? [item.path] : [])));
+    const nowOff = files.map((f) => f.path).filter((path) => !on.has(path));
+    // Files switched off earlier that are not listed now (moved, or not found) stay off.
+    for (const path of off) if (!files.some((f) => f.path === path)) nowOff.push(path);
+    await this.state.update(StorageKey.instructionsOff, nowOff.length ? nowOff.slice(0, 1000) : undefined);
+    if (restricted)
+      await this.state.update(StorageKey.instructionsTrusted, picked.some((item) => item.trust) || undefined);
+  }
+}

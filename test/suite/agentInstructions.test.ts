@@ -1,0 +1,211 @@
+/**
+ * The project's instruction files and the spend cap, in the panel, against the simulator's
+ * scripted model: a workspace with `AGENTS.md`, `.github/copilot-instructions.md`, a `.clinerules/`
+ * rule scoped to `src/**\/*.ts` and a `.continue/rules/` rule with `globs`. A first prompt carries
+ * only the always-on files (read from what the simulator received); reading a matching `.ts` file
+ * adds the scoped rules to the next request; the turn's chips name what went. Then a per-turn cap
+ * below the scripted turn's cost: the turn pauses before the request that would pass it, shows
+ * what was spent, and goes on once allowed.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
+import type { AssistantTurn, HostMessage, WebviewMessage } from '../../src/core/protocol/chatProtocol';
+import type { RecordedRequest } from '../simulator';
+import { gatewayApi, setSetting, waitFor, withChatGateway } from './helpers';
+import { observed } from './observed';
+
+const FILES: Record<string, string> = {
+  'AGENTS.md': 'HOUSE-RULE-AGENTS: indent with tabs.',
+  '.github/copilot-instructions.md': 'HOUSE-RULE-COPILOT: write tests first.',
+  '.clinerules/typescript.md':
+    '---\npaths:\n  - "src/**/*.ts"\n---\nHOUSE-RULE-CLINE-TS: no default exports.',
+  '.continue/rules/ts.md':
+    '---\nname: TypeScript\nglobs: "**/*.ts"\nalwaysApply: false\ndescription: For TypeScript\n---\nHOUSE-RULE-CONTINUE-TS: prefer type imports.',
+  'src/instructions-fixture/main.ts': 'export const answer = 42;\n',
+};
+const MADE = [
+  'AGENTS.md',
+  '.github/copilot-instructions.md',
+  '.clinerules',
+  '.continue',
+  'src/instructions-fixture',
+];
+
+function uri(relative: string): vscode.Uri {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the suite runs with a workspace folder');
+  return vscode.Uri.joinPath(folder.uri, ...relative.split('/'));
+}
+
+function scripted(task: string, steps: unknown[]): string {
+  return `${task}\n\`\`\`sim-agent\n${JSON.stringify(steps)}\n\`\`\``;
+}
+
+/** The system message of a recorded chat request. */
+function systemOf(request: RecordedRequest): string {
+  const messages = (request.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
+  const system = messages.find((m) => m.role === 'system');
+  return typeof system?.content === 'string' ? system.content : JSON.stringify(system?.content ?? '');
+}
+
+/** The turns the chat view was sent since `mark`, as the page parses them. */
+function turnPosts(mark: number): AssistantTurn[] {
+  return observed.webviewMessages
+    .slice(mark)
+    .filter((m) => m.target === 'chat view')
+    .map((m): HostMessage | undefined => parseHostMessage(JSON.parse(m.json)))
+    .flatMap((m) => (m?.type === 'turnUpdated' && m.turn.role === 'assistant' ? [m.turn] : []));
+}
+
+async function fromView(message: WebviewMessage): Promise<void> {
+  const parsed = parseWebviewMessage(JSON.parse(JSON.stringify(message)));
+  assert.ok(parsed, `the protocol accepts ${message.type}`);
+  await (await gatewayApi()).chatRouter.handle(parsed);
+}
+
+describe('Agent: project instruction files and spend caps', function () {
+  this.timeout(60_000);
+  const gateway = withChatGateway();
+  let postMark = 0;
+  let requestMark = 0;
+
+  async function run(prompt: string): Promise<{ finished: Promise<AssistantTurn> }> {
+    const api = await gatewayApi();
+    const finished = new Promise<AssistantTurn>((resolve, reject) => {
+      const listener = api.chat.onDidFinishTurn((turn) => {
+        listener.dispose();
+        resolve(turn);
+      });
+      api.chat.send(prompt).catch((error: unknown) => {
+        listener.dispose();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      });
+    });
+    return { finished };
+  }
+
+  const scriptedRequests = () =>
+    gateway.sim.requests.slice(requestMark).filter((r) => r.agentStep !== undefined);
+
+  before(async () => {
+    const api = await gatewayApi();
+    await vscode.commands.executeCommand('gateway.chat.focus');
+    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+    for (const [path, text] of Object.entries(FILES))
+      await vscode.workspace.fs.writeFile(uri(path), new TextEncoder().encode(text));
+  });
+
+  beforeEach(async () => {
+    await vscode.commands.executeCommand('gateway.newChat');
+    postMark = observed.webviewMessages.length;
+    requestMark = gateway.sim.requests.length;
+  });
+
+  after(async () => {
+    await setSetting('agent.maxTurnCost', undefined);
+    for (const path of MADE)
+      await vscode.workspace.fs.delete(uri(path), { recursive: true }).then(undefined, () => undefined);
+  });
+
+  it('a first prompt carries the always-on files only; reading a matching .ts file adds the scoped rules', async () => {
+    const { finished } = await run(
+      scripted('Look at the answer.', [
+        { calls: [{ name: 'read_file', arguments: { path: 'src/instructions-fixture/main.ts' } }] },
+        { text: 'It is 42.' },
+      ]),
+    );
+    const turn = await finished;
+    assert.equal(turn.status, 'complete', turn.error?.message);
+    const [first, second] = scriptedRequests();
+    assert.ok(first && second, 'two scripted requests');
+
+    const firstSystem = systemOf(first);
+    assert.match(firstSystem, /HOUSE-RULE-AGENTS/);
+    assert.match(firstSystem, /HOUSE-RULE-COPILOT/);
+    assert.doesNotMatch(firstSystem, /HOUSE-RULE-CLINE-TS|HOUSE-RULE-CONTINUE-TS/);
+    // Our own prompt comes first; the project's instructions follow it, delimited.
+    assert.ok(firstSystem.indexOf('You are a coding agent') < firstSystem.indexOf('<project-instructions>'));
+
+    const secondSystem = systemOf(second);
+    assert.match(secondSystem, /HOUSE-RULE-CLINE-TS/);
+    assert.match(secondSystem, /HOUSE-RULE-CONTINUE-TS/);
+    assert.match(secondSystem, /HOUSE-RULE-AGENTS/);
+
+    // The chat shows which files went: first the always-on ones, then the scoped ones too.
+    const shown = (t: AssistantTurn | undefined) =>
+      (t?.instructions ?? []).map((c) => `${c.path}:${c.reason}`);
+    const posts = turnPosts(postMark).filter((t) => t.id === turn.id);
+    assert.ok(
+      posts.some(
+        (t) =>
+          JSON.stringify(shown(t)) ===
+          JSON.stringify(['AGENTS.md:always', '.github/copilot-instructions.md:always']),
+      ),
+      JSON.stringify(posts.map(shown)),
+    );
+    assert.deepEqual(shown(turn), [
+      'AGENTS.md:always',
+      '.github/copilot-instructions.md:always',
+      '.clinerules/typescript.md:matched',
+      '.continue/rules/ts.md:matched',
+    ]);
+    // The stored turn keeps them.
+    const stored = (await (await gatewayApi()).chat.current()).turns.find((t) => t.id === turn.id);
+    assert.deepEqual(shown(stored?.role === 'assistant' ? stored : undefined), shown(turn));
+  });
+
+  it('with a per-turn cap below the turn’s cost, pauses before the request that would pass it, and goes on once allowed', async () => {
+    // The simulator prices each reply from its tokens (about a millionth of a dollar): a cap of
+    // a billionth is passed by the second request.
+    await setSetting('agent.maxTurnCost', 1e-9);
+    try {
+      const { finished } = await run(
+        scripted('Read twice.', [
+          { calls: [{ name: 'read_file', arguments: { path: 'src/instructions-fixture/main.ts' } }] },
+          { text: 'Read it.' },
+        ]),
+      );
+      const paused = await waitFor(
+        () => turnPosts(postMark).find((t) => t.agent?.pause !== undefined),
+        'the turn to pause at its cap',
+      );
+      // Paused before the second request: only the first went.
+      assert.equal(scriptedRequests().length, 1);
+      const pause = paused.agent?.pause;
+      assert.equal(pause?.kind, 'turnCost');
+      assert.equal(pause?.cap, 1e-9);
+      assert.ok((pause?.spent ?? 0) > 0 && pause?.spent === paused.agent?.cost, JSON.stringify(paused.agent));
+      assert.equal(paused.agent?.costCap, 1e-9, 'the counter shows the cost against the cap');
+      await fromView({ type: 'agentPauseDecision', turnId: paused.id, choice: 'continue' });
+      const turn = await finished;
+      assert.equal(turn.status, 'complete', turn.error?.message);
+      assert.equal(scriptedRequests().length, 2);
+      assert.equal(turn.content, 'Read it.');
+    } finally {
+      await setSetting('agent.maxTurnCost', undefined);
+    }
+  });
+
+  it('stopping at the cap ends the turn and says what was spent', async () => {
+    await setSetting('agent.maxTurnCost', 1e-9);
+    try {
+      const { finished } = await run(
+        scripted('Read once more.', [
+          { calls: [{ name: 'read_file', arguments: { path: 'src/instructions-fixture/main.ts' } }] },
+          { text: 'Never sent.' },
+        ]),
+      );
+      const paused = await waitFor(
+        () => turnPosts(postMark).find((t) => t.agent?.pause !== undefined),
+        'the turn to pause at its cap',
+      );
+      await fromView({ type: 'agentPauseDecision', turnId: paused.id, choice: 'stop' });
+      const turn = await finished;
+      assert.equal(scriptedRequests().length, 1);
+      assert.match(turn.error?.message ?? '', /gateway\.agent\.maxTurnCost/);
+    } finally {
+      await setSetting('agent.maxTurnCost', undefined);
+    }
+  });
+});
