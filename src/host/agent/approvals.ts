@@ -3,7 +3,7 @@ import type { ApprovalDecision, PreparedCall, ToolCallRecord, ToolSpec } from '.
 import { alwaysAsks, approvalKey } from '../../core/agent/approvalPolicy';
 import { Setting } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
 
@@ -26,6 +26,7 @@ export class Approvals extends Disposable {
   constructor(
     private readonly reveal: () => void,
     private readonly logger: Pick<Logger, 'warn'>,
+    private readonly settings: Settings,
   ) {
     super();
     this.diffs = this.register(new DiffDocuments());
@@ -42,7 +43,7 @@ export class Approvals extends Disposable {
     if (alwaysAsks(call.confirmation)) return true;
     const key = approvalKey(spec);
     if (this.allowedInChat.get(chatId)?.has(key)) return false;
-    return !readSettings().agent.alwaysAllow.includes(key);
+    return !this.settings.current.agent.alwaysAllow.includes(key);
   }
 
   /** Asks the user about `call` in its card (and opens an edit's diff); settles on their click. */
@@ -111,7 +112,7 @@ export class Approvals extends Disposable {
   }
 
   private async alwaysAllow(name: string): Promise<void> {
-    const list = readSettings().agent.alwaysAllow;
+    const list = this.settings.current.agent.alwaysAllow;
     if (list.includes(name)) return;
     await vscode.workspace
       .getConfiguration()

@@ -11,7 +11,7 @@ import { parseAgentToolChoices } from '../../core/protocol/agentProtocol';
 import type { AgentToolsState, AgentWebviewMessage } from '../../core/protocol/agentProtocol';
 import type { AssistantTurn, HostMessage } from '../../core/protocol/chatProtocol';
 import { Disposable } from '../../core/util/lifecycle';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
 import type { AgentToolProvider } from './agentTools';
@@ -27,6 +27,7 @@ export interface ChatAgentDeps {
   /** Our own tools first, then MCP servers', then other extensions'. */
   providers: readonly AgentToolProvider[];
   state: vscode.Memento;
+  settings: Settings;
   logger: Logger;
   /** Brings the chat view into sight (a call is waiting for the user). */
   reveal: () => void;
@@ -65,7 +66,7 @@ export class ChatAgent extends Disposable {
 
   constructor(private readonly deps: ChatAgentDeps) {
     super();
-    this.approvals = this.register(new Approvals(deps.reveal, deps.logger));
+    this.approvals = this.register(new Approvals(deps.reveal, deps.logger, deps.settings));
     for (const provider of deps.providers)
       if (provider.onDidChange) this.register(provider.onDidChange(() => this.changed.fire()));
     this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire()));
@@ -110,22 +111,21 @@ export class ChatAgent extends Disposable {
   /** The picker's state for a chat and the model's tool support. */
   pickerState(chatId: string, support: ToolSupport): AgentToolsState {
     const choices = this.choices(chatId);
+    const enabled = this.deps.settings.current.agent.enabled;
     const state: AgentToolsState = {
-      available: support.available && readSettings().agent.enabled,
+      available: support.available && enabled,
       off: choices.off === true,
       restricted: !vscode.workspace.isTrusted,
       sources: sourceViews(this.deps.providers, choices),
     };
-    const reason = readSettings().agent.enabled
-      ? support.reason
-      : 'Tools are turned off (gateway.agent.enabled).';
+    const reason = enabled ? support.reason : 'Tools are turned off (gateway.agent.enabled).';
     if (!state.available && reason) state.reason = reason;
     return state;
   }
 
   /** The tools a turn of this chat may use, or undefined for a plain reply. */
   toolsFor(chatId: string, support: ToolSupport): TurnTools | undefined {
-    if (!support.available || !readSettings().agent.enabled) return undefined;
+    if (!support.available || !this.deps.settings.current.agent.enabled) return undefined;
     const choices = this.choices(chatId);
     if (choices.off) return undefined;
     const tools = new TurnTools(this.deps.providers, choices, !vscode.workspace.isTrusted);
@@ -176,7 +176,7 @@ export class ChatAgent extends Disposable {
           changed: (changes) => this.recordChanges(conversation, turn, changes),
         },
         now: () => Date.now(),
-        maxSteps: readSettings().agent.maxSteps,
+        maxSteps: this.deps.settings.current.agent.maxSteps,
         contextLength: run.contextLength,
         estimateTokens: (messages) =>
           messages.reduce(
