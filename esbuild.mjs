@@ -42,9 +42,9 @@ const base = {
  *   the settings model every bundle reads, once instead of once per feature;
  * - the features (`dist/chat.js`, `dist/media.js`, `dist/lm.js`): required when their view, a
  *   command or an event first needs them (each feature's `<feature>Loader.ts`), so the entry holds
- *   only what activation runs. Small stateless helpers they share with the entry (the settings
- *   reader, notify) are copied into each; anything with state shared across bundles belongs in a split
- *   point of its own.
+ *   only what activation runs. Small stateless helpers they share with the entry (notify) are
+ *   copied into each; anything with state shared across bundles (the settings service, the key
+ *   store) is made once at activation and handed to them, or belongs in a split point of its own.
  */
 const SPLIT_POINTS = tableSplitPoints();
 

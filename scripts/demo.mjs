@@ -5,6 +5,7 @@
 //   - otherwise the browser workbench from the VS Code server, whose URL is printed.
 // No account is needed. Ctrl+C stops everything.
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { prepareDemo } from './demoWorkspace.mjs';
 
@@ -34,7 +35,7 @@ console.log(`Gateway simulator: ${sim.baseUrl} (any key works; the demo stores "
 
 // The workspace (settings, sample files, TRY-ME.md) and the launcher VS Code loads the extension
 // from, so the window opens on the Gateway AI view with TRY-ME.md in the editor.
-const { workspace, launcher, tryMe } = prepareDemo({
+const { workspace, launcher, tryMe, userSettings } = prepareDemo({
   root,
   dir: path.join(root, '.test-work', 'demo'),
   baseUrl: sim.baseUrl,
@@ -52,10 +53,22 @@ process.on('SIGTERM', stop);
 
 if (!forceBrowser && onPath('code')) {
   console.log('Opening VS Code with the extension development host…');
-  const code = spawn('code', ['--new-window', `--extensionDevelopmentPath=${launcher}`, workspace, tryMe], {
-    stdio: 'inherit',
-    env,
-  });
+  // A profile of its own, with the simulator as the gateway in its user settings: your own VS Code
+  // profile, its settings and its stored key are left alone.
+  const userData = path.join(root, '.test-work', 'demo', 'desktop-user-data');
+  mkdirSync(path.join(userData, 'User'), { recursive: true });
+  writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify(userSettings, null, 2));
+  const code = spawn(
+    'code',
+    [
+      '--new-window',
+      `--user-data-dir=${userData}`,
+      `--extensionDevelopmentPath=${launcher}`,
+      workspace,
+      tryMe,
+    ],
+    { stdio: 'inherit', env },
+  );
   children.push(code);
   console.log('Press Ctrl+C here to stop the simulator when you are done.');
 } else {
@@ -64,6 +77,7 @@ if (!forceBrowser && onPath('code')) {
   const server = await startVsCodeServer({
     userDataDir: path.join(root, '.test-work', 'demo', 'user-data'),
     extensionsDir: path.join(root, '.test-work', 'demo', 'extensions'),
+    settings: userSettings,
     env,
     port,
   });

@@ -1,8 +1,9 @@
-// What `npm run demo` prepares on disk: the demo workspace (settings pointing at the gateway
-// simulator, sample files and TRY-ME.md) and the launcher folder VS Code loads the extension
-// from (a copy of the built extension with a start-up activation), so it opens straight into the
-// Gateway AI view with TRY-ME.md open. No account is needed:
-// the demo key is handed to the extension through GATEWAY_AI_DEMO_KEY.
+// What `npm run demo` prepares on disk: the demo workspace (sample files and TRY-ME.md), the user
+// settings that point at the gateway simulator, and the launcher folder VS Code loads the
+// extension from (a copy of the built extension with a start-up activation), so it opens straight
+// into the Gateway AI view with TRY-ME.md open. No account is needed: the demo key is handed to
+// the extension through GATEWAY_AI_DEMO_KEY. The base URL and the models are user settings: a
+// workspace's own settings cannot choose where the key goes or what it pays for.
 import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
@@ -62,8 +63,8 @@ const SAMPLE_TS = [
 ].join('\n');
 
 /**
- * Writes the demo workspace and the launcher under `dir` and returns their paths. `root` is this
- * checkout; `baseUrl` the simulator's.
+ * Writes the demo workspace and the launcher under `dir` and returns their paths, with the user
+ * settings the demo's VS Code starts with. `root` is this checkout; `baseUrl` the simulator's.
  */
 export function prepareDemo({ root = path.resolve(here, '..'), dir, baseUrl }) {
   const workspace = path.join(dir, 'workspace');
@@ -72,9 +73,6 @@ export function prepareDemo({ root = path.resolve(here, '..'), dir, baseUrl }) {
     path.join(workspace, '.vscode', 'settings.json'),
     JSON.stringify(
       {
-        'gateway.baseUrl': baseUrl,
-        'gateway.chat.model': 'openai/gpt-4o-mini',
-        'gateway.media.model': 'openai/gpt-image-1',
         // Nothing else asks for attention (or for a sign-in) when the window opens.
         'workbench.startupEditor': 'none',
         'workbench.secondarySideBar.defaultVisibility': 'hidden',
@@ -83,6 +81,11 @@ export function prepareDemo({ root = path.resolve(here, '..'), dir, baseUrl }) {
       2,
     ),
   );
+  const userSettings = {
+    'gateway.baseUrl': baseUrl,
+    'gateway.chat.model': 'openai/gpt-4o-mini',
+    'gateway.media.model': 'openai/gpt-image-1',
+  };
   writeFileSync(path.join(workspace, 'sample.ts'), SAMPLE_TS);
   writeFileSync(path.join(workspace, 'diagram.png'), Buffer.from(DOT_PNG, 'base64'));
   writeFileSync(path.join(workspace, 'TRY-ME.md'), TRY_ME);
@@ -98,5 +101,5 @@ export function prepareDemo({ root = path.resolve(here, '..'), dir, baseUrl }) {
   copyFileSync(path.join(here, 'demo-launcher.cjs'), path.join(launcher, 'launcher.cjs'));
   for (const folder of ['dist', 'media'])
     cpSync(path.join(root, folder), path.join(launcher, folder), { recursive: true });
-  return { workspace, launcher, tryMe: path.join(workspace, 'TRY-ME.md') };
+  return { workspace, launcher, tryMe: path.join(workspace, 'TRY-ME.md'), userSettings };
 }

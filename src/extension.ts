@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import { ApiKeyStore } from './host/auth/apiKeyStore';
 import { CatalogFeature } from './host/catalog/catalogFeature';
 import { registerKeyCommands } from './host/auth/keyCommands';
+import { SettingsService } from './host/config/settingsService';
+import { DEFAULT_ORIGIN, originOf } from './core/config/keyOrigin';
 import { registerChat } from './host/chat/chatLoader';
 import type { ChatSession } from './host/chat/chatSession';
 import type { ChatViewProvider } from './host/chat/chatViewProvider';
@@ -38,6 +40,8 @@ export interface GatewayTestApi {
   readonly media: MediaJobsFeature;
   readonly catalog: CatalogFeature;
   readonly apiKey: ApiKeyStore;
+  /** Every setting in force, each from where its policy allows. */
+  readonly settings: SettingsService;
   readonly status: ModelStatusItem;
   readonly inline: InlineCompletions;
   readonly costs: CostTracker;
@@ -52,15 +56,22 @@ export interface GatewayTestApi {
  * features are bundles of their own, loaded when their view, a command or an event first needs them.
  */
 export function activate(context: vscode.ExtensionContext): GatewayTestApi | undefined {
-  const apiKey = new ApiKeyStore(context.secrets);
-  const logger = new Logger(() => [apiKey.peek()]);
-  const gateway = new GatewayService(apiKey, logger);
+  // The logger asks the key store for the key to redact only when it writes a line.
+  const logger: Logger = new Logger(() => [apiKey.peek()]);
+  const settings: SettingsService = new SettingsService(context.globalState, logger);
+  // A key stored before keys had an origin belongs to the user's own gateway (never a workspace's).
+  const apiKey: ApiKeyStore = new ApiKeyStore(
+    context.secrets,
+    () => originOf(settings.current.baseUrl) ?? DEFAULT_ORIGIN,
+  );
+  const gateway = new GatewayService(apiKey, settings, logger);
   const reports = new StorageReports(logger);
-  const catalog = new CatalogFeature({ context, gateway, apiKey, logger });
+  const catalog = new CatalogFeature({ context, gateway, apiKey, settings, logger });
   // Today's cost, shared by every window; nothing is read until the first cost or look.
   const costs = new CostTracker(
     storageFolder(context.globalStorageUri, StorageKey.costFolder),
     gateway,
+    settings,
     logger,
   );
   const costStatus = new CostStatusItem(costs, catalog.credits);
@@ -68,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     context,
     gateway,
     apiKey,
+    settings,
     logger,
     reports,
     pickMediaModel: (current) => catalog.pickMediaModel(current),
@@ -77,6 +89,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     context,
     gateway,
     apiKey,
+    settings,
     logger,
     catalog,
     reports,
@@ -85,11 +98,12 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     mediaTool: () => media.get().studio.tool,
   });
 
-  const status = new ModelStatusItem(apiKey, catalog.credits);
+  const status = new ModelStatusItem(apiKey, settings, catalog.credits);
   // Only where VS Code has the provider API (1.104+); the provider loads on VS Code's first call.
   const languageModels = registerLanguageModels({
     gateway,
     apiKey,
+    settings,
     catalog: catalog.catalog,
     logger,
     onUsage: (report) => status.addUsage(report.usage),
@@ -101,12 +115,14 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     context,
     gateway,
     apiKey,
+    settings,
     catalog: catalog.catalog,
     favourites: catalog.favourites,
     logger,
   });
 
   context.subscriptions.push(
+    settings,
     logger,
     reports,
     apiKey,
@@ -117,7 +133,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     vscode.commands.registerCommand(Command.showCost, () => costStatus.show()),
     chat,
     media,
-    ...registerKeyCommands(apiKey),
+    ...registerKeyCommands(apiKey, settings),
     status,
     inline,
     // Every completion the gateway served, shown or not, is in today's cost.
@@ -125,7 +141,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     ...(languageModels ? [languageModels] : []),
   );
   beforeExit = () => chat.loaded?.mcp.shutdown() ?? Promise.resolve();
-  seedDemoKey(context, apiKey);
+  seedDemoKey(context, apiKey, settings);
   if (context.extensionMode === vscode.ExtensionMode.Production) return undefined;
   return {
     get chat() {
@@ -149,6 +165,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     },
     catalog,
     apiKey,
+    settings,
     status,
     inline,
     costs,

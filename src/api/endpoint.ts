@@ -22,7 +22,10 @@ export function resolveEndpoint(baseUrl: string, apiPath: string): URL {
   return new URL(`${base.origin}${prefix}${apiPath}`);
 }
 
-/** Reads the key through the caller's getter; nothing is sent without one. */
+/**
+ * Reads the key through the caller's getter; nothing is sent without one. A GatewayError from the
+ * getter (the key belongs to another origin) is the caller's own word, passed on as it is.
+ */
 export async function readApiKey(
   getKey: () => string | undefined | Promise<string | undefined>,
 ): Promise<string> {
@@ -30,6 +33,7 @@ export async function readApiKey(
   try {
     key = await getKey();
   } catch (error) {
+    if (GatewayError.is(error)) throw error;
     throw new GatewayError({
       kind: 'config',
       message: 'The API key could not be read from secret storage.',

@@ -250,6 +250,7 @@ export interface ProxyOptions {
   url?: string;
   /** Hosts that bypass the proxy; empty: taken from NO_PROXY. */
   noProxy?: string[];
+  /** Check certificates on connections through the proxy (default true); direct ones always do. */
   strictSSL?: boolean;
 }
 

@@ -125,7 +125,12 @@ export const ContextKey = {
 
 /** Keys in SecretStorage and globalState, and other ids that only we read. */
 export const StorageKey = {
+  /** The key as earlier versions kept it: the bare key, bound to no origin (read once, then moved). */
   apiKey: 'gateway.apiKey',
+  /** The key and the origin it belongs to, as one JSON value (core/config/keyOrigin). */
+  boundApiKey: 'gateway.apiKey.bound',
+  /** Hashes of the workspace values of `accept` settings the user accepted, per workspace. */
+  acceptedWorkspaceSettings: 'gateway.acceptedWorkspaceSettings',
   recentModels: 'gateway.recentModels',
   favouriteModels: 'gateway.favouriteModels',
   /** Per model: the reasoning effort and the routing chosen in the chat's model menu. */

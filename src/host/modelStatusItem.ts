@@ -4,7 +4,7 @@ import { inertText } from '../core/util/text';
 import type { ApiKeyStore } from './auth/apiKeyStore';
 import type { CreditsService } from './catalog/credits';
 import { Disposable } from '../core/util/lifecycle';
-import { readSettings } from './config/settings';
+import type { Settings } from './config/settings';
 import { Command, ContextKey, Setting, UiId } from '../core/ids';
 
 /**
@@ -21,6 +21,7 @@ export class ModelStatusItem extends Disposable {
 
   constructor(
     apiKey: ApiKeyStore,
+    private readonly settings: Settings,
     private readonly credits?: CreditsService,
   ) {
     super();
@@ -28,8 +29,8 @@ export class ModelStatusItem extends Disposable {
     this.item.name = 'Gateway AI Model';
     this.register(apiKey.onDidChange((key) => this.setHasKey(!!key)));
     this.register(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(Setting.chatModel)) this.render();
+      settings.onDidChange((change) => {
+        if (change.affects(Setting.chatModel)) this.render();
       }),
     );
     // Off the activation path (reading every setting and setting the item's command cost about
@@ -69,7 +70,7 @@ export class ModelStatusItem extends Disposable {
       this.item.tooltip = 'No gateway API key is stored. Click to set one.';
       this.item.command = Command.setApiKey;
     } else {
-      const model = readSettings().chat.model || 'no model';
+      const model = this.settings.current.chat.model || 'no model';
       const { requests, tokens, cost } = this.usageTotal;
       // Today's cost has an item of its own (src/host/cost), across every window and feature.
       this.item.text = `$(sparkle) ${inertText(model, 80)}`;

@@ -17,6 +17,7 @@ import { ModelMenu } from './modelMenu';
 import { QueuePanel } from './queuePanel';
 import { ToolPicker } from './toolPicker';
 import { Transcript } from './transcript';
+import { TrustNotice } from './trustNotice';
 import { postToHost } from './vscodeApi';
 
 const composer = new Composer();
@@ -27,6 +28,7 @@ const history = new HistoryPanel(() => setHistoryOpen(false));
 const header = new Header(() => setHistoryOpen(!history.isOpen));
 const modelMenu = new ModelMenu();
 const toolPicker = new ToolPicker();
+const trustNotice = new TrustNotice();
 const transcript = new Transcript({
   editTurn: (turnId, text) => composer.startEditing(turnId, text),
   streamingChanged: (streaming) => {
@@ -70,6 +72,9 @@ function apply(message: HostMessage): void {
       break;
     case 'apiKey':
       transcript.setHasApiKey(message.hasApiKey);
+      break;
+    case 'workspaceTrust':
+      trustNotice.setRestricted(message.restricted);
       break;
     case 'history':
       history.setItems(message.items);
@@ -180,6 +185,7 @@ app.append(
   header.element,
   modelMenu.panel,
   toolPicker.panel,
+  trustNotice.element,
   h('div', { className: 'chat-body' }, transcript.element, history.element),
   queue.element,
   composer.element,

@@ -24,6 +24,7 @@ describe('npm run demo', function () {
       name: 'demo',
       folder: demo.workspace,
       developmentPath: demo.launcher,
+      settings: demo.userSettings,
       env: { GATEWAY_AI_DEMO_KEY: 'sk-demo-local-simulator' },
     });
   });

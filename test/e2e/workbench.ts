@@ -52,6 +52,8 @@ export interface WorkbenchOptions {
   /** Files to create in the workspace folder, by relative path. */
   files?: Record<string, string>;
   env?: NodeJS.ProcessEnv;
+  /** Workspace trust on, as VS Code ships it: the folder opens in Restricted Mode, never trusted. */
+  workspaceTrust?: boolean;
   /** Show the workbench in a real window on this X display (see test/launch/xDisplay.ts). */
   display?: string;
 }
@@ -237,6 +239,7 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
     settings: options.settings,
     vscodeDefaults: options.vscodeDefaults,
     env: options.env,
+    workspaceTrust: options.workspaceTrust,
   });
   let browser: Browser | undefined;
   try {

@@ -11,6 +11,8 @@ export interface PreparedDemo {
   workspace: string;
   launcher: string;
   tryMe: string;
+  /** The user settings the demo's VS Code starts with: the simulator as the gateway, the models. */
+  userSettings: Record<string, unknown>;
 }
 
 export function prepareDemo(dir: string, baseUrl: string): PreparedDemo {

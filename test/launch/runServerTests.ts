@@ -4,11 +4,14 @@
  * On a machine with internet, runElectronTests runs the same suite through @vscode/test-electron.
  *
  * Usage: node out/test/launch/runServerTests.js [code-server version]   (default 4.100.3 = VS Code
- * 1.100.3; 4.139.1 = VS Code 1.139.1). Each version runs in its own scratch folder.
+ * 1.100.3; 4.139.1 = VS Code 1.139.1). Each version runs in its own scratch folder. After the main
+ * suite, the hostile-workspace runs (hostileRuns.ts) each open a fixture workspace in a server of
+ * their own; their counts are added to the tier's.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { chromiumPath, launchChromium, MissingDependencyError } from './chromium';
+import { HOSTILE_RUNS, runHostile } from './hostileRuns';
 import { repoRoot, workRoot } from './paths';
 import { reportTier } from './results';
 import type { TierResult } from './results';
@@ -127,6 +130,27 @@ async function main(): Promise<number> {
           host: `VS Code ${server.version}`,
           durationMs: 0,
         };
+    // The hostile workspaces, each in a server of its own (test/launch/hostileRuns.ts), after the
+    // main one is stopped. GATEWAY_SUITE_GREP narrows the main suite only: they run unless it is set.
+    await server.stop();
+    if (!process.env.GATEWAY_SUITE_GREP)
+      for (const run of HOSTILE_RUNS) {
+        const extra = await runHostile(run, codeServerVersion, browser, runDir).catch(
+          (error: unknown): TierResult => ({
+            tier: 'integration',
+            passed: 0,
+            failed: 1,
+            pending: 0,
+            failures: [`${run.suite}: ${error instanceof Error ? error.message : String(error)}`],
+            durationMs: 0,
+          }),
+        );
+        console.log(`Hostile workspace "${run.suite}": ${extra.passed} passed, ${extra.failed} failed`);
+        result.passed += extra.passed;
+        result.failed += extra.failed;
+        result.pending += extra.pending;
+        result.failures = [...(result.failures ?? []), ...extra.failures];
+      }
     result.durationMs = Date.now() - started;
     reportTier(result);
     console.log(`VS Code ${server.version}: ${result.passed} passed, ${result.failed} failed`);

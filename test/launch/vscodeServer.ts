@@ -47,6 +47,11 @@ export interface StartOptions {
   port?: number;
   /** Echo the server's output (for the demo). */
   verbose?: boolean;
+  /**
+   * Workspace trust on, as VS Code ships it (the harness turns it off): a folder opens in
+   * Restricted Mode until it is trusted, and no trust prompt is shown at start-up.
+   */
+  workspaceTrust?: boolean;
 }
 
 /**
@@ -132,6 +137,13 @@ export async function startVsCodeServer(options: StartOptions): Promise<VsCodeSe
         'chat.disableAIFeatures': true,
         // Test and demo workspaces live inside this repository; don't offer to open it.
         'git.openRepositoryInParentFolders': 'never',
+        ...(options.workspaceTrust
+          ? {
+              'security.workspace.trust.enabled': true,
+              'security.workspace.trust.startupPrompt': 'never',
+              'security.workspace.trust.banner': 'never',
+            }
+          : {}),
         ...options.settings,
       };
   writeFileSync(path.join(options.userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
@@ -145,7 +157,7 @@ export async function startVsCodeServer(options: StartOptions): Promise<VsCodeSe
       '--bind-addr',
       `127.0.0.1:${port}`,
       '--disable-telemetry',
-      '--disable-workspace-trust',
+      ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-update-check',
       '--disable-getting-started-override',
       '--user-data-dir',

@@ -20,10 +20,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ToolInputError } from '../../src/core/agent/types';
 import type { ToolOutput } from '../../src/core/agent/types';
-import { BuiltinTools, readToolSettings } from '../../src/host/agent/builtinTools';
+import { BuiltinTools, toolSettings } from '../../src/host/agent/builtinTools';
 import type { BuiltinToolsDeps } from '../../src/host/agent/builtinTools';
 import { CommandRunner } from '../../src/host/agent/commandRunner';
-import { processRuns, waitFor } from './helpers';
+import type { Settings } from '../../src/host/config/settings';
+import { gatewayApi, processRuns, waitFor } from './helpers';
 
 const DIR = 'agent-tools';
 /** The checkout (the compiled suite runs from out/test/suite). */
@@ -46,12 +47,17 @@ function write(relative: string, text: string): void {
 
 const logged: string[] = [];
 let trusted = true;
+/** The extension's settings service, once the first suite's hook has it (tools read it at each call). */
+let settings: Settings | undefined;
+before(async () => {
+  settings = (await gatewayApi()).settings;
+});
 
 function tools(extra: Partial<BuiltinToolsDeps> = {}): BuiltinTools {
   return new BuiltinTools({
     folders: () => vscode.workspace.workspaceFolders ?? [],
     trusted: () => trusted,
-    settings: readToolSettings,
+    settings: () => toolSettings(settings!),
     logger: { info: (line) => logged.push(line), warn: (line) => logged.push(line) },
     ...extra,
   });

@@ -27,8 +27,10 @@ import * as vscode from 'vscode';
 import { ToolInputError } from '../../src/core/agent/types';
 import type { PreparedCall, ToolCallRecord } from '../../src/core/agent/types';
 import { Approvals } from '../../src/host/agent/approvals';
-import { BuiltinTools, readToolSettings } from '../../src/host/agent/builtinTools';
+import { BuiltinTools, toolSettings } from '../../src/host/agent/builtinTools';
 import { undoTurnChanges } from '../../src/host/agent/turnUndo';
+import type { Settings } from '../../src/host/config/settings';
+import { gatewayApi } from './helpers';
 
 /** The fixtures, in the repository (this file compiles to out/test/suite/). */
 const FIXTURES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'hostile');
@@ -45,11 +47,19 @@ function workspaceFileFolders(file: string): vscode.WorkspaceFolder[] {
   return parsed.folders.map((entry, index) => folder(path.resolve(path.dirname(file), entry.path), index));
 }
 
+/** The extension's settings service, once this file's first hook has it (tools read it at each call). */
+let settings: Settings | undefined;
+before(async () => {
+  settings = (await gatewayApi()).settings;
+});
+/** The secrets list in force, as the agent's undo is given it. */
+const secrets = () => toolSettings(settings!).secretPatterns;
+
 function tools(folders: readonly vscode.WorkspaceFolder[]): BuiltinTools {
   return new BuiltinTools({
     folders: () => folders,
     trusted: () => true,
-    settings: readToolSettings,
+    settings: () => toolSettings(settings!),
     logger: { info: () => undefined, warn: () => undefined },
   });
 }
@@ -180,7 +190,7 @@ describe('Hostile workspaces: every path decision on the real path', function ()
       get: <T>(_key: string, fallback?: T) => fallback,
       update: () => Promise.resolve(),
     };
-    const approvals = new Approvals(() => undefined, { warn: () => undefined }, noState);
+    const approvals = new Approvals(() => undefined, { warn: () => undefined }, noState, settings!);
     after(() => approvals.dispose());
 
     /** The card of a prepared call, as the loop makes it. */
@@ -284,6 +294,7 @@ describe('Hostile workspaces: every path decision on the real path', function ()
               after: 'after the turn\n',
             },
           ],
+          secrets,
           () => folders,
         );
         assert.equal(swapped.undone, false);
@@ -293,6 +304,7 @@ describe('Hostile workspaces: every path decision on the real path', function ()
         writeFileSync(path.join(root, '.git-credentials'), 'after the turn\n');
         const secret = await undoTurnChanges(
           [{ path: '.git-credentials', folder: 0, folderUri, before: null, after: 'after the turn\n' }],
+          secrets,
           () => folders,
         );
         assert.equal(secret.undone, false);

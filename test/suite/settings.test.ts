@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
-import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
+import { gatewayApi, setSetting, TEST_KEY, waitFor, withChatGateway } from './helpers';
 
 interface Warning {
   message: string;
@@ -84,5 +84,86 @@ describe('Invalid base URL', function () {
     assert.equal(reply.status, 'error');
     assert.match(reply.error?.message ?? '', /base URL "not a url" is not a valid URL/);
     assert.deepEqual(reply.error?.actions, ['openSettings', 'retry']);
+  });
+});
+
+/**
+ * Answers the extension's information messages that match `pattern` with the button whose label
+ * starts with `choose`, as a user clicking it would; records them. Others are shown as usual.
+ */
+function answerInformation(pattern: RegExp, choose: string): { shown: Warning[]; dispose(): void } {
+  const window = vscode.window as unknown as Record<string, (...args: unknown[]) => Thenable<unknown>>;
+  const original = window.showInformationMessage;
+  const shown: Warning[] = [];
+  window.showInformationMessage = function (this: unknown, ...args: unknown[]) {
+    const message = String(args[0]);
+    if (!pattern.test(message)) return original.apply(this, args);
+    shown.push({ message, items: args.slice(1) });
+    return Promise.resolve(args.slice(1).find((item) => String(item).startsWith(choose)));
+  };
+  return {
+    shown,
+    dispose: () => {
+      window.showInformationMessage = original;
+    },
+  };
+}
+
+describe('A model the workspace suggests', function () {
+  this.timeout(60_000);
+  const gateway = withChatGateway();
+  const workspaceModel = () => vscode.workspace.getConfiguration('gateway').inspect<string>('chat.model');
+  const setWorkspaceModel = (value: string | undefined) =>
+    vscode.workspace
+      .getConfiguration('gateway')
+      .update('chat.model', value, vscode.ConfigurationTarget.Workspace);
+
+  after(async () => {
+    await setWorkspaceModel(undefined);
+  });
+
+  it('is not used until the user accepts that value, having seen it; then it is, in this workspace', async () => {
+    const api = await gatewayApi();
+    const asked = answerInformation(/this workspace's settings choose the chat model/, 'Keep');
+    try {
+      await setWorkspaceModel('testvendor/text-only');
+      assert.equal(workspaceModel()?.workspaceValue, 'testvendor/text-only');
+      const question = await waitFor(() => asked.shown[0], 'the question whether to use it');
+      assert.match(
+        question.message,
+        /"testvendor\/text-only" \(gateway\.chat\.model\), which your API key pays for/,
+      );
+      assert.deepEqual(question.items, ['Use "testvendor/text-only" Here', 'Keep "testvendor/echo-model"']);
+      assert.equal(api.settings.current.chat.model, 'testvendor/echo-model');
+      await api.chat.send('which model?');
+      const sent = gateway.sim.requests.filter((r) => r.path.endsWith('/v1/chat/completions')).at(-1);
+      assert.equal((sent?.body as { model?: unknown }).model, 'testvendor/echo-model');
+    } finally {
+      asked.dispose();
+    }
+
+    const accepting = answerInformation(/this workspace's settings choose the chat model/, 'Use');
+    try {
+      await setWorkspaceModel('anthropic/claude-sonnet-4');
+      await waitFor(() => accepting.shown.length === 1, 'the question about the new value');
+      await waitFor(
+        () => api.settings.current.chat.model === 'anthropic/claude-sonnet-4',
+        'the accepted model to be in force',
+      );
+      await api.chat.send('and now?');
+      const sent = gateway.sim.requests.filter((r) => r.path.endsWith('/v1/chat/completions')).at(-1);
+      assert.equal((sent?.body as { model?: unknown }).model, 'anthropic/claude-sonnet-4');
+      // Once accepted, the value is not asked about again, and the user's own applies when it goes.
+      await setWorkspaceModel(undefined);
+      await waitFor(() => api.settings.current.chat.model === 'testvendor/echo-model', 'the user model back');
+      await setWorkspaceModel('anthropic/claude-sonnet-4');
+      await waitFor(
+        () => api.settings.current.chat.model === 'anthropic/claude-sonnet-4',
+        'the accepted value, at once',
+      );
+      assert.equal(accepting.shown.length, 1);
+    } finally {
+      accepting.dispose();
+    }
   });
 });

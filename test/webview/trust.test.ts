@@ -263,4 +263,26 @@ describe('chat webview: hostile data and long replies', function () {
     );
     assert.deepStrictEqual(chat.errors(), []);
   });
+
+  it('Restricted Mode: the panel says what is off and offers to manage trust; trusted, the notice goes', async () => {
+    const { chat } = fixture;
+    await chat.send(initMessage([]));
+    const notice = chat.page.locator('.trust-notice');
+    assert.strictEqual(await notice.isVisible(), false, 'no notice in a trusted workspace');
+    await chat.send({ type: 'workspaceTrust', restricted: true });
+    assert.strictEqual(await notice.isVisible(), true);
+    const text = (await notice.textContent()) ?? '';
+    assert.match(text, /Restricted Mode/);
+    assert.match(text, /cannot edit files or run commands/);
+    assert.match(text, /MCP servers do not start/);
+    assert.match(text, /settings this workspace sets for Gateway AI are ignored/);
+    await chat.clearPosted();
+    await notice.getByRole('button', { name: 'Manage Workspace Trust' }).click();
+    assert.deepStrictEqual(await chat.posted(), [{ type: 'manageTrust' }]);
+    // A malformed message changes nothing; trust granted hides it.
+    await chat.send({ type: 'workspaceTrust', restricted: 'no' });
+    assert.strictEqual(await notice.isVisible(), true);
+    await chat.send({ type: 'workspaceTrust', restricted: false });
+    assert.strictEqual(await notice.isVisible(), false);
+  });
 });

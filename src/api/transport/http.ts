@@ -117,8 +117,11 @@ export class HttpTransport {
     const { Agent } = loadUndici();
     // undici's own header/body timeouts are off: ours (below) cover connect + headers as one
     // deadline and measure body idleness only while we are actually waiting for data.
+    // A direct connection always checks the certificate: `strictSSL` (VS Code's
+    // `http.proxyStrictSSL`) is about connections through a proxy, whose own certificate, or the
+    // one it re-signs the gateway's with, a corporate network may not have in the usual CAs.
     return new Agent({
-      connect: { timeout: this.settings.timeoutMs, rejectUnauthorized: this.strictSSL },
+      connect: { timeout: this.settings.timeoutMs, rejectUnauthorized: true },
       headersTimeout: 0,
       bodyTimeout: 0,
     });
@@ -148,6 +151,7 @@ export class HttpTransport {
     });
   }
 
+  /** Whether connections through the proxy check certificates (direct ones always do). */
   private get strictSSL(): boolean {
     return this.settings.proxy?.strictSSL !== false;
   }

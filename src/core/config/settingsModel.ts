@@ -1,16 +1,18 @@
 /**
  * Every setting of the extension, typed, and the one parser that turns what the configuration
  * holds (outside data: a hand-edited settings.json can hold anything) into these types. Pure: the
- * host hands in a getter over `vscode.workspace.getConfiguration`, the unit tests a plain object.
+ * host's settings service hands in a getter over the values its policy lets in force
+ * (settingsPolicy.ts), the unit tests a plain object.
  */
 import { isRecord } from '../../api/json';
 import { redact } from '../../api/redact';
 import { Setting, VsCodeSetting } from '../ids';
 import { cleanRelativeFolder } from '../mediaStudio/resultNames';
 import { excludePatterns } from '../inline/exclude';
+import { isLoopbackHost } from './keyOrigin';
 import type { SettingId } from '../ids';
 
-/** Every setting of the extension, typed, read through one accessor (`readSettings`). */
+/** Every setting of the extension, typed, read through one service (host/config/settingsService). */
 export interface GatewaySettings {
   baseUrl: string;
   chat: {
@@ -217,7 +219,11 @@ function imageInputMode(value: unknown): GatewaySettings['chat']['imageInput'] {
   return value === 'always' || value === 'never' ? value : 'auto';
 }
 
-/** Why the base URL cannot be used, or undefined when it is fine. */
+/**
+ * Why the base URL cannot be used, or undefined when it is fine. The key goes to its origin, so:
+ * https, or plain http only to this computer (a loopback gateway); no user name or password in
+ * it (`https://openrouter.ai@other.host/` is other.host); no query or fragment.
+ */
 export function validateBaseUrl(value: string): string | undefined {
   let url: URL;
   try {
@@ -226,7 +232,13 @@ export function validateBaseUrl(value: string): string | undefined {
     return `The gateway base URL "${redact(value)}" is not a valid URL. Set "${Setting.baseUrl}" to something like ${DEFAULT_BASE_URL}.`;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return `The gateway base URL must start with https:// (or http:// for a local gateway), not ${url.protocol}//.`;
+    return `The gateway base URL must start with https:// (or http:// for a gateway on this computer), not ${url.protocol}//.`;
+  }
+  if (url.username || url.password) {
+    return `The gateway base URL must not contain a user name or password (the part before "@"): the host it names is ${url.host}. Set "${Setting.baseUrl}" to the gateway's own address.`;
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    return `The gateway base URL must use https:// for ${url.host}: plain http:// is allowed only for a gateway on this computer (localhost, 127.0.0.1, [::1]), since your API key goes with every request.`;
   }
   if (url.search || url.hash) return 'The gateway base URL must not contain a query (?) or a fragment (#).';
   return undefined;

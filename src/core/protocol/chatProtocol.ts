@@ -213,6 +213,11 @@ export type HostMessage =
   | { type: 'turnsRemoved'; ids: string[] }
   | { type: 'model'; model: string }
   | { type: 'apiKey'; hasApiKey: boolean }
+  /**
+   * Restricted Mode (an untrusted workspace): the chat answers, but the agent only reads, MCP
+   * servers do not start and the workspace's settings are ignored; the panel says so.
+   */
+  | { type: 'workspaceTrust'; restricted: boolean }
   | { type: 'history'; items: ConversationSummary[] }
   /** Put text into the composer (e.g. to edit the last prompt). */
   | { type: 'setComposer'; text: string }
@@ -253,6 +258,8 @@ export type WebviewMessage =
   | { type: 'setApiKey' }
   | { type: 'selectModel' }
   | { type: 'openSettings' }
+  /** The Restricted Mode notice's button: VS Code's workspace trust editor. */
+  | { type: 'manageTrust' }
   /** A 402's "Add Credits": the gateway's credits page, where we know it. */
   | { type: 'addCredits' }
   | { type: 'newChat' }
@@ -326,6 +333,7 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'setApiKey':
     case 'selectModel':
     case 'openSettings':
+    case 'manageTrust':
     case 'addCredits':
     case 'newChat':
     case 'exportConversation':
@@ -787,6 +795,10 @@ export function parseHostMessage(
       return typeof m.model === 'string' ? { type: 'model', model: m.model } : undefined;
     case 'apiKey':
       return typeof m.hasApiKey === 'boolean' ? { type: 'apiKey', hasApiKey: m.hasApiKey } : undefined;
+    case 'workspaceTrust':
+      return typeof m.restricted === 'boolean'
+        ? { type: 'workspaceTrust', restricted: m.restricted }
+        : undefined;
     case 'history': {
       const items = fields.optionalArray('items', (item, path) => parseSummary(item, path, report));
       return items ? { type: 'history', items } : undefined;

@@ -11,7 +11,7 @@ import {
 import type { AllowedCommand } from '../../core/agent/approvalPolicy';
 import { Setting, StorageKey } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { Logger } from '../log/logger';
 import { visibleText } from '../../core/agent/hiddenText';
 import { notify } from '../notify';
@@ -40,6 +40,7 @@ export class Approvals extends Disposable {
     private readonly logger: Pick<Logger, 'warn'>,
     /** Where the exact commands allowed always are kept (the extension's global state). */
     private readonly state: vscode.Memento,
+    private readonly settings: Settings,
   ) {
     super();
     this.diffs = this.register(new DiffDocuments());
@@ -60,7 +61,7 @@ export class Approvals extends Disposable {
     if (!mayAlwaysAllow(spec)) {
       // Earlier versions offered *Always allow* for run_command: such an entry allowed every
       // command line in every workspace. It is ignored; only exact commands are remembered.
-      if (readSettings().agent.alwaysAllow.includes(key) && !this.toldRunCommandIgnored) {
+      if (this.settings.current.agent.alwaysAllow.includes(key) && !this.toldRunCommandIgnored) {
         this.toldRunCommandIgnored = true;
         this.logger.warn(
           `${Setting.agentAlwaysAllow} lists ${RUN_COMMAND}: it is ignored, so each command asks first. Use "Always allow this exact command" on a command's confirmation to skip asking for one command line.`,
@@ -68,7 +69,7 @@ export class Approvals extends Disposable {
       }
       return !commandAllowed(this.allowedCommands(), call.confirmation);
     }
-    return !readSettings().agent.alwaysAllow.includes(key);
+    return !this.settings.current.agent.alwaysAllow.includes(key);
   }
 
   /** The exact commands allowed always, oldest first. */
@@ -196,7 +197,7 @@ export class Approvals extends Disposable {
   }
 
   private async alwaysAllow(name: string): Promise<void> {
-    const list = readSettings().agent.alwaysAllow;
+    const list = this.settings.current.agent.alwaysAllow;
     if (list.includes(name)) return;
     await vscode.workspace
       .getConfiguration()

@@ -26,7 +26,7 @@ import {
   planToolRequest,
 } from '../../core/mediaStudio/toolInput';
 import type { GenerateMediaInput, ToolDefaults } from '../../core/mediaStudio/toolInput';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import { CommandRunner } from './commandRunner';
 import type { CommandResult } from './commandRunner';
 import { checkRegex, regexSearch } from './regexSearch';
@@ -58,9 +58,9 @@ export interface BuiltinToolsDeps {
   commands?: ConstructorParameters<typeof CommandRunner>[0];
 }
 
-/** The settings the tools read, from the configuration: what `BuiltinToolsDeps.settings` usually is. */
-export function readToolSettings(): ReturnType<BuiltinToolsDeps['settings']> {
-  const settings = readSettings();
+/** The settings the tools read, from the settings service: what `BuiltinToolsDeps.settings` usually is. */
+export function toolSettings(from: Settings): ReturnType<BuiltinToolsDeps['settings']> {
+  const settings = from.current;
   return {
     commandTimeoutSeconds: settings.agent.commandTimeoutSeconds,
     // The secrets inline completions never send: the built-in list and the user's additions.

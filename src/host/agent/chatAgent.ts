@@ -17,7 +17,7 @@ import { parseAgentToolChoices } from '../../core/protocol/agentProtocol';
 import type { AgentToolsState, AgentWebviewMessage } from '../../core/protocol/agentProtocol';
 import type { AssistantTurn, HostMessage } from '../../core/protocol/chatProtocol';
 import { Disposable } from '../../core/util/lifecycle';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
 import type { AgentToolProvider } from './agentTools';
@@ -25,6 +25,7 @@ import { TurnTools, sourceViews } from './agentTools';
 import { Approvals } from './approvals';
 import { mergeChanges } from '../../core/agent/changes';
 import { undoTurnChanges } from './turnUndo';
+import { toolSettings } from './builtinTools';
 import type { WorkspaceCheckpoints } from './checkpoints/workspaceCheckpoints';
 import type { PreparedCall, ToolSet } from '../../core/agent/types';
 import type { UserTurn } from '../../core/protocol/chatProtocol';
@@ -36,6 +37,7 @@ export interface ChatAgentDeps {
   /** Our own tools first, then MCP servers', then other extensions'. */
   providers: readonly AgentToolProvider[];
   state: vscode.Memento;
+  settings: Settings;
   logger: Logger;
   /** Brings the chat view into sight (a call is waiting for the user). */
   reveal: () => void;
@@ -80,7 +82,7 @@ export class ChatAgent extends Disposable {
 
   constructor(private readonly deps: ChatAgentDeps) {
     super();
-    this.approvals = this.register(new Approvals(deps.reveal, deps.logger, deps.state));
+    this.approvals = this.register(new Approvals(deps.reveal, deps.logger, deps.state, deps.settings));
     for (const provider of deps.providers)
       if (provider.onDidChange) this.register(provider.onDidChange(() => this.changed.fire()));
     this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire()));
@@ -125,22 +127,21 @@ export class ChatAgent extends Disposable {
   /** The picker's state for a chat and the model's tool support. */
   pickerState(chatId: string, support: ToolSupport): AgentToolsState {
     const choices = this.choices(chatId);
+    const enabled = this.deps.settings.current.agent.enabled;
     const state: AgentToolsState = {
-      available: support.available && readSettings().agent.enabled,
+      available: support.available && enabled,
       off: choices.off === true,
       restricted: !vscode.workspace.isTrusted,
       sources: sourceViews(this.deps.providers, choices),
     };
-    const reason = readSettings().agent.enabled
-      ? support.reason
-      : 'Tools are turned off (gateway.agent.enabled).';
+    const reason = enabled ? support.reason : 'Tools are turned off (gateway.agent.enabled).';
     if (!state.available && reason) state.reason = reason;
     return state;
   }
 
   /** The tools a turn of this chat may use, or undefined for a plain reply. */
   toolsFor(chatId: string, support: ToolSupport): TurnTools | undefined {
-    if (!support.available || !readSettings().agent.enabled) return undefined;
+    if (!support.available || !this.deps.settings.current.agent.enabled) return undefined;
     const choices = this.choices(chatId);
     if (choices.off) return undefined;
     const tools = new TurnTools(this.deps.providers, choices, !vscode.workspace.isTrusted);
@@ -194,11 +195,11 @@ export class ChatAgent extends Disposable {
           changed: (changes) => this.recordChanges(conversation, turn, changes),
         },
         now: () => Date.now(),
-        maxSteps: readSettings().agent.maxSteps,
+        maxSteps: this.deps.settings.current.agent.maxSteps,
         prepare: run.prepare,
         budget: {
-          maxTurnCost: readSettings().agent.maxTurnCost,
-          maxDailyCost: readSettings().agent.maxDailyCost,
+          maxTurnCost: this.deps.settings.current.agent.maxTurnCost,
+          maxDailyCost: this.deps.settings.current.agent.maxDailyCost,
           spentToday: () => run.spentToday?.() ?? 0,
         },
         askToContinue: (progress, signal) => this.askToContinue(turn, run, progress, signal),
@@ -446,7 +447,10 @@ export class ChatAgent extends Disposable {
           return;
         }
         this.undoing.add(turn.id);
-        const outcome = await undoTurnChanges(changes).finally(() => this.undoing.delete(turn.id));
+        const outcome = await undoTurnChanges(
+          changes,
+          () => toolSettings(this.deps.settings).secretPatterns,
+        ).finally(() => this.undoing.delete(turn.id));
         if (!outcome.undone) {
           if (outcome.reason !== 'Cancelled.')
             void notify.warn(`Gateway AI: the turn was not undone. ${outcome.reason}`);

@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import type { FileChange } from '../../core/agent/types';
 import { ToolInputError } from '../../core/agent/types';
 import { notify } from '../notify';
-import { readToolSettings } from './builtinTools';
 import { WorkspaceAccess } from './workspaceAccess';
 import type { Located } from './workspaceAccess';
 
@@ -19,6 +18,8 @@ export type UndoOutcome = { undone: true } | { undone: false; reason: string };
  */
 export async function undoTurnChanges(
   changes: readonly FileChange[],
+  /** The secrets list in force (the built-in one and the user's additions): never written. */
+  secretPatterns: () => readonly string[],
   /** The workspace folders (`vscode.workspace.workspaceFolders`; tests pass others). */
   workspaceFolders: () => readonly vscode.WorkspaceFolder[] = () => vscode.workspace.workspaceFolders ?? [],
 ): Promise<UndoOutcome> {
@@ -27,7 +28,7 @@ export async function undoTurnChanges(
       undone: false,
       reason: 'This workspace is in Restricted Mode, where the agent changes no files.',
     };
-  const access = new WorkspaceAccess(workspaceFolders, () => readToolSettings().secretPatterns);
+  const access = new WorkspaceAccess(workspaceFolders, secretPatterns);
   const folders = workspaceFolders();
   const targets: { change: FileChange; folderUri: string; file: Located; now: string | undefined }[] = [];
   for (const change of changes) {

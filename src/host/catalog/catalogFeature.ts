@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { Command } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
+import type { Settings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
@@ -25,16 +26,17 @@ export class CatalogFeature extends Disposable {
     context: vscode.ExtensionContext;
     gateway: GatewayService;
     apiKey: ApiKeyStore;
+    settings: Settings;
     logger: Logger;
   }) {
     super();
-    const { context, gateway, apiKey, logger } = deps;
+    const { context, gateway, apiKey, settings, logger } = deps;
     this.catalog = this.register(
-      new ModelCatalog(gateway, storageFolder(context.globalStorageUri, 'catalog'), logger),
+      new ModelCatalog(gateway, settings, storageFolder(context.globalStorageUri, 'catalog'), logger),
     );
     // A catalog that could not be fetched (no key yet, a revoked one) is asked for again with the new key.
     this.register(apiKey.onDidChange(() => this.catalog.keyChanged()));
-    this.credits = this.register(new CreditsService(gateway, logger));
+    this.credits = this.register(new CreditsService(gateway, settings, logger));
     this.favourites = new FavouriteModels(context.globalState);
     this.register(
       vscode.commands.registerCommand(Command.refreshModelCatalog, async () => {

@@ -3,6 +3,7 @@ import { describeCredits, parseCredits } from '../../core/catalog/creditsCodec';
 import type { Credits } from '../../core/catalog/creditsCodec';
 import { Disposable } from '../../core/util/lifecycle';
 import { Setting } from '../../core/ids';
+import type { Settings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 
@@ -23,12 +24,13 @@ export class CreditsService extends Disposable {
 
   constructor(
     private readonly gateway: GatewayService,
+    settings: Settings,
     private readonly logger: Logger,
   ) {
     super();
     this.register(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (!e.affectsConfiguration(Setting.baseUrl)) return;
+      settings.onDidChange((change) => {
+        if (!change.affects(Setting.baseUrl)) return;
         this.unsupported = false;
         this.checkedAt = 0;
         this.set(undefined);

@@ -14,7 +14,7 @@ import type { ModelEndpoint } from '../../core/catalog/endpointsCodec';
 import type { ConversationFiles } from '../../core/chat/conversationStore';
 import { Disposable } from '../../core/util/lifecycle';
 import { Setting } from '../../core/ids';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 
@@ -42,15 +42,16 @@ export class ModelCatalog extends Disposable {
 
   constructor(
     private readonly gateway: GatewayService,
+    private readonly settings: Settings,
     private readonly files: ConversationFiles,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
   ) {
     super();
     this.register(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(Setting.baseUrl)) this.forget();
-        else if (e.affectsConfiguration(Setting.chatModels) && this.lastSource === 'settings') this.forget();
+      settings.onDidChange((change) => {
+        if (change.affects(Setting.baseUrl)) this.forget();
+        else if (change.affects(Setting.chatModels) && this.lastSource === 'settings') this.forget();
       }),
     );
   }
@@ -61,7 +62,7 @@ export class ModelCatalog extends Disposable {
 
   /** Every model: the gateway's catalog, or the configured list when it has none. */
   models(): Promise<CatalogModel[]> {
-    const baseUrl = readSettings().baseUrl;
+    const baseUrl = this.settings.current.baseUrl;
     if (this.loaded?.baseUrl === baseUrl) return Promise.resolve(this.loaded.models);
     this.loading ??= this.load(false);
     return this.loading;
@@ -138,7 +139,7 @@ export class ModelCatalog extends Disposable {
   private async load(force: boolean): Promise<CatalogModel[]> {
     if (force) this.endpointsById.clear();
     const generation = this.generation;
-    const baseUrl = readSettings().baseUrl;
+    const baseUrl = this.settings.current.baseUrl;
     let models: CatalogModel[] | undefined;
     let source: CatalogSource = 'gateway';
     const cache = force ? undefined : await this.readCache();
@@ -223,7 +224,7 @@ export class ModelCatalog extends Disposable {
   }
 
   private fromSettings(): CatalogModel[] {
-    const settings = readSettings();
+    const settings = this.settings.current;
     const ids = [settings.chat.model, ...settings.chat.models, settings.media.model].filter(Boolean);
     return [...new Set(ids)].map(undescribedModel);
   }

@@ -4,7 +4,7 @@ import type { ChatViewProvider } from './chatViewProvider';
 import { setChatModel } from './modelPicker';
 import { pickCatalogModel } from '../catalog/catalogPicker';
 import type { CatalogFeature } from '../catalog/catalogFeature';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { RecentModels } from './modelPicker';
 import { explainPrompt } from '../../core/chat/explainPrompt';
 import { notify } from '../notify';
@@ -14,6 +14,7 @@ export interface ChatCommandDeps {
   view: ChatViewProvider;
   recentModels: RecentModels;
   catalog: CatalogFeature;
+  settings: Settings;
 }
 
 /** `gateway.ask [prompt]`: sends the argument, or what the user types, in the chat. */
@@ -51,7 +52,7 @@ export async function selectModel(deps: ChatCommandDeps, model?: unknown): Promi
       ? model
       : await pickCatalogModel(deps.catalog.catalog, {
           title: 'Select Chat Model',
-          current: readSettings().chat.model,
+          current: deps.settings.current.chat.model,
           recent: deps.recentModels.list(),
           favourites: deps.catalog.favourites,
         });

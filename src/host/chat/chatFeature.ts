@@ -5,6 +5,7 @@ import { ModelChoicesStore } from './modelChoices';
 import { Disposable } from '../../core/util/lifecycle';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { CatalogFeature } from '../catalog/catalogFeature';
+import type { Settings } from '../config/settings';
 import type { CostTracker } from '../cost/costTracker';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { CommandHandler } from '../lazyFeature';
@@ -19,7 +20,7 @@ import type { ChatCommand } from './chatCommandIds';
 import { ChatSession } from './chatSession';
 import { WorkspaceCheckpoints } from '../agent/checkpoints/workspaceCheckpoints';
 import { ChatAgent } from '../agent/chatAgent';
-import { BUILTIN_SOURCE, BuiltinTools, readToolSettings } from '../agent/builtinTools';
+import { BUILTIN_SOURCE, BuiltinTools, toolSettings } from '../agent/builtinTools';
 import type { MediaTool } from '../agent/builtinTools';
 import { McpHub } from '../agent/mcp/mcpHub';
 import { LmToolSet } from '../agent/lmTools';
@@ -33,6 +34,7 @@ export interface ChatFeatureDeps {
   context: vscode.ExtensionContext;
   gateway: GatewayService;
   apiKey: ApiKeyStore;
+  settings: Settings;
   logger: Logger;
   catalog: CatalogFeature;
   reports: StorageReports;
@@ -61,7 +63,7 @@ export class ChatFeature extends Disposable {
 
   constructor(deps: ChatFeatureDeps) {
     super();
-    const { context, gateway, apiKey, logger, catalog, reports, media, costs } = deps;
+    const { context, gateway, apiKey, settings, logger, catalog, reports, media, costs } = deps;
     const folder = storageFolder(context.globalStorageUri, 'conversations');
     const store = new ConversationStore(folder, {
       onProblem: (problem) => logger.warn(problem),
@@ -81,7 +83,7 @@ export class ChatFeature extends Disposable {
       new BuiltinTools({
         folders: () => vscode.workspace.workspaceFolders ?? [],
         trusted: () => vscode.workspace.isTrusted,
-        settings: readToolSettings,
+        settings: () => toolSettings(settings),
         logger,
         generateMedia: mediaTool && (() => Promise.resolve(mediaTool())),
       }),
@@ -96,7 +98,7 @@ export class ChatFeature extends Disposable {
     );
     this.mcp = mcp;
     const lmTools = this.register(new LmToolSet());
-    const instructions = new InstructionFiles(context.workspaceState, logger);
+    const instructions = new InstructionFiles(context.workspaceState, logger, settings);
     const agent = this.register(
       new ChatAgent({
         providers: [
@@ -108,12 +110,13 @@ export class ChatFeature extends Disposable {
           lmTools,
         ],
         state: context.globalState,
+        settings,
         logger,
         reveal: () => void this.view.reveal(),
         // Kept across reloads in the extension's storage; never the secrets list's files.
         checkpoints: new WorkspaceCheckpoints({
           storage: context.globalStorageUri,
-          secretPatterns: () => readToolSettings().secretPatterns,
+          secretPatterns: () => toolSettings(settings).secretPatterns,
           logger,
         }),
       }),
@@ -123,6 +126,7 @@ export class ChatFeature extends Disposable {
         gateway,
         store,
         apiKey,
+        settings,
         logger,
         catalog,
         tray,
@@ -140,7 +144,7 @@ export class ChatFeature extends Disposable {
       reveal: () => this.view.reveal(),
       imagesAllowed: () => this.session.imagesAllowed(),
     };
-    this.router = new ChatViewRouter(this.session, logger, attachmentDeps);
+    this.router = new ChatViewRouter(this.session, settings, logger, attachmentDeps);
     // Media cards show result files from the media jobs' storage folder.
     const mediaResults = vscode.Uri.joinPath(context.globalStorageUri, StorageKey.mediaResultsFolder);
     this.view = this.register(
@@ -152,6 +156,7 @@ export class ChatFeature extends Disposable {
       view: this.view,
       recentModels: new RecentModels(context.globalState),
       catalog,
+      settings,
     };
     this.commands = {
       [Command.newChat]: async () => {

@@ -10,7 +10,7 @@ import type { MediaCardAction, MediaCardOutput, MediaCardState } from '../../cor
 import type { HostMessage } from '../../core/protocol/chatProtocol';
 import type { Event } from '../../core/util/emitter';
 import { Disposable } from '../../core/util/lifecycle';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { Logger } from '../log/logger';
 import type { GenerateArgs, GenerateOptions, PreviewItem } from '../media/jobs/mediaJobs';
 import { shownText } from '../../core/mediaStudio/resultItems';
@@ -38,6 +38,7 @@ export interface ChatMediaDeps {
   visible: () => boolean;
   catalogEntry: (model: string) => Promise<CatalogModel | undefined>;
   post: (message: HostMessage) => void;
+  settings: Settings;
   logger: Logger;
 }
 
@@ -70,7 +71,7 @@ export class ChatMedia extends Disposable {
   async plan(
     text: string,
   ): Promise<{ ok: true; plan: ChatMediaPlan } | { ok: false; error: string } | undefined> {
-    const planned = planChatMedia(text, readSettings().media);
+    const planned = planChatMedia(text, this.deps.settings.current.media);
     if (!planned?.ok) return planned;
     const error = checkPlan(planned.plan, await this.deps.catalogEntry(planned.plan.model));
     return error ? { ok: false, error } : planned;

@@ -9,7 +9,7 @@ import { acceptsImages, capabilitiesOf, gateRequest } from '../../core/catalog/c
 import { attachToMessages, estimateContext, turnsToLeaveOut } from '../../core/chat/attachments';
 import type { AttachmentTray } from './attachments';
 import { Disposable } from '../../core/util/lifecycle';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import type { AssistantTurn, HostMessage, QueuedPrompt, Turn } from '../../core/protocol/chatProtocol';
@@ -98,6 +98,7 @@ export class ChatSession extends Disposable {
       gateway: GatewayService;
       store: ConversationStore;
       apiKey: ApiKeyStore;
+      settings: Settings;
       logger: Logger;
       catalog?: CatalogFeature;
       tray?: AttachmentTray;
@@ -122,6 +123,7 @@ export class ChatSession extends Disposable {
       deps.choices &&
       new ChatModelMenu({
         store: deps.choices,
+        settings: deps.settings,
         catalog: deps.catalog,
         post: (message) => this.post(message),
         chatId: async () => (await this.current()).id,
@@ -137,6 +139,7 @@ export class ChatSession extends Disposable {
           visible: () => deps.visible?.() ?? false,
           catalogEntry: (model) => this.catalogEntry(model),
           post: (message) => this.post(message),
+          settings: deps.settings,
           logger: deps.logger,
         }),
       );
@@ -151,20 +154,25 @@ export class ChatSession extends Disposable {
     this.register(deps.apiKey.onDidChange((key) => this.post({ type: 'apiKey', hasApiKey: !!key })));
     if (deps.agent) this.register(deps.agent.onDidChange(() => void this.postAgentTools()));
     this.register(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(Setting.chatModel)) {
-          this.post({ type: 'model', model: readSettings().chat.model });
+      vscode.workspace.onDidGrantWorkspaceTrust(() =>
+        this.post({ type: 'workspaceTrust', restricted: false }),
+      ),
+    );
+    this.register(
+      deps.settings.onDidChange((change) => {
+        if (change.affects(Setting.chatModel)) {
+          this.post({ type: 'model', model: deps.settings.current.chat.model });
           void this.postContext();
         }
         if (
           [Setting.chatModel, Setting.agentEnabled, Setting.chatForceParameters].some((s) =>
-            e.affectsConfiguration(s),
+            change.affects(s),
           )
         )
           void this.postAgentTools();
         if (
           [Setting.chatModel, Setting.chatProvider, Setting.chatPlugins, Setting.chatWebSearch].some((s) =>
-            e.affectsConfiguration(s),
+            change.affects(s),
           )
         )
           this.postMenu();
@@ -231,7 +239,7 @@ export class ChatSession extends Disposable {
 
   /** Whether the current model may be offered tools, and why not. */
   private async toolSupport(model: string, entry?: CatalogEntry): Promise<ToolSupport> {
-    const forced = readSettings().chat.forceParameters;
+    const forced = this.deps.settings.current.chat.forceParameters;
     const known = entry ?? (await this.catalogEntry(model));
     return toolSupport(model, forced || capabilitiesOf(known).tools, forced);
   }
@@ -241,7 +249,7 @@ export class ChatSession extends Disposable {
     const agent = this.deps.agent;
     if (!agent || !this.viewAttached) return;
     const conversation = await this.current();
-    const support = await this.toolSupport(readSettings().chat.model);
+    const support = await this.toolSupport(this.deps.settings.current.chat.model);
     this.post({ type: 'agentTools', ...agent.pickerState(conversation.id, support) });
   }
 
@@ -268,10 +276,11 @@ export class ChatSession extends Disposable {
     this.post({
       type: 'init',
       conversation: toView(conversation),
-      model: readSettings().chat.model,
+      model: this.deps.settings.current.chat.model,
       hasApiKey: !!(await this.deps.apiKey.get().catch(() => undefined)),
       history: await this.deps.store.list(),
     });
+    this.post({ type: 'workspaceTrust', restricted: !vscode.workspace.isTrusted });
     this.postQueue();
     await this.postContext();
     void this.menu?.post();
@@ -301,7 +310,7 @@ export class ChatSession extends Disposable {
 
   /** Whether the current model takes images (per the catalog and the override setting). */
   async imagesAllowed(): Promise<{ ok: true } | { ok: false; reason: string }> {
-    const settings = readSettings().chat;
+    const settings = this.deps.settings.current.chat;
     const model = await this.catalogEntry(settings.model);
     if (acceptsImages(capabilitiesOf(model), settings.imageInput)) return { ok: true };
     return {
@@ -316,7 +325,7 @@ export class ChatSession extends Disposable {
   /** The context meter: the conversation and pending attachments against the model's context. */
   async postContext(): Promise<void> {
     const conversation = await this.current();
-    const settings = readSettings().chat;
+    const settings = this.deps.settings.current.chat;
     const model = this.deps.catalog?.catalog.peek(settings.model);
     const pending = this.deps.tray?.list() ?? [];
     const totals = chatTotals(conversation.turns.map((t) => (t.role === 'assistant' ? t.usage : undefined)));
@@ -493,7 +502,7 @@ export class ChatSession extends Disposable {
    */
   async leaveOutOldestTurns(promptTokens: number): Promise<string[]> {
     const conversation = await this.current();
-    const settings = readSettings().chat;
+    const settings = this.deps.settings.current.chat;
     const contextLength = this.deps.catalog?.catalog.peek(settings.model)?.contextLength;
     if (!contextLength) {
       void notify.info(
@@ -621,7 +630,7 @@ export class ChatSession extends Disposable {
   /** Streams the assistant's reply to the conversation as it stands. */
   private async reply(conversation: Conversation): Promise<void> {
     this.turns.reserve();
-    const settings = readSettings();
+    const settings = this.deps.settings.current;
     const turn = assistantTurn(settings.chat.model);
     const images =
       (await this.deps.tray?.readImages(
@@ -820,7 +829,7 @@ export class ChatSession extends Disposable {
     const { request: gated, dropped } = gateRequest(
       request,
       capabilitiesOf(model),
-      readSettings().chat.forceParameters,
+      this.deps.settings.current.chat.forceParameters,
     );
     if (dropped.length)
       this.deps.logger.info(

@@ -7,7 +7,7 @@ import type { ChatSession } from './chatSession';
 import type { AttachmentCommandDeps } from './attachmentCommands';
 import { attachUris } from './attachmentCommands';
 import { notify } from '../notify';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import { creditsPageUrl } from '../../core/catalog/creditsCodec';
 import { WorkspaceFiles } from './workspaceFiles';
 
@@ -20,6 +20,7 @@ export class ChatViewRouter {
 
   constructor(
     private readonly session: ChatSession,
+    private readonly settings: Settings,
     private readonly logger: Logger,
     private readonly attachments?: AttachmentCommandDeps,
   ) {}
@@ -75,8 +76,11 @@ export class ChatViewRouter {
       case 'openSettings':
         await vscode.commands.executeCommand('workbench.action.openSettings', `${SettingSection.all}.`);
         return;
+      case 'manageTrust':
+        await vscode.commands.executeCommand('workbench.trust.manage');
+        return;
       case 'addCredits':
-        return addCredits();
+        return addCredits(this.settings.current.baseUrl);
       case 'removeAttachment':
         this.attachments?.tray.remove(message.id);
         return;
@@ -180,8 +184,8 @@ export class ChatViewRouter {
 }
 
 /** A 402's "Add Credits": the gateway's credits page where we know it, else the credit we know. */
-async function addCredits(): Promise<void> {
-  const page = creditsPageUrl(readSettings().baseUrl);
+async function addCredits(baseUrl: string): Promise<void> {
+  const page = creditsPageUrl(baseUrl);
   if (page) {
     await vscode.env.openExternal(vscode.Uri.parse(page));
     return;

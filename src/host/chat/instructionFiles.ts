@@ -17,7 +17,7 @@ import {
 } from '../../core/instructions/instructionFiles';
 import type { InstructionFile } from '../../core/instructions/instructionFiles';
 import { StorageKey } from '../../core/ids';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
 
@@ -40,13 +40,14 @@ export class InstructionFiles {
   constructor(
     private readonly state: vscode.Memento,
     private readonly logger: Logger,
+    private readonly settings: Settings,
   ) {}
 
   /** Whether instruction files may be read here (trusted, or the user opted in). */
   allowed(): boolean {
     return (
       vscode.workspace.isTrusted ||
-      readSettings().agent.instructionsInRestrictedMode ||
+      this.settings.current.agent.instructionsInRestrictedMode ||
       this.state.get<unknown>(StorageKey.instructionsTrusted) === true
     );
   }
@@ -133,7 +134,7 @@ export class InstructionFiles {
         },
         {
           label: 'Read instruction files in this workspace',
-          description: readSettings().agent.instructionsInRestrictedMode
+          description: this.settings.current.agent.instructionsInRestrictedMode
             ? 'on for every workspace (gateway.agent.instructionsInRestrictedMode)'
             : 'it is not trusted',
           picked: optedIn,

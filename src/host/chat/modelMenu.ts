@@ -5,7 +5,7 @@ import { DEFAULT_ROUTING, applyModelChoices, effortChoices } from '../../core/ca
 import type { ChatTools, Routing } from '../../core/catalog/modelOptions';
 import type { HostMessage, ModelOptionsState } from '../../core/protocol/chatProtocol';
 import type { CatalogFeature } from '../catalog/catalogFeature';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { ModelChoicesStore } from './modelChoices';
 
 /**
@@ -20,6 +20,7 @@ export class ChatModelMenu {
   constructor(
     private readonly deps: {
       store: ModelChoicesStore;
+      settings: Settings;
       catalog?: CatalogFeature;
       post: (message: HostMessage) => void;
       /** The open chat's id. */
@@ -63,7 +64,7 @@ export class ChatModelMenu {
 
   /** The request with the menu's choices for its model and the open chat. */
   async apply(request: ChatRequest, chatId: string): Promise<ChatRequest> {
-    const chat = readSettings().chat;
+    const chat = this.deps.settings.current.chat;
     return applyModelChoices(request, {
       choices: this.deps.store.forModel(request.model),
       tools: this.deps.store.toolsFor(chatId, chat.webSearch),
@@ -74,7 +75,7 @@ export class ChatModelMenu {
 
   /** What the menu offers for the current model and chat (without the provider list). */
   async current(): Promise<ModelOptionsState> {
-    const chat = readSettings().chat;
+    const chat = this.deps.settings.current.chat;
     const model = chat.model;
     const entry = model ? await this.deps.entry(model) : undefined;
     const { efforts, defaultEffort } = effortChoices(entry);

@@ -1,6 +1,4 @@
-import * as vscode from 'vscode';
-import { SettingSection, VsCodeSetting } from '../../core/ids';
-import { parseSettings } from '../../core/config/settingsModel';
+import type * as vscode from 'vscode';
 import type { GatewaySettings } from '../../core/config/settingsModel';
 
 export {
@@ -10,16 +8,22 @@ export {
   type GatewaySettings,
 } from '../../core/config/settingsModel';
 
-/** Reads (and clamps) every setting. Cheap: call it at each use so a change applies at once. */
-export function readSettings(): GatewaySettings {
-  const configuration = vscode.workspace.getConfiguration();
-  return parseSettings((key) => configuration.get(key));
+/** Which settings a change touched: by full key or by a section (`gateway.media`). */
+export interface SettingsChange {
+  affects(keyOrSection: string): boolean;
 }
 
-export function affectsGateway(event: vscode.ConfigurationChangeEvent): boolean {
-  return (
-    event.affectsConfiguration(SettingSection.all) ||
-    event.affectsConfiguration(VsCodeSetting.proxy) ||
-    event.affectsConfiguration(VsCodeSetting.noProxy)
-  );
+/**
+ * Every setting, typed, each taken only from where its policy allows (core/config/settingsPolicy):
+ * what features read. The one implementation is SettingsService, made at activation and handed to
+ * every feature.
+ */
+export interface Settings {
+  /** The settings in force, parsed once per change (cheap to read at each use). */
+  readonly current: GatewaySettings;
+  /**
+   * Fires when a value in force changed: a setting, workspace trust being granted, or the user
+   * accepting a workspace's value. Only the keys whose value changed are affected.
+   */
+  readonly onDidChange: vscode.Event<SettingsChange>;
 }

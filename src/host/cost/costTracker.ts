@@ -5,7 +5,7 @@ import type { CostSource, DayCosts } from '../../core/cost/costLedger';
 import { GenerationLookup } from '../../core/cost/generationLookup';
 import { asideOverflow, describeError, isAsideName, keepAside } from '../../core/storage/storeFiles';
 import { Disposable } from '../../core/util/lifecycle';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import type { StorageFolder } from '../storage/storageFolder';
@@ -54,6 +54,7 @@ export class CostTracker extends Disposable {
   constructor(
     private readonly folder: StorageFolder,
     private readonly gateway: GatewayService,
+    private readonly settings: Settings,
     private readonly logger: Logger,
   ) {
     super();
@@ -126,7 +127,7 @@ export class CostTracker extends Disposable {
 
   /** The record of a reply whose stream carried no cost; undefined when the gateway has none. */
   generation(id: string, signal?: AbortSignal): Promise<Generation | undefined> {
-    const baseUrl = readSettings().baseUrl;
+    const baseUrl = this.settings.current.baseUrl;
     return this.lookup
       .lookup(
         baseUrl,

@@ -4,31 +4,42 @@ import type { GatewayDataProblem } from '../../api/types';
 import { createClient } from './clientLoader';
 import { GatewayError } from '../../api/errors';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
+import { offerKeyFor } from '../auth/keyCommands';
+import { keyOriginRefusal, originOf } from '../../core/config/keyOrigin';
 import { Disposable } from '../../core/util/lifecycle';
-import { affectsGateway, readSettings, validateBaseUrl } from '../config/settings';
+import { validateBaseUrl } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { Logger } from '../log/logger';
-import { EXTENSION_ID, Setting } from '../../core/ids';
+import { EXTENSION_ID, Setting, SettingSection, VsCodeSetting } from '../../core/ids';
 import { notify } from '../notify';
 
 /**
  * Hands out the one gateway client, built from the current settings on first use (the network
  * stack loads then, not at activation) and rebuilt when a setting that shapes it changes.
+ *
+ * The key goes only to the origin it belongs to (ApiKeyStore): the client asks for it before each
+ * request to the gateway, and gets it only when the base URL is on that origin. Otherwise the
+ * request fails before anything is sent, and the user is asked, once per origin, whether the key
+ * may go there or which key belongs to it.
  */
 export class GatewayService extends Disposable {
   private current: GatewayClient | undefined;
   /** The base URL last warned about, so saving the same bad value again does not repeat the warning. */
   private warnedBaseUrl: string | undefined;
   private readonly reportedProblems = new Set<string>();
+  /** `bound origin → gateway origin` pairs the user was asked about in this window. */
+  private readonly offered = new Set<string>();
 
   constructor(
     private readonly apiKey: ApiKeyStore,
+    private readonly settings: Settings,
     private readonly logger: Logger,
   ) {
     super();
     this.register(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (affectsGateway(e)) this.reset();
-        if (e.affectsConfiguration(Setting.baseUrl)) this.checkBaseUrl();
+      settings.onDidChange((change) => {
+        if (CLIENT_SECTIONS.some((section) => change.affects(section))) this.reset();
+        if (change.affects(Setting.baseUrl)) this.checkBaseUrl();
       }),
     );
     this.register({ dispose: () => this.reset() });
@@ -39,7 +50,7 @@ export class GatewayService extends Disposable {
    * find out at the next request, possibly much later and far from the setting they changed.
    */
   private checkBaseUrl(): void {
-    const { baseUrl } = readSettings();
+    const { baseUrl } = this.settings.current;
     const problem = validateBaseUrl(baseUrl);
     if (!problem) {
       this.warnedBaseUrl = undefined;
@@ -58,12 +69,13 @@ export class GatewayService extends Disposable {
   /** The client for the current settings. Throws a GatewayError ('config') for an invalid base URL. */
   client(): GatewayClient {
     if (this.current) return this.current;
-    const settings = readSettings();
+    const settings = this.settings.current;
     const problem = validateBaseUrl(settings.baseUrl);
     if (problem) throw new GatewayError({ kind: 'config', message: problem });
+    const baseUrl = settings.baseUrl;
     this.current = createClient({
-      baseUrl: settings.baseUrl,
-      apiKey: () => this.apiKey.get(),
+      baseUrl,
+      apiKey: () => this.keyFor(baseUrl),
       timeoutMs: settings.request.timeoutSeconds * 1000,
       streamIdleTimeoutMs: settings.request.streamIdleTimeoutSeconds * 1000,
       maxRetries: settings.request.maxRetries,
@@ -84,6 +96,26 @@ export class GatewayService extends Disposable {
   }
 
   /**
+   * The key, for a request to the gateway at `baseUrl` (the client asks only for requests on its
+   * origin). A key that belongs to another origin is not handed out: the request fails with a
+   * 'config' error that says so, and the user is asked whether it may go there.
+   */
+  private async keyFor(baseUrl: string): Promise<string | undefined> {
+    const stored = await this.apiKey.binding();
+    if (!stored) return undefined;
+    const refusal = keyOriginRefusal(stored.origin, baseUrl);
+    if (!refusal) return stored.key;
+    const origin = originOf(baseUrl);
+    const pair = `${stored.origin} ${origin}`;
+    if (origin && !this.offered.has(pair)) {
+      this.offered.add(pair);
+      this.logger.warn(refusal);
+      void offerKeyFor(this.apiKey, this.settings, origin, stored.origin);
+    }
+    throw new GatewayError({ kind: 'config', message: refusal });
+  }
+
+  /**
    * Gateway data the client ignored, logged once per field path for the whole session (clients
    * come and go with the settings; the log should not repeat itself).
    */
@@ -100,6 +132,14 @@ export class GatewayService extends Disposable {
     void old?.close?.();
   }
 }
+
+/** The settings that shape the client: ours, and VS Code's proxy settings. */
+const CLIENT_SECTIONS = [
+  SettingSection.all,
+  VsCodeSetting.proxy,
+  VsCodeSetting.noProxy,
+  VsCodeSetting.proxyStrictSSL,
+];
 
 /** Our version, from the manifest VS Code read (a string, or "dev" if it is not one). */
 function extensionVersion(): string {

@@ -11,7 +11,7 @@ import { chooseInlineModel, chooseMode } from '../../core/inline/modelChoice';
 import { Disposable } from '../../core/util/lifecycle';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { ModelCatalog } from '../catalog/modelCatalog';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
@@ -22,6 +22,7 @@ const IGNORE_CASE = process.platform !== 'linux';
 export interface InlineFeatureDeps {
   gateway: GatewayService;
   apiKey: ApiKeyStore;
+  settings: Settings;
   catalog: ModelCatalog;
   logger: Logger;
 }
@@ -53,8 +54,8 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
       }),
     );
     this.register(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(SettingSection.inline) || e.affectsConfiguration(Setting.baseUrl)) {
+      deps.settings.onDidChange((change) => {
+        if (change.affects(SettingSection.inline) || change.affects(Setting.baseUrl)) {
           this.engine.cache.clear();
           this.engine.gate.resume();
         }
@@ -104,7 +105,7 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
    * untitled document named with a file path is checked as that file. Logged once per reason.
    */
   private async refusal(document: vscode.TextDocument): Promise<string | { refused: string }> {
-    const settings = readSettings().inlineCompletions;
+    const settings = this.deps.settings.current.inlineCompletions;
     const refuse = (why: string): { refused: string } => {
       if (this.lastRefusal !== why) this.deps.logger.debug(`Inline completions: nothing sent, ${why}.`);
       this.lastRefusal = why;
@@ -178,7 +179,7 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
 
   /** The model (the setting, else a fast code model from the catalog) and the way to ask it. */
   async target(): Promise<InlineTarget | undefined> {
-    const settings = readSettings();
+    const settings = this.deps.settings.current;
     const model =
       chooseInlineModel(settings.inlineCompletions.model, []) ??
       chooseInlineModel('', await this.deps.catalog.models());

@@ -14,7 +14,6 @@ import { Disposable } from '../../core/util/lifecycle';
 import { inertText } from '../../core/util/text';
 import type { FavouriteModels } from '../catalog/favouriteModels';
 import { pickCatalogModel } from '../catalog/catalogPicker';
-import { readSettings } from '../config/settings';
 import { LazyFeature } from '../lazyFeature';
 import type { InlineFeatureDeps } from './inlineFeature';
 import { InlineCompletionsFeature } from './inlineFeature';
@@ -61,9 +60,8 @@ export class InlineCompletions extends Disposable {
       }),
       vscode.commands.registerCommand(Command.toggleInlineCompletions, () => this.toggle()),
       vscode.commands.registerCommand(Command.inlineCompletionsMenu, () => this.menu()),
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(Setting.inlineEnabled) || e.affectsConfiguration(Setting.inlineModel))
-          this.sync();
+      deps.settings.onDidChange((change) => {
+        if (change.affects(Setting.inlineEnabled) || change.affects(Setting.inlineModel)) this.sync();
       }),
       { dispose: () => this.unregister() },
       { dispose: () => clearTimeout(this.snoozeTimer) },
@@ -75,7 +73,7 @@ export class InlineCompletions extends Disposable {
   }
 
   get enabled(): boolean {
-    return readSettings().inlineCompletions.enabled;
+    return this.deps.settings.current.inlineCompletions.enabled;
   }
 
   get snoozed(): boolean {
@@ -140,7 +138,7 @@ export class InlineCompletions extends Disposable {
 
   private render(): void {
     if (this.isDisposed) return;
-    const setting = readSettings().inlineCompletions.model;
+    const setting = this.deps.settings.current.inlineCompletions.model;
     this.status.render({
       enabled: this.enabled,
       snoozedUntil: this.snoozed ? this.snoozedUntil : undefined,
@@ -169,7 +167,7 @@ export class InlineCompletions extends Disposable {
 
   private async menu(): Promise<void> {
     type Action = vscode.QuickPickItem & { run: () => unknown };
-    const settings = readSettings().inlineCompletions;
+    const settings = this.deps.settings.current.inlineCompletions;
     const auto = chooseInlineModel('', await this.deps.catalog.models());
     const items: Action[] = [
       settings.enabled

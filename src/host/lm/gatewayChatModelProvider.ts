@@ -19,7 +19,7 @@ import { estimateMessageTokens, estimateTextTokens } from '../../core/lm/tokens'
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { ModelCatalog } from '../catalog/modelCatalog';
 import type { CostTracker } from '../cost/costTracker';
-import { readSettings } from '../config/settings';
+import type { Settings } from '../config/settings';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import { toLmMessage } from './parts';
@@ -39,6 +39,7 @@ export interface LmUsageReport {
 export interface LmProviderDeps {
   gateway: GatewayService;
   apiKey: ApiKeyStore;
+  settings: Settings;
   catalog: ModelCatalog;
   logger: Logger;
   onUsage?: (report: LmUsageReport) => void;
@@ -79,7 +80,7 @@ export class GatewayChatModelProvider {
       return [];
     }
     const catalog = await this.catalogModels(token);
-    const settings = readSettings();
+    const settings = this.deps.settings.current;
     return buildModelInfos({
       catalog,
       chatModels: settings.chat.models,
@@ -98,7 +99,7 @@ export class GatewayChatModelProvider {
     if (token.isCancellationRequested) return;
     const abort = new AbortController();
     const cancelled = token.onCancellationRequested(() => abort.abort());
-    const settings = readSettings();
+    const settings = this.deps.settings.current;
     const request = buildLmRequest({
       model: model.id,
       messages: toOpenAiMessages(messages.map(toLmMessage)),

@@ -38,8 +38,8 @@ export function registerLanguageModels(
   provider.track(deps.catalog.onDidChange(() => changed.fire()));
   provider.track(deps.apiKey.onDidChange(() => changed.fire()));
   provider.track(
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (MODEL_SETTINGS.some((s) => e.affectsConfiguration(s))) changed.fire();
+    deps.settings.onDidChange((change) => {
+      if (MODEL_SETTINGS.some((s) => change.affects(s))) changed.fire();
     }),
   );
   const shim: LanguageModelChatProvider = {

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { GatewayError } from '../../api/errors';
-import { isModelId, readSettings } from '../config/settings';
+import { isModelId } from '../config/settings';
+import type { GatewaySettings } from '../config/settings';
 import { Command } from '../../core/ids';
 import { notify } from '../notify';
 import type { GenerateArgs } from './jobs/mediaJobs';
@@ -35,10 +36,10 @@ let lastPrompt = '';
 
 /** Asks for prompt, model and parameters in three short steps; undefined when cancelled. */
 export async function askGenerateArgs(
+  settings: GatewaySettings['media'],
   pickModel?: (current: string) => Promise<string | undefined>,
   listMediaModels?: () => Promise<MediaModelInfo[]>,
 ): Promise<GenerateArgs | undefined> {
-  const settings = readSettings().media;
   const prompt = await vscode.window.showInputBox({
     title: 'Generate Media (1/3): prompt',
     prompt: 'Describe the image, video or audio to generate',

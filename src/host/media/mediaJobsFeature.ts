@@ -4,7 +4,6 @@ import { withoutReservedKeys } from '../../api/media';
 import type { MediaModelInfo } from '../../api/mediaRoutes';
 import { Disposable } from '../../core/util/lifecycle';
 import { fileExists } from '../storage/storageFolder';
-import { readSettings } from '../config/settings';
 import { askGenerateArgs, parseGenerateArgs, reportStartFailure } from './mediaCommands';
 import { createMediaJob } from '../../core/media/mediaJob';
 import type { MediaJob } from '../../core/media/mediaJob';
@@ -59,6 +58,11 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     vscode.window.createStatusBarItem(UiId.mediaStatus, vscode.StatusBarAlignment.Right, 99),
   );
 
+  /** The settings in force (Generate Media's steps start from the media defaults). */
+  get settings(): MediaJobsDeps['settings'] {
+    return this.deps.settings;
+  }
+
   /** Step 2 of Generate Media: a picker of media models, when the catalog is wired in. */
   get pickMediaModel(): MediaJobsDeps['pickMediaModel'] {
     return this.deps.pickMediaModel;
@@ -84,8 +88,8 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     );
     this.register(vscode.window.onDidChangeWindowState((state) => this.poller?.setFocused(state.focused)));
     this.register(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(SettingSection.media)) this.restartPoller();
+      deps.settings.onDidChange((change) => {
+        if (change.affects(SettingSection.media)) this.restartPoller();
       }),
     );
     this.register(deps.apiKey.onDidChange((key) => key && this.poller?.resume()));
@@ -200,7 +204,7 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
 
   private ensurePoller(): MediaJobPoller {
     if (this.poller) return this.poller;
-    const settings = readSettings().media;
+    const settings = this.deps.settings.current.media;
     this.poller = new MediaJobPoller({
       model: this.model,
       // At the job's own polling URL when the gateway named one (kept with the job across reloads).
@@ -242,7 +246,7 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
    */
   async generate(args: GenerateArgs, options: GenerateOptions = {}): Promise<string> {
     void this.load();
-    const settings = readSettings().media;
+    const settings = this.deps.settings.current.media;
     const model = args.model ?? settings.model;
     // A stored job's reference images, kept as files, are read back into its request; only a
     // stored job's (a tool's or a setting's look-alike is sent as written, as the tool showed it).
@@ -480,7 +484,9 @@ function mediaJobCommands(
       try {
         args =
           arg === undefined
-            ? await askGenerateArgs(feature.pickMediaModel, () => feature.listMediaModels())
+            ? await askGenerateArgs(feature.settings.current.media, feature.pickMediaModel, () =>
+                feature.listMediaModels(),
+              )
             : parseGenerateArgs(arg);
       } catch (error) {
         void notify.error(`Gateway AI: ${(error as Error).message}`);

@@ -17,7 +17,7 @@ import type { MediaStudioCommand } from './mediaCommandIds';
  * and the tool know only MediaStudioActions, never this class.
  */
 export class MediaStudio extends MediaResults {
-  readonly tool = new GenerateMediaTool(this);
+  readonly tool = new GenerateMediaTool(this, this.deps.settings);
 
   /** Its commands' handlers; activation registers the commands (mediaLoader.ts). */
   readonly commands: Readonly<Record<MediaStudioCommand, CommandHandler>> = this.commandHandlers();

@@ -45,8 +45,13 @@ describe('the demo', function () {
       /No account/,
     ])
       assert.match(tryMe, step);
+    // The gateway and the models are the user's settings: the workspace's own could not choose them.
+    assert.equal(demo.userSettings['gateway.baseUrl'], 'http://127.0.0.1:9/api');
     const settings = readJson<Record<string, unknown>>(path.join(demo.workspace, '.vscode', 'settings.json'));
-    assert.equal(settings['gateway.baseUrl'], 'http://127.0.0.1:9/api');
+    assert.deepEqual(
+      Object.keys(settings).filter((key) => key.startsWith('gateway.')),
+      [],
+    );
     for (const file of ['sample.ts', 'diagram.png']) assert.ok(existsSync(path.join(demo.workspace, file)));
   });
 

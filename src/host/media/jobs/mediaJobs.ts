@@ -3,6 +3,7 @@ import type { MediaJob } from '../../../core/media/mediaJob';
 import type { MediaJobModel } from '../../../core/media/mediaJobModel';
 import type { ResultItem } from '../../../core/mediaStudio/resultItems';
 import type { ApiKeyStore } from '../../auth/apiKeyStore';
+import type { Settings } from '../../config/settings';
 import type { GatewayService } from '../../gateway/gatewayService';
 import type { Logger } from '../../log/logger';
 import type { StorageReports } from '../../storage/storageReports';
@@ -46,6 +47,7 @@ export interface MediaJobsDeps {
   context: vscode.ExtensionContext;
   gateway: GatewayService;
   apiKey: ApiKeyStore;
+  settings: Settings;
   logger: Logger;
   /** A picker of the catalog's media models (step 2 of Generate Media); an input box without it. */
   pickMediaModel?: (current: string) => Promise<string | undefined>;

@@ -28,7 +28,6 @@ import { kindOf } from '../../../core/mediaStudio/resultItems';
 import { thumbnailFileName } from '../../../core/media/mediaFiles';
 import { Disposable } from '../../../core/util/lifecycle';
 import { fileExists } from '../../storage/storageFolder';
-import { readSettings } from '../../config/settings';
 import type { MediaJobs, MediaJobsDeps, PreviewItem } from '../jobs/mediaJobs';
 import { notify } from '../../notify';
 import { SavedResults } from './savedResults';
@@ -75,8 +74,8 @@ export class MediaResults extends Disposable implements MediaStudioActions {
       }),
     );
     this.register(
-      vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(SettingSection.media)) this.scheduleBudget();
+      deps.settings.onDidChange((change) => {
+        if (change.affects(SettingSection.media)) this.scheduleBudget();
       }),
     );
     this.register({ dispose: () => this.budgetTimer && clearTimeout(this.budgetTimer) });
@@ -160,7 +159,7 @@ export class MediaResults extends Disposable implements MediaStudioActions {
 
   /** The folder results go into, refused when it is, or passes through, a symbolic link. */
   private async saveFolder(root: vscode.Uri, folder: string | undefined): Promise<vscode.Uri> {
-    const relativeFolder = cleanRelativeFolder(folder ?? readSettings().media.saveFolder);
+    const relativeFolder = cleanRelativeFolder(folder ?? this.deps.settings.current.media.saveFolder);
     const link = await symlinkOnTheWay(relativeFolder, (path) => pathKind(vscode.Uri.joinPath(root, path)));
     if (link)
       throw new Error(
@@ -321,7 +320,7 @@ export class MediaResults extends Disposable implements MediaStudioActions {
     const items = await this.media.resultItems(job);
     const image = items.find((item) => item.kind === 'image' && item.file);
     if (!image?.file) throw new Error('Only a completed image result can be the reference of a variation.');
-    const settings = readSettings().media;
+    const settings = this.deps.settings.current.media;
     const reference =
       settings.referenceImageAs === 'url' && image.sourceUrl && /^https?:/i.test(image.sourceUrl)
         ? image.sourceUrl
@@ -331,7 +330,7 @@ export class MediaResults extends Disposable implements MediaStudioActions {
 
   /** Starts a job with a workspace image as reference, with the media model from settings. */
   async fromImage(file: vscode.Uri, prompt: string): Promise<string> {
-    const settings = readSettings().media;
+    const settings = this.deps.settings.current.media;
     return this.generateWithReference(settings.model, prompt, settings.parameters, await fileDataUrl(file));
   }
 
@@ -342,7 +341,7 @@ export class MediaResults extends Disposable implements MediaStudioActions {
     reference: string,
     storedParameters = false,
   ): Promise<string> {
-    const name = referenceParameterFor(model, readSettings().media.referenceImageParameter);
+    const name = referenceParameterFor(model, this.deps.settings.current.media.referenceImageParameter);
     return this.media.generate(
       { prompt, model, parameters: withReference(parameters, name, reference) },
       { storedParameters },
@@ -406,7 +405,7 @@ export class MediaResults extends Disposable implements MediaStudioActions {
   private async cleanUp(): Promise<CleanupPlan> {
     // Before the stored jobs are in the model, a file without a job there may well have one.
     const loaded = await this.media.whenLoaded();
-    const limitMB = readSettings().media.storageLimitMB;
+    const limitMB = this.deps.settings.current.media.storageLimitMB;
     const jobs = this.media.model.all().filter((job) => job.status === 'completed');
     const results = await Promise.all(
       jobs.map(async (job) => ({

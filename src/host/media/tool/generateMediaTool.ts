@@ -10,7 +10,7 @@ import {
 } from '../../../core/mediaStudio/toolInput';
 import type { GenerateMediaInput, ToolPlan } from '../../../core/mediaStudio/toolInput';
 import { inertText, shorten } from '../../../core/util/text';
-import { readSettings } from '../../config/settings';
+import type { Settings } from '../../config/settings';
 import type { MediaStudioActions } from '../results/studioActions';
 
 /**
@@ -28,7 +28,10 @@ export const TOOL_WAIT_MS = 15 * 60_000;
 export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMediaInput> {
   private readonly confirmed = new ConfirmedPlans();
 
-  constructor(private readonly studio: MediaStudioActions) {}
+  constructor(
+    private readonly studio: MediaStudioActions,
+    private readonly settings: Settings,
+  ) {}
 
   prepareInvocation(
     options: vscode.LanguageModelToolInvocationPrepareOptions<GenerateMediaInput>,
@@ -113,7 +116,7 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
   }
 
   private plan(input: GenerateMediaInput): ToolPlan {
-    const settings = readSettings().media;
+    const settings = this.settings.current.media;
     return planToolRequest(input, {
       model: settings.model,
       parameters: settings.parameters,

@@ -20,6 +20,7 @@ describe('chat protocol validation', () => {
       { type: 'openLink', href: 'https://example.com' },
       { type: 'setApiKey' },
       { type: 'openSettings' },
+      { type: 'manageTrust' },
       { type: 'selectModel' },
       { type: 'newChat' },
       { type: 'openConversation', id: 'c-1' },

@@ -104,6 +104,9 @@ function assertMessageShape(message: HostMessage): void {
     case 'composerNotice':
       assert.equal(typeof message.message, 'string');
       break;
+    case 'workspaceTrust':
+      assert.equal(typeof message.restricted, 'boolean');
+      break;
     default:
       break;
   }
@@ -220,6 +223,7 @@ const messageLike = fc.oneof(
     { requiredKeys: ['type'] },
   ),
   fc.record({ type: fc.constant('composerNotice'), message: anyJson }),
+  fc.record({ type: fc.constant('workspaceTrust'), restricted: fc.oneof(fc.boolean(), anyJson) }),
   anyJson,
 );
 

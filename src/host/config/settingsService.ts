@@ -1,0 +1,255 @@
+import { createHash } from 'node:crypto';
+import * as vscode from 'vscode';
+import { isRecord } from '../../api/json';
+import { parseJsonc } from '../../core/agent/mcpConfig';
+import { parseSettings } from '../../core/config/settingsModel';
+import type { GatewaySettings } from '../../core/config/settingsModel';
+import {
+  acceptanceKey,
+  resolveSetting,
+  SETTING_POLICIES,
+  settingsIn,
+  VSCODE_SETTING_POLICIES,
+} from '../../core/config/settingsPolicy';
+import type { ResolvedSetting, SettingPolicy } from '../../core/config/settingsPolicy';
+import { Setting, SettingSection, StorageKey } from '../../core/ids';
+import { shorten } from '../../core/util/text';
+import { Disposable } from '../../core/util/lifecycle';
+import type { Logger } from '../log/logger';
+import { notify } from '../notify';
+import type { Settings, SettingsChange } from './settings';
+
+/** Every key read, with its policy: ours, then VS Code's proxy settings. */
+const POLICIES: ReadonlyArray<[string, SettingPolicy]> = [
+  ...Object.entries(SETTING_POLICIES),
+  ...Object.entries(VSCODE_SETTING_POLICIES).filter((e): e is [string, SettingPolicy] => !!e[1]),
+];
+const OURS: ReadonlySet<string> = new Set(Object.keys(SETTING_POLICIES));
+/** A change under these may change what is read. */
+const READ_SECTIONS = [SettingSection.all, ...Object.keys(VSCODE_SETTING_POLICIES)];
+/** Accepted workspace values kept at most (newest last). */
+const MAX_ACCEPTED = 200;
+
+/** What a workspace value is called in the question whether to use it. */
+const NOUNS: Readonly<Record<string, string>> = {
+  [Setting.chatModel]: 'chat model',
+  [Setting.mediaModel]: 'media model',
+};
+
+interface Snapshot {
+  settings: GatewaySettings;
+  resolved: ReadonlyMap<string, ResolvedSetting>;
+  /** The workspace the acceptances were looked up for. */
+  workspace: string;
+}
+
+/**
+ * The one settings service: reads every setting through `inspect()`, takes each value only from
+ * where its policy allows (never a workspace value for what decides where the key goes, what it
+ * pays for or what the model is told; no workspace value at all in Restricted Mode), parses once
+ * per change, and tells its listeners which values in force changed.
+ *
+ * It also tells the user, once per window, when a workspace set something that is not used: a
+ * value it may never set (found through `inspect()` or in its settings files, since VS Code hides
+ * application-scoped values a workspace writes) or a model it may set only once accepted, asked
+ * with the value shown.
+ */
+export class SettingsService extends Disposable implements Settings {
+  private snapshot: Snapshot;
+  private readonly changed = this.register(new vscode.EventEmitter<SettingsChange>());
+  readonly onDidChange = this.changed.event;
+  /** Workspace values already asked about or reported in this window. */
+  private readonly told = new Set<string>();
+  private noticeTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly state: vscode.Memento,
+    private readonly logger: Pick<Logger, 'info' | 'warn'>,
+  ) {
+    super();
+    this.snapshot = this.read();
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (READ_SECTIONS.some((section) => e.affectsConfiguration(section))) this.reread();
+      }),
+    );
+    this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.reread()));
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.reread()));
+    // A value VS Code hides (an application setting in a workspace file) changes no configuration:
+    // the files themselves are watched, for the notice.
+    const files = this.register(vscode.workspace.createFileSystemWatcher('**/.vscode/settings.json'));
+    for (const event of [files.onDidChange, files.onDidCreate])
+      this.register(event(() => this.scheduleNotices()));
+    const workspaceFile = vscode.workspace.workspaceFile;
+    if (workspaceFile?.scheme === 'file') {
+      const pattern = new vscode.RelativePattern(
+        vscode.Uri.joinPath(workspaceFile, '..'),
+        workspaceFile.path.slice(workspaceFile.path.lastIndexOf('/') + 1),
+      );
+      const watcher = this.register(vscode.workspace.createFileSystemWatcher(pattern));
+      this.register(watcher.onDidChange(() => this.scheduleNotices()));
+    }
+    this.register({ dispose: () => clearTimeout(this.noticeTimer) });
+    this.scheduleNotices();
+  }
+
+  get current(): GatewaySettings {
+    return this.snapshot.settings;
+  }
+
+  /** Reads again and announces what changed in force (nothing, if nothing did). */
+  private reread(): void {
+    const before = this.snapshot;
+    this.snapshot = this.read();
+    const keys = [...this.snapshot.resolved].flatMap(([key, now]) =>
+      JSON.stringify(now.value) === JSON.stringify(before.resolved.get(key)?.value) ? [] : [key],
+    );
+    if (keys.length)
+      this.changed.fire({
+        affects: (section) => keys.some((key) => key === section || key.startsWith(`${section}.`)),
+      });
+    this.scheduleNotices();
+  }
+
+  private read(): Snapshot {
+    const configuration = vscode.workspace.getConfiguration();
+    const workspace = workspaceIdentity();
+    const accepted = this.acceptedKeys();
+    const context = {
+      trusted: vscode.workspace.isTrusted,
+      accepted: (id: string, value: unknown) => accepted.has(hashed(acceptanceKey(workspace, id, value))),
+    };
+    const resolved = new Map<string, ResolvedSetting>(
+      POLICIES.map(([key, policy]) => [
+        key,
+        resolveSetting(key, policy, configuration.inspect(key) ?? {}, context),
+      ]),
+    );
+    return { settings: parseSettings((key) => resolved.get(key)?.value), resolved, workspace };
+  }
+
+  private acceptedKeys(): Set<string> {
+    const stored = this.state.get<unknown>(StorageKey.acceptedWorkspaceSettings);
+    return new Set(Array.isArray(stored) ? stored.filter((k): k is string => typeof k === 'string') : []);
+  }
+
+  /** Remembers that the user accepted this workspace's `value` of `id`, and applies it. */
+  private async accept(workspace: string, id: string, value: unknown): Promise<void> {
+    const key = hashed(acceptanceKey(workspace, id, value));
+    const list = [...this.acceptedKeys()].filter((k) => k !== key);
+    await this.state.update(StorageKey.acceptedWorkspaceSettings, [...list, key].slice(-MAX_ACCEPTED));
+    this.reread();
+  }
+
+  /** Off the path of whatever changed the settings: the notices, and the read of the files they need. */
+  private scheduleNotices(): void {
+    clearTimeout(this.noticeTimer);
+    this.noticeTimer = setTimeout(() => void this.notices(), 0);
+  }
+
+  private async notices(): Promise<void> {
+    // In Restricted Mode the chat panel says that every workspace value is ignored.
+    if (!vscode.workspace.isTrusted) return;
+    const { resolved, workspace } = this.snapshot;
+    for (const [id, entry] of resolved)
+      if (entry.ignored?.because === 'not-accepted') this.askToAccept(workspace, id, entry);
+    const never: Array<[string, unknown]> = [];
+    for (const [id, entry] of resolved)
+      if (entry.ignored?.because === 'never') never.push([id, entry.ignored.value]);
+    // VS Code hides an application-scoped value a workspace writes from `inspect()`: the files tell.
+    for (const [id, value] of await workspaceSettingsFiles())
+      if (SETTING_POLICIES[id as keyof typeof SETTING_POLICIES]?.workspace === 'never')
+        never.push([id, value]);
+    if (this.isDisposed || this.snapshot.workspace !== workspace) return;
+    this.reportIgnored(workspace, never);
+  }
+
+  private askToAccept(workspace: string, id: string, entry: ResolvedSetting): void {
+    const value = entry.ignored?.value;
+    const told = `${workspace}\n${acceptanceKey(workspace, id, value)}`;
+    if (this.told.has(told)) return;
+    this.told.add(told);
+    const noun = NOUNS[id] ?? id;
+    const theirs = shown(value, 60);
+    const mine = shown(entry.value, 60);
+    this.logger.info(`This workspace sets ${id} to ${theirs}; it is not used unless the user accepts it.`);
+    const use = `Use ${theirs} Here`;
+    const keep = entry.value === undefined || entry.value === '' ? 'Keep Mine' : `Keep ${mine}`;
+    void notify
+      .info(
+        `Gateway AI: this workspace's settings choose the ${noun} ${theirs} (${id}), which your API key pays for. ` +
+          `It is not used until you accept it for this workspace; until then your own ${entry.value ? mine : 'setting'} is.`,
+        use,
+        keep,
+      )
+      .then((choice) => {
+        if (choice === use) return this.accept(workspace, id, value);
+      });
+  }
+
+  private reportIgnored(workspace: string, found: ReadonlyArray<[string, unknown]>): void {
+    const told = ([id, value]: [string, unknown]) => `${workspace}\n${id}\n${JSON.stringify(value)}`;
+    const ignored = [...new Map(found.map((entry) => [told(entry), entry])).values()];
+    if (ignored.every((entry) => this.told.has(told(entry)))) return;
+    for (const entry of ignored) this.told.add(told(entry));
+    const listed = ignored
+      .map(([id, value]) =>
+        typeof value === 'string' && value.length <= 80 ? `${id} (${shown(value, 80)})` : id,
+      )
+      .join(', ');
+    this.logger.warn(`Ignored settings this workspace sets (user settings only): ${listed}.`);
+    const open = 'Open Workspace Settings';
+    void notify
+      .warn(
+        `Gateway AI ignored settings this workspace sets: ${listed}. Where your API key goes, what it pays for, ` +
+          'what the model is told and the limits that protect this computer come only from your user settings.',
+        open,
+      )
+      .then((choice) => {
+        if (choice === open)
+          void vscode.commands.executeCommand('workbench.action.openWorkspaceSettingsFile');
+      });
+  }
+}
+
+/** The workspace, as acceptances are kept for it: its `.code-workspace`, or its folders. */
+function workspaceIdentity(): string {
+  const file = vscode.workspace.workspaceFile;
+  if (file) return file.toString();
+  return (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.toString()).join('\n');
+}
+
+function hashed(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** A value as a notification shows it: quoted, one line, cut. */
+function shown(value: unknown, max: number): string {
+  return `"${shorten(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), max)}"`;
+}
+
+/**
+ * Our settings as the workspace's own files write them: each folder's `.vscode/settings.json` and
+ * the `settings` of its `.code-workspace`. Unreadable or malformed files count as empty.
+ */
+async function workspaceSettingsFiles(): Promise<Array<[string, unknown]>> {
+  const files: Array<{ uri: vscode.Uri; inner?: string }> = (vscode.workspace.workspaceFolders ?? []).map(
+    (folder) => ({ uri: vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json') }),
+  );
+  const workspaceFile = vscode.workspace.workspaceFile;
+  if (workspaceFile && workspaceFile.scheme !== 'untitled')
+    files.push({ uri: workspaceFile, inner: 'settings' });
+  const found: Array<[string, unknown]> = [];
+  for (const { uri, inner } of files) {
+    let text: string;
+    try {
+      text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+    } catch {
+      continue;
+    }
+    const json = parseJsonc(text);
+    const settings = inner ? (isRecord(json) ? json[inner] : undefined) : json;
+    found.push(...settingsIn(settings, OURS));
+  }
+  return found;
+}
