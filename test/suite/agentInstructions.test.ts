@@ -8,6 +8,9 @@
  * what was spent, and goes on once allowed.
  */
 import * as assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { AssistantTurn, HostMessage, WebviewMessage } from '../../src/core/protocol/chatProtocol';
@@ -206,6 +209,31 @@ describe('Agent: project instruction files and spend caps', function () {
       assert.match(turn.error?.message ?? '', /gateway\.agent\.maxTurnCost/);
     } finally {
       await setSetting('agent.maxTurnCost', undefined);
+    }
+  });
+  it('an instruction file or rules folder that links outside the workspace is not read', async () => {
+    const outside = mkdtempSync(path.join(tmpdir(), 'instructions-outside-'));
+    writeFileSync(path.join(outside, 'id_rsa'), 'LEAKED-PRIVATE-KEY\n');
+    writeFileSync(path.join(outside, 'notes.md'), 'LEAKED-RULE-TEXT\n');
+    writeFileSync(path.join(outside, 'environ'), 'LEAKED-ENVIRONMENT\n');
+    // A repository's links: a rules folder to a folder of secrets, CLAUDE.md to a file outside.
+    mkdirSync(uri('.roo').fsPath, { recursive: true });
+    symlinkSync(outside, uri('.roo/rules').fsPath);
+    symlinkSync(path.join(outside, 'environ'), uri('CLAUDE.md').fsPath);
+    try {
+      const { finished } = await run(scripted('Say hi.', [{ text: 'Hi.' }]));
+      const turn = await finished;
+      assert.equal(turn.status, 'complete', turn.error?.message);
+      const [first] = scriptedRequests();
+      assert.ok(first, 'a scripted request');
+      const system = systemOf(first);
+      assert.match(system, /HOUSE-RULE-AGENTS/, 'the files inside the workspace still go');
+      assert.doesNotMatch(system, /LEAKED-/);
+      assert.ok(!(turn.instructions ?? []).some((c) => /^(\.roo|CLAUDE)/.test(c.path)));
+    } finally {
+      rmSync(uri('.roo').fsPath, { recursive: true, force: true });
+      rmSync(uri('CLAUDE.md').fsPath, { force: true });
+      rmSync(outside, { recursive: true, force: true });
     }
   });
 });

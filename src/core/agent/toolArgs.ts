@@ -172,6 +172,11 @@ export function parseEditFileArgs(value: unknown): EditFileArgs {
   return { path, edits: hunks };
 }
 
+const BLANK_LINES = /\n[ \t]*\n[ \t]*\n[ \t]*\n/;
+/** Spaces inside a line (not its indentation) beyond this are refused. */
+const MAX_SPACE_RUN = 40;
+const SPACE_RUN = new RegExp(`\\S[ \\t]{${MAX_SPACE_RUN + 1},}\\S`);
+
 export function parseRunCommandArgs(
   value: unknown,
   maxTimeoutSeconds = MAX_COMMAND_TIMEOUT_SECONDS,
@@ -183,6 +188,16 @@ export function parseRunCommandArgs(
   if (command.split('\n').length > MAX_COMMAND_LINES)
     throw new ToolInputError(
       `"command" has over ${MAX_COMMAND_LINES} lines: write a script file with create_file and run that.`,
+    );
+  // Shown, but out of sight: what follows a run of blank lines, or a long run of spaces inside a
+  // line, sits below or beside the part of the confirmation a reader looks at.
+  if (BLANK_LINES.test(command))
+    throw new ToolInputError(
+      '"command" has three or more blank lines in a row, which could push part of it out of sight in the confirmation; remove them.',
+    );
+  if (SPACE_RUN.test(command))
+    throw new ToolInputError(
+      `"command" has a run of over ${MAX_SPACE_RUN} spaces or tabs inside a line, which could push part of it out of sight in the confirmation; remove them.`,
     );
   const rawCwd = text(args, ['cwd', 'directory'], MAX_PATH_CHARS);
   if (rawCwd) refuseHidden('cwd', rawCwd);

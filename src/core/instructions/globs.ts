@@ -2,64 +2,45 @@
  * Globs as rules files write them (`src/**\/*.ts`, `**\/*.{ts,tsx}`, `*.md`), matched against
  * workspace-relative paths with `/`. A pattern without a `/` matches a file's name in any folder
  * (as Copilot's and Continue's do). Pure; an unreadable pattern matches nothing.
+ *
+ * A repository writes these patterns, and they are matched on every path a turn touches, so they
+ * go through the secrets list's matcher (core/inline/exclude), whose work is linear in the pattern
+ * times the path: a backtracking regular expression made of `*`s froze the extension host.
  */
+import { compileGlob, globMatches } from '../inline/exclude';
+import type { CompiledGlob } from '../inline/exclude';
 
 const MAX_PATTERN = 1000;
 
-/** The pattern as a regular expression over the whole path, or undefined when it cannot be read. */
-export function globToRegExp(pattern: string): RegExp | undefined {
-  let glob = pattern.trim().replace(/\\/g, '/');
-  if (!glob || glob.length > MAX_PATTERN) return undefined;
-  if (glob.startsWith('./')) glob = glob.slice(2);
-  if (glob.startsWith('/')) glob = glob.slice(1);
-  if (glob.endsWith('/')) glob += '**';
-  if (!glob.includes('/')) glob = `**/${glob}`;
-  let out = '';
+/** Whether every `{` and `[` of the pattern is closed (an unclosed one makes it unreadable). */
+function balanced(glob: string): boolean {
   let braces = 0;
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i];
-    if (c === '*') {
-      if (glob[i + 1] === '*') {
-        const slashAfter = glob[i + 2] === '/';
-        const atStart = i === 0 || glob[i - 1] === '/';
-        if (atStart && slashAfter) {
-          out += '(?:[^/]*/)*';
-          i += 2;
-        } else if (atStart && i + 2 === glob.length) {
-          out += '.*';
-          i += 1;
-        } else {
-          out += '[^/]*';
-          i += 1;
-        }
-      } else out += '[^/]*';
-    } else if (c === '?') out += '[^/]';
-    else if (c === '{') {
-      braces++;
-      out += '(?:';
-    } else if (c === '}' && braces > 0) {
-      braces--;
-      out += ')';
-    } else if (c === ',' && braces > 0) out += '|';
+    if (c === '{') braces++;
+    else if (c === '}' && braces > 0) braces--;
     else if (c === '[') {
       const end = glob.indexOf(']', i + 1);
-      if (end < 0) return undefined;
-      let set = glob.slice(i + 1, end).replace(/\\/g, '\\\\');
-      if (set.startsWith('!')) set = `^${set.slice(1)}`;
-      out += `[${set.replace(/]/g, '\\]')}]`;
+      if (end < 0) return false;
       i = end;
-    } else out += c.replace(/[.+^$()|\\\]]/g, '\\$&');
+    }
   }
-  if (braces > 0) return undefined;
-  try {
-    return new RegExp(`^${out}$`);
-  } catch {
-    return undefined;
-  }
+  return braces === 0;
+}
+
+/** The pattern ready to match, or undefined when it cannot be read. */
+export function compileRuleGlob(pattern: string): CompiledGlob | undefined {
+  let glob = pattern.trim().replace(/\\/g, '/');
+  if (!glob || glob.length > MAX_PATTERN || !balanced(glob)) return undefined;
+  if (glob.endsWith('/')) glob += '**';
+  return compileGlob(glob);
 }
 
 /** Whether any of the patterns matches the path (workspace-relative, `/`-separated). */
 export function matchesAny(patterns: readonly string[], path: string): boolean {
   const clean = path.replace(/\\/g, '/').replace(/^\.?\//, '');
-  return patterns.some((pattern) => globToRegExp(pattern)?.test(clean) === true);
+  return patterns.some((pattern) => {
+    const glob = compileRuleGlob(pattern);
+    return glob !== undefined && globMatches(glob, clean);
+  });
 }

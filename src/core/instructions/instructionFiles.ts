@@ -14,7 +14,7 @@
  */
 import { estimateTokens } from '../chat/attachments';
 import { parseFrontmatter, stringList } from './frontmatter';
-import { globToRegExp, matchesAny } from './globs';
+import { compileRuleGlob, matchesAny } from './globs';
 
 export type InstructionOrigin =
   'agents' | 'claude' | 'copilot' | 'copilotScoped' | 'cline' | 'kilo' | 'roo' | 'continue' | 'nestedAgents';
@@ -122,7 +122,7 @@ export function readInstructionFile(path: string, text: string, prefix = ''): In
   }
   const problems = [...header.problems];
   for (const glob of globs)
-    if (!globToRegExp(glob)) problems.push(`the pattern "${glob.slice(0, 80)}" cannot be read`);
+    if (!compileRuleGlob(glob)) problems.push(`the pattern "${glob.slice(0, 80)}" cannot be read`);
   const file: InstructionFile = {
     path,
     origin,

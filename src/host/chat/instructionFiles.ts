@@ -18,6 +18,8 @@ import {
 import type { InstructionFile } from '../../core/instructions/instructionFiles';
 import { StorageKey } from '../../core/ids';
 import type { Settings } from '../config/settings';
+import { toolSettings } from '../agent/builtinTools';
+import { WorkspaceAccess } from '../agent/workspaceAccess';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
 
@@ -66,6 +68,10 @@ export class InstructionFiles {
 
   private async find(signal?: AbortSignal): Promise<InstructionFile[]> {
     const folders = vscode.workspace.workspaceFolders ?? [];
+    const access = new WorkspaceAccess(
+      () => folders,
+      () => toolSettings(this.settings).secretPatterns,
+    );
     const out: InstructionFile[] = [];
     for (const [index, folder] of folders.entries()) {
       const prefix = index === 0 ? '' : `${folder.name}/`;
@@ -85,7 +91,20 @@ export class InstructionFiles {
       uris.sort((a, b) => relative(a).localeCompare(relative(b)));
       for (const uri of uris) {
         const path = prefix + relative(uri);
-        const text = await this.read(uri);
+        // Judged as the agent's tools judge a file (real path inside a usable folder, no secret, not
+        // in .git): a repository's `.clinerules` may be a link to ~/.ssh, and an `AGENTS.md` one to
+        // /proc/self/environ; what is read here goes to the gateway with every request.
+        let located;
+        try {
+          located = await access.locateRecorded(folder.uri.toString(), relative(uri));
+        } catch (error) {
+          if (!this.logged.has(`${path}\u0000refused`)) {
+            this.logged.add(`${path}\u0000refused`);
+            this.logger.warn(`Instruction file ${path} is not read: ${String((error as Error).message)}`);
+          }
+          continue;
+        }
+        const text = await this.read(vscode.Uri.file(located.real));
         if (text === undefined) continue;
         const file = readInstructionFile(path, text, prefix);
         if (!file) continue;

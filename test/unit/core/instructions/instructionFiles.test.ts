@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { globToRegExp, matchesAny } from '../../../../src/core/instructions/globs';
+import { compileRuleGlob, matchesAny } from '../../../../src/core/instructions/globs';
+import { matchWork } from '../../../../src/core/inline/exclude';
 import {
   instructionsText,
   originOf,
@@ -32,7 +33,7 @@ describe('Globs of rules files', () => {
 
   it('match nothing for a pattern that cannot be read', () => {
     for (const bad of ['', 'src/{a,b', 'src/[ab', 'x'.repeat(2000)])
-      assert.equal(globToRegExp(bad), undefined);
+      assert.equal(compileRuleGlob(bad), undefined);
     assert.ok(!matchesAny(['src/{a,b'], 'src/a'));
   });
 });
@@ -157,5 +158,15 @@ describe('Instruction files', () => {
     const file = readInstructionFile('web/.clinerules/x.md', '---\npaths: src/**\n---\nWeb rule', 'web/');
     assert.deepEqual(file?.globs, ['web/src/**']);
     assert.equal(readInstructionFile('web/AGENTS.md', 'Root of web', 'web/')?.always, true);
+  });
+});
+
+describe('instruction globs written by a repository', () => {
+  it('match in work linear in the pattern and the path: sixty stars against a long name', () => {
+    const before = matchWork.steps;
+    assert.ok(!matchesAny([`${'*'.repeat(60)}Q`], `${'a'.repeat(200)}/package-lock.json`));
+    assert.ok(!matchesAny([`${'*a'.repeat(40)}Q`], 'a'.repeat(400)));
+    // A backtracking regular expression needed some 10^13 steps for the first of these.
+    assert.ok(matchWork.steps - before < 200_000, `${matchWork.steps - before} steps`);
   });
 });
