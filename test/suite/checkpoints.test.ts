@@ -174,6 +174,10 @@ describe('Checkpoints: Restore to here and Redo, against a scripted model', func
     fs.rmSync(file(FIXTURE), { recursive: true, force: true });
     fs.rmSync(file('.git'), { recursive: true, force: true });
     fs.rmSync(file('many-files'), { recursive: true, force: true });
+    // The stores hold tens of thousands of objects after the 20,000-file snapshot: later suites
+    // (the secrets sweep reads every file of the extension's storage) need not wade through them.
+    const storage = (await gatewayApi()).context.globalStorageUri.fsPath;
+    fs.rmSync(path.join(storage, 'checkpoints'), { recursive: true, force: true });
     await vscode.workspace
       .getConfiguration('git')
       .update('enabled', undefined, vscode.ConfigurationTarget.Global);

@@ -191,6 +191,8 @@ describe('Media routes: OpenRouter and OpenAI-style gateways', function () {
 
   it('an OpenAI-style server (/v1/images/generations, result by URL elsewhere): the key never leaves the gateway', async () => {
     await setSetting('baseUrl', openAi.baseUrl);
+    // The key belongs to one origin: a user who moves to another gateway enters its key.
+    await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
     try {
       const id = await generate('openai/gpt-image-1', 'a green square #sim:url');
       const job = await completed(id);
@@ -205,6 +207,7 @@ describe('Media routes: OpenRouter and OpenAI-style gateways', function () {
       );
     } finally {
       await setSetting('baseUrl', openRouter.baseUrl);
+      await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
     }
   });
 

@@ -42,12 +42,11 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * Kills `root` and everything below it. `root` is frozen first (SIGSTOP), so a shell cannot go on
- * to the next command of a list (`sleep 2; touch X`) once its current one dies; then everything
- * below it, deepest first, each level given a moment to be reaped by its parent, still alive to
- * do it (a process killed after its parent would be left to the system to reap, which some
- * containers never do); then `root` with its process group when it leads one (a child spawned
- * `detached`), which catches anything started meanwhile.
+ * Kills `root` and everything below it. The whole tree is frozen first (SIGSTOP), so no shell in
+ * it can go on to the next command of a list (`sleep 2; touch X`) once its current one dies; then
+ * everything below it dies, deepest first, and `root` with its process group when it leads one (a
+ * child spawned `detached`), which catches anything started meanwhile. A frozen parent cannot reap
+ * its children, so they are left to the system's reaper when it dies.
  */
 export async function killTree(root: number): Promise<void> {
   if (process.platform === 'win32') {
@@ -55,21 +54,17 @@ export async function killTree(root: number): Promise<void> {
     return;
   }
   signal(root, 'SIGSTOP');
-  const levels = await descendantLevels(root);
-  for (let depth = levels.length - 1; depth >= 0; depth--) {
+  // Every process below is frozen too before any dies: a command list now runs in a script's own
+  // shell under the terminal's, and that shell went on to the list's next command (started anew,
+  // out of reach) in the moment between its child's death and its own.
+  let levels = await descendantLevels(root);
+  for (const level of levels) for (const pid of level) signal(pid, 'SIGSTOP');
+  // Anything started between the listing and the freeze is found, and frozen, by a second look.
+  levels = await descendantLevels(root);
+  for (const level of levels) for (const pid of level) signal(pid, 'SIGSTOP');
+  for (let depth = levels.length - 1; depth >= 0; depth--)
     for (const pid of levels[depth]) signal(pid, 'SIGKILL');
-    await until(() => !levels[depth].some(isAlive), 150);
-  }
   if (!signal(-root, 'SIGKILL')) signal(root, 'SIGKILL');
-}
-
-/** Resolves once `done()` holds, or after `ms`, checking every few milliseconds. */
-function until(done: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  return new Promise((resolve) => {
-    const check = () => (done() || Date.now() >= deadline ? resolve() : setTimeout(check, 5));
-    check();
-  });
 }
 
 function killWindowsTree(pid: number): void {
