@@ -10,6 +10,7 @@
  * for, so a hostile repository can make git run nothing and files round-trip byte for byte.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -94,10 +95,11 @@ export class GitCheckpointStore {
   private ready: Promise<void> | undefined;
   /** One operation at a time: our index and refs are written by one git at once. */
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly git: string;
+  /** Undefined where no git was found (Windows only: elsewhere PATH is searched when it runs). */
+  private readonly git: string | undefined;
 
   constructor(private readonly options: GitStoreOptions) {
-    this.git = options.git ?? 'git';
+    this.git = options.git ?? gitOnPath();
   }
 
   get dir(): string {
@@ -367,6 +369,9 @@ export class GitCheckpointStore {
   ): Promise<Buffer> {
     const left = deadline - Date.now();
     if (left <= 0) return Promise.reject(new CheckpointError('The time budget ran out.', 'timeout'));
+    const git = this.git;
+    if (git === undefined)
+      return Promise.reject(new CheckpointError('Git was not found on this computer.', 'noGit'));
     const env = this.env();
     if (!inStore) {
       delete env.GIT_DIR;
@@ -376,7 +381,7 @@ export class GitCheckpointStore {
     const config = SAFE_CONFIG.flatMap((c) => ['-c', c]);
     return new Promise<Buffer>((resolve, reject) => {
       const child = execFile(
-        this.git,
+        git,
         [...config, ...args],
         {
           env,
@@ -476,4 +481,20 @@ export async function writeEntry(target: string, entry: TreeEntry, bytes: Buffer
 export async function removeEntry(target: string): Promise<void> {
   const now = await fs.lstat(target).catch(() => undefined);
   if (now && !now.isDirectory()) await fs.unlink(target);
+}
+
+/**
+ * The git to run. On Windows a bare name is looked up in the child's working folder before PATH,
+ * and the working folder is the user's workspace: a repository's own `git.exe` there would run on
+ * the first snapshot. So there the name is resolved on PATH alone (no folder of the workspace);
+ * elsewhere PATH is the only place a bare name is looked up.
+ */
+function gitOnPath(): string | undefined {
+  if (process.platform !== 'win32') return 'git';
+  for (const folder of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!folder || !path.isAbsolute(folder)) continue;
+    const candidate = path.join(folder, 'git.exe');
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
 }
