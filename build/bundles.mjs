@@ -25,8 +25,9 @@ export const HOST_BUNDLES = [
   // src/host/gateway/clientLoader.ts, on the first request: the gateway client with undici.
   { name: 'api', source: 'src/api/index.ts', splitSources: ['src/api/index.ts'] },
   // Every other host bundle: the errors and constants client and host share, so one copy of
-  // GatewayError exists and `instanceof` works across bundles; and the ids and the settings model
-  // every feature reads, kept once instead of once per feature.
+  // GatewayError exists and `instanceof` works across bundles; and the ids, the settings model and
+  // the secrets list (inline completions, the agent's tools) every feature reads, kept once
+  // instead of once per feature.
   {
     name: 'shared',
     source: 'src/core/shared.ts',
@@ -37,6 +38,7 @@ export const HOST_BUNDLES = [
       'src/api/types.ts',
       'src/core/ids.ts',
       'src/core/config/settingsModel.ts',
+      'src/core/inline/exclude.ts',
     ],
   },
   // src/host/chat/chatLoader.ts, when the chat view or a chat command first needs it.
@@ -82,6 +84,14 @@ export const MODULE_STUBS = [
     request: /^\.[\\/]auth\.js$/,
     importer: new RegExp(`${MCP_SDK}client[\\\\/](streamableHttp|sse)\\.js$`),
     stub: 'src/host/agent/mcp/noOAuth.ts',
+  },
+  // undici carries its HTTP parser twice as WebAssembly (70 KB each, base64): with SIMD, and a
+  // fallback it loads only when the SIMD build does not compile, which no runtime VS Code ships on
+  // does (see the stub).
+  {
+    request: /^\.\.[\\/]llhttp[\\/]llhttp-wasm\.js$/,
+    importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/,
+    stub: 'src/api/transport/noLlhttpFallback.ts',
   },
 ];
 
