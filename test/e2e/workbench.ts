@@ -476,6 +476,7 @@ export async function sendAndWait(frame: Frame, prompt: string): Promise<string>
       const doc = (
         globalThis as unknown as {
           document: {
+            querySelector(s: string): unknown;
             querySelectorAll(
               s: string,
             ): ArrayLike<{ querySelector(s: string): unknown; textContent: string | null }>;
@@ -483,8 +484,12 @@ export async function sendAndWait(frame: Frame, prompt: string): Promise<string>
         }
       ).document;
       const turn = doc.querySelectorAll('.turn-assistant')[index];
+      // Ended, and rendered: a reply's text renders over frames, and the log is aria-busy until then.
       return (
-        !!turn && !turn.querySelector('.codicon-loading') && !(turn.textContent ?? '').includes('Generating…')
+        !!turn &&
+        !turn.querySelector('.codicon-loading') &&
+        !(turn.textContent ?? '').includes('Generating…') &&
+        !doc.querySelector('.transcript[aria-busy="true"]')
       );
     },
     before,
