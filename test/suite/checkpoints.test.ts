@@ -185,6 +185,13 @@ describe('Checkpoints: Restore to here and Redo, against a scripted model', func
 
   /** The scripted turn: an edit, a command that changes a file and creates one, an answer. */
   async function scriptedTurn(): Promise<{ prompt: UserTurn; after: Record<string, Buffer | undefined> }> {
+    // The file was edited in an editor by an earlier test, then written on disk by a restore and by
+    // this test's setup: the agent edits the open document, so wait until VS Code has read it again.
+    const edited = file(`${FIXTURE}/edited.txt`);
+    await waitFor(() => {
+      const open = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === edited);
+      return !open || (!open.isDirty && open.getText() === EDITED_BYTES.toString('utf8'));
+    }, 'the open editor of edited.txt to show what is on disk');
     const changeAndCreate = nodeCommand(
       `const fs = require('fs'); fs.writeFileSync(${JSON.stringify(file(`${FIXTURE}/other.txt`))}, 'config = 2\\n'); fs.writeFileSync(${JSON.stringify(file(`${FIXTURE}/created.bin`))}, Buffer.from([1, 2, 3, 0, 255]))`,
     );
