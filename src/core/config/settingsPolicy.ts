@@ -212,8 +212,9 @@ export function acceptanceKey(workspace: string, id: string, value: unknown): st
 /**
  * The settings of ours that a settings file's JSON (a folder's `settings.json`, or the `settings`
  * of a `.code-workspace`) sets, with their values, in the order written: keys written whole
- * (`"gateway.baseUrl"`) and nested (`"gateway": { "baseUrl": … }`), which VS Code reads alike. A
- * setting written both ways is listed twice.
+ * (`"gateway.baseUrl"`) and nested (`"gateway": { "baseUrl": … }`), which VS Code reads alike
+ * (and VS Code 1.100 applies nested ones whatever their scope). A setting written both ways is
+ * listed twice.
  */
 export function settingsIn(json: unknown, known: ReadonlySet<string>): Array<[string, unknown]> {
   const found: Array<[string, unknown]> = [];

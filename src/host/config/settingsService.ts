@@ -13,7 +13,7 @@ import {
 } from '../../core/config/settingsPolicy';
 import type { ResolvedSetting, SettingPolicy } from '../../core/config/settingsPolicy';
 import { Setting, SettingSection, StorageKey } from '../../core/ids';
-import { shorten } from '../../core/util/text';
+import { inertText } from '../../core/util/text';
 import { Disposable } from '../../core/util/lifecycle';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
@@ -25,10 +25,19 @@ const POLICIES: ReadonlyArray<[string, SettingPolicy]> = [
   ...Object.entries(VSCODE_SETTING_POLICIES).filter((e): e is [string, SettingPolicy] => !!e[1]),
 ];
 const OURS: ReadonlySet<string> = new Set(Object.keys(SETTING_POLICIES));
+/** Changes in a burst (a file saved twice, several settings written) give one look at the notices. */
+const NOTICE_DELAY_MS = 300;
 /** A change under these may change what is read. */
 const READ_SECTIONS = [SettingSection.all, ...Object.keys(VSCODE_SETTING_POLICIES)];
 /** Accepted workspace values kept at most (newest last). */
 const MAX_ACCEPTED = 200;
+/**
+ * Notifications about workspace values shown at most per window: a workspace that rewrites its
+ * settings in a loop gets the rest in the log only.
+ */
+const MAX_NOTICES = 5;
+/** A settings file larger than this is not read for the notice (VS Code reads it for itself). */
+const MAX_SETTINGS_FILE_BYTES = 1024 * 1024;
 
 /** What a workspace value is called in the question whether to use it. */
 const NOUNS: Readonly<Record<string, string>> = {
@@ -60,6 +69,9 @@ export class SettingsService extends Disposable implements Settings {
   readonly onDidChange = this.changed.event;
   /** Workspace values already asked about or reported in this window. */
   private readonly told = new Set<string>();
+  private noticesShown = 0;
+  /** Watchers of the workspace's settings files, made with the first notice (not at activation). */
+  private fileWatchers: vscode.Disposable[] | undefined;
   private noticeTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -74,21 +86,13 @@ export class SettingsService extends Disposable implements Settings {
       }),
     );
     this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.reread()));
-    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.reread()));
-    // A value VS Code hides (an application setting in a workspace file) changes no configuration:
-    // the files themselves are watched, for the notice.
-    const files = this.register(vscode.workspace.createFileSystemWatcher('**/.vscode/settings.json'));
-    for (const event of [files.onDidChange, files.onDidCreate])
-      this.register(event(() => this.scheduleNotices()));
-    const workspaceFile = vscode.workspace.workspaceFile;
-    if (workspaceFile?.scheme === 'file') {
-      const pattern = new vscode.RelativePattern(
-        vscode.Uri.joinPath(workspaceFile, '..'),
-        workspaceFile.path.slice(workspaceFile.path.lastIndexOf('/') + 1),
-      );
-      const watcher = this.register(vscode.workspace.createFileSystemWatcher(pattern));
-      this.register(watcher.onDidChange(() => this.scheduleNotices()));
-    }
+    this.register(
+      vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        this.unwatchFiles();
+        this.reread();
+      }),
+    );
+    this.register({ dispose: () => this.unwatchFiles() });
     this.register({ dispose: () => clearTimeout(this.noticeTimer) });
     this.scheduleNotices();
   }
@@ -144,10 +148,45 @@ export class SettingsService extends Disposable implements Settings {
   /** Off the path of whatever changed the settings: the notices, and the read of the files they need. */
   private scheduleNotices(): void {
     clearTimeout(this.noticeTimer);
-    this.noticeTimer = setTimeout(() => void this.notices(), 0);
+    this.noticeTimer = setTimeout(() => void this.notices(), NOTICE_DELAY_MS);
+  }
+
+  /**
+   * A value VS Code hides (an application setting in a workspace file) changes no configuration:
+   * the files themselves are watched, for the notice. Each watcher looks at one folder, not
+   * recursively: a recursive watcher over the workspace, made at activation, was seen to hold up
+   * a terminal's shell integration in VS Code 1.139.
+   */
+  private watchFiles(): void {
+    if (this.fileWatchers) return;
+    const watchers: vscode.Disposable[] = [];
+    const watch = (folder: vscode.Uri, name: string) => {
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, name));
+      watchers.push(
+        watcher,
+        watcher.onDidChange(() => this.scheduleNotices()),
+      );
+      watchers.push(watcher.onDidCreate(() => this.scheduleNotices()));
+    };
+    for (const folder of vscode.workspace.workspaceFolders ?? [])
+      watch(vscode.Uri.joinPath(folder.uri, '.vscode'), 'settings.json');
+    const workspaceFile = vscode.workspace.workspaceFile;
+    if (workspaceFile?.scheme === 'file')
+      watch(
+        vscode.Uri.joinPath(workspaceFile, '..'),
+        workspaceFile.path.slice(workspaceFile.path.lastIndexOf('/') + 1),
+      );
+    this.fileWatchers = watchers;
+  }
+
+  private unwatchFiles(): void {
+    for (const watcher of this.fileWatchers ?? []) watcher.dispose();
+    this.fileWatchers = undefined;
   }
 
   private async notices(): Promise<void> {
+    if (this.isDisposed) return;
+    this.watchFiles();
     // In Restricted Mode the chat panel says that every workspace value is ignored.
     if (!vscode.workspace.isTrusted) return;
     const { resolved, workspace } = this.snapshot;
@@ -173,6 +212,7 @@ export class SettingsService extends Disposable implements Settings {
     const theirs = shown(value, 60);
     const mine = shown(entry.value, 60);
     this.logger.info(`This workspace sets ${id} to ${theirs}; it is not used unless the user accepts it.`);
+    if (!this.mayNotify()) return;
     const use = `Use ${theirs} Here`;
     const keep = entry.value === undefined || entry.value === '' ? 'Keep Mine' : `Keep ${mine}`;
     void notify
@@ -187,6 +227,13 @@ export class SettingsService extends Disposable implements Settings {
       });
   }
 
+  /** Whether one more notification about workspace values may be shown in this window. */
+  private mayNotify(): boolean {
+    if (this.noticesShown >= MAX_NOTICES) return false;
+    this.noticesShown++;
+    return true;
+  }
+
   private reportIgnored(workspace: string, found: ReadonlyArray<[string, unknown]>): void {
     const told = ([id, value]: [string, unknown]) => `${workspace}\n${id}\n${JSON.stringify(value)}`;
     const ignored = [...new Map(found.map((entry) => [told(entry), entry])).values()];
@@ -198,6 +245,7 @@ export class SettingsService extends Disposable implements Settings {
       )
       .join(', ');
     this.logger.warn(`Ignored settings this workspace sets (user settings only): ${listed}.`);
+    if (!this.mayNotify()) return;
     const open = 'Open Workspace Settings';
     void notify
       .warn(
@@ -223,9 +271,9 @@ function hashed(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** A value as a notification shows it: quoted, one line, cut. */
+/** A value as a notification shows it: quoted, one line, inert, cut. */
 function shown(value: unknown, max: number): string {
-  return `"${shorten(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), max)}"`;
+  return `"${inertText(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), max)}"`;
 }
 
 /**
@@ -243,6 +291,9 @@ async function workspaceSettingsFiles(): Promise<Array<[string, unknown]>> {
   for (const { uri, inner } of files) {
     let text: string;
     try {
+      // Only a file of a sane size: a repository can make it a link to /dev/zero or a huge file.
+      const stat = await vscode.workspace.fs.stat(uri);
+      if (!(stat.type & vscode.FileType.File) || stat.size > MAX_SETTINGS_FILE_BYTES) continue;
       text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
     } catch {
       continue;
