@@ -1,10 +1,11 @@
 /**
  * Restricted Mode is supported, limited (issue 31, item 2). The window is opened with workspace
  * trust on, on test/fixtures/hostile/untrusted, which is never trusted: its settings set values of
- * ours and its `.vscode/mcp.json` names a server. The extension runs (without
- * `capabilities.untrustedWorkspaces` VS Code would disable it here), the chat answers with none of
- * the folder's values, Explain Selection and media work, the agent is offered only the tools that
- * read, the folder's MCP server does not start, and the chat panel says why.
+ * ours and its `.vscode/mcp.json` names a server. (VS Code runs a development extension there
+ * whatever its manifest says; that the installed package runs is test/e2e/restricted.test.ts.)
+ * The chat answers with none of the folder's values, Explain Selection and media work (VS Code's
+ * agents may not save media into it), the agent is offered only the tools that read, the
+ * folder's MCP server does not start, and the chat panel says why.
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
@@ -130,5 +131,18 @@ describe('Restricted Mode: an untrusted folder', function () {
       prompt: 'a fox, untrusted',
     });
     await waitFor(() => api.media.model.get(id)?.status === 'completed', 'the media job to complete', 30_000);
+
+    // VS Code's agents may not save media into the folder: the tool refuses before any job starts.
+    const started = sim.requests.filter((r) => r.path.endsWith('/v1/media')).length;
+    await assert.rejects(
+      Promise.resolve(
+        vscode.lm.invokeTool('gateway_generateMedia', {
+          toolInvocationToken: undefined,
+          input: { prompt: 'an agent’s fox, untrusted' },
+        }),
+      ),
+      (error: Error) => /Restricted Mode/.test(error.message),
+    );
+    assert.equal(sim.requests.filter((r) => r.path.endsWith('/v1/media')).length, started);
   });
 });

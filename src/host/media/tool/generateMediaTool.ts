@@ -53,6 +53,11 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
     options: vscode.LanguageModelToolInvocationOptions<GenerateMediaInput>,
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
+    // It saves into the workspace: an agent's write, which Restricted Mode does not allow.
+    if (!vscode.workspace.isTrusted)
+      throw new Error(
+        'This workspace is in Restricted Mode, where agents save nothing into it. Trust the workspace first (or run Gateway AI: Generate Media yourself).',
+      );
     const parsed = parseGenerateMediaInput(options.input);
     if (!parsed.ok) throw new Error(parsed.error);
     const input = parsed.input;
