@@ -9,10 +9,9 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator } from '../simulator';
-import { EXTENSION_ID, gatewayApi, setSetting, TEST_KEY, waitFor } from '../suite/helpers';
+import { EXTENSION_ID, gatewayApi, lastAssistant, setSetting, TEST_KEY, waitFor } from '../suite/helpers';
 import { observed } from '../suite/observed';
 
 const WRITING_TOOLS = ['create_file', 'edit_file', 'run_command', 'generate_media'];
@@ -21,13 +20,6 @@ function folder(): vscode.Uri {
   const first = vscode.workspace.workspaceFolders?.[0];
   if (!first) throw new Error('The run opens a folder');
   return first.uri;
-}
-
-async function lastAssistant(): Promise<AssistantTurn> {
-  const turns = (await (await gatewayApi()).chat.current()).turns;
-  const last = turns.at(-1);
-  assert.equal(last?.role, 'assistant');
-  return last;
 }
 
 function chatRequests(sim: GatewaySimulator) {

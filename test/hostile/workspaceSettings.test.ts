@@ -11,8 +11,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
-import { extensionLog, gatewayApi, setSetting, waitFor } from '../suite/helpers';
+import { extensionLog, gatewayApi, lastAssistant, setSetting, waitFor } from '../suite/helpers';
 import { observed } from '../suite/observed';
 
 const KEY = process.env.GATEWAY_AI_DEMO_KEY ?? '';
@@ -35,13 +34,6 @@ async function requestsOf(origin: string): Promise<Recorded[]> {
 /** The key anywhere in a request's headers, under any name or form. */
 function carriesKey(request: Recorded): boolean {
   return JSON.stringify(request.headers).includes(KEY);
-}
-
-async function lastAssistant(): Promise<AssistantTurn> {
-  const turns = (await (await gatewayApi()).chat.current()).turns;
-  const last = turns.at(-1);
-  assert.equal(last?.role, 'assistant');
-  return last;
 }
 
 describe('A workspace whose own settings name another gateway', function () {

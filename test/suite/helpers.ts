@@ -1,5 +1,7 @@
+import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
+import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
 import type { GatewayTestApi } from '../../src/extension';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator } from '../simulator';
@@ -14,6 +16,14 @@ export async function gatewayApi(): Promise<GatewayTestApi> {
   const api = await extension.activate();
   if (!api) throw new Error('The extension exported nothing: is it running in production mode?');
   return api;
+}
+
+/** The open chat's last turn, which must be the assistant's. */
+export async function lastAssistant(): Promise<AssistantTurn> {
+  const turns = (await (await gatewayApi()).chat.current()).turns;
+  const last = turns.at(-1);
+  assert.equal(last?.role, 'assistant');
+  return last;
 }
 
 export async function waitFor<T>(

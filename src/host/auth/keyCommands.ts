@@ -93,7 +93,7 @@ export async function offerKeyFor(
   const enter = `Enter a Key for ${origin}`;
   const choice = await notify.warn(
     `Gateway AI: your API key was entered for ${boundOrigin}, and the gateway base URL is now on ${origin}. ` +
-      'Nothing was sent there. Send your key to it as well, or enter the key that belongs to it?',
+      'Nothing was sent there. Let your key go there instead, or enter the key that belongs to it?',
     use,
     enter,
   );
