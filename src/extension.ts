@@ -3,7 +3,7 @@ import { ApiKeyStore } from './host/auth/apiKeyStore';
 import { CatalogFeature } from './host/catalog/catalogFeature';
 import { registerKeyCommands } from './host/auth/keyCommands';
 import { SettingsService } from './host/config/settingsService';
-import { DEFAULT_ORIGIN, originOf } from './core/config/keyOrigin';
+import { legacyKeyOrigin } from './core/config/keyOrigin';
 import { registerChat } from './host/chat/chatLoader';
 import type { ChatSession } from './host/chat/chatSession';
 import type { ChatViewProvider } from './host/chat/chatViewProvider';
@@ -21,7 +21,7 @@ import { CostStatusItem } from './host/cost/costStatusItem';
 import { CostTracker } from './host/cost/costTracker';
 import { storageFolder } from './host/storage/storageFolder';
 import { StorageReports } from './host/storage/storageReports';
-import { Command, StorageKey } from './core/ids';
+import { Command, Setting, StorageKey } from './core/ids';
 import type { McpHub } from './host/agent/mcp/mcpHub';
 
 /**
@@ -60,9 +60,8 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   const logger: Logger = new Logger(() => [apiKey.peek()]);
   const settings: SettingsService = new SettingsService(context.globalState, logger);
   // A key stored before keys had an origin belongs to the user's own gateway (never a workspace's).
-  const apiKey: ApiKeyStore = new ApiKeyStore(
-    context.secrets,
-    () => originOf(settings.current.baseUrl) ?? DEFAULT_ORIGIN,
+  const apiKey: ApiKeyStore = new ApiKeyStore(context.secrets, () =>
+    legacyKeyOrigin(settings.userValue(Setting.baseUrl)),
   );
   const gateway = new GatewayService(apiKey, settings, logger);
   const reports = new StorageReports(logger);

@@ -40,6 +40,15 @@ export function isLoopbackHost(hostname: string): boolean {
   return !!quad && quad.slice(1).every((part) => Number(part) <= 255);
 }
 
+/**
+ * The origin a key stored before keys had one is bound to: the origin of the user's own base URL
+ * (their settings file's value, never a workspace's or a default another extension contributes),
+ * or https://openrouter.ai.
+ */
+export function legacyKeyOrigin(userBaseUrl: unknown): string {
+  return (typeof userBaseUrl === 'string' && originOf(userBaseUrl)) || DEFAULT_ORIGIN;
+}
+
 /** The form kept in SecretStorage: JSON, so the key and its origin are written in one go. */
 export function encodeStoredKey(stored: StoredKey): string {
   return JSON.stringify({ key: stored.key, origin: stored.origin });

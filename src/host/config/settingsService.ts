@@ -101,6 +101,11 @@ export class SettingsService extends Disposable implements Settings {
     return this.snapshot.settings;
   }
 
+  /** What the user's settings file holds for `id` (no default, no workspace), or undefined. */
+  userValue(id: string): unknown {
+    return vscode.workspace.getConfiguration().inspect(id)?.globalValue;
+  }
+
   /** Reads again and announces what changed in force (nothing, if nothing did). */
   private reread(): void {
     const before = this.snapshot;

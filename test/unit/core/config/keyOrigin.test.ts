@@ -3,9 +3,11 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
   decodeStoredKey,
+  DEFAULT_ORIGIN,
   encodeStoredKey,
   isLoopbackHost,
   keyOriginRefusal,
+  legacyKeyOrigin,
   originOf,
 } from '../../../../src/core/config/keyOrigin';
 import { validateBaseUrl } from '../../../../src/core/config/settingsModel';
@@ -38,6 +40,14 @@ describe('key origin: what a key belongs to', () => {
       assert.match(refusal, /nothing was sent/);
       assert.ok(refusal.includes(originOf(other)!), refusal);
     }
+  });
+
+  it('a key from before origins belongs to the user’s own base URL, else openrouter.ai', () => {
+    assert.equal(DEFAULT_ORIGIN, 'https://openrouter.ai');
+    assert.equal(legacyKeyOrigin('http://127.0.0.1:8787/api'), 'http://127.0.0.1:8787');
+    assert.equal(legacyKeyOrigin('https://GATEWAY.example/api/'), 'https://gateway.example');
+    for (const none of [undefined, null, '', 'not a url', 42, { url: 'https://x' }])
+      assert.equal(legacyKeyOrigin(none), DEFAULT_ORIGIN, JSON.stringify(none));
   });
 
   it('the stored form round-trips, and anything else is no key (never a guess)', () => {
