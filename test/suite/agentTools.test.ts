@@ -718,6 +718,44 @@ const poll = setInterval(() => {
         );
       });
     }
+
+    it("a workspace that sets the terminal's environment: the command runs as our own process, never the workspace's BASH_ENV", async function () {
+      if (process.platform === 'win32') this.skip();
+      const terminal = vscode.workspace.getConfiguration('terminal.integrated');
+      const os = process.platform === 'darwin' ? 'osx' : 'linux';
+      const sourced = file('bash-env-ran.txt');
+      write('bash-env.sh', `echo sourced > ${JSON.stringify(sourced)}\n`);
+      // A non-interactive bash (the one running the command's script) sources BASH_ENV first.
+      await terminal.update(
+        `env.${os}`,
+        { BASH_ENV: file('bash-env.sh') },
+        vscode.ConfigurationTarget.Workspace,
+      );
+      const preferTerminal = tools({
+        commands: { preferShellIntegration: true, shellIntegrationWaitMs: 10_000 },
+      });
+      try {
+        await waitFor(
+          () => settings!.workspaceTerminalSettings().includes(`terminal.integrated.env.${os}`),
+          'the workspace value to be read',
+        );
+        const { text } = await call(preferTerminal, 'run_command', {
+          command: `${node} -p "'ran ' + (process.env.BASH_ENV ?? 'without BASH_ENV')"`,
+          cwd: DIR,
+        });
+        assert.match(text, /^ran without BASH_ENV$/m, text);
+        assert.ok(!existsSync(sourced), "the workspace's BASH_ENV script ran");
+        assert.ok(
+          logged.some((line) =>
+            line.includes(`as its own process: the workspace sets terminal.integrated.env.${os}`),
+          ),
+          logged.join('\n'),
+        );
+      } finally {
+        preferTerminal.dispose();
+        await terminal.update(`env.${os}`, undefined, vscode.ConfigurationTarget.Workspace);
+      }
+    });
   });
 });
 

@@ -4,7 +4,7 @@
 import type { ChatRequest } from '../../api/types';
 import type { AssistantTurn } from '../protocol/chatProtocol';
 import type { AgentResult } from './agentLoop';
-import { formatCost } from '../util/text';
+import { formatCost, shorten } from '../util/text';
 
 /** Whether a model may be offered tools, and why not (shown in the tool picker). */
 export interface ToolSupport {
@@ -76,10 +76,17 @@ export function agentRequest(request: ChatRequest, tools: ChatRequest['tools']):
   return out;
 }
 
+const MAX_FOLDERS_NAMED = 10;
+const MAX_FOLDER_NAME = 80;
+
 /** The system prompt of an agent turn: how to work in the workspace, then the user's own. */
 export function agentSystemPrompt(user: string, folders: readonly string[]): string {
+  // Folder names are the workspace's words (a `.code-workspace` names them): each is one short
+  // line of quoted text, and only the first few are listed.
+  const named = folders.slice(0, MAX_FOLDERS_NAMED).map((f) => JSON.stringify(shorten(f, MAX_FOLDER_NAME)));
+  if (folders.length > MAX_FOLDERS_NAMED) named.push(`and ${folders.length - MAX_FOLDERS_NAMED} more`);
   const where = folders.length
-    ? `The workspace has ${folders.length === 1 ? 'one folder' : `${folders.length} folders`}: ${folders.map((f) => JSON.stringify(f)).join(', ')}. Paths are relative to ${folders.length === 1 ? 'it' : 'the first folder'}.`
+    ? `The workspace has ${folders.length === 1 ? 'one folder' : `${folders.length} folders`}: ${named.join(', ')}. Paths are relative to ${folders.length === 1 ? 'it' : 'the first folder'}.`
     : 'No folder is open, so there are no files to work on.';
   const guide = [
     'You are a coding agent inside VS Code. Use the tools to look before you change anything: read the files involved, search, check the Problems list.',

@@ -128,6 +128,30 @@ export const VSCODE_SETTING_POLICIES: {
   [VsCodeSetting.proxyStrictSSL]: NEVER,
 };
 
+/**
+ * VS Code's own terminal settings that choose the shell a new terminal starts, its arguments and
+ * its environment, for one platform (`process.platform`). VS Code applies a trusted workspace's
+ * values of these to every terminal; a command the agent runs must not pick them up (an
+ * environment's `BASH_ENV`, a profile whose path is the repository's own `bash`), so when the
+ * workspace sets one, commands run as our own process instead (see the host's command runner).
+ */
+export function terminalSettingIds(platform: string): string[] {
+  const os = platform === 'win32' ? 'windows' : platform === 'darwin' ? 'osx' : 'linux';
+  return [
+    `terminal.integrated.env.${os}`,
+    `terminal.integrated.profiles.${os}`,
+    `terminal.integrated.defaultProfile.${os}`,
+    `terminal.integrated.automationProfile.${os}`,
+    'terminal.integrated.inheritEnv',
+    'terminal.integrated.shellIntegration.enabled',
+  ];
+}
+
+/** Whether a workspace (its `.code-workspace` or a folder's settings) sets this value. */
+export function setByWorkspace(inspected: InspectedSetting | undefined): boolean {
+  return inspected?.workspaceValue !== undefined || inspected?.workspaceFolderValue !== undefined;
+}
+
 /** What `WorkspaceConfiguration.inspect(key)` reports, the levels we read. */
 export interface InspectedSetting {
   defaultValue?: unknown;

@@ -79,6 +79,9 @@ export const SECRET_FILES: ReadonlyArray<{ readonly kind: string; readonly patte
       '.netrc',
       '_netrc',
       '.npmrc',
+      '.yarnrc.yml',
+      // Composer's tokens (`auth.json` beside composer.json, and in its home folder).
+      'auth.json',
       '.pypirc',
       '.pgpass',
       '.my.cnf',
@@ -98,6 +101,7 @@ export const SECRET_FILES: ReadonlyArray<{ readonly kind: string; readonly patte
       '**/.config/gh/hosts.yml',
       '**/GitHub CLI/hosts.yml',
       '**/.config/gcloud/**',
+      '**/.azure/**',
       '**/.cargo/credentials*',
       '**/.gem/credentials',
       '**/.m2/settings*.xml',

@@ -50,6 +50,8 @@ export interface BuiltinToolsDeps {
     secretPatterns: readonly string[];
     /** The media defaults (`gateway.media.*`), for what `generate_media` will send. */
     media: ToolDefaults;
+    /** VS Code's terminal settings (shell, environment) the workspace sets: commands avoid its terminals. */
+    workspaceTerminal: readonly string[];
   };
   logger: { info(message: string): void; warn(message: string): void };
   /** The media feature's tool; without it, `generate_media` is not offered. */
@@ -70,6 +72,7 @@ export function toolSettings(from: Settings): ReturnType<BuiltinToolsDeps['setti
       parameters: settings.media.parameters,
       saveFolder: settings.media.saveFolder,
     },
+    workspaceTerminal: from.workspaceTerminalSettings(),
   };
 }
 
@@ -587,13 +590,18 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
             isError: true,
           };
         }
-        this.deps.logger.info(`Agent runs a command in ${cwd} (timeout ${timeoutSeconds} s)`);
+        // Read as it runs: the workspace's terminal settings as they are now.
+        const workspaceTerminal = this.deps.settings().workspaceTerminal;
+        this.deps.logger.info(
+          `Agent runs a command in ${cwd} (timeout ${timeoutSeconds} s)${workspaceTerminal.length ? `, as its own process: the workspace sets ${workspaceTerminal.join(', ')}` : ''}`,
+        );
         const result = await this.runner.run({
           command: args.command,
           // The real path just checked: no link on the way is followed again.
           cwd: where.real,
           timeoutMs: timeoutSeconds * 1000,
           signal,
+          avoidTerminal: workspaceTerminal.length > 0,
         });
         return commandOutput(result, timeoutSeconds);
       },

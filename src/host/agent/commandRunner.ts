@@ -27,6 +27,12 @@ export interface CommandRun {
   cwd: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /**
+   * The workspace sets VS Code's terminal shell or environment: the command runs as our own
+   * process, with the user's login shell (`$SHELL`), never in a terminal VS Code starts with the
+   * workspace's profile, arguments or environment.
+   */
+  avoidTerminal?: boolean;
 }
 
 export interface CommandResult {
@@ -106,9 +112,15 @@ export class CommandRunner implements vscode.Disposable {
       return { output: '', dropped: 0, exitCode: undefined, ended: 'failed', via: 'process', error: message };
     }
     try {
-      const shell = scriptShell(vscode.env.shell);
+      // VS Code's default shell follows the terminal settings, which the workspace may set.
+      const shell = scriptShell(run.avoidTerminal ? process.env.SHELL : vscode.env.shell);
       const line = scriptCommandLine(shell, script.file);
-      if (line && this.options.preferShellIntegration !== false && !this.integrationMissing) {
+      if (
+        line &&
+        !run.avoidTerminal &&
+        this.options.preferShellIntegration !== false &&
+        !this.integrationMissing
+      ) {
         const result = await this.inTerminal(run, line);
         if (result) return result;
         this.integrationMissing = true;

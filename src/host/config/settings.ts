@@ -26,4 +26,10 @@ export interface Settings {
    * accepting a workspace's value. Only the keys whose value changed are affected.
    */
   readonly onDidChange: vscode.Event<SettingsChange>;
+  /**
+   * VS Code's own terminal settings (shell, profiles, environment) that the workspace sets, at
+   * the moment of the call: a command the user approved must not run in a shell the repository
+   * chose (see `terminalSettingIds`).
+   */
+  workspaceTerminalSettings(): string[];
 }

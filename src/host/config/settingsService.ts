@@ -8,7 +8,9 @@ import {
   acceptanceKey,
   resolveSetting,
   SETTING_POLICIES,
+  setByWorkspace,
   settingsIn,
+  terminalSettingIds,
   VSCODE_SETTING_POLICIES,
 } from '../../core/config/settingsPolicy';
 import type { ResolvedSetting, SettingPolicy } from '../../core/config/settingsPolicy';
@@ -99,6 +101,13 @@ export class SettingsService extends Disposable implements Settings {
 
   get current(): GatewaySettings {
     return this.snapshot.settings;
+  }
+
+  workspaceTerminalSettings(): string[] {
+    const scopes = [undefined, ...(vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri)];
+    return terminalSettingIds(process.platform).filter((id) =>
+      scopes.some((scope) => setByWorkspace(vscode.workspace.getConfiguration(undefined, scope).inspect(id))),
+    );
   }
 
   /** What the user's settings file holds for `id` (no default, no workspace), or undefined. */
