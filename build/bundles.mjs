@@ -93,6 +93,27 @@ export const MODULE_STUBS = [
     importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/,
     stub: 'src/api/transport/noLlhttpFallback.ts',
   },
+  // undici's HTTP/2 client runs only for a connection that negotiated h2, which needs `allowH2` or
+  // `useH2c`; our agents set neither (see the stub).
+  {
+    request: /^\.[\\/]client-h2\.js$/,
+    importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    stub: 'src/api/transport/noHttp2.ts',
+  },
+  // undici's HTTP clients require fetch's body module (and with it most of fetch) only to send a
+  // FormData body; ours send JSON strings (see the stub).
+  {
+    request: /^\.\.[\\/]web[\\/]fetch[\\/]body\.js$/,
+    importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h[12]\.js$/,
+    stub: 'src/api/transport/noFetchBody.ts',
+  },
+  // undici's ProxyAgent makes a SOCKS5 agent only for a socks: proxy URL; ours refuses any proxy
+  // URL but http: and https: first (see the stub).
+  {
+    request: /^\.[\\/]socks5-proxy-agent$/,
+    importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]proxy-agent\.js$/,
+    stub: 'src/api/transport/noSocks5.ts',
+  },
 ];
 
 /**

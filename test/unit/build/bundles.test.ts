@@ -114,6 +114,16 @@ describe('built bundles', function () {
     assert.doesNotMatch(entry, /undici/i);
   });
 
+  it("the client bundle holds undici's stand-ins, not its HTTP/2 client, fetch bodies or SOCKS client", () => {
+    // builtClient.test.ts runs this bundle against real servers and a real proxy.
+    const api = bundle('api.js');
+    assert.match(api, /HTTP\/2 is not part of this build/);
+    assert.match(api, /FormData request bodies are not part of this build/);
+    assert.match(api, /SOCKS proxies are not part of this build/);
+    for (const marker of [/node:http2/, /multipart\/form-data/, /webidl/i, /Invalid SOCKS version/])
+      assert.doesNotMatch(api, marker);
+  });
+
   it('the MCP SDK is loaded only by the chat bundle, once, and holds neither ajv nor the OAuth flow', () => {
     for (const name of [...HOST_BUNDLES, 'api.js', 'shared.js'])
       assert.equal(
