@@ -114,6 +114,13 @@ export const MODULE_STUBS = [
     importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]proxy-agent\.js$/,
     stub: 'src/api/transport/noSocks5.ts',
   },
+  // markdown-it decodes character references with `entities` and its packed HTML5 table (about
+  // 24 KB minified); in the webview the browser's own HTML parser decodes them (see the stub).
+  {
+    request: /^entities$/,
+    importer: /[\\/]markdown-it[\\/]/,
+    stub: 'src/webview/domEntities.ts',
+  },
 ];
 
 /**

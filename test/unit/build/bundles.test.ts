@@ -140,6 +140,11 @@ describe('built bundles', function () {
       assert.doesNotMatch(mcp, marker);
   });
 
+  it("the chat webview leaves character references to the page's parser, without the entities table", () => {
+    // test/webview/markdown.test.ts compares the page's decoding with the table's, name by name.
+    assert.ok(!bundle('webview.js').includes("!}.&u%}'&}*'~!6*)"), 'the packed HTML5 table of entities');
+  });
+
   it('the webview bundles hold no host or Node code', () => {
     for (const name of WEBVIEW_BUNDLES) {
       const text = bundle(name);
