@@ -85,6 +85,13 @@ export const MODULE_STUBS = [
     importer: new RegExp(`${MCP_SDK}client[\\\\/](streamableHttp|sse)\\.js$`),
     stub: 'src/host/agent/mcp/noOAuth.ts',
   },
+  // zod's schema classes carry its JSON Schema conversion (about 16 KB minified); only the SDK's
+  // server converts, and the bundle holds its client (see the stub).
+  {
+    request: /^\.\.[\\/]core[\\/](json-schema-processors|to-json-schema)\.js$/,
+    importer: /[\\/]zod[\\/]v4[\\/]classic[\\/]schemas\.js$/,
+    stub: 'src/host/agent/mcp/noZodJsonSchema.ts',
+  },
   // undici carries its HTTP parser twice as WebAssembly (70 KB each, base64): with SIMD, and a
   // fallback it loads only when the SIMD build does not compile, which no runtime VS Code ships on
   // does (see the stub).

@@ -136,7 +136,14 @@ describe('built bundles', function () {
     assert.match(mcp, /Server's protocol version is not supported/);
     assert.match(mcp, /JSON Schema validation is not part of this build/);
     assert.match(mcp, /OAuth sign-in to MCP servers is not supported/);
-    for (const marker of [/\bajv\b/i, /code_challenge/, /pkce/i, /oauth-authorization-server/])
+    assert.match(mcp, /Converting zod schemas to JSON Schema is not part of this build/);
+    for (const marker of [
+      /\bajv\b/i,
+      /code_challenge/,
+      /pkce/i,
+      /oauth-authorization-server/,
+      /draft-2020-12/,
+    ])
       assert.doesNotMatch(mcp, marker);
   });
 
