@@ -123,6 +123,7 @@ const webview = {
   format: 'iife',
   target: ['chrome120'],
   loader: { '.ttf': 'file' },
+  plugins: [moduleStubs],
 };
 
 /**

@@ -85,6 +85,13 @@ export const MODULE_STUBS = [
     importer: new RegExp(`${MCP_SDK}client[\\\\/](streamableHttp|sse)\\.js$`),
     stub: 'src/host/agent/mcp/noOAuth.ts',
   },
+  // zod's schema classes carry its JSON Schema conversion (about 16 KB minified); only the SDK's
+  // server converts, and the bundle holds its client (see the stub).
+  {
+    request: /^\.\.[\\/]core[\\/](json-schema-processors|to-json-schema)\.js$/,
+    importer: /[\\/]zod[\\/]v4[\\/]classic[\\/]schemas\.js$/,
+    stub: 'src/host/agent/mcp/noZodJsonSchema.ts',
+  },
   // undici carries its HTTP parser twice as WebAssembly (70 KB each, base64): with SIMD, and a
   // fallback it loads only when the SIMD build does not compile, which no runtime VS Code ships on
   // does (see the stub).
@@ -92,6 +99,34 @@ export const MODULE_STUBS = [
     request: /^\.\.[\\/]llhttp[\\/]llhttp-wasm\.js$/,
     importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/,
     stub: 'src/api/transport/noLlhttpFallback.ts',
+  },
+  // undici's HTTP/2 client runs only for a connection that negotiated h2, which needs `allowH2` or
+  // `useH2c`; our agents set neither (see the stub).
+  {
+    request: /^\.[\\/]client-h2\.js$/,
+    importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    stub: 'src/api/transport/noHttp2.ts',
+  },
+  // undici's HTTP clients require fetch's body module (and with it most of fetch) only to send a
+  // FormData body; ours send JSON strings (see the stub).
+  {
+    request: /^\.\.[\\/]web[\\/]fetch[\\/]body\.js$/,
+    importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h[12]\.js$/,
+    stub: 'src/api/transport/noFetchBody.ts',
+  },
+  // undici's ProxyAgent makes a SOCKS5 agent only for a socks: proxy URL; ours refuses any proxy
+  // URL but http: and https: first (see the stub).
+  {
+    request: /^\.[\\/]socks5-proxy-agent$/,
+    importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]proxy-agent\.js$/,
+    stub: 'src/api/transport/noSocks5.ts',
+  },
+  // markdown-it decodes character references with `entities` and its packed HTML5 table (about
+  // 24 KB minified); in the webview the browser's own HTML parser decodes them (see the stub).
+  {
+    request: /^entities$/,
+    importer: /[\\/]markdown-it[\\/]/,
+    stub: 'src/webview/domEntities.ts',
   },
 ];
 

@@ -1,62 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { createServer, request as httpRequest } from 'node:http';
-import type { Server } from 'node:http';
-import { connect } from 'node:net';
-import type { Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { bypassesProxy, proxyUrlFor } from '../../../src/api/transport/proxy';
 import { collect, makeClient, userRequest, withSimulator } from './helpers';
-
-/**
- * A minimal loopback proxy. undici's ProxyAgent tunnels with CONNECT even for http:// targets;
- * plain forwarding (absolute-URI requests) is supported as well, in case that changes.
- */
-class TestProxy {
-  readonly tunnels: string[] = [];
-  readonly forwarded: string[] = [];
-  private readonly sockets = new Set<Socket>();
-  private server: Server | undefined;
-  url = '';
-
-  async start(): Promise<void> {
-    const server = createServer((request, response) => {
-      this.forwarded.push(request.url ?? '');
-      const target = new URL(request.url ?? '');
-      const upstream = httpRequest(target, { method: request.method, headers: request.headers }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      });
-      upstream.on('error', () => response.destroy());
-      request.pipe(upstream);
-    });
-    server.on('connect', (request, clientSocket: Socket, head: Buffer) => {
-      this.tunnels.push(request.url ?? '');
-      const [host, port] = (request.url ?? '').split(':');
-      const upstream = connect(Number(port), host, () => {
-        clientSocket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length > 0) upstream.write(head);
-        upstream.pipe(clientSocket);
-        clientSocket.pipe(upstream);
-      });
-      this.sockets.add(clientSocket).add(upstream);
-      upstream.on('error', () => clientSocket.destroy());
-      clientSocket.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    this.server = server;
-    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
-
-  get uses(): number {
-    return this.tunnels.length + this.forwarded.length;
-  }
-
-  async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
-  }
-}
+import { TestProxy } from './testProxy';
 
 describe('api: proxies', () => {
   const ctx = withSimulator();

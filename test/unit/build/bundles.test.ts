@@ -114,6 +114,16 @@ describe('built bundles', function () {
     assert.doesNotMatch(entry, /undici/i);
   });
 
+  it("the client bundle holds undici's stand-ins, not its HTTP/2 client, fetch bodies or SOCKS client", () => {
+    // builtClient.test.ts runs this bundle against real servers and a real proxy.
+    const api = bundle('api.js');
+    assert.match(api, /HTTP\/2 is not part of this build/);
+    assert.match(api, /FormData request bodies are not part of this build/);
+    assert.match(api, /SOCKS proxies are not part of this build/);
+    for (const marker of [/node:http2/, /multipart\/form-data/, /webidl/i, /Invalid SOCKS version/])
+      assert.doesNotMatch(api, marker);
+  });
+
   it('the MCP SDK is loaded only by the chat bundle, once, and holds neither ajv nor the OAuth flow', () => {
     for (const name of [...HOST_BUNDLES, 'api.js', 'shared.js'])
       assert.equal(
@@ -126,8 +136,20 @@ describe('built bundles', function () {
     assert.match(mcp, /Server's protocol version is not supported/);
     assert.match(mcp, /JSON Schema validation is not part of this build/);
     assert.match(mcp, /OAuth sign-in to MCP servers is not supported/);
-    for (const marker of [/\bajv\b/i, /code_challenge/, /pkce/i, /oauth-authorization-server/])
+    assert.match(mcp, /Converting zod schemas to JSON Schema is not part of this build/);
+    for (const marker of [
+      /\bajv\b/i,
+      /code_challenge/,
+      /pkce/i,
+      /oauth-authorization-server/,
+      /draft-2020-12/,
+    ])
       assert.doesNotMatch(mcp, marker);
+  });
+
+  it("the chat webview leaves character references to the page's parser, without the entities table", () => {
+    // test/webview/markdown.test.ts compares the page's decoding with the table's, name by name.
+    assert.ok(!bundle('webview.js').includes("!}.&u%}'&}*'~!6*)"), 'the packed HTML5 table of entities');
   });
 
   it('the webview bundles hold no host or Node code', () => {
