@@ -67,6 +67,15 @@ async function fromView(message: WebviewMessage): Promise<void> {
   await (await gatewayApi()).chatRouter.handle(parsed);
 }
 
+/** Opens the chat view and writes the suite's files into the workspace. */
+async function openViewWith(files: Record<string, string>): Promise<void> {
+  const api = await gatewayApi();
+  await vscode.commands.executeCommand('gateway.chat.focus');
+  await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+  for (const [path, text] of Object.entries(files))
+    await vscode.workspace.fs.writeFile(uri(path), new TextEncoder().encode(text));
+}
+
 describe('Agent: project instruction files and spend caps', function () {
   this.timeout(60_000);
   const gateway = withChatGateway();
@@ -91,13 +100,7 @@ describe('Agent: project instruction files and spend caps', function () {
   const scriptedRequests = () =>
     gateway.sim.requests.slice(requestMark).filter((r) => r.agentStep !== undefined);
 
-  before(async () => {
-    const api = await gatewayApi();
-    await vscode.commands.executeCommand('gateway.chat.focus');
-    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
-    for (const [path, text] of Object.entries(FILES))
-      await vscode.workspace.fs.writeFile(uri(path), new TextEncoder().encode(text));
-  });
+  before(() => openViewWith(FILES));
 
   beforeEach(async () => {
     await vscode.commands.executeCommand('gateway.newChat');
@@ -287,13 +290,7 @@ describe('Modes and custom agents', function () {
     return finished;
   }
 
-  before(async () => {
-    const api = await gatewayApi();
-    await vscode.commands.executeCommand('gateway.chat.focus');
-    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
-    for (const [path, text] of Object.entries(AGENT_FILES))
-      await vscode.workspace.fs.writeFile(uri(path), new TextEncoder().encode(text));
-  });
+  before(() => openViewWith(AGENT_FILES));
 
   beforeEach(async () => {
     await vscode.commands.executeCommand('gateway.newChat');
