@@ -9,7 +9,7 @@ import { postToHost } from './vscodeApi';
 
 export class ModePicker {
   readonly select = h('select', {
-    className: 'effort-select mode-select',
+    className: 'mode-select',
     attrs: { 'aria-label': 'Mode for this chat', title: 'Mode for this chat' },
   });
   readonly warning = h('span', { className: 'mode-warning', attrs: { role: 'img' } }, codicon('warning'));
