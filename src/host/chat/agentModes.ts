@@ -97,13 +97,10 @@ export class ChatModes extends Disposable {
 
   /** The workspace's agents, or none where agent files may not be read. */
   async agents(): Promise<{ agents: AgentFile[]; warnings: string[] }> {
-    if (!this.deps.instructions.allowed())
-      return {
-        agents: [],
-        warnings: vscode.workspace.isTrusted
-          ? []
-          : ['Restricted Mode: the workspace’s agent files are not read.'],
-      };
+    if (!this.deps.instructions.allowed()) {
+      this.logOnce('', ['Restricted Mode: the workspace’s agent files are not read.']);
+      return { agents: [], warnings: [] };
+    }
     let files: Array<{ path: string; text: string }> = [];
     try {
       files = await this.deps.instructions.readFiles(
