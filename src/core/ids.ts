@@ -163,6 +163,8 @@ export const StorageKey = {
   instructionsOff: 'gateway.agent.instructionsOff',
   /** In workspaceState: the user chose to read instruction files in this Restricted Mode workspace. */
   instructionsTrusted: 'gateway.agent.instructionsTrusted',
+  /** In workspaceState: the models of workspace agent files the user accepted here (`path\nmodel`). */
+  acceptedAgentModels: 'gateway.agent.acceptedAgentModels',
 } as const;
 
 /** Tools contributed to VS Code's agents (`languageModelTools`); their names use `_`, not `.`. */

@@ -14,6 +14,7 @@ import { Header } from './header';
 import { HistoryPanel } from './history';
 import { applyMediaJob } from './mediaCard';
 import { ModelMenu } from './modelMenu';
+import { ModePicker } from './modePicker';
 import { QueuePanel } from './queuePanel';
 import { ToolPicker } from './toolPicker';
 import { Transcript } from './transcript';
@@ -28,6 +29,7 @@ const history = new HistoryPanel(() => setHistoryOpen(false));
 const header = new Header(() => setHistoryOpen(!history.isOpen));
 const modelMenu = new ModelMenu();
 const toolPicker = new ToolPicker();
+const modePicker = new ModePicker();
 const trustNotice = new TrustNotice();
 const transcript = new Transcript({
   editTurn: (turnId, text) => composer.startEditing(turnId, text),
@@ -114,6 +116,9 @@ function apply(message: HostMessage): void {
     case 'agentTools':
       toolPicker.update(message);
       break;
+    case 'modes':
+      modePicker.update(message);
+      break;
     default: {
       const unhandled: never = message;
       void unhandled;
@@ -171,7 +176,12 @@ document.addEventListener('keydown', (event) => {
 
 const app = document.getElementById('app') ?? document.body.appendChild(h('div', { attrs: { id: 'app' } }));
 header.element.insertBefore(meter.element, header.element.lastElementChild);
-header.addModelControls(modelMenu.effortSelect, modelMenu.toggleButton, toolPicker.toggleButton);
+header.addModelControls(
+  modePicker.element,
+  modelMenu.effortSelect,
+  modelMenu.toggleButton,
+  toolPicker.toggleButton,
+);
 composer.element.prepend(meter.warning, attachments.element);
 // The prompt being typed counts towards the meter's overflow warning.
 const input = composer.element.querySelector<HTMLTextAreaElement>('.composer-input');

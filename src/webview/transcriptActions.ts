@@ -60,6 +60,9 @@ function handleTurnAction(
       if (turn.role === 'user' && turn.redoCheckpoint)
         postToHost({ type: 'redoCheckpoint', turnId: turn.id });
       break;
+    case TURN_ACTIONS.runPlan:
+      if (turn.role === 'assistant' && turn.plan) postToHost({ type: 'runPlan', turnId: turn.id });
+      break;
     case TURN_ACTIONS.error: {
       const errorAction = button.dataset.errorAction as ErrorAction | undefined;
       if (errorAction) postToHost(errorActionMessage(errorAction, turn.id));

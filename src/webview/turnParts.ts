@@ -22,6 +22,7 @@ export const TURN_ACTIONS = {
   copyRaw: 'copy-raw-turn',
   restore: 'restore-checkpoint',
   redo: 'redo-checkpoint',
+  runPlan: 'run-plan',
 } as const;
 
 const ERROR_ACTION_BUTTONS: Record<ErrorAction, { icon: string; text: string }> = {
@@ -195,5 +196,14 @@ export function footerView(turn: AssistantTurn): HTMLElement {
   if (turn.content.length > 0 && turn.status !== 'streaming') {
     actions.append(iconButton({ icon: 'copy', label: 'Copy reply', action: TURN_ACTIONS.copy }));
   }
+  if (turn.plan && turn.status === 'complete' && turn.content.trim())
+    actions.append(
+      iconButton({
+        icon: 'play',
+        label: 'Hand this plan to Agent: it runs in a new turn',
+        text: 'Run in Agent',
+        action: TURN_ACTIONS.runPlan,
+      }),
+    );
   return h('div', { className: 'turn-footer' }, meta, actions);
 }

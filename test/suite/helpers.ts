@@ -106,3 +106,28 @@ export function processRuns(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Answers the extension's information messages that match `pattern` with the button whose label
+ * starts with `choose`, as a user clicking it would; records them. Others are shown as usual.
+ */
+export function answerInformation(
+  pattern: RegExp,
+  choose: string,
+): { shown: Array<{ message: string; items: unknown[] }>; dispose(): void } {
+  const window = vscode.window as unknown as Record<string, (...args: unknown[]) => Thenable<unknown>>;
+  const original = window.showInformationMessage;
+  const shown: Array<{ message: string; items: unknown[] }> = [];
+  window.showInformationMessage = function (this: unknown, ...args: unknown[]) {
+    const message = String(args[0]);
+    if (!pattern.test(message)) return original.apply(this, args);
+    shown.push({ message, items: args.slice(1) });
+    return Promise.resolve(args.slice(1).find((item) => String(item).startsWith(choose)));
+  };
+  return {
+    shown,
+    dispose: () => {
+      window.showInformationMessage = original;
+    },
+  };
+}

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
-import { gatewayApi, setSetting, TEST_KEY, waitFor, withChatGateway } from './helpers';
+import { answerInformation, gatewayApi, setSetting, TEST_KEY, waitFor, withChatGateway } from './helpers';
 
 interface Warning {
   message: string;
@@ -86,28 +86,6 @@ describe('Invalid base URL', function () {
     assert.deepEqual(reply.error?.actions, ['openSettings', 'retry']);
   });
 });
-
-/**
- * Answers the extension's information messages that match `pattern` with the button whose label
- * starts with `choose`, as a user clicking it would; records them. Others are shown as usual.
- */
-function answerInformation(pattern: RegExp, choose: string): { shown: Warning[]; dispose(): void } {
-  const window = vscode.window as unknown as Record<string, (...args: unknown[]) => Thenable<unknown>>;
-  const original = window.showInformationMessage;
-  const shown: Warning[] = [];
-  window.showInformationMessage = function (this: unknown, ...args: unknown[]) {
-    const message = String(args[0]);
-    if (!pattern.test(message)) return original.apply(this, args);
-    shown.push({ message, items: args.slice(1) });
-    return Promise.resolve(args.slice(1).find((item) => String(item).startsWith(choose)));
-  };
-  return {
-    shown,
-    dispose: () => {
-      window.showInformationMessage = original;
-    },
-  };
-}
 
 describe('A model the workspace suggests', function () {
   this.timeout(60_000);

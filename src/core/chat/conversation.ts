@@ -20,6 +20,8 @@ export interface Conversation {
   turns: Turn[];
   /** What each agent turn changed in the workspace, by turn id: what *Undo this turn* restores. */
   changes?: Record<string, FileChange[]>;
+  /** The chat's mode (`agent`, `plan`, `ask`, or `custom:` and an agent file's path); absent: Agent. */
+  mode?: string;
 }
 
 let counter = 0;

@@ -10,6 +10,7 @@ import { parseTurn } from '../protocol/chatProtocol';
 import { parseFileChange } from '../protocol/agentProtocol';
 import type { FileChange } from '../agent/types';
 import { MAX_TOOL_RESULT_CHARS } from '../agent/types';
+import { isModeId } from '../agent/modes';
 import type { ConversationSummary, Turn, TurnStatus, UserTurn } from '../protocol/chatProtocol';
 import { isValidId } from '../storage/storeFiles';
 import { parseAttachments } from './attachments';
@@ -106,6 +107,8 @@ export function parseConversation(value: unknown, fallbackTime = 0): Parsed<Conv
   };
   const changes = parseChanges(value.changes, new Set(turns.map((t) => t.id)), dropped);
   if (changes) conversation.changes = changes;
+  if (isModeId(value.mode)) conversation.mode = value.mode;
+  else if (value.mode !== undefined) dropped.push('mode');
   return { value: conversation, dropped };
 }
 

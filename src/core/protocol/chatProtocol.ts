@@ -23,6 +23,8 @@ import {
 import type { AgentHostMessage, AgentWebviewMessage } from './agentProtocol';
 import { parseMediaAction, parseMediaCardRef, parseMediaCardState } from './mediaCardProtocol';
 import { isCheckpointId, isId } from './protocolFields';
+import { parseModeWebviewMessage, parseModesState } from './modeProtocol';
+import type { ModeHostMessage, ModeWebviewMessage } from './modeProtocol';
 
 /** Longest note on why a prompt has no checkpoint. */
 const MAX_CHECKPOINT_NOTE_CHARS = 500;
@@ -152,6 +154,8 @@ export interface AssistantTurn {
   undone?: boolean;
   /** The project instruction files the turn carried, in the order they went. */
   instructions?: InstructionChip[];
+  /** Answered in Plan mode: the view offers to hand the plan to Agent. */
+  plan?: boolean;
 }
 
 export type Turn = UserTurn | AssistantTurn;
@@ -234,7 +238,8 @@ export type HostMessage =
   | { type: 'fileSuggestions'; query: string; files: FileSuggestion[] }
   /** The model menu's choices for the current model and chat. */
   | ({ type: 'modelOptions' } & ModelOptionsState)
-  | AgentHostMessage;
+  | AgentHostMessage
+  | ModeHostMessage;
 
 // ---------------------------------------------------------------------------------------------
 // Webview → host
@@ -289,7 +294,8 @@ export type WebviewMessage =
   | { type: 'setRouting'; model: string; routing: Routing }
   /** Web search, PDF parsing and context compression for the open chat. */
   | { type: 'setChatTools'; tools: ChatTools }
-  | AgentWebviewMessage;
+  | AgentWebviewMessage
+  | ModeWebviewMessage;
 
 export const ERROR_ACTIONS: readonly ErrorAction[] = [
   'setApiKey',
@@ -416,6 +422,9 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'setToolSource':
     case 'agentPauseDecision':
       return parseAgentWebviewMessage(m);
+    case 'setMode':
+    case 'runPlan':
+      return parseModeWebviewMessage(m);
     default: {
       const unknownType: never = m.type;
       void unknownType;
@@ -652,6 +661,7 @@ export function parseTurn(
   );
   if (edited?.length) turn.edited = edited.slice(0, 1000);
   if (fields.optionalBoolean('undone')) turn.undone = true;
+  if (fields.optionalBoolean('plan')) turn.plan = true;
   const instructions = fields.optionalArray('instructions', parseInstructionChip);
   if (instructions?.length) turn.instructions = instructions.slice(0, MAX_INSTRUCTION_CHIPS);
   if (value.media !== undefined) {
@@ -866,6 +876,10 @@ export function parseHostMessage(
     case 'agentStep':
     case 'agentTools':
       return parseAgentHostMessage(m, report);
+    case 'modes': {
+      const state = parseModesState(m);
+      return state ? { type: 'modes', ...state } : undefined;
+    }
     default: {
       const unknownType: never = m.type;
       void unknownType;

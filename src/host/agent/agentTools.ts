@@ -88,6 +88,12 @@ export class TurnTools implements ToolSet {
     return this.list;
   }
 
+  /** Keeps only the tools `keep` names (a chat mode's narrowing); never adds one. */
+  narrow(keep: ReadonlySet<string>): void {
+    for (const spec of this.list) if (!keep.has(spec.name)) this.owner.delete(spec.name);
+    this.list.splice(0, this.list.length, ...this.list.filter((spec) => keep.has(spec.name)));
+  }
+
   prepare(name: string, args: unknown, signal: AbortSignal): Promise<PreparedCall> {
     const provider = this.owner.get(name);
     if (!provider)

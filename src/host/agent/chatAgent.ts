@@ -51,6 +51,8 @@ export interface AgentTurnRun {
   turn: AssistantTurn;
   history: ChatMessage[];
   tools: TurnTools;
+  /** The turn's step cap, when its mode lowers the user's. */
+  maxSteps?: number;
   contextLength?: number;
   signal: AbortSignal;
   /** Where the loop keeps the turn's usage and generations, read however the turn ends. */
@@ -195,7 +197,7 @@ export class ChatAgent extends Disposable {
           changed: (changes) => this.recordChanges(conversation, turn, changes),
         },
         now: () => Date.now(),
-        maxSteps: this.deps.settings.current.agent.maxSteps,
+        maxSteps: run.maxSteps ?? this.deps.settings.current.agent.maxSteps,
         prepare: run.prepare,
         budget: {
           maxTurnCost: this.deps.settings.current.agent.maxTurnCost,

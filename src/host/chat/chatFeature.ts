@@ -25,6 +25,7 @@ import type { MediaTool } from '../agent/builtinTools';
 import { McpHub } from '../agent/mcp/mcpHub';
 import { LmToolSet } from '../agent/lmTools';
 import { InstructionFiles } from './instructionFiles';
+import { ChatModes } from './agentModes';
 import { ChatViewProvider } from './chatViewProvider';
 import { ChatViewRouter } from './chatViewRouter';
 import { RecentModels } from './modelPicker';
@@ -121,6 +122,18 @@ export class ChatFeature extends Disposable {
         }),
       }),
     );
+    const modes = this.register(
+      new ChatModes({
+        state: context.workspaceState,
+        settings,
+        logger,
+        instructions,
+        catalog,
+        toolNames: () => agent.pickerState('', { available: true }).sources.flatMap((s) => s.tools),
+        onToolsChange: agent.onDidChange,
+        save: (conversation) => store.save(conversation, false),
+      }),
+    );
     this.session = this.register(
       new ChatSession({
         gateway,
@@ -137,6 +150,7 @@ export class ChatFeature extends Disposable {
         choices: new ModelChoicesStore(context.globalState),
         agent,
         instructions,
+        modes,
       }),
     );
     const attachmentDeps = {
@@ -144,7 +158,7 @@ export class ChatFeature extends Disposable {
       reveal: () => this.view.reveal(),
       imagesAllowed: () => this.session.imagesAllowed(),
     };
-    this.router = new ChatViewRouter(this.session, settings, logger, attachmentDeps);
+    this.router = new ChatViewRouter(this.session, settings, logger, attachmentDeps, modes);
     // Media cards show result files from the media jobs' storage folder.
     const mediaResults = vscode.Uri.joinPath(context.globalStorageUri, StorageKey.mediaResultsFolder);
     this.view = this.register(

@@ -46,6 +46,7 @@ import type { ChatMediaJobs } from './chatMedia';
 import type { ModelChoicesStore } from './modelChoices';
 import { ChatModelMenu } from './modelMenu';
 import type { InstructionFiles } from './instructionFiles';
+import type { ChatModes } from './agentModes';
 import {
   cleanPath,
   instructionsText,
@@ -116,6 +117,8 @@ export class ChatSession extends Disposable {
       agent?: ChatAgent;
       /** The workspace's instruction files (AGENTS.md, rules folders). */
       instructions?: InstructionFiles;
+      /** The chat's mode (Agent, Plan, Ask, a workspace agent): it only narrows a turn. */
+      modes?: ChatModes;
     },
   ) {
     super();
@@ -285,6 +288,7 @@ export class ChatSession extends Disposable {
     await this.postContext();
     void this.menu?.post();
     void this.postAgentTools();
+    void this.deps.modes?.show(conversation, (m) => this.post(m));
     this.media?.show(
       conversation.turns.flatMap((t) => (t.role === 'assistant' && t.media ? [t.media.jobId] : [])),
     );
@@ -630,8 +634,10 @@ export class ChatSession extends Disposable {
   /** Streams the assistant's reply to the conversation as it stands. */
   private async reply(conversation: Conversation): Promise<void> {
     this.turns.reserve();
-    const settings = this.deps.settings.current;
+    const mode = await this.deps.modes?.forTurn(conversation);
+    const settings = mode?.settings ?? this.deps.settings.current;
     const turn = assistantTurn(settings.chat.model);
+    if (mode?.plan) turn.plan = true;
     const images =
       (await this.deps.tray?.readImages(
         conversation.turns.flatMap((t) => (t.role === 'user' ? (t.attachments ?? []) : [])),
@@ -659,11 +665,13 @@ export class ChatSession extends Disposable {
       // The catalog is waited for once per turn (up to CATALOG_WAIT_MS), not once per step.
       const entry = await this.catalogEntry(settings.chat.model);
       const support = this.deps.agent ? await this.toolSupport(settings.chat.model, entry) : undefined;
-      const tools = support && this.deps.agent?.toolsFor(conversation.id, support);
+      const offered = support && this.deps.agent?.toolsFor(conversation.id, support);
+      const tools = mode ? mode.narrow(offered) : offered;
       const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
-      const systemPrompt = tools
-        ? agentSystemPrompt(settings.chat.systemPrompt, folders)
-        : settings.chat.systemPrompt;
+      const systemPrompt = joinPrompt(
+        tools ? agentSystemPrompt(settings.chat.systemPrompt, folders) : settings.chat.systemPrompt,
+        mode?.prompt ?? '',
+      );
       // The project's instruction files go after our own prompt, never above it: the always-on
       // ones, and those the prompt's attachments match; the agent adds those its reads and
       // edits match, step by step.
@@ -694,6 +702,7 @@ export class ChatSession extends Disposable {
           turn,
           history: messages,
           tools,
+          maxSteps: mode?.maxSteps,
           contextLength: this.deps.catalog?.catalog.peek(turn.model)?.contextLength,
           signal: abort.signal,
           request: (sent, specs, signal) => lazyStream(() => stream(sent, specs.map(toGatewayTool), signal)),

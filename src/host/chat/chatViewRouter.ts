@@ -10,6 +10,7 @@ import { notify } from '../notify';
 import type { Settings } from '../config/settings';
 import { creditsPageUrl } from '../../core/catalog/creditsCodec';
 import { WorkspaceFiles } from './workspaceFiles';
+import type { ChatModes } from './agentModes';
 
 /**
  * Where each validated message from the chat view goes: the conversation's intents to the
@@ -23,6 +24,7 @@ export class ChatViewRouter {
     private readonly settings: Settings,
     private readonly logger: Logger,
     private readonly attachments?: AttachmentCommandDeps,
+    private readonly modes?: ChatModes,
   ) {}
 
   async handle(message: WebviewMessage): Promise<void> {
@@ -121,6 +123,14 @@ export class ChatViewRouter {
       case 'setToolSource':
       case 'agentPauseDecision':
         return this.session.agentMessage(message);
+      case 'setMode':
+        return this.modes?.setMode(await this.session.current(), message.mode);
+      case 'runPlan': {
+        // One click: the plan goes to a turn of the same chat, now in Agent mode.
+        const prompt = await this.modes?.handOff(await this.session.current(), message.turnId);
+        if (prompt) await this.session.send(prompt);
+        return;
+      }
       default: {
         const unhandled: never = message;
         void unhandled;

@@ -67,23 +67,58 @@ export class InstructionFiles {
   }
 
   private async find(signal?: AbortSignal): Promise<InstructionFile[]> {
+    const out: InstructionFile[] = [];
+    const found = await this.readFiles(
+      'Instruction file',
+      INSTRUCTION_PATTERNS,
+      MAX_INSTRUCTION_FILES,
+      MAX_INSTRUCTION_FILE_BYTES,
+      signal,
+    );
+    for (const { path, prefix, text } of found) {
+      const file = readInstructionFile(path, text, prefix);
+      if (!file) continue;
+      if (file.problems.length && !this.logged.has(`${path}\u0000${file.problems.join()}`)) {
+        this.logged.add(`${path}\u0000${file.problems.join()}`);
+        this.logger.warn(`Instruction file ${path}: ${file.problems.join('; ')}. The rest of it is used.`);
+      }
+      out.push(file);
+    }
+    return out;
+  }
+
+  /**
+   * The workspace's files matching `patterns` in each folder (at most `limit` per folder, each
+   * cut at `maxBytes`), judged as the agent's tools judge a file: its real path inside a usable
+   * folder, no secret, not in .git. A repository's `.clinerules` may be a link to ~/.ssh, and an
+   * `AGENTS.md` one to /proc/self/environ; what is read here goes to the gateway. Paths carry the
+   * folder's name first in a multi-root workspace (`prefix`). Whether they may be read at all
+   * (`allowed()`) is the caller's to ask.
+   */
+  async readFiles(
+    kind: string,
+    patterns: readonly string[],
+    limit: number,
+    maxBytes: number,
+    signal?: AbortSignal,
+  ): Promise<Array<{ path: string; prefix: string; text: string }>> {
     const folders = vscode.workspace.workspaceFolders ?? [];
     const access = new WorkspaceAccess(
       () => folders,
       () => toolSettings(this.settings).secretPatterns,
     );
-    const out: InstructionFile[] = [];
+    const out: Array<{ path: string; prefix: string; text: string }> = [];
     for (const [index, folder] of folders.entries()) {
       const prefix = index === 0 ? '' : `${folder.name}/`;
       let uris: vscode.Uri[];
       try {
         uris = await vscode.workspace.findFiles(
-          new vscode.RelativePattern(folder, `{${INSTRUCTION_PATTERNS.join(',')}}`),
+          new vscode.RelativePattern(folder, `{${patterns.join(',')}}`),
           new vscode.RelativePattern(folder, '{**/node_modules/**,**/.git/**}'),
-          MAX_INSTRUCTION_FILES,
+          limit,
         );
       } catch (error) {
-        this.logger.warn(`Instruction files could not be listed in ${folder.name}: ${String(error)}`);
+        this.logger.warn(`${kind}s could not be listed in ${folder.name}: ${String(error)}`);
         continue;
       }
       if (signal?.aborted) return [];
@@ -91,43 +126,31 @@ export class InstructionFiles {
       uris.sort((a, b) => relative(a).localeCompare(relative(b)));
       for (const uri of uris) {
         const path = prefix + relative(uri);
-        // Judged as the agent's tools judge a file (real path inside a usable folder, no secret, not
-        // in .git): a repository's `.clinerules` may be a link to ~/.ssh, and an `AGENTS.md` one to
-        // /proc/self/environ; what is read here goes to the gateway with every request.
         let located;
         try {
           located = await access.locateRecorded(folder.uri.toString(), relative(uri));
         } catch (error) {
           if (!this.logged.has(`${path}\u0000refused`)) {
             this.logged.add(`${path}\u0000refused`);
-            this.logger.warn(`Instruction file ${path} is not read: ${String((error as Error).message)}`);
+            this.logger.warn(`${kind} ${path} is not read: ${String((error as Error).message)}`);
           }
           continue;
         }
-        const text = await this.read(vscode.Uri.file(located.real));
-        if (text === undefined) continue;
-        const file = readInstructionFile(path, text, prefix);
-        if (!file) continue;
-        if (file.problems.length && !this.logged.has(`${path}\u0000${file.problems.join()}`)) {
-          this.logged.add(`${path}\u0000${file.problems.join()}`);
-          this.logger.warn(`Instruction file ${path}: ${file.problems.join('; ')}. The rest of it is used.`);
-        }
-        out.push(file);
+        const text = await this.read(vscode.Uri.file(located.real), maxBytes);
+        if (text !== undefined) out.push({ path, prefix, text });
       }
     }
     return out;
   }
 
-  private async read(uri: vscode.Uri): Promise<string | undefined> {
+  private async read(uri: vscode.Uri, maxBytes: number): Promise<string | undefined> {
     try {
       const stat = await vscode.workspace.fs.stat(uri);
       if (stat.type & vscode.FileType.Directory) return undefined;
       const bytes = await vscode.workspace.fs.readFile(uri);
-      const text = new TextDecoder('utf-8', { fatal: false }).decode(
-        bytes.subarray(0, MAX_INSTRUCTION_FILE_BYTES),
-      );
-      return bytes.length > MAX_INSTRUCTION_FILE_BYTES
-        ? `${text}\n[… cut: the file is larger than ${MAX_INSTRUCTION_FILE_BYTES / 1024} KB.]`
+      const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, maxBytes));
+      return bytes.length > maxBytes
+        ? `${text}\n[… cut: the file is larger than ${maxBytes / 1024} KB.]`
         : text;
     } catch {
       return undefined;

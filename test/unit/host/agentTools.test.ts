@@ -26,6 +26,19 @@ describe('TurnTools', () => {
     },
   ]);
 
+  it('a mode narrows the turn to the tools it names: the others are neither offered nor run', async () => {
+    const tools = new TurnTools([vscodeTools], {});
+    tools.narrow(new Set(['mcp_everything_re_add', 'not_offered']));
+    assert.deepEqual(
+      tools.specs().map((s) => s.name),
+      ['mcp_everything_re_add'],
+    );
+    await assert.rejects(
+      tools.prepare('mcp_everything_re_echo', {}, new AbortController().signal),
+      /no tool named/,
+    );
+  });
+
   it('offers the tools of a server VS Code runs when we do not run it ourselves', () => {
     const hub = provider([{ source: ours, tools: [], state: 'off' }]);
     const tools = new TurnTools([hub, vscodeTools], {});
