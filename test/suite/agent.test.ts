@@ -30,7 +30,7 @@ import type { AssistantTurn, HostMessage, WebviewMessage } from '../../src/core/
 import type { ToolCallRecord, ToolCallState } from '../../src/core/agent/types';
 import { StorageKey } from '../../src/core/ids';
 import type { RecordedRequest } from '../simulator';
-import { gatewayApi, processRuns, setSetting, waitFor, withChatGateway } from './helpers';
+import { extensionLog, gatewayApi, processRuns, setSetting, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
 
 type AgentStepMessage = Extract<HostMessage, { type: 'agentStep' }>;
@@ -109,6 +109,42 @@ function callIn(
     if (call) return { turnId: post.turnId, call };
   }
   return undefined;
+}
+
+/** Every call since `mark` in its latest state, with the start of its result: what a failure shows. */
+function callStates(mark: number): string {
+  const latest = new Map<string, ToolCallRecord>();
+  for (const post of stepPosts(mark)) for (const call of post.step.calls) latest.set(call.id, call);
+  return [...latest.values()]
+    .map((call) => `${call.name}:${call.state}${call.result ? ` (${call.result.slice(0, 300)})` : ''}`)
+    .join('\n');
+}
+
+/** The turn once it ends, or a failure that says where it stood after `timeoutMs`. */
+async function ended(
+  finished: Promise<AssistantTurn>,
+  mark: number,
+  timeoutMs = 40_000,
+): Promise<AssistantTurn> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        void extensionLog().then((log) =>
+          reject(
+            new Error(
+              `The turn did not end within ${timeoutMs} ms. Its calls:\n${callStates(mark)}\nThe log's end:\n${log.split('\n').slice(-25).join('\n')}`,
+            ),
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([finished, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function waitForCall(
@@ -258,7 +294,7 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
     );
     await decide(command.turnId, command.call.id, 'once');
 
-    const turn = await finished;
+    const turn = await ended(finished, postMark);
     assert.equal(turn.status, 'complete');
     const ran = scriptedRequests(gateway.sim.requests, requestMark).at(-1)!;
     assert.equal(ran.toolMessages?.[0]?.name, 'run_command');
@@ -268,6 +304,7 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
     assert.deepEqual(
       turn.steps?.flatMap((s) => s.calls.map((c) => `${c.name}:${c.state}`)),
       ['read_file:done', 'edit_file:done', 'run_command:done'],
+      callStates(postMark),
     );
 
     // The edit went through a WorkspaceEdit: the editor's own undo takes it back.
