@@ -26,6 +26,8 @@ const MAX_DESCRIPTION = 300;
 const MAX_TOOLS = 100;
 const MAX_STEPS = 1000;
 const MAX_PROBLEMS = 12;
+/** The built-in modes' names (as compared: NFKC, lower case), which no workspace agent takes. */
+const BUILTIN_NAMES = new Set(['agent', 'plan', 'ask']);
 /** What a tool name in an agent file may look like (ours, MCP's, Copilot's `server/*`). */
 const TOOL_NAME = /^[A-Za-z0-9_.\-/*]{1,100}$/;
 /** A model id as gateways write them (`vendor/model:variant`). */
@@ -107,6 +109,11 @@ export function parseAgentFile(path: string, raw: string): AgentFile {
     name = `${name.slice(0, MAX_AGENT_NAME - 1)}…`;
   }
   if (!name) name = shownText(nameFromPath(path), MAX_AGENT_NAME) || 'agent';
+  // A workspace agent named like a built-in mode would pass for it in the closed picker.
+  if (BUILTIN_NAMES.has(name.normalize('NFKC').trim().toLowerCase())) {
+    report(`"${name}" is the name of a built-in mode; it is shown as "${name} (workspace)"`);
+    name = `${name} (workspace)`;
+  }
 
   const rawDescription = field('description');
   if (rawDescription !== undefined && typeof rawDescription !== 'string') report('"description" is not text');

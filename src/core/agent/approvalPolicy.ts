@@ -128,6 +128,20 @@ export const ALWAYS_ASK: ReadonlyArray<{ readonly kind: string; readonly pattern
     ],
   },
   {
+    // Task runners and toolchain files that name programs to run.
+    kind: 'Ruby, Python, Rust, Deno, Bun and task runners',
+    patterns: [
+      'gemfile',
+      'rakefile',
+      'tox.ini',
+      'noxfile.py',
+      'rust-toolchain{,.toml}',
+      'taskfile{,.dist}.{yml,yaml}',
+      'deno.json{,c}',
+      'bunfig.toml',
+    ],
+  },
+  {
     kind: 'container builds',
     patterns: ['dockerfile', '*.dockerfile', '{docker-,}compose*.{yml,yaml}'],
   },

@@ -144,6 +144,9 @@ export function terminalSettingIds(platform: string): string[] {
     `terminal.integrated.automationProfile.${os}`,
     'terminal.integrated.inheritEnv',
     'terminal.integrated.shellIntegration.enabled',
+    // Text VS Code types into a terminal when its output shows a pattern: typed into the agent's
+    // terminal, it would run in the shell once the approved command ends.
+    'terminal.integrated.autoReplies',
   ];
 }
 

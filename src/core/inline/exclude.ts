@@ -79,7 +79,11 @@ export const SECRET_FILES: ReadonlyArray<{ readonly kind: string; readonly patte
       '.netrc',
       '_netrc',
       '.npmrc',
+      '.yarnrc',
       '.yarnrc.yml',
+      '**/.bundle/config',
+      'pip.conf',
+      'pip.ini',
       // Composer's tokens (`auth.json` beside composer.json, and in its home folder).
       'auth.json',
       '.pypirc',

@@ -212,7 +212,7 @@ export function instructionsText(carried: readonly CarriedInstruction[]): string
   if (!sent.length) return '';
   const files = sent.map((c) => {
     const note = c.cut ? '\n[… cut here: the instruction files are over their token budget.]' : '';
-    return `<project-instruction-file path=${JSON.stringify(c.path)}>\n${neutralize(c.text)}${note}\n</project-instruction-file>`;
+    return `<project-instruction-file path=${JSON.stringify(c.path.replace(/[<>]/g, ''))}>\n${neutralize(c.text)}${note}\n</project-instruction-file>`;
   });
   const dropped = carried.filter((c) => c.dropped).map((c) => c.path);
   return [
@@ -226,7 +226,7 @@ export function instructionsText(carried: readonly CarriedInstruction[]): string
 
 /** A file cannot close the block it sits in. */
 function neutralize(text: string): string {
-  return text.replace(/<(\/?)project-instruction/gi, '<$1project_instruction');
+  return text.replace(/<(\s*\/?\s*)project-instruction/gi, '<$1project_instruction');
 }
 
 /**

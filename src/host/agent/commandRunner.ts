@@ -51,8 +51,16 @@ export const OUTPUT_KEEP_CHARS = 24_000;
 /** How long a new terminal's shell has to report shell integration before the fallback runs. */
 export const SHELL_INTEGRATION_WAIT_MS = 3000;
 
-/** Pagers and prompts would wait for a user who is not there. */
-const QUIET_ENV = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+/**
+ * Pagers and prompts would wait for a user who is not there. On Windows, `cmd` would look for a
+ * program in the command's folder (the repository's own `git.cmd`) before PATH: not with this.
+ */
+const QUIET_ENV = {
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  GIT_TERMINAL_PROMPT: '0',
+  ...(process.platform === 'win32' ? { NoDefaultCurrentDirectoryInExePath: '1' } : {}),
+};
 
 // CSI, OSC (ended by BEL or ST) and the two-character escapes a terminal stream carries.
 // eslint-disable-next-line no-control-regex

@@ -124,7 +124,9 @@ export class ChatModes extends Disposable {
     if (!problems.length || this.logged.has(key)) return;
     this.logged.add(key);
     this.deps.logger.warn(
-      path ? `Agent file ${path}: ${problems.join('; ')}. The rest of it is used.` : problems.join(' '),
+      path
+        ? `Agent file ${shownText(path, 300)}: ${problems.join('; ')}. The rest of it is used.`
+        : problems.join(' '),
     );
   }
 
@@ -230,7 +232,7 @@ export class ChatModes extends Disposable {
     this.asked.add(key);
     if (!(await this.inCatalog(model))) {
       this.deps.logger.warn(
-        `Agent file ${agent.path} asks for the model ${model}, which the gateway's catalog does not list; your own model is used.`,
+        `Agent file ${shownText(agent.path, 300)} asks for the model ${shownText(model, 200)}, which the gateway's catalog does not list; your own model is used.`,
       );
       return;
     }
@@ -245,7 +247,9 @@ export class ChatModes extends Disposable {
     if (choice !== use) return;
     const keys = this.acceptedKeys().filter((k) => k !== key);
     await this.deps.state.update(StorageKey.acceptedAgentModels, [...keys, key].slice(-MAX_ACCEPTED));
-    this.deps.logger.info(`The model ${model} of agent file ${agent.path} was accepted for this workspace.`);
+    this.deps.logger.info(
+      `The model ${shownText(model, 200)} of agent file ${shownText(agent.path, 300)} was accepted for this workspace.`,
+    );
   }
 
   private async inCatalog(model: string): Promise<boolean> {
@@ -293,7 +297,10 @@ export class ChatModes extends Disposable {
         const { keep, unknown } = modeTools(base, agent, tools.specs());
         if (unknown.length)
           this.deps.logger.info(
-            `Agent file ${agent?.path ?? ''}: tools not available in this turn: ${unknown.slice(0, 8).join(', ')}.`,
+            `Agent file ${shownText(agent?.path ?? '', 300)}: tools not available in this turn: ${unknown
+              .slice(0, 8)
+              .map((n) => shownText(n, 64))
+              .join(', ')}.`,
           );
         tools.narrow(new Set(keep));
         return tools.specs().length ? tools : undefined;

@@ -8,6 +8,8 @@
  * *Gateway AI: Instruction Files…* for this workspace). The user may switch any file off; the
  * choice is kept per workspace.
  */
+import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import {
   INSTRUCTION_PATTERNS,
@@ -143,17 +145,32 @@ export class InstructionFiles {
     return out;
   }
 
+  /**
+   * The file's first `maxBytes` as text: only a regular file (a FIFO would never end), and only
+   * that much of it is read, however large the workspace made it.
+   */
   private async read(uri: vscode.Uri, maxBytes: number): Promise<string | undefined> {
+    let handle: FileHandle | undefined;
     try {
       const stat = await vscode.workspace.fs.stat(uri);
-      if (stat.type & vscode.FileType.Directory) return undefined;
-      const bytes = await vscode.workspace.fs.readFile(uri);
-      const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, maxBytes));
-      return bytes.length > maxBytes
-        ? `${text}\n[… cut: the file is larger than ${maxBytes / 1024} KB.]`
-        : text;
+      if (!(stat.type & vscode.FileType.File)) return undefined;
+      handle = await open(uri.fsPath, 'r');
+      const bytes = new Uint8Array(maxBytes + 1);
+      let length = 0;
+      for (;;) {
+        const { bytesRead } = await handle.read(bytes, length, bytes.length - length, length);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+        if (length === bytes.length) break;
+      }
+      const text = new TextDecoder('utf-8', { fatal: false }).decode(
+        bytes.subarray(0, Math.min(length, maxBytes)),
+      );
+      return length > maxBytes ? `${text}\n[… cut: the file is larger than ${maxBytes / 1024} KB.]` : text;
     } catch {
       return undefined;
+    } finally {
+      await handle?.close().catch(() => undefined);
     }
   }
 

@@ -33,6 +33,15 @@ describe('Agent files', () => {
     assert.equal(agent.instructions, 'Just instructions.');
   });
 
+  it('never takes a built-in mode name: "Plan" from the workspace is shown as "Plan (workspace)"', () => {
+    for (const name of ['Plan', 'ASK', ' agent ', 'Ｐｌａｎ']) {
+      const agent = parseAgentFile(PATH, `---\nname: ${name}\n---\nDo everything.`);
+      assert.match(agent.name, / \(workspace\)$/, name);
+      assert.match(agent.problems.join(), /built-in mode/);
+    }
+    assert.equal(parseAgentFile(PATH, '---\nname: Planner\n---\n').name, 'Planner');
+  });
+
   it('reports a bad header, unknown keys and fields only the user decides, and keeps the file', () => {
     const unclosed = parseAgentFile(PATH, '---\nname: X\ntools: [read_file\n');
     assert.match(unclosed.problems.join(), /no closing/);
