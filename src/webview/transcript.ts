@@ -74,6 +74,8 @@ export class Transcript {
   private readonly kept = new Set<string>();
   private renderedCount = 0;
   private readonly idOf = new WeakMap<Element, string>();
+  /** Views whose place the keep observer has reported (a view just created has none yet). */
+  private readonly placed = new WeakSet<Element>();
   private readonly nearObserver: IntersectionObserver;
   private readonly keepObserver: IntersectionObserver;
   /** Bumped by every conversation switch, so idle work for the previous one stops. */
@@ -324,6 +326,7 @@ export class Transcript {
       if (id === undefined || entry?.view?.element !== record.target) continue;
       // Off screen, content-visibility keeps the size the turn last had on screen.
       if (record.boundingClientRect.height > 0) entry.height = record.boundingClientRect.height;
+      this.placed.add(record.target);
       if (record.isIntersecting) this.kept.add(id);
       else this.kept.delete(id);
     }
@@ -359,7 +362,9 @@ export class Transcript {
 
   private canDrop(id: string): boolean {
     const view = this.entries.get(id)?.view;
-    if (!view || this.kept.has(id) || this.streamingIds.has(id) || this.dirtyViews.has(view)) return false;
+    // A view still rendering may go too: it is rebuilt from its turn when scrolled to again.
+    if (!view || !this.placed.has(view.element) || this.kept.has(id) || this.streamingIds.has(id))
+      return false;
     if (view.turn.role === 'assistant' && view.turn.media) return false;
     if (view.element.contains(document.activeElement)) return false;
     return !(view instanceof AssistantTurnView && view.awaitingCard);
@@ -481,6 +486,8 @@ export class Transcript {
       });
       if (!done) this.dirtyViews.add(view);
     }
+    // Turns rendered while the user scrolled fast may have left the viewport already.
+    this.dropFarTurns();
     if (this.dirtyViews.size > 0 || this.wanted.size > 0) this.requestFrame();
     this.syncBusy();
     this.bottom.follow();
