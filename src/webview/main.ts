@@ -17,6 +17,7 @@ import { ModelMenu } from './modelMenu';
 import { QueuePanel } from './queuePanel';
 import { ToolPicker } from './toolPicker';
 import { Transcript } from './transcript';
+import { warmUpFonts } from './fontWarmup';
 import { TrustNotice } from './trustNotice';
 import { postToHost } from './vscodeApi';
 
@@ -191,3 +192,4 @@ app.append(
   composer.element,
 );
 postToHost({ type: 'ready' });
+warmUpFonts(transcript.element);

@@ -417,4 +417,29 @@ describe('chat webview: streaming replies', function () {
     await chat.nextFrames();
     assert.ok(await newest.isVisible(), 'the newest turn is on screen again');
   });
+
+  it('a turn updated while far off screen shows its latest text when scrolled to', async () => {
+    const { chat } = fixture;
+    const { page } = chat;
+    const turns: Turn[] = [];
+    for (let index = 0; index < 150; index++) {
+      turns.push(userTurn(`Question ${index}`, `u${index}`));
+      turns.push({ ...assistantTurn(`Answer ${index}`), id: `a${index}` });
+    }
+    await chat.send(initMessage(turns));
+    assert.strictEqual(
+      await page.locator('[data-turn-id="a0"]').count(),
+      0,
+      'the oldest reply is not rendered',
+    );
+    await chat.send({ type: 'turnUpdated', turn: { ...turns[1], content: 'Answer 0, *revised*' } });
+    await page.locator('.transcript').focus();
+    await page.keyboard.press('Home');
+    const oldest = page.locator('[data-turn-id="a0"]');
+    await oldest.waitFor();
+    await page.waitForSelector('.transcript[aria-busy="false"]');
+    assert.strictEqual((await oldest.locator('.reply').textContent())?.trim(), 'Answer 0, revised');
+    assert.strictEqual(await page.locator('.font-warmup').count(), 0, 'the font warm-up left nothing behind');
+    assert.deepStrictEqual(chat.errors(), []);
+  });
 });
