@@ -82,6 +82,7 @@ export class Transcript {
   private generation = 0;
   private readonly dirtyViews = new Set<TurnView>();
   private frameRequested = false;
+  private idleRequested = false;
   private readonly bottom: BottomStick;
   private readonly streamingIds = new Set<string>();
   private lastUserTurnId?: string;
@@ -476,6 +477,17 @@ export class Transcript {
       if (this.entries.get(id)?.placeholder) this.createView(id, deadline);
       this.wanted.delete(id);
     }
+    this.renderDirty(deadline);
+    // Turns rendered while the user scrolled fast may have left the viewport already.
+    this.dropFarTurns();
+    if (this.dirtyViews.size > 0 || this.wanted.size > 0) this.requestFrame();
+    // A big backlog (a 16 KiB read, a restored reply) also uses the idle time between frames.
+    if (this.dirtyViews.size > 0) this.renderWhenIdle();
+    this.syncBusy();
+    this.bottom.follow();
+  }
+
+  private renderDirty(deadline: number): void {
     for (const view of [...this.dirtyViews]) {
       if (performance.now() >= deadline) break;
       this.dirtyViews.delete(view);
@@ -486,11 +498,18 @@ export class Transcript {
       });
       if (!done) this.dirtyViews.add(view);
     }
-    // Turns rendered while the user scrolled fast may have left the viewport already.
-    this.dropFarTurns();
-    if (this.dirtyViews.size > 0 || this.wanted.size > 0) this.requestFrame();
-    this.syncBusy();
-    this.bottom.follow();
+  }
+
+  private renderWhenIdle(): void {
+    if (this.idleRequested) return;
+    this.idleRequested = true;
+    whenIdle((idle) => {
+      this.idleRequested = false;
+      const budget = Math.min(FRAME_BUDGET_MS, idle.timeRemaining());
+      if (budget <= 0 || this.dirtyViews.size === 0) return;
+      this.renderDirty(performance.now() + budget);
+      this.syncBusy();
+    });
   }
 
   private refreshLastUserTurn(): void {
