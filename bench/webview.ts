@@ -411,8 +411,6 @@ interface OpenRun {
   scrolledHeapMB: number;
   openedNodes: number;
   scrolledNodes: number;
-  /** Longest task while scrolling to the top and back, a screen a frame. */
-  scrollLongestTaskMs: number;
 }
 
 /** What the page-side timing function touches (this file compiles without the DOM library). */
@@ -466,7 +464,6 @@ async function openLongChatOnce(harness: ChatHarness, turns: Turn[]): Promise<Op
     const { longestMs } = mainThreadTasks(await harness.browser.stopTracing());
     const opened = await memory();
 
-    await harness.browser.startTracing(chat.page, { categories: TRACE_CATEGORIES });
     await chat.page.evaluate(async () => {
       const page = globalThis as unknown as BenchPage & { WheelEvent: new (type: string) => unknown };
       const frame = (): Promise<void> =>
@@ -491,7 +488,6 @@ async function openLongChatOnce(harness: ChatHarness, turns: Turn[]): Promise<Op
       }
       await settle();
     });
-    const scrolling = mainThreadTasks(await harness.browser.stopTracing());
     const scrolled = await memory();
     return {
       ...timings,
@@ -500,7 +496,6 @@ async function openLongChatOnce(harness: ChatHarness, turns: Turn[]): Promise<Op
       scrolledHeapMB: scrolled.heapMB,
       openedNodes: opened.nodes,
       scrolledNodes: scrolled.nodes,
-      scrollLongestTaskMs: scrolling.longestMs,
     };
   } finally {
     await chat.close();
@@ -606,10 +601,6 @@ export async function benchWebview(): Promise<SectionResult> {
       longTaskRow(
         `webview: longest main-thread task, reopening the ${chatMB.toFixed(1)} MB chat`,
         longestOpening,
-      ),
-      longTaskRow(
-        'webview: longest main-thread task, scrolling that chat end to end',
-        median(opens.map((run) => run.scrollLongestTaskMs)),
       ),
       {
         name: 'webview: heap after scrolling that chat end to end (after GC)',
