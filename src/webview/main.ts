@@ -15,6 +15,7 @@ import { HistoryPanel } from './history';
 import { applyMediaJob } from './mediaCard';
 import { ModelMenu } from './modelMenu';
 import { QueuePanel } from './queuePanel';
+import { warmUpRendering } from './rendererWarmup';
 import { ToolPicker } from './toolPicker';
 import { Transcript } from './transcript';
 import { warmUpFonts } from './fontWarmup';
@@ -193,3 +194,4 @@ app.append(
 );
 postToHost({ type: 'ready' });
 warmUpFonts(transcript.element);
+warmUpRendering();

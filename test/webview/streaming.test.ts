@@ -155,6 +155,43 @@ describe('chat webview: streaming replies', function () {
     ]);
   });
 
+  it('colours the first block of a language as it renders, once the panel has warmed up', async () => {
+    const { chat } = fixture;
+    // Grammars compile in idle time after the panel paints, not in a streamed reply's frames.
+    await chat.page.waitForSelector('body[data-renderer-ready]', { state: 'attached' });
+    await chat.send(initMessage([userTurn('code?')]));
+    const turn = assistantTurn('', { status: 'streaming' });
+    await chat.send({ type: 'turnAdded', turn });
+    // Records whether any code element ever waited for its colours.
+    await chat.page.evaluate(() => {
+      const page = globalThis as unknown as {
+        document: unknown;
+        MutationObserver: new (callback: (records: Array<{ addedNodes: ArrayLike<unknown> }>) => void) => {
+          observe(target: unknown, options: { childList: boolean; subtree: boolean }): void;
+        };
+        sawPending?: boolean;
+      };
+      type Node = { matches?(css: string): boolean; querySelector?(css: string): unknown };
+      page.sawPending = false;
+      new page.MutationObserver((records) => {
+        for (const record of records)
+          for (const node of Array.from(record.addedNodes) as Node[])
+            if (node.matches?.('.hl-pending') || node.querySelector?.('.hl-pending')) page.sawPending = true;
+      }).observe(page.document, { childList: true, subtree: true });
+    });
+    await chat.send({
+      type: 'turnDelta',
+      id: turn.id,
+      content: 'Here:\n\n```kotlin\nfun answer(): Int = 42\n```\n\nDone',
+    });
+    const block = chat.page.locator(`[data-turn-id="${turn.id}"] .code-block`);
+    assert.ok((await block.locator('.hljs-keyword').count()) > 0, 'the block is coloured');
+    const sawPending = await chat.page.evaluate(
+      () => (globalThis as unknown as { sawPending?: boolean }).sawPending,
+    );
+    assert.strictEqual(sawPending, false, 'no block waited for its grammar to compile');
+  });
+
   it('highlights an unterminated fence when the turn completes', async () => {
     const { chat } = fixture;
     await chat.send(initMessage([userTurn('code?')]));
