@@ -108,6 +108,33 @@ export function isGrammarReady(language: string): boolean {
   return hljs.getLanguage(language)?.isCompiled === true;
 }
 
+/** The order `compileNextGrammar` compiles grammars in: the common ones first. */
+const GRAMMAR_ORDER = [
+  'typescript',
+  'javascript',
+  'python',
+  'bash',
+  'json',
+  ...Object.keys(languages).filter(
+    (name) => !['typescript', 'javascript', 'python', 'bash', 'json'].includes(name),
+  ),
+];
+
+/**
+ * Compiles one grammar ahead of its first use (see `isGrammarReady`); false when there is none
+ * left to compile.
+ */
+export function compileNextGrammar(): boolean {
+  // Each is tried once, even if it fails to compile.
+  let language: string | undefined;
+  do language = GRAMMAR_ORDER[nextGrammar++];
+  while (language !== undefined && isGrammarReady(language));
+  if (language === undefined) return false;
+  highlightPiece('x', language);
+  return true;
+}
+let nextGrammar = 0;
+
 /** Highlighted HTML for `code` if it was highlighted recently. */
 export function recentHighlight(code: string, language: string): string | undefined {
   return recentResults.get(`${language}\u0000${code}`);

@@ -16,8 +16,10 @@ import { applyMediaJob } from './mediaCard';
 import { ModelMenu } from './modelMenu';
 import { ModePicker } from './modePicker';
 import { QueuePanel } from './queuePanel';
+import { warmUpRendering } from './rendererWarmup';
 import { ToolPicker } from './toolPicker';
 import { Transcript } from './transcript';
+import { warmUpFonts } from './fontWarmup';
 import { TrustNotice } from './trustNotice';
 import { postToHost } from './vscodeApi';
 
@@ -201,3 +203,5 @@ app.append(
   composer.element,
 );
 postToHost({ type: 'ready' });
+warmUpFonts(transcript.element);
+warmUpRendering();

@@ -77,14 +77,16 @@ function fenceChecker(source: string): (token: Token) => boolean {
  * Stable blocks go into pages of at most this many nodes, and pages off screen are skipped by
  * the browser (content-visibility in chat.css). Otherwise every frame of a long reply would
  * make the browser revisit all of its blocks (layout and paint bookkeeping): quadratic time.
+ * Small pages also keep the page that grows at the bottom, laid out again each frame, cheap.
  */
-const NODES_PER_PAGE = 64;
+const NODES_PER_PAGE = 16;
 
 /**
- * Characters of Markdown parsed and rendered in one step: a few milliseconds of markdown-it,
- * DOMPurify and DOM building on a slow machine. A render stops between steps when its time is up.
+ * Characters of Markdown parsed and rendered in one step: a millisecond or two of markdown-it,
+ * DOMPurify and DOM building on a slow machine. A render stops between steps when its time is
+ * up, so a step is what a frame can overrun its budget by.
  */
-const STEP_CHARS = 2048;
+const STEP_CHARS = 1024;
 
 /** A line that may define a link reference (`[label]: url`); see `rememberReferences`. */
 const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:/m;

@@ -1,7 +1,11 @@
 /**
- * The scrolling list of turns. It keeps every turn's data, but creates DOM lazily: a long
- * conversation shows its newest turns at once and renders older ones, newest first, in idle
- * time. Streamed text is rendered at most once per animation frame, for the turns that changed.
+ * The scrolling list of turns. It keeps every turn's data, but only the turns near the viewport
+ * have DOM: a long conversation shows its newest turns at once, renders a bounded number of older
+ * ones, newest first, in idle time, and stands the rest in with placeholders of their measured
+ * (or estimated) height. A placeholder that comes within a screen of the viewport is rendered on
+ * the next frame; rendered turns far from the viewport go back to placeholders once more than
+ * MAX_RENDERED_TURNS are rendered, so the page's memory stays bounded however long the chat.
+ * Streamed text is rendered at most once per animation frame, for the turns that changed.
  */
 import type { AgentProgress, AgentStep } from '../core/agent/types';
 import type { Turn } from '../core/protocol/chatProtocol';
@@ -22,6 +26,10 @@ interface TurnEntry {
   /** The turn as last received; a rendered turn's view holds the live copy. */
   turn: Turn;
   view?: TurnView;
+  /** What stands in the list for a turn that is not rendered (exactly one of view, placeholder). */
+  placeholder?: HTMLElement;
+  /** The height the turn's view last took, to size its placeholder. */
+  height?: number;
 }
 
 /** Rendering the newest turns of a conversation is synchronous up to this budget... */
@@ -31,9 +39,19 @@ const INITIAL_MIN_TURNS = 2;
 const IDLE_SLICE_MS = 10;
 /**
  * Rendering time per animation frame. Style, layout and paint of what was rendered follow in
- * the same task, so this stays well under the 50 ms that makes a task "long".
+ * the same task, and a step of markdown may run past the deadline, so this stays well under
+ * the 16 ms of one frame.
  */
-const FRAME_BUDGET_MS = 10;
+const FRAME_BUDGET_MS = 4;
+/**
+ * Turns kept rendered beyond the ones near the viewport; more are rendered only when scrolled
+ * to, and the farthest are dropped again. Small chats stay fully rendered.
+ */
+const MAX_RENDERED_TURNS = 60;
+/** Placeholders this close to the viewport (a screen above and below) are rendered. */
+const RENDER_MARGIN = '100% 0px 100% 0px';
+/** Rendered turns this close to the viewport are never dropped. */
+const KEEP_MARGIN = '300% 0px 300% 0px';
 
 export class Transcript {
   readonly element: HTMLElement;
@@ -48,12 +66,23 @@ export class Transcript {
 
   private readonly entries = new Map<string, TurnEntry>();
   private order: string[] = [];
-  /** Turns not rendered yet, oldest first; the last one is rendered next. */
+  /** Older turns still to render in idle time, oldest first; the last one is rendered next. */
   private notYetRendered: string[] = [];
+  /** Placeholders near the viewport, to render on the next frame. */
+  private readonly wanted = new Set<string>();
+  /** Rendered turns near the viewport (KEEP_MARGIN). */
+  private readonly kept = new Set<string>();
+  private renderedCount = 0;
+  private readonly idOf = new WeakMap<Element, string>();
+  /** Views whose place the keep observer has reported (a view just created has none yet). */
+  private readonly placed = new WeakSet<Element>();
+  private readonly nearObserver: IntersectionObserver;
+  private readonly keepObserver: IntersectionObserver;
   /** Bumped by every conversation switch, so idle work for the previous one stops. */
   private generation = 0;
   private readonly dirtyViews = new Set<TurnView>();
   private frameRequested = false;
+  private idleRequested = false;
   private readonly bottom: BottomStick;
   private readonly streamingIds = new Set<string>();
   private lastUserTurnId?: string;
@@ -75,6 +104,14 @@ export class Transcript {
       this.jumpToBottom.classList.toggle('is-visible', !pinned),
     );
     this.jumpToBottom.addEventListener('click', () => this.bottom.pin());
+    this.nearObserver = new IntersectionObserver((records) => this.placeholdersMoved(records), {
+      root: this.scroller,
+      rootMargin: RENDER_MARGIN,
+    });
+    this.keepObserver = new IntersectionObserver((records) => this.viewsMoved(records), {
+      root: this.scroller,
+      rootMargin: KEEP_MARGIN,
+    });
     attachTranscriptActions(this.scroller, {
       turnById: (id) => this.turnById(id),
       editTurn: (turnId, text) => this.events.editTurn(turnId, text),
@@ -98,11 +135,19 @@ export class Transcript {
     this.dirtyViews.clear();
     this.streamingIds.clear();
     this.lastUserTurnId = undefined;
-    this.list.replaceChildren();
+    this.nearObserver.disconnect();
+    this.keepObserver.disconnect();
+    this.wanted.clear();
+    this.kept.clear();
+    this.renderedCount = 0;
+    const placeholders: HTMLElement[] = [];
     for (const turn of turns) {
-      this.entries.set(turn.id, { turn });
+      const entry: TurnEntry = { turn };
+      this.entries.set(turn.id, entry);
+      placeholders.push(this.placeholderFor(turn.id, entry));
       if (turn.role === 'assistant' && turn.status === 'streaming') this.streamingIds.add(turn.id);
     }
+    this.list.replaceChildren(...placeholders);
     this.order = turns.map((turn) => turn.id);
     this.notYetRendered = this.order.slice();
     this.refreshLastUserTurn();
@@ -124,6 +169,7 @@ export class Transcript {
     this.refreshLastUserTurn();
     this.list.append(this.createView(turn.id).element);
     this.afterStructureChange();
+    this.dropFarTurns();
     // A new prompt always brings the view down to it.
     if (turn.role === 'user') this.bottom.pin();
     else this.bottom.follow();
@@ -188,8 +234,10 @@ export class Transcript {
     entry.turn = turn;
     const view = entry.view;
     // A turn that could not render gets a new chance with every update.
-    if (view instanceof FailedTurnView) view.element.replaceWith(this.createView(turn.id).element);
+    if (view instanceof FailedTurnView) this.createView(turn.id);
     else if (view) this.guard(view, () => view.update(turn));
+    else if (entry.placeholder && entry.height === undefined)
+      entry.placeholder.style.height = `${estimatedHeight(turn)}px`;
     if (turn.role === 'assistant' && turn.status === 'streaming') this.streamingIds.add(turn.id);
     else this.streamingIds.delete(turn.id);
     this.afterStructureChange();
@@ -199,9 +247,15 @@ export class Transcript {
   removeTurns(ids: string[]): void {
     const removed = new Set(ids);
     for (const id of ids) {
-      this.entries.get(id)?.view?.element.remove();
+      const entry = this.entries.get(id);
+      if (entry?.view) this.unobserveView(entry.view);
+      entry?.view?.element.remove();
+      if (entry?.placeholder) this.nearObserver.unobserve(entry.placeholder);
+      entry?.placeholder?.remove();
       this.entries.delete(id);
       this.streamingIds.delete(id);
+      this.wanted.delete(id);
+      this.kept.delete(id);
     }
     this.order = this.order.filter((id) => !removed.has(id));
     this.notYetRendered = this.notYetRendered.filter((id) => !removed.has(id));
@@ -210,7 +264,10 @@ export class Transcript {
     this.syncBusy();
   }
 
-  /** Creates and renders the view of a turn (or, if it cannot render, its placeholder). */
+  /**
+   * Creates and renders the view of a turn (or, if it cannot render, its failure note), in the
+   * place of its placeholder or previous view when it has one.
+   */
   private createView(id: string, deadline = performance.now() + FRAME_BUDGET_MS): TurnView {
     const entry = this.entries.get(id);
     if (!entry) throw new Error(`No turn ${id}`);
@@ -221,9 +278,108 @@ export class Transcript {
     } catch (error) {
       view = this.failedView(entry.turn, error);
     }
+    const previous = entry.placeholder ?? entry.view?.element;
+    if (entry.placeholder) {
+      this.nearObserver.unobserve(entry.placeholder);
+      entry.placeholder = undefined;
+      this.wanted.delete(id);
+    }
+    if (entry.view) this.unobserveView(entry.view);
+    else this.renderedCount++;
+    previous?.replaceWith(view.element);
     entry.view = view;
+    this.idOf.set(view.element, id);
+    this.keepObserver.observe(view.element);
     if (id === this.lastUserTurnId) view.element.classList.add('is-last-user');
     return view;
+  }
+
+  private unobserveView(view: TurnView): void {
+    this.keepObserver.unobserve(view.element);
+    this.dirtyViews.delete(view);
+  }
+
+  /** A placeholder for a turn without a view, sized as the turn last was (or an estimate). */
+  private placeholderFor(id: string, entry: TurnEntry): HTMLElement {
+    const placeholder = h('div', { className: 'turn-placeholder', attrs: { 'aria-hidden': 'true' } });
+    placeholder.style.height = `${entry.height ?? estimatedHeight(entry.turn)}px`;
+    entry.placeholder = placeholder;
+    this.idOf.set(placeholder, id);
+    this.nearObserver.observe(placeholder);
+    return placeholder;
+  }
+
+  private placeholdersMoved(records: IntersectionObserverEntry[]): void {
+    for (const record of records) {
+      const id = this.idOf.get(record.target);
+      if (id === undefined || this.entries.get(id)?.placeholder !== record.target) continue;
+      if (record.isIntersecting) this.wanted.add(id);
+      else this.wanted.delete(id);
+    }
+    if (this.wanted.size > 0) this.requestFrame();
+    this.syncBusy();
+  }
+
+  private viewsMoved(records: IntersectionObserverEntry[]): void {
+    for (const record of records) {
+      const id = this.idOf.get(record.target);
+      const entry = id === undefined ? undefined : this.entries.get(id);
+      if (id === undefined || entry?.view?.element !== record.target) continue;
+      // Off screen, content-visibility keeps the size the turn last had on screen.
+      if (record.boundingClientRect.height > 0) entry.height = record.boundingClientRect.height;
+      this.placed.add(record.target);
+      if (record.isIntersecting) this.kept.add(id);
+      else this.kept.delete(id);
+    }
+    this.dropFarTurns();
+  }
+
+  /**
+   * Over MAX_RENDERED_TURNS, the rendered turns farthest from the viewport give way to
+   * placeholders, except those still changing or holding what the user works with.
+   */
+  private dropFarTurns(): void {
+    if (this.renderedCount <= MAX_RENDERED_TURNS) return;
+    let nearest = this.order.length - 1;
+    let farthest = 0;
+    const index = new Map<string, number>();
+    this.order.forEach((id, position) => {
+      index.set(id, position);
+      if (this.kept.has(id)) {
+        nearest = Math.min(nearest, position);
+        farthest = Math.max(farthest, position);
+      }
+    });
+    const distance = (id: string): number => {
+      const position = index.get(id) ?? 0;
+      return position < nearest ? nearest - position : Math.max(0, position - farthest);
+    };
+    const candidates = this.order.filter((id) => this.canDrop(id)).sort((a, b) => distance(b) - distance(a));
+    for (const id of candidates) {
+      if (this.renderedCount <= MAX_RENDERED_TURNS) break;
+      this.dropView(id);
+    }
+  }
+
+  private canDrop(id: string): boolean {
+    const view = this.entries.get(id)?.view;
+    // A view still rendering may go too: it is rebuilt from its turn when scrolled to again.
+    if (!view || !this.placed.has(view.element) || this.kept.has(id) || this.streamingIds.has(id))
+      return false;
+    if (view.turn.role === 'assistant' && view.turn.media) return false;
+    if (view.element.contains(document.activeElement)) return false;
+    return !(view instanceof AssistantTurnView && view.awaitingCard);
+  }
+
+  private dropView(id: string): void {
+    const entry = this.entries.get(id);
+    const view = entry?.view;
+    if (!entry || !view) return;
+    this.unobserveView(view);
+    entry.turn = view.turn;
+    entry.view = undefined;
+    this.renderedCount--;
+    view.element.replaceWith(this.placeholderFor(id, entry));
   }
 
   private failedView(turn: Turn, error: unknown): FailedTurnView {
@@ -244,7 +400,9 @@ export class Transcript {
     const entry = this.entries.get(old.id);
     if (!entry || entry.view !== old) return;
     entry.view = replacement;
-    this.dirtyViews.delete(old);
+    this.unobserveView(old);
+    this.idOf.set(replacement.element, old.id);
+    this.keepObserver.observe(replacement.element);
     this.syncBusy();
     if (old.element.isConnected) old.element.replaceWith(replacement.element);
     replacement.element.classList.toggle('is-last-user', old.id === this.lastUserTurnId);
@@ -252,29 +410,27 @@ export class Transcript {
 
   private renderNewestTurns(): void {
     const deadline = performance.now() + INITIAL_RENDER_BUDGET_MS;
-    const views: HTMLElement[] = [];
-    while (
-      this.notYetRendered.length > 0 &&
-      (views.length < INITIAL_MIN_TURNS || performance.now() < deadline)
-    ) {
+    let rendered = 0;
+    while (this.notYetRendered.length > 0 && (rendered < INITIAL_MIN_TURNS || performance.now() < deadline)) {
       // A long turn renders as much as the budget allows; the rest follows in the next frames.
-      views.unshift(this.createView(this.notYetRendered.pop() as string, deadline).element);
+      this.createView(this.notYetRendered.pop() as string, deadline);
+      rendered++;
     }
-    this.list.prepend(...views);
+    if (this.renderedCount >= MAX_RENDERED_TURNS) this.notYetRendered = [];
   }
 
+  /** Older turns, newest first, up to MAX_RENDERED_TURNS; the rest wait to be scrolled to. */
   private renderOlderWhenIdle(generation: number): void {
     whenIdle((deadline) => {
       if (generation !== this.generation) return;
       const sliceEnd = performance.now() + Math.min(IDLE_SLICE_MS, deadline.timeRemaining());
-      const views: HTMLElement[] = [];
       do {
         const id = this.notYetRendered.pop();
         if (id === undefined) break;
-        views.unshift(this.createView(id, sliceEnd).element);
-      } while (performance.now() < sliceEnd);
-      // Scroll anchoring keeps what the user is reading in place while older turns appear above.
-      this.list.prepend(...views);
+        // Scroll anchoring keeps what the user is reading in place while older turns appear above.
+        if (this.entries.get(id)?.placeholder) this.createView(id, sliceEnd);
+      } while (performance.now() < sliceEnd && this.renderedCount < MAX_RENDERED_TURNS);
+      if (this.renderedCount >= MAX_RENDERED_TURNS) this.notYetRendered = [];
       this.bottom.follow();
       if (this.notYetRendered.length > 0) this.renderOlderWhenIdle(generation);
       this.syncBusy();
@@ -293,7 +449,7 @@ export class Transcript {
    * reading the transcript can wait for it to settle.
    */
   private syncBusy(): void {
-    const busy = this.dirtyViews.size > 0 || this.notYetRendered.length > 0;
+    const busy = this.dirtyViews.size > 0 || this.notYetRendered.length > 0 || this.wanted.size > 0;
     if (busy === this.busy) return;
     this.busy = busy;
     this.scroller.setAttribute('aria-busy', String(busy));
@@ -312,6 +468,26 @@ export class Transcript {
   private renderFrame(): void {
     this.frameRequested = false;
     const deadline = performance.now() + FRAME_BUDGET_MS;
+    // Placeholders scrolled near come first: the user is looking for them. At least one per
+    // frame, newest first, so scrolling up never waits on a busy stream.
+    let first = true;
+    for (const id of [...this.wanted].reverse()) {
+      if (!first && performance.now() >= deadline) break;
+      first = false;
+      if (this.entries.get(id)?.placeholder) this.createView(id, deadline);
+      this.wanted.delete(id);
+    }
+    this.renderDirty(deadline);
+    // Turns rendered while the user scrolled fast may have left the viewport already.
+    this.dropFarTurns();
+    if (this.dirtyViews.size > 0 || this.wanted.size > 0) this.requestFrame();
+    // A big backlog (a 16 KiB read, a restored reply) also uses the idle time between frames.
+    if (this.dirtyViews.size > 0) this.renderWhenIdle();
+    this.syncBusy();
+    this.bottom.follow();
+  }
+
+  private renderDirty(deadline: number): void {
     for (const view of [...this.dirtyViews]) {
       if (performance.now() >= deadline) break;
       this.dirtyViews.delete(view);
@@ -322,9 +498,18 @@ export class Transcript {
       });
       if (!done) this.dirtyViews.add(view);
     }
-    if (this.dirtyViews.size > 0) this.requestFrame();
-    this.syncBusy();
-    this.bottom.follow();
+  }
+
+  private renderWhenIdle(): void {
+    if (this.idleRequested) return;
+    this.idleRequested = true;
+    whenIdle((idle) => {
+      this.idleRequested = false;
+      const budget = Math.min(FRAME_BUDGET_MS, idle.timeRemaining());
+      if (budget <= 0 || this.dirtyViews.size === 0) return;
+      this.renderDirty(performance.now() + budget);
+      this.syncBusy();
+    });
   }
 
   private refreshLastUserTurn(): void {
@@ -352,4 +537,29 @@ export class Transcript {
     this.events.streamingChanged(this.streamingIds.size > 0);
     this.events.turnCountChanged(this.order.length);
   }
+}
+
+/** Line height and characters per line of a reply in a narrow panel, for placeholders' sizes. */
+const LINE_PX = 20;
+const CHARS_PER_LINE = 60;
+
+/**
+ * About how tall a turn not yet rendered will be: its lines of text, tool cards and a header.
+ * Scroll anchoring absorbs the difference when it renders.
+ */
+export function estimatedHeight(turn: Turn): number {
+  const text = turn.content;
+  let lines = 0;
+  for (let start = 0; start <= text.length;) {
+    const end = text.indexOf('\n', start);
+    const length = (end < 0 ? text.length : end) - start;
+    lines += Math.max(1, Math.ceil(length / CHARS_PER_LINE));
+    if (end < 0) break;
+    start = end + 1;
+  }
+  const cards =
+    turn.role === 'assistant'
+      ? (turn.steps ?? []).reduce((sum, step) => sum + step.calls.length, 0) + (turn.toolCalls?.length ?? 0)
+      : 0;
+  return 40 + lines * LINE_PX + cards * 36;
 }

@@ -155,6 +155,43 @@ describe('chat webview: streaming replies', function () {
     ]);
   });
 
+  it('colours the first block of a language as it renders, once the panel has warmed up', async () => {
+    const { chat } = fixture;
+    // Grammars compile in idle time after the panel paints, not in a streamed reply's frames.
+    await chat.page.waitForSelector('body[data-renderer-ready]', { state: 'attached' });
+    await chat.send(initMessage([userTurn('code?')]));
+    const turn = assistantTurn('', { status: 'streaming' });
+    await chat.send({ type: 'turnAdded', turn });
+    // Records whether any code element ever waited for its colours.
+    await chat.page.evaluate(() => {
+      const page = globalThis as unknown as {
+        document: unknown;
+        MutationObserver: new (callback: (records: Array<{ addedNodes: ArrayLike<unknown> }>) => void) => {
+          observe(target: unknown, options: { childList: boolean; subtree: boolean }): void;
+        };
+        sawPending?: boolean;
+      };
+      type Node = { matches?(css: string): boolean; querySelector?(css: string): unknown };
+      page.sawPending = false;
+      new page.MutationObserver((records) => {
+        for (const record of records)
+          for (const node of Array.from(record.addedNodes) as Node[])
+            if (node.matches?.('.hl-pending') || node.querySelector?.('.hl-pending')) page.sawPending = true;
+      }).observe(page.document, { childList: true, subtree: true });
+    });
+    await chat.send({
+      type: 'turnDelta',
+      id: turn.id,
+      content: 'Here:\n\n```kotlin\nfun answer(): Int = 42\n```\n\nDone',
+    });
+    const block = chat.page.locator(`[data-turn-id="${turn.id}"] .code-block`);
+    assert.ok((await block.locator('.hljs-keyword').count()) > 0, 'the block is coloured');
+    const sawPending = await chat.page.evaluate(
+      () => (globalThis as unknown as { sawPending?: boolean }).sawPending,
+    );
+    assert.strictEqual(sawPending, false, 'no block waited for its grammar to compile');
+  });
+
   it('highlights an unterminated fence when the turn completes', async () => {
     const { chat } = fixture;
     await chat.send(initMessage([userTurn('code?')]));
@@ -303,20 +340,40 @@ describe('chat webview: streaming replies', function () {
     assert.strictEqual(await jumpButton.isVisible(), false);
   });
 
-  it('opens a 1,000-turn conversation without freezing, newest turns first', async () => {
+  it('opens a 1,000-turn conversation without freezing, newest turns first, and renders only what is near', async () => {
     const { chat } = fixture;
+    const { page } = chat;
     const turns: Turn[] = [];
     for (let index = 0; index < 500; index++) {
       turns.push(userTurn(`Question ${index}`, `u${index}`));
       turns.push({
-        ...assistantTurn(`Answer **${index}**\n\n\`\`\`js\nconsole.log(${index});\n\`\`\`\n`),
+        ...assistantTurn(`Answer **${index}**\n\n\`\`\`js\nconsole.log(${index});\n\`\`\`\n`, {
+          // Every tenth reply came from the agent: a step with a finished tool card.
+          steps:
+            index % 10 === 0
+              ? [
+                  {
+                    content: 'Reading the file.',
+                    calls: [
+                      {
+                        id: `call${index}`,
+                        name: 'readFile',
+                        arguments: '{"path":"src/a.ts"}',
+                        state: 'done',
+                        source: 'Gateway',
+                      },
+                    ],
+                  },
+                ]
+              : undefined,
+        }),
         id: `a${index}`,
       });
     }
     // A click made in the first task after the conversation arrives, inside the page: the page
     // did not freeze until the whole list was built if the click is handled while older turns are
     // still missing. (Timing a click from outside measured the machine's load, not the page.)
-    const builtAtClick = await chat.page.evaluate((init) => {
+    const builtAtClick = await page.evaluate((init) => {
       const page = globalThis as unknown as {
         postMessage(message: unknown, origin: string): void;
         addEventListener(type: 'message', listener: () => void): void;
@@ -343,9 +400,34 @@ describe('chat webview: streaming replies', function () {
     await chat.waitForPosted('newChat');
     assert.ok(builtAtClick < 1000, `the click waited until all ${builtAtClick} turns were built`);
     assert.ok(builtAtClick >= 2, 'the newest turns are there at once');
-    assert.ok(await chat.page.locator('[data-turn-id="a499"]').isVisible(), 'the newest turn is on screen');
-    await chat.waitForCount('.turn', 1000);
-    const firstTwo = await chat.page
+    assert.ok(await page.locator('[data-turn-id="a499"]').isVisible(), 'the newest turn is on screen');
+    await chat.nextFrames();
+    await page.waitForSelector('.transcript[aria-busy="false"]');
+    const counts = () =>
+      page.evaluate(() => {
+        const doc = (
+          globalThis as unknown as { document: { querySelectorAll(css: string): { length: number } } }
+        ).document;
+        return {
+          rendered: doc.querySelectorAll('.turn-list > .turn').length,
+          placeholders: doc.querySelectorAll('.turn-list > .turn-placeholder').length,
+        };
+      });
+    const opened = await counts();
+    assert.strictEqual(opened.rendered + opened.placeholders, 1000, 'every turn keeps its place');
+    assert.ok(opened.rendered < 200, `only the turns near the end are rendered (${opened.rendered})`);
+
+    // The user goes to the top: the oldest turns render there, in order, with their text.
+    await page.locator('.transcript').focus();
+    await page.keyboard.press('Home');
+    const oldest = page.locator('[data-turn-id="u0"]');
+    await oldest.waitFor();
+    await page.waitForSelector('.transcript[aria-busy="false"]');
+    assert.ok(await oldest.isVisible(), 'the oldest turn is on screen');
+    assert.match((await oldest.textContent()) ?? '', /Question 0/);
+    assert.match((await page.locator('[data-turn-id="a0"]').textContent()) ?? '', /Answer 0/);
+    assert.strictEqual(await page.locator('[data-turn-id="a0"] .tool-card').count(), 1, 'its tool card too');
+    const firstTwo = await page
       .locator('.turn')
       .evaluateAll((elements) =>
         elements
@@ -356,6 +438,45 @@ describe('chat webview: streaming replies', function () {
             ),
           ),
       );
-    assert.deepStrictEqual(firstTwo, ['u0', 'a0'], 'older turns end up in order above');
+    assert.deepStrictEqual(firstTwo, ['u0', 'a0'], 'older turns are in order above');
+    const atTop = await counts();
+    assert.strictEqual(atTop.rendered + atTop.placeholders, 1000);
+    assert.ok(
+      atTop.rendered < 200,
+      `turns far from the viewport went back to placeholders (${atTop.rendered})`,
+    );
+
+    // And back to the end, where the newest turn is shown again.
+    await page.keyboard.press('End');
+    const newest = page.locator('[data-turn-id="a499"]');
+    await newest.waitFor();
+    await page.waitForSelector('.transcript[aria-busy="false"]');
+    await chat.nextFrames();
+    assert.ok(await newest.isVisible(), 'the newest turn is on screen again');
+  });
+
+  it('a turn updated while far off screen shows its latest text when scrolled to', async () => {
+    const { chat } = fixture;
+    const { page } = chat;
+    const turns: Turn[] = [];
+    for (let index = 0; index < 150; index++) {
+      turns.push(userTurn(`Question ${index}`, `u${index}`));
+      turns.push({ ...assistantTurn(`Answer ${index}`), id: `a${index}` });
+    }
+    await chat.send(initMessage(turns));
+    assert.strictEqual(
+      await page.locator('[data-turn-id="a0"]').count(),
+      0,
+      'the oldest reply is not rendered',
+    );
+    await chat.send({ type: 'turnUpdated', turn: { ...turns[1], content: 'Answer 0, *revised*' } });
+    await page.locator('.transcript').focus();
+    await page.keyboard.press('Home');
+    const oldest = page.locator('[data-turn-id="a0"]');
+    await oldest.waitFor();
+    await page.waitForSelector('.transcript[aria-busy="false"]');
+    assert.strictEqual((await oldest.locator('.reply').textContent())?.trim(), 'Answer 0, revised');
+    assert.strictEqual(await page.locator('.font-warmup').count(), 0, 'the font warm-up left nothing behind');
+    assert.deepStrictEqual(chat.errors(), []);
   });
 });
