@@ -108,9 +108,13 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     setTimeout(() => void this.load(), 0);
   }
 
-  /** The gateway's media models from its catalogs, with kind, price and parameters (none when it has none). */
-  listMediaModels(): Promise<MediaModelInfo[]> {
-    return this.deps.gateway.client().listMediaModels();
+  /**
+   * The gateway's media models from its catalogs, with kind, price and parameters (none when it
+   * has none): the one list Generate Media's picker, the chat's media commands and the agents'
+   * tool offer and check against. `reuse`: a list read in the last half minute will do.
+   */
+  listMediaModels(reuse = false): Promise<MediaModelInfo[]> {
+    return this.deps.gateway.client().listMediaModels({}, reuse);
   }
 
   /** Loads stored jobs once and resumes polling those still running; resolves when done. */
