@@ -294,6 +294,48 @@ describe('Media routes: OpenRouter and OpenAI-style gateways', function () {
     assert.equal(openRouter.requests.filter((r) => r.method === 'POST').length, posts, 'nothing was sent');
   });
 
+  it('a chat model that draws, in an ordinary chat turn: the streamed delta.images show as a card after the reply', async () => {
+    const api = await gatewayApi();
+    await vscode.commands.executeCommand('gateway.chat.focus');
+    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+    await vscode.commands.executeCommand('gateway.newChat');
+    const before = vscode.workspace.getConfiguration('gateway').get<string>('chat.model');
+    await setSetting('chat.model', SIM_CHAT_IMAGE_MODEL);
+    try {
+      await sendInChat('draw an orange square');
+      const sent = openRouter.requests.filter((r) => r.path.endsWith('/v1/chat/completions')).at(-1);
+      const body = sent?.body as { stream?: unknown; modalities?: unknown };
+      assert.equal(body.stream, true, 'streamed');
+      assert.deepEqual(body.modalities, ['image', 'text'], 'the catalog says it draws: pictures asked for');
+      const served = openRouter.servedMedia.at(-1)!;
+      const card = await waitFor(
+        async () => (await api.chat.current()).turns.find((t) => t.role === 'assistant' && t.media),
+        'a card for the pictures',
+        20_000,
+      );
+      assert.ok(card.role === 'assistant' && card.media);
+      const turns = (await api.chat.current()).turns;
+      const reply = turns.find((t) => t.role === 'assistant' && !t.media);
+      assert.equal(reply?.role === 'assistant' && reply.content, 'Here is your picture.');
+      assert.equal(card.media.prompt, 'draw an orange square');
+      const shown = await waitFor(
+        () => cardStates(card.media!.jobId).find((s) => s.status === 'completed' && s.outputs.length > 0),
+        'the card to show the picture',
+        20_000,
+      );
+      assert.equal(shown.outputs[0].kind, 'image');
+      const job = api.media.model.get(card.media.jobId)!;
+      const saved = await openAndSave(job, /<img class="media-output" src="[^"]+\.png"/);
+      assert.deepEqual(Buffer.from(saved), served, 'exactly the streamed bytes');
+      const reopened = await vscode.commands.executeCommand<MediaGalleryPanel>('gateway.openMediaGallery');
+      const item = (await reopened.items()).find((i) => i.id === job.id);
+      reopened.panel.dispose();
+      assert.equal(item?.kind, 'image', 'the gallery shows it too');
+    } finally {
+      await setSetting('chat.model', before);
+    }
+  });
+
   it('an OpenAI-style server (/v1/images/generations, result by URL elsewhere): the key never leaves the gateway', async () => {
     await setSetting('baseUrl', openAi.baseUrl);
     // The key belongs to one origin: a user who moves to another gateway enters its key.
@@ -359,6 +401,13 @@ describe('Media routes: OpenRouter and OpenAI-style gateways', function () {
     }
     const video = items.find((i) => i.model === SIM_VIDEO_MODEL);
     assert.equal(video?.kind, 'video', 'a video shows as a video tile');
+    // Its file, served by URL, is downloaded once (as an image's is), then the tile shows it.
+    const shownVideo = await waitFor(
+      async () => (await reopened.items()).find((i) => i.id === video.id && i.src),
+      'the video tile to show the video itself',
+      20_000,
+    );
+    assert.match(shownVideo.src!, /^https:\/\/.*vscode-(resource|cdn)/, 'a local file as the webview URL');
     assert.equal(video.cost, VIDEO_COST, 'with its cost');
   });
 });

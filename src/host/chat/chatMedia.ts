@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
+import type { ChatImage } from '../../api/chatImages';
 import type { MediaModelInfo } from '../../api/mediaRoutes';
+import type { MediaRecord } from '../../api/types';
 import type { CatalogModel } from '../../core/catalog/catalogCodec';
 import { Command } from '../../core/ids';
 import type { MediaJob } from '../../core/media/mediaJob';
@@ -35,6 +37,8 @@ export interface ChatMediaJobs {
   generate(args: GenerateArgs, options?: GenerateOptions): Promise<string>;
   /** The gateway's media models, the list Generate Media offers. */
   listMediaModels(reuse?: boolean): Promise<MediaModelInfo[]>;
+  /** Pictures a chat reply brought, as a completed job; its id. */
+  adopt(args: { prompt: string; model: string }, record: MediaRecord): Promise<string>;
   resultItems(job: MediaJob): Promise<PreviewItem[]>;
 }
 
@@ -133,6 +137,21 @@ export class ChatMedia extends Disposable {
       },
     );
     return started.id;
+  }
+
+  /**
+   * The pictures a chat reply drew (streamed `delta.images`) as a completed media job, so they
+   * show as any result does: kept as files, in the gallery and as a card. Its id.
+   */
+  adoptImages(images: readonly ChatImage[], prompt: string, model: string): Promise<string> {
+    return this.media().adopt(
+      { prompt, model },
+      {
+        id: '',
+        status: 'completed',
+        outputs: images.map((image) => ({ kind: 'data', data: image.data, mimeType: image.mimeType })),
+      },
+    );
   }
 
   /** The open conversation's cards: their jobs are followed and their states posted now. */
