@@ -547,7 +547,9 @@ export function mimeFromUrl(url: string): string | undefined {
     return undefined;
   }
   const extension = /\.([a-z0-9]+)$/i.exec(pathname)?.[1]?.toLowerCase();
-  return extension ? MIME_BY_EXTENSION.get(extension) : undefined;
+  if (extension) return MIME_BY_EXTENSION.get(extension);
+  // OpenRouter's video file (`/videos/{id}/content`, as its `unsigned_urls` name it) is an MP4.
+  return /\/videos\/[^/]+\/content$/.test(pathname) ? 'video/mp4' : undefined;
 }
 
 /**
