@@ -9,6 +9,7 @@
  * ever sees a value of a type it was not promised, and nothing here throws except for an error
  * chunk, which ends the reply on purpose.
  */
+import { MAX_CHAT_IMAGES, parseChatImages } from './chatImages';
 import { GatewayError } from './errors';
 import { readArray, readCount, readNumber, readRecord, readString, readUsd } from './fields';
 import { excerpt, isRecord } from './json';
@@ -71,6 +72,8 @@ const USAGE_FIELDS = new Set([
 
 export class ChatChunkReader {
   private metaSent = false;
+  /** Pictures taken so far: a reply brings at most MAX_CHAT_IMAGES. */
+  private images = 0;
   private readonly toolCalls: ToolCall[] = [];
   /** A finish_reason was seen: the reply is complete even if the stream ends without [DONE]. */
   finished = false;
@@ -136,6 +139,11 @@ export class ChatChunkReader {
       const annotations = readArray(delta, 'annotations', 'chat.delta', problems);
       const parsedAnnotations = annotations ? parseAnnotations(annotations, problems) : [];
       if (parsedAnnotations.length > 0) out.push({ type: 'annotations', annotations: parsedAnnotations });
+      if (delta.images !== undefined) {
+        const images = parseChatImages(delta.images, MAX_CHAT_IMAGES - this.images, problems);
+        this.images += images.length;
+        if (images.length > 0) out.push({ type: 'images', images });
+      }
     }
     const finishReason = readString(choice, 'finish_reason', 'chat.choice', problems);
     // An end in error says so, even without an error object: never a quiet, complete-looking reply.

@@ -77,8 +77,9 @@ export interface GatewayClient {
    * The gateway's media models from its catalogs (`/v1/images/models`, `/v1/videos/models`,
    * `/v1/models?output_modalities=image,video,audio`), each with the route it is started on, its
    * kind, price and parameters. Catalogs the gateway lacks are skipped; never throws for them.
+   * With `reuse`, a list read in the last half minute is answered without asking again.
    */
-  listMediaModels(options?: CallOptions): Promise<MediaModelInfo[]>;
+  listMediaModels(options?: CallOptions, reuse?: boolean): Promise<MediaModelInfo[]>;
   /** Fetches a media result by URL (the key is sent only if the URL is on the gateway's origin). */
   download(url: string, options?: DownloadOptions): Promise<DownloadedFile>;
   /**
@@ -310,7 +311,15 @@ class UndiciGatewayClient implements GatewayClient {
     return book.models?.get(model);
   }
 
-  async listMediaModels(callOptions: CallOptions = {}): Promise<MediaModelInfo[]> {
+  async listMediaModels(callOptions: CallOptions = {}, reuse = false): Promise<MediaModelInfo[]> {
+    const book = this.mediaRoutes;
+    if (
+      reuse &&
+      book.models &&
+      book.modelsAt !== undefined &&
+      Date.now() - book.modelsAt < MEDIA_CATALOG_REFRESH_MS
+    )
+      return [...book.models.values()];
     const read = (path: string): Promise<unknown> =>
       this.getJson(callOptions, path, 'models', 'media model catalog').catch((error: unknown) => {
         if (GatewayError.is(error) && error.kind === 'aborted') throw error;

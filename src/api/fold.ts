@@ -38,6 +38,9 @@ export function applyChatDelta(completion: ChatCompletion, delta: ChatDelta): Ch
     case 'annotations':
       addAnnotations(completion.annotations, delta.annotations);
       break;
+    case 'images':
+      completion.images = [...(completion.images ?? []), ...delta.images];
+      break;
   }
   return completion;
 }

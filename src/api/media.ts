@@ -11,7 +11,7 @@ import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
 import { redact, redactExcerpt } from './redact';
 import type { Secrets } from './redact';
-import type { MediaOutput, MediaRecord, MediaRequest, MediaStarted, MediaStatus } from './types';
+import type { MediaOutput, MediaRecord, MediaRequest, MediaRoute, MediaStarted, MediaStatus } from './types';
 
 /**
  * The most results one media record may bring; the rest are left out (and counted). Every result
@@ -547,7 +547,9 @@ export function mimeFromUrl(url: string): string | undefined {
     return undefined;
   }
   const extension = /\.([a-z0-9]+)$/i.exec(pathname)?.[1]?.toLowerCase();
-  return extension ? MIME_BY_EXTENSION.get(extension) : undefined;
+  if (extension) return MIME_BY_EXTENSION.get(extension);
+  // OpenRouter's video file (`/videos/{id}/content`, as its `unsigned_urls` name it) is an MP4.
+  return /\/videos\/[^/]+\/content$/.test(pathname) ? 'video/mp4' : undefined;
 }
 
 /**
@@ -583,4 +585,12 @@ export function describeMediaOptions(
   return Object.entries(info?.options ?? {})
     .map(([key, values]) => `${key} ${values.map(String).join(' | ')}`)
     .join('; ');
+}
+
+/** A new id for a job the gateway completed at once (it gives none of its own). */
+export function syncJobId(route: MediaRoute, now: number, random: () => number = Math.random): string {
+  const tail = Math.floor(random() * 36 ** 8)
+    .toString(36)
+    .padStart(8, '0');
+  return `${route === 'chat-images' ? 'chat-img' : route === 'images' ? 'img' : 'imggen'}-${now.toString(36)}-${tail}`;
 }

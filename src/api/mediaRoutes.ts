@@ -13,11 +13,12 @@
  * `/v1/videos/models`, `/v1/models?output_modalities=image`), read here tolerantly: a catalog
  * that is missing, malformed or huge only means fewer models are known on it.
  */
+import { MAX_CHAT_IMAGES, parseChatImages } from './chatImages';
 import { isRecord, stringField } from './json';
 import type { JsonObject } from './json';
 import { normalizeMediaRecord } from './media';
 
-export { checkMediaParameters, describeMediaOptions } from './media';
+export { checkMediaParameters, describeMediaOptions, syncJobId } from './media';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
 import type { Secrets } from './redact';
@@ -282,7 +283,11 @@ export function normalizeSyncRecord(
     const choices = Array.isArray(record.choices) ? record.choices : [];
     const first: unknown = choices[0];
     const message = isRecord(first) && isRecord(first.message) ? first.message : {};
-    const images = Array.isArray(message.images) ? message.images : [];
+    // Only inline raster pictures, bounded, as in a streamed reply (chatImages.ts).
+    const images = parseChatImages(message.images, MAX_CHAT_IMAGES, problems).map((image) => ({
+      b64_json: image.data,
+      media_type: image.mimeType,
+    }));
     const said = typeof message.content === 'string' ? message.content.trim() : '';
     shaped = {
       status: 'completed',
@@ -301,12 +306,4 @@ export function normalizeSyncRecord(
   }
   const normalized = normalizeMediaRecord(shaped, id, problems, secrets, baseUrl ? { baseUrl } : {});
   return { ...normalized, id };
-}
-
-/** A new id for a job the gateway completed at once (it gives none of its own). */
-export function syncJobId(route: MediaRoute, now: number, random: () => number = Math.random): string {
-  const tail = Math.floor(random() * 36 ** 8)
-    .toString(36)
-    .padStart(8, '0');
-  return `${route === 'chat-images' ? 'chat-img' : route === 'images' ? 'img' : 'imggen'}-${now.toString(36)}-${tail}`;
 }

@@ -102,7 +102,9 @@ export type ChatDelta =
   | { type: 'tool_calls'; toolCalls: ToolCall[] }
   | { type: 'finish'; reason: string }
   | { type: 'usage'; usage: Usage }
-  | { type: 'annotations'; annotations: Annotation[] };
+  | { type: 'annotations'; annotations: Annotation[] }
+  /** Pictures the model drew (`delta.images`), inline and checked (chatImages.ts). */
+  | { type: 'images'; images: ChatImage[] };
 
 /** A whole reply, from a non-streaming call or from folding a stream. */
 export interface ChatCompletion {
@@ -116,6 +118,8 @@ export interface ChatCompletion {
   finishReason?: string;
   usage?: Usage;
   annotations: Annotation[];
+  /** Pictures the model drew, when it drew any. */
+  images?: ChatImage[];
 }
 
 /**
@@ -295,3 +299,4 @@ export interface GatewayDataProblem {
   kind: 'wrong-type' | 'unknown';
   message: string;
 }
+import type { ChatImage } from './chatImages';

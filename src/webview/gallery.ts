@@ -71,6 +71,8 @@ function card(item: GalleryItem): HTMLElement {
     });
     if (item.needsThumbnail) img.addEventListener('load', () => makeThumbnail(item.id, img), { once: true });
     preview = img;
+  } else if ((item.kind === 'video' || item.kind === 'audio') && item.status === 'completed') {
+    preview = mediaTile(item);
   } else if (item.excerpt && item.kind === 'text') {
     // A text result's beginning, as text: never markup or links.
     preview = h('div', { className: 'thumb placeholder excerpt', text: item.excerpt });
@@ -165,11 +167,48 @@ function updateBulk(): void {
 }
 
 /** Draws the loaded image small, once, and hands it to the host to cache. */
-function makeThumbnail(id: string, img: HTMLImageElement): void {
-  const scale = Math.min(1, THUMBNAIL_SIZE / Math.max(img.naturalWidth, img.naturalHeight, 1));
+/**
+ * A completed video or audio result: a tile that says what it is (▶ Video, ♪ Audio) over the
+ * video's poster (its cached first frame) or its first frame, loaded as metadata and then cached.
+ * A file that cannot be decoded leaves the tile as it is, never a blank box.
+ */
+function mediaTile(item: GalleryItem): HTMLElement {
+  const video = item.kind === 'video';
+  const tile = h('div', {
+    className: `thumb tile ${item.kind}`,
+    attrs: { role: 'img', 'aria-label': `${video ? 'Video' : 'Audio'}: ${item.prompt}` },
+  });
+  if (video && item.poster)
+    tile.append(h('img', { attrs: { src: item.poster, alt: '', loading: 'lazy', decoding: 'async' } }));
+  else if (video && item.src) {
+    const clip = h('video', { attrs: { src: item.src, preload: 'metadata', muted: '', playsinline: '' } });
+    clip.addEventListener('loadeddata', () => item.needsThumbnail && makeThumbnail(item.id, clip), {
+      once: true,
+    });
+    clip.addEventListener('error', () => clip.remove(), { once: true });
+    tile.append(clip);
+  }
+  tile.append(
+    h(
+      'span',
+      { className: 'badge' },
+      h('span', { className: 'glyph', text: video ? '▶' : '♪', attrs: { 'aria-hidden': 'true' } }),
+      h('span', { text: video ? 'Video' : 'Audio' }),
+    ),
+  );
+  return tile;
+}
+
+function makeThumbnail(id: string, img: HTMLImageElement | HTMLVideoElement): void {
+  const [width, height] =
+    img instanceof HTMLVideoElement
+      ? [img.videoWidth, img.videoHeight]
+      : [img.naturalWidth, img.naturalHeight];
+  if (!width || !height) return;
+  const scale = Math.min(1, THUMBNAIL_SIZE / Math.max(width, height, 1));
   const canvas = document.createElement('canvas');
-  canvas.width = Math.max(1, Math.round(img.naturalWidth * scale));
-  canvas.height = Math.max(1, Math.round(img.naturalHeight * scale));
+  canvas.width = Math.max(1, Math.round(width * scale));
+  canvas.height = Math.max(1, Math.round(height * scale));
   const context = canvas.getContext('2d');
   if (!context) return;
   context.drawImage(img, 0, 0, canvas.width, canvas.height);

@@ -183,6 +183,7 @@ export function handleChatImages(context: RequestContext, core: MediaServer): vo
   const model = String(body.model);
   const id = `gen-${Date.now()}-${Math.random().toString(36).slice(2, 12)}`;
   const drawn = !/#sim:no-image/.test(prompt);
+  if (body.stream === true) return streamChatImages(context, core, { id, model, prompt, drawn });
   sendJson(context.response, 200, {
     id,
     object: 'chat.completion',
@@ -216,6 +217,42 @@ export function handleChatImages(context: RequestContext, core: MediaServer): vo
     ],
     usage: usage(drawn ? CHAT_IMAGE_COST : 0),
   });
+}
+
+/**
+ * A streamed chat reply that draws, as OpenRouter streams one: the text in `delta.content`, the
+ * picture in `delta.images` of a later chunk, then the finish and the usage with its cost.
+ */
+function streamChatImages(
+  context: RequestContext,
+  core: MediaServer,
+  reply: { id: string; model: string; prompt: string; drawn: boolean },
+): void {
+  const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    id: reply.id,
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model: reply.model,
+    provider: core.providerName,
+    system_fingerprint: null,
+    choices: [{ index: 0, delta, finish_reason: null, native_finish_reason: null, logprobs: null }],
+    ...extra,
+  });
+  const url = reply.drawn ? `data:image/png;base64,${picture(core, reply.prompt).toString('base64')}` : '';
+  const chunks = [
+    chunk({ role: 'assistant', content: reply.drawn ? 'Here is your picture.' : 'I cannot draw that.' }),
+    ...(reply.drawn
+      ? [chunk({ role: 'assistant', content: '', images: [{ type: 'image_url', image_url: { url } }] })]
+      : []),
+    {
+      ...chunk({ role: 'assistant', content: '' }),
+      choices: [{ index: 0, delta: { content: '' }, finish_reason: 'stop', native_finish_reason: 'STOP' }],
+      usage: usage(reply.drawn ? CHAT_IMAGE_COST : 0),
+    },
+  ];
+  context.response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const item of chunks) context.response.write(`data: ${JSON.stringify(item)}\n\n`);
+  context.response.end('data: [DONE]\n\n');
 }
 
 /** `POST /api/v1/videos`: 202 with the job's id and relative polling URL (the `openrouter` shape). */

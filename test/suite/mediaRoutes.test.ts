@@ -189,6 +189,153 @@ describe('Media routes: OpenRouter and OpenAI-style gateways', function () {
     made.push(job.id);
   });
 
+  /** Sends `text` from the chat's composer, as the webview does. */
+  async function sendInChat(text: string): Promise<void> {
+    const api = await gatewayApi();
+    const message = parseWebviewMessage({ type: 'send', text });
+    assert.ok(message);
+    await api.chatRouter.handle(message);
+  }
+
+  /** The composer notices the chat view was sent after the first `since` of them. */
+  function notices(since = 0): string[] {
+    return observed.webviewMessages
+      .filter((m) => m.target === 'chat view')
+      .map((m) => parseHostMessage(JSON.parse(m.json)))
+      .flatMap((m) => (m?.type === 'composerNotice' ? [m.message] : []))
+      .slice(since);
+  }
+
+  it('/video in the chat lists the video models, refuses a value the model does not take, and makes the clip', async () => {
+    const api = await gatewayApi();
+    await vscode.commands.executeCommand('gateway.chat.focus');
+    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+    await vscode.commands.executeCommand('gateway.newChat');
+    const videoPosts = () =>
+      openRouter.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/v1/videos')).length;
+    const postsBefore = videoPosts();
+
+    // The command alone lists the catalog's video models with price and parameters.
+    let seen = notices().length;
+    await sendInChat('/video');
+    const [listing] = notices(seen);
+    assert.ok(listing, 'a notice answered /video');
+    assert.match(listing, /^Video models on this gateway \(\d+\):\n/);
+    assert.match(listing, new RegExp(`${SIM_VIDEO_MODEL} \\(video, from \\$0\\.5\\)`));
+    assert.match(listing, /duration 4 \| 8/);
+    assert.match(listing, /aspect_ratio 16:9 \| 9:16/);
+    assert.match(listing, /generate_audio true \| false/);
+    assert.doesNotMatch(listing, new RegExp(SIM_IMAGE_MODEL), 'only video models');
+
+    // A duration the catalog does not offer, and an image model: refused before anything is sent.
+    seen = notices().length;
+    await sendInChat(`/video a tiny clip --model ${SIM_VIDEO_MODEL} --duration 5`);
+    assert.deepEqual(notices(seen), [`${SIM_VIDEO_MODEL} takes duration 4, 8; not "5".`]);
+    seen = notices().length;
+    await sendInChat(`/video a tiny clip --model ${SIM_IMAGE_MODEL}`);
+    assert.match(
+      notices(seen)[0] ?? '',
+      new RegExp(`does not make video: it makes images, .* Models that make video: ${SIM_VIDEO_MODEL}`),
+    );
+    assert.equal(videoPosts(), postsBefore, 'nothing was sent');
+    const turnsBefore = (await api.chat.current()).turns.length;
+    assert.equal(turnsBefore, 0, 'a refused command adds no turn');
+
+    // A valid one: polled to completion, and the card shows the clip and its cost.
+    await sendInChat(
+      `/video a tiny clip --model ${SIM_VIDEO_MODEL} --duration 8 --aspect_ratio 16:9 --generate_audio false`,
+    );
+    const card = (await api.chat.current()).turns.at(-1);
+    assert.ok(card?.role === 'assistant' && card.media, 'the reply turn is a media card');
+    const { jobId } = card.media;
+    made.push(jobId);
+    const posted = openRouter.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/v1/videos'));
+    assert.equal(posted.length, postsBefore + 1);
+    const body = posted.at(-1)!.body as Record<string, unknown>;
+    assert.equal(body.duration, 8);
+    assert.equal(body.aspect_ratio, '16:9');
+    assert.equal(body.generate_audio, false);
+    const job = await completed(jobId);
+    assert.equal(job.cost, VIDEO_COST);
+    const shown = await waitFor(
+      () => cardStates(jobId).find((s) => s.status === 'completed' && s.outputs.length > 0),
+      'the card to show the clip',
+      20_000,
+    );
+    assert.equal(shown.outputs[0].kind, 'video');
+    assert.equal(shown.cost, VIDEO_COST, 'the card shows the cost');
+    const saved = await openAndSave(job, /<video class="media-output" src="[^"]+"/);
+    assert.deepEqual(Buffer.from(saved), MP4_BYTES);
+  });
+
+  it("the agents' tool lists the gateway's media models and refuses a value a model's entry does not offer", async () => {
+    const result = await vscode.lm.invokeTool('gateway_generateMedia', {
+      toolInvocationToken: undefined,
+      input: { listModels: 'all' },
+    });
+    const text = result.content.map((part) => (part as vscode.LanguageModelTextPart).value).join('');
+    for (const model of [SIM_IMAGE_MODEL, SIM_VIDEO_MODEL, SIM_CHAT_IMAGE_MODEL])
+      assert.match(text, new RegExp(model), `lists ${model}`);
+    assert.match(text, /\$0\.03 per image/, 'with prices');
+    assert.match(text, /resolution 1K \| 2K/, 'and parameters');
+    const posts = openRouter.requests.filter((r) => r.method === 'POST').length;
+    await assert.rejects(
+      Promise.resolve(
+        vscode.lm.invokeTool('gateway_generateMedia', {
+          toolInvocationToken: undefined,
+          input: { prompt: 'a grey square', model: SIM_IMAGE_MODEL, parameters: { quality: 'ultra' } },
+        }),
+      ),
+      (error: Error) => {
+        assert.match(error.message, new RegExp(`${SIM_IMAGE_MODEL} takes quality low, high; not "ultra"`));
+        return true;
+      },
+    );
+    assert.equal(openRouter.requests.filter((r) => r.method === 'POST').length, posts, 'nothing was sent');
+  });
+
+  it('a chat model that draws, in an ordinary chat turn: the streamed delta.images show as a card after the reply', async () => {
+    const api = await gatewayApi();
+    await vscode.commands.executeCommand('gateway.chat.focus');
+    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+    await vscode.commands.executeCommand('gateway.newChat');
+    const before = vscode.workspace.getConfiguration('gateway').get<string>('chat.model');
+    await setSetting('chat.model', SIM_CHAT_IMAGE_MODEL);
+    try {
+      await sendInChat('draw an orange square');
+      const sent = openRouter.requests.filter((r) => r.path.endsWith('/v1/chat/completions')).at(-1);
+      const body = sent?.body as { stream?: unknown; modalities?: unknown };
+      assert.equal(body.stream, true, 'streamed');
+      assert.deepEqual(body.modalities, ['image', 'text'], 'the catalog says it draws: pictures asked for');
+      const served = openRouter.servedMedia.at(-1)!;
+      const card = await waitFor(
+        async () => (await api.chat.current()).turns.find((t) => t.role === 'assistant' && t.media),
+        'a card for the pictures',
+        20_000,
+      );
+      assert.ok(card.role === 'assistant' && card.media);
+      const turns = (await api.chat.current()).turns;
+      const reply = turns.find((t) => t.role === 'assistant' && !t.media);
+      assert.equal(reply?.role === 'assistant' && reply.content, 'Here is your picture.');
+      assert.equal(card.media.prompt, 'draw an orange square');
+      const shown = await waitFor(
+        () => cardStates(card.media!.jobId).find((s) => s.status === 'completed' && s.outputs.length > 0),
+        'the card to show the picture',
+        20_000,
+      );
+      assert.equal(shown.outputs[0].kind, 'image');
+      const job = api.media.model.get(card.media.jobId)!;
+      const saved = await openAndSave(job, /<img class="media-output" src="[^"]+\.png"/);
+      assert.deepEqual(Buffer.from(saved), served, 'exactly the streamed bytes');
+      const reopened = await vscode.commands.executeCommand<MediaGalleryPanel>('gateway.openMediaGallery');
+      const item = (await reopened.items()).find((i) => i.id === job.id);
+      reopened.panel.dispose();
+      assert.equal(item?.kind, 'image', 'the gallery shows it too');
+    } finally {
+      await setSetting('chat.model', before);
+    }
+  });
+
   it('an OpenAI-style server (/v1/images/generations, result by URL elsewhere): the key never leaves the gateway', async () => {
     await setSetting('baseUrl', openAi.baseUrl);
     // The key belongs to one origin: a user who moves to another gateway enters its key.
@@ -254,6 +401,13 @@ describe('Media routes: OpenRouter and OpenAI-style gateways', function () {
     }
     const video = items.find((i) => i.model === SIM_VIDEO_MODEL);
     assert.equal(video?.kind, 'video', 'a video shows as a video tile');
+    // Its file, served by URL, is downloaded once (as an image's is), then the tile shows it.
+    const shownVideo = await waitFor(
+      async () => (await reopened.items()).find((i) => i.id === video.id && i.src),
+      'the video tile to show the video itself',
+      20_000,
+    );
+    assert.match(shownVideo.src!, /^https:\/\/.*vscode-(resource|cdn)/, 'a local file as the webview URL');
     assert.equal(video.cost, VIDEO_COST, 'with its cost');
   });
 });

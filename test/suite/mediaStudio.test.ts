@@ -242,7 +242,7 @@ describe('Media studio: save, insert, budget, gallery, variations and the agents
       vscode.lm.tools.some((t) => t.name === 'gateway_generateMedia'),
       'the tool is registered',
     );
-    const prepared = api.media.studio.tool.prepareInvocation({
+    const prepared = await api.media.studio.tool.prepareInvocation({
       input: { prompt: 'a [link](command:x) fox', model: 'testvendor/other' },
     });
     const message = prepared.confirmationMessages!.message as vscode.MarkdownString;

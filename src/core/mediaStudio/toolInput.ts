@@ -27,9 +27,25 @@ export interface GenerateMediaInput {
 
 export type ParsedToolInput = { ok: true; input: GenerateMediaInput } | { ok: false; error: string };
 
+/** The kinds `listModels` takes; `all` lists every kind. */
+export const LISTED_KINDS = ['image', 'video', 'audio', 'all'] as const;
+export type ListedKind = (typeof LISTED_KINDS)[number];
+
+/**
+ * The kind of models the input asks to list (`{"listModels": "video"}`), or undefined when it
+ * asks for something to be generated. Anything but one of LISTED_KINDS is no listing.
+ */
+export function parseListModels(value: unknown): ListedKind | undefined {
+  if (!isRecord(value) || !Object.hasOwn(value, 'listModels')) return undefined;
+  const kind = value.listModels;
+  return LISTED_KINDS.find((known) => known === kind);
+}
+
 export function parseGenerateMediaInput(value: unknown): ParsedToolInput {
   if (!isRecord(value)) return { ok: false, error: 'The input must be an object with a "prompt".' };
-  const { prompt, model, parameters, saveTo } = value;
+  const { prompt, model, parameters, saveTo, listModels } = value;
+  if (listModels !== undefined && listModels !== null)
+    return { ok: false, error: `"listModels" must be one of ${LISTED_KINDS.join(', ')}.` };
   if (typeof prompt !== 'string' || !prompt.trim())
     return { ok: false, error: '"prompt" must be a non-empty string.' };
   if (model !== undefined && model !== null && !isModelId(model))

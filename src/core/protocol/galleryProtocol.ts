@@ -18,7 +18,9 @@ export interface GalleryItem {
   kind: 'image' | 'video' | 'audio' | 'text' | 'file' | 'none';
   /** A webview URL of the thumbnail (cached) or of the image itself. */
   src?: string;
-  /** True when `src` is the full image and no thumbnail is cached yet. */
+  /** A video's cached first frame (a local file as the webview's URL); `src` is the video. */
+  poster?: string;
+  /** True when `src` is the full image (or the video) and no thumbnail is cached yet. */
   needsThumbnail?: boolean;
   /** The beginning of a text result, shown as text where a picture would be. */
   excerpt?: string;
@@ -76,6 +78,7 @@ function parseGalleryItem(value: unknown): GalleryItem | undefined {
   };
   // Only a URL the host made for this webview (the same rule as media cards' results).
   if (isCardSource(value.src)) item.src = value.src;
+  if (isCardSource(value.poster)) item.poster = value.poster;
   if (value.needsThumbnail === true && item.src) item.needsThumbnail = true;
   if (typeof value.excerpt === 'string' && value.excerpt) item.excerpt = text(value.excerpt, MAX_EXCERPT);
   if (typeof value.error === 'string') item.error = text(value.error, 2_000);

@@ -1,9 +1,18 @@
 import * as vscode from 'vscode';
+import type { ChatImage } from '../../api/chatImages';
+import type { MediaModelInfo } from '../../api/mediaRoutes';
+import type { MediaRecord } from '../../api/types';
 import type { CatalogModel } from '../../core/catalog/catalogCodec';
 import { Command } from '../../core/ids';
 import type { MediaJob } from '../../core/media/mediaJob';
 import type { MediaJobsChange } from '../../core/media/mediaJobModel';
 import { checkPlan, planChatMedia } from '../../core/mediaStudio/chatMediaPlan';
+import { mediaCommandKind } from '../../core/mediaStudio/mediaCommand';
+import {
+  checkMediaChoice,
+  listMediaModelLines,
+  mediaModelsHeading,
+} from '../../core/mediaStudio/mediaModelChoice';
 import type { ChatMediaPlan } from '../../core/mediaStudio/chatMediaPlan';
 import { REMOVED_STATUS } from '../../core/protocol/mediaCardProtocol';
 import type { MediaCardAction, MediaCardOutput, MediaCardState } from '../../core/protocol/mediaCardProtocol';
@@ -26,6 +35,10 @@ export interface ChatMediaJobs {
     readonly onDidChange: Event<MediaJobsChange>;
   };
   generate(args: GenerateArgs, options?: GenerateOptions): Promise<string>;
+  /** The gateway's media models, the list Generate Media offers. */
+  listMediaModels(reuse?: boolean): Promise<MediaModelInfo[]>;
+  /** Pictures a chat reply brought, as a completed job; its id. */
+  adopt(args: { prompt: string; model: string }, record: MediaRecord): Promise<string>;
   resultItems(job: MediaJob): Promise<PreviewItem[]>;
 }
 
@@ -67,14 +80,47 @@ export class ChatMedia extends Disposable {
     super();
   }
 
-  /** The plan for a media command, an error for the user, or undefined for an ordinary prompt. */
+  /**
+   * The plan for a media command, an error for the user, or undefined for an ordinary prompt.
+   * A command word alone (`/video`) answers with the gateway's models of that kind, their prices
+   * and parameters. A model the media catalogs list is checked against its entry there (what it
+   * makes, the values each parameter takes); any other against the model catalog.
+   */
   async plan(
     text: string,
   ): Promise<{ ok: true; plan: ChatMediaPlan } | { ok: false; error: string } | undefined> {
+    const kind = mediaCommandKind(text);
+    const mediaKind = kind === 'media' ? undefined : kind;
+    if (kind && text.trim() === `/${kind}`) {
+      const models = await this.mediaModels();
+      return {
+        ok: false,
+        error: [
+          mediaModelsHeading(models, mediaKind),
+          ...listMediaModelLines(models, mediaKind),
+          `/${kind} needs a prompt: /${kind} <prompt> --model <id>, any parameter as --name value.`,
+        ].join('\n'),
+      };
+    }
     const planned = planChatMedia(text, this.deps.settings.current.media);
     if (!planned?.ok) return planned;
-    const error = checkPlan(planned.plan, await this.deps.catalogEntry(planned.plan.model));
+    const { plan } = planned;
+    const models = await this.mediaModels();
+    const refused = checkMediaChoice(models, plan.model, mediaKind, plan.parameters);
+    if (refused) return { ok: false, error: refused };
+    if (models.some((model) => model.id === plan.model)) return planned;
+    const error = checkPlan(plan, await this.deps.catalogEntry(plan.model));
     return error ? { ok: false, error } : planned;
+  }
+
+  /** The media catalogs' models, or none when they cannot be read (the gateway judges then). */
+  private async mediaModels(): Promise<MediaModelInfo[]> {
+    try {
+      return await this.media().listMediaModels(true);
+    } catch (error) {
+      this.deps.logger.warn(`The media model catalogs could not be read: ${(error as Error).message}`);
+      return [];
+    }
   }
 
   /**
@@ -91,6 +137,21 @@ export class ChatMedia extends Disposable {
       },
     );
     return started.id;
+  }
+
+  /**
+   * The pictures a chat reply drew (streamed `delta.images`) as a completed media job, so they
+   * show as any result does: kept as files, in the gallery and as a card. Its id.
+   */
+  adoptImages(images: readonly ChatImage[], prompt: string, model: string): Promise<string> {
+    return this.media().adopt(
+      { prompt, model },
+      {
+        id: '',
+        status: 'completed',
+        outputs: images.map((image) => ({ kind: 'data', data: image.data, mimeType: image.mimeType })),
+      },
+    );
   }
 
   /** The open conversation's cards: their jobs are followed and their states posted now. */

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { GatewayError } from '../../api/errors';
+import type { ChatImage } from '../../api/chatImages';
 import type { ChatDelta, ChatMessage, ChatRequest } from '../../api/types';
 import { toGatewayTool } from '../agent/agentTools';
 import { forView } from '../../core/chat/viewTurns';
@@ -89,6 +90,8 @@ export class ChatSession extends Disposable {
   private readonly turnFinished = this.register(new vscode.EventEmitter<AssistantTurn>());
   /** `/image …` and the other media commands, where the media feature is wired in. */
   private readonly media: ChatMedia | undefined;
+  /** Pictures each running reply drew so far (streamed `delta.images`). */
+  private readonly drawn = new WeakMap<AssistantTurn, ChatImage[]>();
   /** The model menu (effort, routing, the chat's tools), where its store is wired in. */
   readonly menu: ChatModelMenu | undefined;
   /** Fires when a reply ends (completed, stopped or failed); tests and the status bar listen. */
@@ -691,7 +694,9 @@ export class ChatSession extends Disposable {
       const stream = async (sent: ChatMessage[], offered?: ChatRequest['tools'], signal = abort.signal) => {
         const built = buildChatRequest(settings.chat, turn.model, sent);
         const applied = this.menu ? await this.menu.apply(built, conversation.id) : built;
-        const request = await this.gatedRequest(offered ? agentRequest(applied, offered) : applied, entry);
+        const gated = await this.gatedRequest(offered ? agentRequest(applied, offered) : applied, entry);
+        // A model that draws sends its pictures only when asked to (OpenRouter: `delta.images`).
+        const request = drawsImages(entry) ? { ...gated, modalities: ['image', 'text'] } : gated;
         return this.deps.gateway.client().streamChat(request, { signal });
       };
       if (tools && this.deps.agent) {
@@ -757,6 +762,7 @@ export class ChatSession extends Disposable {
       // reported and retried by the store, in order, without holding anyone up.
       saved = this.saveInBackground(conversation);
       running.end();
+      void this.showDrawn(conversation, turn);
       this.turnFinished.fire(turn);
       void saved.then(() => this.postHistory());
       if (turn.usage?.cost !== undefined) {
@@ -939,10 +945,45 @@ export class ChatSession extends Disposable {
         );
         break;
       }
+      case 'images': {
+        // Kept beside the turn, never in it: the pictures become a media job when the turn ends.
+        const drawn = this.drawn.get(turn) ?? [];
+        this.drawn.set(turn, [...drawn, ...delta.images]);
+        break;
+      }
       case 'reasoning_details':
         break;
     }
   }
+
+  /**
+   * The pictures a reply drew become a completed media job, shown as a card after the reply (and
+   * in the gallery). The prompt is the user's turn before the reply.
+   */
+  private async showDrawn(conversation: Conversation, turn: AssistantTurn): Promise<void> {
+    const images = this.drawn.get(turn);
+    this.drawn.delete(turn);
+    const media = this.media;
+    if (!images?.length || !media) return;
+    const index = conversation.turns.indexOf(turn);
+    const asked = conversation.turns
+      .slice(0, index)
+      .reverse()
+      .find((t) => t.role === 'user');
+    const prompt = asked?.role === 'user' ? asked.content : '';
+    try {
+      const jobId = await media.adoptImages(images, prompt, turn.model);
+      if (conversation.turns.includes(turn))
+        this.addCard(conversation, media, jobId, { kind: 'image', prompt, model: turn.model });
+    } catch (error) {
+      this.deps.logger.warn(`The pictures of a reply could not be kept: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** Whether the catalog says the model draws pictures as well as writing. */
+function drawsImages(entry: CatalogEntry): boolean {
+  return !!entry?.outputModalities.includes('image');
 }
 
 /** Our system prompt, then the project's instructions below it. */

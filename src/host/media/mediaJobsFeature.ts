@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import * as vscode from 'vscode';
-import { withoutReservedKeys } from '../../api/media';
+import { syncJobId, withoutReservedKeys } from '../../api/media';
 import type { MediaModelInfo } from '../../api/mediaRoutes';
+import type { MediaRecord, MediaStarted } from '../../api/types';
 import { Disposable } from '../../core/util/lifecycle';
 import { fileExists } from '../storage/storageFolder';
 import { askGenerateArgs, parseGenerateArgs, reportStartFailure } from './mediaCommands';
@@ -108,9 +109,13 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     setTimeout(() => void this.load(), 0);
   }
 
-  /** The gateway's media models from its catalogs, with kind, price and parameters (none when it has none). */
-  listMediaModels(): Promise<MediaModelInfo[]> {
-    return this.deps.gateway.client().listMediaModels();
+  /**
+   * The gateway's media models from its catalogs, with kind, price and parameters (none when it
+   * has none): the one list Generate Media's picker, the chat's media commands and the agents'
+   * tool offer and check against. `reuse`: a list read in the last half minute will do.
+   */
+  listMediaModels(reuse = false): Promise<MediaModelInfo[]> {
+    return this.deps.gateway.client().listMediaModels({}, reuse);
   }
 
   /** Loads stored jobs once and resumes polling those still running; resolves when done. */
@@ -258,6 +263,31 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
     const parameters = withoutReservedKeys(options.asGiven ? given : { ...settings.parameters, ...given });
     const kept = await this.keptParameters(parameters);
     const started = await this.deps.gateway.client().startMedia({ model, prompt: args.prompt, parameters });
+    return this.track(started, { prompt: args.prompt, model, parameters: kept }, options);
+  }
+
+  /**
+   * Pictures a chat reply brought (streamed `delta.images`) as a completed job: kept as files,
+   * shown in the tree, the gallery and the chat's card like any result. Its cost is the reply's,
+   * counted there, so none is set here. Resolves with the job's id.
+   */
+  async adopt(args: { prompt: string; model: string }, record: MediaRecord): Promise<string> {
+    const id = syncJobId('chat-images', Date.now());
+    return this.track(
+      { id, status: 'completed', record: { ...record, id }, route: 'chat-images' },
+      { ...args, parameters: {} },
+      { announce: () => false },
+    );
+  }
+
+  /** Puts a started job into the model: polled, or completed at once with its record. */
+  private async track(
+    started: MediaStarted,
+    args: { prompt: string; model: string; parameters: Record<string, unknown> },
+    options: GenerateOptions,
+  ): Promise<string> {
+    const { model } = args;
+    const kept = args.parameters;
     // Stored jobs are in the model before the id is looked up there.
     await this.load();
     const old = this.model.get(started.id);

@@ -42,6 +42,8 @@ export const GALLERY_PAGE: PageSpec = {
   scripts: ['dist/gallery.js'],
   styles: ['media/gallery.css'],
   body: '<div id="app"></div>',
+  // A video's tile shows its first frame until its poster is cached.
+  media: true,
 };
 
 /** The folders of the extension a page may load files from. */

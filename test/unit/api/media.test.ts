@@ -256,6 +256,9 @@ describe('media types', () => {
     assert.equal(mimeFromUrl('https://cdn.example.com/a/b.PNG?sig=1'), 'image/png');
     assert.equal(mimeFromUrl('https://cdn.example.com/clip.mp4'), 'video/mp4');
     assert.equal(mimeFromUrl('https://cdn.example.com/no-extension'), undefined);
+    // OpenRouter's video file, as its unsigned_urls name it, has no extension: an MP4.
+    assert.equal(mimeFromUrl('https://openrouter.ai/api/v1/videos/v-1/content?index=0'), 'video/mp4');
+    assert.equal(mimeFromUrl('https://openrouter.ai/api/v1/videos/v-1/content/x'), undefined);
     assert.equal(extensionForMime('image/png'), 'png');
     assert.equal(extensionForMime('image/jpeg'), 'jpg');
     assert.equal(extensionForMime('audio/mpeg; charset=binary'), 'mp3');

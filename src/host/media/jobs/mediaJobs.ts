@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import type { MediaModelInfo } from '../../../api/mediaRoutes';
 import type { MediaJob } from '../../../core/media/mediaJob';
 import type { MediaJobModel } from '../../../core/media/mediaJobModel';
 import type { ResultItem } from '../../../core/mediaStudio/resultItems';
@@ -84,6 +85,8 @@ export interface MediaJobs {
   readonly treeView: vscode.TreeView<MediaJob>;
   /** Starts a job; resolves with its id once the gateway accepted it. */
   generate(args: GenerateArgs, options?: GenerateOptions): Promise<string>;
+  /** The gateway's media models (the list Generate Media offers); `reuse`: a recent list will do. */
+  listMediaModels(reuse?: boolean): Promise<MediaModelInfo[]>;
   remove(id: string): Promise<void>;
   open(job: MediaJob): Promise<unknown>;
   /** The job's results as local files (downloaded once), for previews and saving. */

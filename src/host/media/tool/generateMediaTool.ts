@@ -1,14 +1,22 @@
 import * as vscode from 'vscode';
 import { waitForJob } from '../../../core/media/waitForJob';
 import type { WaitOutcome } from '../../../core/media/waitForJob';
+import type { MediaModelInfo } from '../../../api/mediaRoutes';
+import {
+  checkMediaChoice,
+  describeMediaModel,
+  listMediaModelLines,
+  mediaModelsHeading,
+} from '../../../core/mediaStudio/mediaModelChoice';
 import {
   ConfirmedPlans,
   confirmationLines,
   endedWithoutResult,
   parseGenerateMediaInput,
+  parseListModels,
   planToolRequest,
 } from '../../../core/mediaStudio/toolInput';
-import type { GenerateMediaInput, ToolPlan } from '../../../core/mediaStudio/toolInput';
+import type { GenerateMediaInput, ListedKind, ToolPlan } from '../../../core/mediaStudio/toolInput';
 import { inertText, shorten } from '../../../core/util/text';
 import type { Settings } from '../../config/settings';
 import type { MediaStudioActions } from '../results/studioActions';
@@ -33,16 +41,20 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
     private readonly settings: Settings,
   ) {}
 
-  prepareInvocation(
+  async prepareInvocation(
     options: vscode.LanguageModelToolInvocationPrepareOptions<GenerateMediaInput>,
-  ): vscode.PreparedToolInvocation {
+  ): Promise<vscode.PreparedToolInvocation> {
+    // Listing reads the catalogs only: nothing is made, saved or billed, so nothing to confirm.
+    if (parseListModels(options.input)) return { invocationMessage: "Listing the gateway's media models" };
     const parsed = parseGenerateMediaInput(options.input);
     if (!parsed.ok) return { invocationMessage: 'Generating media' };
     const plan = this.plan(parsed.input);
     this.confirmed.remember(options.input, plan);
     // Made from the same plan as the request; every line is inert text, never Markdown.
     const message = new vscode.MarkdownString();
-    message.appendText(confirmationLines(plan).join('\n'));
+    const entry = (await this.models()).find((model) => model.id === plan.request.model);
+    const catalogLine = entry ? [`In the gateway's catalogs: ${describeMediaModel(entry)}`] : [];
+    message.appendText([...confirmationLines(plan), ...catalogLine].join('\n'));
     return {
       invocationMessage: `Generating media with ${inertText(plan.request.model, 100)}`,
       confirmationMessages: { title: 'Generate media through Gateway AI?', message },
@@ -58,6 +70,8 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
       throw new Error(
         'This workspace is in Restricted Mode, where agents save nothing into it. Trust the workspace first (or run Gateway AI: Generate Media yourself).',
       );
+    const listed = parseListModels(options.input);
+    if (listed) return this.listModels(listed);
     const parsed = parseGenerateMediaInput(options.input);
     if (!parsed.ok) throw new Error(parsed.error);
     const input = parsed.input;
@@ -66,6 +80,14 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
       throw new Error(
         'The media settings changed after the confirmation was shown, so nothing was sent. Ask again to see what would be sent now.',
       );
+    // A value the model's catalog entry does not offer is refused here, before anything is sent.
+    const refused = checkMediaChoice(
+      await this.models(),
+      plan.request.model,
+      undefined,
+      plan.request.parameters,
+    );
+    if (refused) throw new Error(`Nothing was sent: ${refused}`);
     const { request, folder } = plan;
     return vscode.window.withProgress(
       {
@@ -118,6 +140,22 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
         ]);
       },
     );
+  }
+
+  /** The gateway's media models, the list Generate Media offers; none when the catalogs fail. */
+  private models(): Promise<MediaModelInfo[]> {
+    return this.studio.media.listMediaModels(true).catch(() => []);
+  }
+
+  private async listModels(kind: ListedKind): Promise<vscode.LanguageModelToolResult> {
+    const models = await this.studio.media.listMediaModels(true);
+    const only = kind === 'all' ? undefined : kind;
+    const text = [
+      mediaModelsHeading(models, only),
+      ...listMediaModelLines(models, only),
+      'Use one as "model", with its parameters in "parameters".',
+    ].join('\n');
+    return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
   }
 
   private plan(input: GenerateMediaInput): ToolPlan {

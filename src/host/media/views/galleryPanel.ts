@@ -159,7 +159,20 @@ export class MediaGalleryPanel extends Disposable {
       ...(job.cost !== undefined ? { cost: job.cost } : {}),
       ...(job.progress !== undefined ? { progress: job.progress } : {}),
     };
-    if (kind === 'image' && first?.kind === 'url') {
+    if ((kind === 'video' || kind === 'audio') && first?.kind === 'url' && job.status === 'completed') {
+      // A video shows its cached first frame, else its first frame once loaded (then cached);
+      // audio a tile of its own. A remote file is downloaded once, as an image is.
+      const thumbnail = this.studio.thumbnailFile(job.id);
+      if (kind === 'video' && this.cachedThumbnails.has(thumbnail.path.split('/').pop() ?? ''))
+        item.poster = webview.asWebviewUri(thumbnail).toString();
+      const local = first.url.startsWith('file:')
+        ? vscode.Uri.parse(first.url)
+        : this.remoteImages.get(job.id);
+      if (local instanceof vscode.Uri) {
+        item.src = webview.asWebviewUri(local).toString();
+        if (kind === 'video' && !item.poster) item.needsThumbnail = true;
+      } else if (!local) this.remoteImages.set(job.id, this.downloadResult(job, kind));
+    } else if (kind === 'image' && first?.kind === 'url') {
       const thumbnail = this.studio.thumbnailFile(job.id);
       const name = thumbnail.path.split('/').pop() ?? '';
       if (this.cachedThumbnails.has(name)) item.src = webview.asWebviewUri(thumbnail).toString();
@@ -172,22 +185,22 @@ export class MediaGalleryPanel extends Disposable {
         if (local instanceof vscode.Uri) {
           item.src = webview.asWebviewUri(local).toString();
           item.needsThumbnail = true;
-        } else if (!local) this.remoteImages.set(job.id, this.downloadImage(job));
+        } else if (!local) this.remoteImages.set(job.id, this.downloadResult(job, 'image'));
       }
     }
     return item;
   }
 
   /**
-   * Downloads a completed job's remote image into the job's result file (a file kept from an
+   * Downloads a completed job's remote image (or video, or audio) into the job's result file (a file kept from an
    * earlier download is used as it is), then shows the gallery again. A failed download leaves the
    * placeholder; it is tried again when the gallery next opens.
    */
-  private async downloadImage(job: MediaJob): Promise<void> {
+  private async downloadResult(job: MediaJob, kind: 'image' | 'video' | 'audio'): Promise<void> {
     try {
       const [first] = await this.studio.media.resultItems(job);
       if (this.isDisposed || !this.studio.media.model.get(job.id)) return;
-      if (first?.kind === 'image' && first.file) {
+      if (first?.kind === kind && first.file) {
         this.remoteImages.set(job.id, first.file);
         this.schedulePost();
       }
