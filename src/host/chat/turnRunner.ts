@@ -1,0 +1,242 @@
+import * as vscode from 'vscode';
+import { GatewayError } from '../../api/errors';
+import type { ChatMessage, ChatRequest } from '../../api/types';
+import { AgentStopped, newTally } from '../../core/agent/agentLoop';
+import type { AgentTally } from '../../core/agent/agentLoop';
+import { agentRequest, agentSystemPrompt, endTurn } from '../../core/agent/agentRequest';
+import { attachToMessages } from '../../core/chat/attachments';
+import { assistantTurn, chatTurns, toApiMessages } from '../../core/chat/conversation';
+import type { Conversation } from '../../core/chat/conversation';
+import { DeltaBatcher } from '../../core/chat/deltaBatcher';
+import { buildChatRequest } from '../../core/chat/requestBuilder';
+import { isAbort, toTurnError } from '../../core/chat/turnError';
+import type { TurnQueue } from '../../core/chat/turnQueue';
+import { toTurnUsage, withSavings } from '../../core/cost/replyCost';
+import { instructionsText, touchedPaths } from '../../core/instructions/instructionFiles';
+import { toGatewayTool } from '../agent/agentTools';
+import type { TurnTools } from '../agent/agentTools';
+import type { ChatAgent } from '../agent/chatAgent';
+import type { WorkspaceCheckpoints } from '../agent/checkpoints/workspaceCheckpoints';
+import type { ApiKeyStore } from '../auth/apiKeyStore';
+import type { CatalogFeature } from '../catalog/catalogFeature';
+import type { Settings } from '../config/settings';
+import type { CostTracker } from '../cost/costTracker';
+import type { GatewayService } from '../gateway/gatewayService';
+import type { Logger } from '../log/logger';
+import type { AttachmentTray } from './attachments';
+import type { ChatModelMenu } from './modelMenu';
+import { runAgentTurn } from './turn/agentTurn';
+import type { CatalogEntry, ModelGate } from './turn/modelGate';
+import { applyDelta, lazyStream } from './turn/replyDelta';
+import { addCredit, costFromGeneration } from './turn/turnCost';
+import { joinPrompt, turnInstructions } from './turn/turnInstructions';
+import type { InstructionSource } from './turn/turnInstructions';
+import type { TurnHost } from './turn/turnHost';
+
+const SAVE_WHILE_STREAMING_MS = 3000;
+
+export interface TurnRunnerDeps {
+  gateway: GatewayService;
+  apiKey: ApiKeyStore;
+  settings: Settings;
+  logger: Logger;
+  models: ModelGate;
+  queue: TurnQueue;
+  host: TurnHost;
+  catalog?: CatalogFeature;
+  tray?: AttachmentTray;
+  costs?: CostTracker;
+  menu?: ChatModelMenu;
+  agent?: ChatAgent;
+  checkpoints?: WorkspaceCheckpoints;
+  instructions?: InstructionSource;
+}
+
+/**
+ * Runs one reply turn on the core's turn machine: the queue's running turn (Stop), the request
+ * built from the conversation and the settings, the catalog's gate, the project's instructions,
+ * and, when the model may use tools, the agent loop with its approvals and checkpoints. The
+ * reply streams into the turn; its cost is recorded however it ends.
+ */
+export class TurnRunner {
+  constructor(private readonly deps: TurnRunnerDeps) {}
+
+  /**
+   * The tools a turn of this chat may use with this model, or undefined for a plain reply: the
+   * one place a turn's tools are chosen.
+   */
+  async selectTools(
+    conversation: Conversation,
+    model: string,
+    entry: CatalogEntry,
+  ): Promise<TurnTools | undefined> {
+    const agent = this.deps.agent;
+    if (!agent) return undefined;
+    return agent.toolsFor(conversation.id, await this.deps.models.toolSupport(model, entry));
+  }
+
+  /** Streams the assistant's reply to the conversation as it stands. */
+  async reply(conversation: Conversation): Promise<void> {
+    const { queue, host } = this.deps;
+    queue.reserve();
+    const settings = this.deps.settings.current;
+    const turn = assistantTurn(settings.chat.model);
+    const images =
+      (await this.deps.tray?.readImages(
+        conversation.turns.flatMap((t) => (t.role === 'user' ? (t.attachments ?? []) : [])),
+      )) ?? new Map<string, string>();
+    const turns = chatTurns(conversation.turns);
+    host.append(conversation, turn);
+    void host.save(conversation).then(() => host.postHistory());
+
+    const running = queue.begin(turn.id);
+    const abort = { signal: running.signal };
+    const batcher = new DeltaBatcher(turn.id, (m) => host.post(m));
+    let saved: Promise<void> = Promise.resolve();
+    /** The reply's id (the X-Generation-Id header or the chunks' id), to find its cost if it has none. */
+    let generationId: string | undefined;
+    /** An agent turn's usage and generations, however it ends. */
+    let tally: AgentTally | undefined;
+    const requested = turn.model;
+    try {
+      if (!(await this.deps.apiKey.get())) {
+        throw new GatewayError({
+          kind: 'config',
+          message: "No API key is set. Set one with 'Gateway AI: Set API Key', then retry.",
+        });
+      }
+      // The catalog is waited for once per turn (up to its wait), not once per step.
+      const entry = await this.deps.models.entry(settings.chat.model);
+      const tools = await this.selectTools(conversation, settings.chat.model, entry);
+      const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
+      const systemPrompt = tools
+        ? agentSystemPrompt(settings.chat.systemPrompt, folders)
+        : settings.chat.systemPrompt;
+      // The project's instruction files go after our own prompt, never above it: the always-on
+      // ones, and those the prompt's attachments match; the agent adds those its reads and
+      // edits match, step by step.
+      const instructions = await turnInstructions(
+        this.deps.instructions,
+        this.deps.logger,
+        conversation,
+        turn,
+        (m) => host.post(m),
+      );
+      const messages = attachToMessages(
+        toApiMessages(turns, joinPrompt(systemPrompt, instructionsText(instructions.carried))),
+        turns,
+        (a) => (a.file ? images.get(a.file) : undefined),
+      );
+      let savedAt = Date.now();
+      const saveNowAndThen = () => {
+        // A long reply is saved now and then, so a window closed mid-stream keeps most of it.
+        if (Date.now() - savedAt <= SAVE_WHILE_STREAMING_MS) return;
+        savedAt = Date.now();
+        void host.save(conversation, false);
+      };
+      const stream = async (sent: ChatMessage[], offered?: ChatRequest['tools'], signal = abort.signal) => {
+        const built = buildChatRequest(settings.chat, turn.model, sent);
+        const applied = this.deps.menu ? await this.deps.menu.apply(built, conversation.id) : built;
+        const request = await this.deps.models.gated(
+          offered ? agentRequest(applied, offered) : applied,
+          entry,
+        );
+        return this.deps.gateway.client().streamChat(request, { signal });
+      };
+      if (tools && this.deps.agent) {
+        tally = newTally();
+        const result = await runAgentTurn(this.deps.agent, this.deps, {
+          tally,
+          conversation,
+          turn,
+          history: messages,
+          tools,
+          contextLength: this.deps.models.contextLength(turn.model),
+          signal: abort.signal,
+          request: (sent, specs, signal) => lazyStream(() => stream(sent, specs.map(toGatewayTool), signal)),
+          apply: (delta) => {
+            if (delta.type === 'usage' || delta.type === 'tool_calls') return;
+            if (delta.type === 'meta') generationId = delta.id ?? generationId;
+            applyDelta(turn, delta, batcher, (m) => host.post(m));
+            saveNowAndThen();
+          },
+          flush: () => batcher.flush(),
+          post: (m) => host.post(m),
+          save: saveNowAndThen,
+          prepare: (sent, steps) => {
+            const touched = touchedPaths(
+              steps.flatMap((step) => step.calls.filter((call) => call.state === 'done')),
+            );
+            const carried = instructions.carry(touched);
+            if (!carried) return sent;
+            const system = joinPrompt(systemPrompt, instructionsText(carried));
+            return sent[0]?.role === 'system'
+              ? [{ ...sent[0], content: system }, ...sent.slice(1)]
+              : [{ role: 'system', content: system }, ...sent];
+          },
+          spentToday: () => this.deps.costs?.today().total ?? 0,
+        });
+        endTurn(turn, result);
+      } else {
+        for await (const delta of await stream(messages)) {
+          if (delta.type === 'meta') generationId ??= delta.id;
+          applyDelta(turn, delta, batcher, (m) => host.post(m));
+          saveNowAndThen();
+        }
+        turn.status = 'complete';
+      }
+    } catch (error) {
+      if (abort.signal.aborted || isAbort(error) || error instanceof AgentStopped) {
+        turn.status = 'stopped';
+      } else {
+        turn.status = 'error';
+        turn.error = toTurnError(error);
+        if (turn.error.status === 402) await addCredit(this.deps.catalog, turn);
+        this.deps.logger.warn(`Chat request failed: ${turn.error.message}`);
+      }
+    } finally {
+      batcher.flush();
+      // An agent turn's usage is every request's, however the turn ended.
+      if (tally?.usage) turn.usage = toTurnUsage(tally.usage);
+      if (turn.usage) turn.usage = withSavings(turn.usage, this.deps.models.pricing(requested));
+      conversation.updatedAt = Date.now();
+      host.post({ type: 'turnUpdated', turn });
+      // Stop and the next turn wait for this, never for the disk: a save that fails is
+      // reported and retried by the store, in order, without holding anyone up.
+      saved = host.save(conversation);
+      running.end();
+      host.finished(turn);
+      void saved.then(() => host.postHistory());
+      if (turn.usage?.cost !== undefined) {
+        this.deps.costs?.record('panel', turn.usage.cost);
+        void this.deps.catalog?.credits.update();
+      }
+      // Requests whose stream carried no cost are priced from their generation records.
+      const unpriced = tally
+        ? tally.generations.filter((g) => !g.priced).map((g) => g.id)
+        : turn.usage?.cost === undefined && generationId
+          ? [generationId]
+          : [];
+      if (unpriced.length)
+        void costFromGeneration(
+          this.deps.costs,
+          this.deps.models,
+          {
+            isCurrent: (c) => host.isCurrent(c),
+            updated: (t) => host.post({ type: 'turnUpdated', turn: t }),
+            save: (c) => void host.save(c, false),
+            postContext: () => void host.postContext(),
+            disposed: () => host.disposed(),
+          },
+          conversation,
+          turn,
+          unpriced,
+          requested,
+        );
+      void host.postContext();
+      host.drain();
+    }
+    // The caller (a command, a test) hears of the reply once it is stored, if storage allows.
+    await saved;
+  }
+}
