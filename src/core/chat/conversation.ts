@@ -5,6 +5,7 @@ import type { ChatMessage } from '../../api/types';
 import type { AgentStep, FileChange, ToolCallRecord } from '../agent/types';
 import type {
   AssistantTurn,
+  Compaction,
   ConversationSummary,
   ConversationView,
   Turn,
@@ -20,6 +21,8 @@ export interface Conversation {
   turns: Turn[];
   /** What each agent turn changed in the workspace, by turn id: what *Undo this turn* restores. */
   changes?: Record<string, FileChange[]>;
+  /** The summary sent in place of the oldest turns (which stay here, whole). */
+  compaction?: Compaction;
 }
 
 let counter = 0;

@@ -6,7 +6,7 @@
  * conversation at all is refused.
  */
 import { isRecord } from '../../api/json';
-import { parseTurn } from '../protocol/chatProtocol';
+import { parseCompaction, parseTurn } from '../protocol/chatProtocol';
 import { parseFileChange } from '../protocol/agentProtocol';
 import type { FileChange } from '../agent/types';
 import { MAX_TOOL_RESULT_CHARS } from '../agent/types';
@@ -106,6 +106,11 @@ export function parseConversation(value: unknown, fallbackTime = 0): Parsed<Conv
   };
   const changes = parseChanges(value.changes, new Set(turns.map((t) => t.id)), dropped);
   if (changes) conversation.changes = changes;
+  if (value.compaction !== undefined) {
+    const compaction = parseCompaction(value.compaction);
+    if (compaction && seen.has(compaction.throughTurnId)) conversation.compaction = compaction;
+    else dropped.push('compaction');
+  }
   return { value: conversation, dropped };
 }
 

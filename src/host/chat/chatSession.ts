@@ -6,6 +6,7 @@ import type { AgentWebviewMessage } from '../../core/protocol/agentProtocol';
 import { newConversation, titleFrom, toMarkdown, toView, userTurn } from '../../core/chat/conversation';
 import type { Conversation } from '../../core/chat/conversation';
 import { MAX_QUEUED, TurnQueue } from '../../core/chat/turnQueue';
+import { activeCompaction } from '../../core/chat/compaction';
 import { mediaCommandKind } from '../../core/mediaStudio/mediaCommand';
 import type { MediaCardAction } from '../../core/protocol/mediaCardProtocol';
 import { notify } from '../notify';
@@ -19,6 +20,8 @@ import type { TurnHost } from './turn/turnHost';
 import type { ModelGate } from './turn/modelGate';
 import { sessionParts } from './sessionParts';
 import type { ChatSessionDeps } from './sessionParts';
+
+const COMPACT_WAIT = 'Wait for the reply (and the queued prompts) to end, then /compact.';
 
 /** Where the controller's messages go: the chat view while it is open, nowhere otherwise. */
 export type Post = (message: HostMessage) => void;
@@ -161,6 +164,8 @@ export class ChatSession extends Disposable {
       hasApiKey: !!(await this.deps.apiKey.get().catch(() => undefined)),
       history: await this.deps.store.list(),
     });
+    const compaction = activeCompaction(conversation.turns, conversation.compaction);
+    this.post({ type: 'compaction', ...(compaction ? { compaction } : {}) });
     this.post({ type: 'workspaceTrust', restricted: !vscode.workspace.isTrusted });
     this.postQueue();
     await this.postContext();
@@ -213,12 +218,19 @@ export class ChatSession extends Disposable {
     if (!prompt) return;
     // A media job runs beside the chat: it neither waits for a reply nor holds one up.
     if (this.media && mediaCommandKind(prompt)) return this.media.start(prompt);
+    if (/^\/compact$/i.test(prompt)) return this.compact();
     if (this.turns.mustWait()) {
       if (!this.turns.enqueue(prompt))
         void notify.warn(`Gateway AI: ${MAX_QUEUED} prompts are already waiting; this one was not queued.`);
       return;
     }
     await this.startTurn(prompt);
+  }
+
+  /** `/compact`: the oldest turns are summarised now (between turns: it waits for none). */
+  private async compact(): Promise<void> {
+    if (this.turns.mustWait()) return this.post({ type: 'composerNotice', message: COMPACT_WAIT });
+    await this.runner.compactNow(await this.current());
   }
 
   /** A button on a media card; Re-run and Variation get a card of their own. */
@@ -371,6 +383,11 @@ export class ChatSession extends Disposable {
   private removeFrom(conversation: Conversation, index: number): void {
     const removed = conversation.turns.splice(index);
     if (removed.length) this.post({ type: 'turnsRemoved', ids: removed.map((t) => t.id) });
+    // A summary of turns that are gone no longer stands for them.
+    if (conversation.compaction && !activeCompaction(conversation.turns, conversation.compaction)) {
+      delete conversation.compaction;
+      this.post({ type: 'compaction' });
+    }
   }
 
   /**

@@ -1,4 +1,7 @@
 import { estimateContext, turnsToLeaveOut } from '../../core/chat/attachments';
+import type { Attachment } from '../../core/chat/attachments';
+import { activeCompaction, estimateMessages, summaryMessage, turnsAfter } from '../../core/chat/compaction';
+import type { Conversation } from '../../core/chat/conversation';
 import { chatTotals } from '../../core/cost/replyCost';
 import type { Settings } from '../config/settings';
 import { notify } from '../notify';
@@ -30,7 +33,7 @@ export class ContextMeter {
     host.post({
       type: 'context',
       attachments: tray?.chips() ?? [],
-      usedTokens: estimateContext(conversation.turns, settings.systemPrompt, pending),
+      usedTokens: sentTokens(conversation, settings.systemPrompt, pending),
       contextLength: models.contextLength(settings.model),
       acceptsImages: models.acceptsImagesNow(settings.model),
       cost: totals.cost,
@@ -68,7 +71,7 @@ export class ContextMeter {
       turn.leftOut = true;
       host.post({ type: 'turnUpdated', turn });
     }
-    const still = estimateContext(conversation.turns, settings.systemPrompt, pending) + promptTokens;
+    const still = sentTokens(conversation, settings.systemPrompt, pending) + promptTokens;
     if (still > contextLength)
       void notify.warn(
         `Gateway AI: even without the earlier turns, the prompt and attachments are about ${still} tokens, more than ${settings.model}'s ${contextLength}. Remove attachments or shorten the prompt.`,
@@ -97,4 +100,15 @@ export class ContextMeter {
     void host.save(conversation);
     await this.post();
   }
+}
+
+/** What a request would carry: under a summary, the summary and the turns after it. */
+function sentTokens(
+  conversation: Conversation,
+  systemPrompt: string,
+  pending: readonly Attachment[],
+): number {
+  const compaction = activeCompaction(conversation.turns, conversation.compaction);
+  const summary = compaction ? estimateMessages([summaryMessage(compaction)]) : 0;
+  return estimateContext(turnsAfter(conversation.turns, compaction), systemPrompt, pending) + summary;
 }

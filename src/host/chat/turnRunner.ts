@@ -5,7 +5,16 @@ import { AgentStopped, newTally } from '../../core/agent/agentLoop';
 import type { AgentTally } from '../../core/agent/agentLoop';
 import { agentRequest, agentSystemPrompt, endTurn } from '../../core/agent/agentRequest';
 import { attachToMessages } from '../../core/chat/attachments';
-import { assistantTurn, chatTurns, toApiMessages } from '../../core/chat/conversation';
+import { assistantTurn, chatTurns, newId, stepMessages, toApiMessages } from '../../core/chat/conversation';
+import {
+  activeCompaction,
+  estimateMessages,
+  needsCompaction,
+  turnsAfter,
+  withSummary,
+} from '../../core/chat/compaction';
+import type { AgentStep } from '../../core/agent/types';
+import type { Compaction, Turn } from '../../core/protocol/chatProtocol';
 import type { Conversation } from '../../core/chat/conversation';
 import { DeltaBatcher } from '../../core/chat/deltaBatcher';
 import { buildChatRequest } from '../../core/chat/requestBuilder';
@@ -26,6 +35,7 @@ import type { Logger } from '../log/logger';
 import type { AttachmentTray } from './attachments';
 import type { ChatModelMenu } from './modelMenu';
 import { runAgentTurn } from './turn/agentTurn';
+import { Compactor } from './turn/compactor';
 import type { CatalogEntry, ModelGate } from './turn/modelGate';
 import { applyDelta, lazyStream } from './turn/replyDelta';
 import { addCredit, costFromGeneration } from './turn/turnCost';
@@ -59,7 +69,11 @@ export interface TurnRunnerDeps {
  * reply streams into the turn; its cost is recorded however it ends.
  */
 export class TurnRunner {
-  constructor(private readonly deps: TurnRunnerDeps) {}
+  private readonly compactor: Compactor;
+
+  constructor(private readonly deps: TurnRunnerDeps) {
+    this.compactor = new Compactor(deps);
+  }
 
   /**
    * The tools a turn of this chat may use with this model, or undefined for a plain reply: the
@@ -73,6 +87,80 @@ export class TurnRunner {
     const agent = this.deps.agent;
     if (!agent) return undefined;
     return agent.toolsFor(conversation.id, await this.deps.models.toolSupport(model, entry));
+  }
+
+  /**
+   * Before a request that would fill too much of the model's context, once per turn: the oldest
+   * turns are summarised, and the summary and the newest turns are sent instead (the turn's own
+   * steps as they are). When the summary cannot be had, the turn goes on as before (old tool
+   * results trimmed) and the composer says so.
+   */
+  private compactWhenFull(
+    conversation: Conversation,
+    turns: readonly Turn[],
+    contextLength: number | undefined,
+    build: (compaction: Compaction) => ChatMessage[],
+  ): (
+    history: readonly ChatMessage[],
+    steps: readonly AgentStep[],
+    signal: AbortSignal,
+  ) => Promise<ChatMessage[] | undefined> {
+    let tried = false;
+    return async (history, steps, signal) => {
+      if (
+        tried ||
+        !needsCompaction(estimateMessages([...history, ...steps.flatMap(stepMessages)]), contextLength)
+      )
+        return undefined;
+      tried = true;
+      const outcome = await this.compactor.compact(turns, conversation.compaction, contextLength, signal);
+      if (outcome.ok) {
+        this.keep(conversation, outcome.compaction);
+        return build(outcome.compaction);
+      }
+      if (!signal.aborted && !outcome.nothing)
+        this.deps.host.post({
+          type: 'composerNotice',
+          message: `The earlier turns could not be summarised (${outcome.reason}). Older tool results are trimmed to fit instead.`,
+        });
+      return undefined;
+    };
+  }
+
+  /** `/compact`: summarises all but the last exchange now, between turns. */
+  async compactNow(conversation: Conversation): Promise<void> {
+    const { queue, host } = this.deps;
+    queue.reserve();
+    const running = queue.begin(newId('compact'));
+    try {
+      const outcome = await this.compactor.compact(
+        chatTurns(conversation.turns),
+        conversation.compaction,
+        undefined,
+        running.signal,
+      );
+      if (outcome.ok) {
+        this.keep(conversation, outcome.compaction);
+        await host.save(conversation);
+      } else if (!running.signal.aborted)
+        host.post({
+          type: 'composerNotice',
+          message: outcome.nothing
+            ? outcome.reason
+            : `The earlier turns were not summarised: ${outcome.reason}`,
+        });
+    } finally {
+      running.end();
+      host.drain();
+    }
+  }
+
+  /** The chat keeps every turn, and the summary beside them; the view shows what it covers. */
+  private keep(conversation: Conversation, compaction: Compaction): void {
+    conversation.compaction = compaction;
+    conversation.updatedAt = Date.now();
+    this.deps.host.post({ type: 'compaction', compaction });
+    void this.deps.host.postContext();
   }
 
   /** Streams the assistant's reply to the conversation as it stands. */
@@ -122,11 +210,18 @@ export class TurnRunner {
         turn,
         (m) => host.post(m),
       );
-      const messages = attachToMessages(
-        toApiMessages(turns, joinPrompt(systemPrompt, instructionsText(instructions.carried))),
-        turns,
-        (a) => (a.file ? images.get(a.file) : undefined),
-      );
+      const system = joinPrompt(systemPrompt, instructionsText(instructions.carried));
+      // Under a summary of the oldest turns, the summary and the newest turns go.
+      const build = (compaction: Compaction | undefined) => {
+        const sent = turnsAfter(turns, compaction);
+        const messages = attachToMessages(toApiMessages(sent, system), sent, (a) =>
+          a.file ? images.get(a.file) : undefined,
+        );
+        return withSummary(messages, compaction);
+      };
+      let messages = build(activeCompaction(turns, conversation.compaction));
+      const contextLength = this.deps.models.contextLength(turn.model);
+      const compact = this.compactWhenFull(conversation, turns, contextLength, build);
       let savedAt = Date.now();
       const saveNowAndThen = () => {
         // A long reply is saved now and then, so a window closed mid-stream keeps most of it.
@@ -151,7 +246,8 @@ export class TurnRunner {
           turn,
           history: messages,
           tools,
-          contextLength: this.deps.models.contextLength(turn.model),
+          contextLength,
+          compact,
           signal: abort.signal,
           request: (sent, specs, signal) => lazyStream(() => stream(sent, specs.map(toGatewayTool), signal)),
           apply: (delta) => {
@@ -178,6 +274,7 @@ export class TurnRunner {
         });
         endTurn(turn, result);
       } else {
+        messages = (await compact(messages, [], abort.signal)) ?? messages;
         for await (const delta of await stream(messages)) {
           if (delta.type === 'meta') generationId ??= delta.id;
           applyDelta(turn, delta, batcher, (m) => host.post(m));

@@ -1,8 +1,8 @@
 import type { ChatDelta, ChatMessage } from '../../../api/types';
 import { runAgentLoop } from '../../../core/agent/agentLoop';
-import type { AgentResult, AgentTally } from '../../../core/agent/agentLoop';
+import type { AgentLoopDeps, AgentResult, AgentTally } from '../../../core/agent/agentLoop';
 import type { AgentStep, ToolSpec } from '../../../core/agent/types';
-import { estimateTokens } from '../../../core/chat/attachments';
+import { estimateMessages } from '../../../core/chat/compaction';
 import type { Conversation } from '../../../core/chat/conversation';
 import type { AssistantTurn, HostMessage } from '../../../core/protocol/chatProtocol';
 import type { TurnTools } from '../../agent/agentTools';
@@ -19,6 +19,8 @@ export interface AgentTurnRun {
   history: ChatMessage[];
   tools: TurnTools;
   contextLength?: number;
+  /** Summarises the oldest turns when a request would fill too much of the context. */
+  compact?: AgentLoopDeps['compact'];
   signal: AbortSignal;
   /** Where the loop keeps the turn's usage and generations, read however the turn ends. */
   tally: AgentTally;
@@ -34,17 +36,6 @@ export interface AgentTurnRun {
   prepare?(this: void, messages: ChatMessage[], steps: readonly AgentStep[]): ChatMessage[];
   /** What today cost so far (every window and feature), for the daily cap. */
   spentToday?(): number;
-}
-
-/** Estimated tokens of messages as sent (text, and the calls' JSON). */
-export function estimateMessages(messages: readonly ChatMessage[]): number {
-  return messages.reduce(
-    (sum, m) =>
-      sum +
-      estimateTokens(typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '')) +
-      (m.tool_calls ? estimateTokens(JSON.stringify(m.tool_calls)) : 0),
-    0,
-  );
 }
 
 /**
@@ -111,6 +102,7 @@ export function runAgentTurn(
       },
       askToContinue: (progress, signal) => agent.askToContinue(turn, (m) => run.post(m), progress, signal),
       contextLength: run.contextLength,
+      compact: run.compact,
       estimateTokens: estimateMessages,
     },
     run.signal,
