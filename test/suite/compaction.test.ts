@@ -61,13 +61,14 @@ describe('Chat: long chats are compacted into a summary', function () {
   }
 
   /** The chat requests the simulator received since `mark`. */
-  const chatRequests = (mark: number): RecordedRequest[] => chatRequests(mark);
+  const chatRequests = (mark: number): RecordedRequest[] =>
+    gateway.sim.requests.slice(mark).filter((r) => r.path.endsWith('/chat/completions'));
 
   /**
    * Two long turns, then one whose read of the fixture passes 80% of the window; that turn ends
    * answered. Returns the chat requests it made and what the view was sent meanwhile.
    */
-  async function longChat(): Promise<{ requests: RecordedRequest[]; posts: HostMessage[] }> {
+  async function longChat(): Promise<{ requests: RecordedRequest[]; posts: () => HostMessage[] }> {
     const postMark = observed.webviewMessages.length;
     const mark = gateway.sim.requests.length;
     await send(scripted(`Keep this first note: ${'first '.repeat(1150)}`, [{ text: 'Noted the first.' }]));
@@ -80,7 +81,7 @@ describe('Chat: long chats are compacted into a summary', function () {
     );
     assert.equal(turn.status, 'complete', turn.error?.message);
     assert.equal(turn.content, 'Done reading.');
-    return { requests: chatRequests(mark), posts: viewPosts(postMark) };
+    return { requests: chatRequests(mark), posts: () => viewPosts(postMark) };
   }
 
   before(async () => {
@@ -126,9 +127,10 @@ describe('Chat: long chats are compacted into a summary', function () {
     assert.ok(conversation.compaction?.summary.includes('SIM-SUMMARY'));
     assert.equal(conversation.compaction?.throughTurnId, conversation.turns[1].id);
     assert.equal(conversation.compaction?.turns, 2);
-    assert.ok(
-      posts.some((m) => m.type === 'compaction' && m.compaction?.turns === 2),
-      'the view shows "Summarised 2 earlier turns"',
+    // The view's messages are observed as the page takes them, which may come after the turn ended.
+    await waitFor(
+      () => posts().some((m) => m.type === 'compaction' && m.compaction?.turns === 2),
+      'the view to be sent the summary ("Summarised 2 earlier turns")',
     );
 
     // The next prompt goes with the stored summary and the newest turns, without a new summary.
@@ -162,10 +164,10 @@ describe('Chat: long chats are compacted into a summary', function () {
         'the summary was asked of the chosen model, which refused',
       );
       assert.ok(requests.every((r) => r.wireProblem === undefined));
-      const notices = posts.flatMap((m) => (m.type === 'composerNotice' ? [m.message] : []));
-      assert.ok(
-        notices.some((m) => m.includes('could not be summarised')),
-        `the composer says so: ${notices.join(' / ')}`,
+      await waitFor(
+        () =>
+          posts().some((m) => m.type === 'composerNotice' && m.message.includes('could not be summarised')),
+        'the composer to say the earlier turns could not be summarised',
       );
       const conversation = await api.chat.current();
       assert.equal(conversation.compaction, undefined);
