@@ -6,7 +6,6 @@ import type { AgentWebviewMessage } from '../../core/protocol/agentProtocol';
 import { newConversation, titleFrom, toMarkdown, toView, userTurn } from '../../core/chat/conversation';
 import type { Conversation } from '../../core/chat/conversation';
 import { MAX_QUEUED, TurnQueue } from '../../core/chat/turnQueue';
-import { activeCompaction } from '../../core/chat/compaction';
 import { mediaCommandKind } from '../../core/mediaStudio/mediaCommand';
 import type { MediaCardAction } from '../../core/protocol/mediaCardProtocol';
 import { notify } from '../notify';
@@ -164,8 +163,7 @@ export class ChatSession extends Disposable {
       hasApiKey: !!(await this.deps.apiKey.get().catch(() => undefined)),
       history: await this.deps.store.list(),
     });
-    const compaction = activeCompaction(conversation.turns, conversation.compaction);
-    this.post({ type: 'compaction', ...(compaction ? { compaction } : {}) });
+    this.runner.showCompaction(conversation);
     this.post({ type: 'workspaceTrust', restricted: !vscode.workspace.isTrusted });
     this.postQueue();
     await this.postContext();
@@ -384,10 +382,7 @@ export class ChatSession extends Disposable {
     const removed = conversation.turns.splice(index);
     if (removed.length) this.post({ type: 'turnsRemoved', ids: removed.map((t) => t.id) });
     // A summary of turns that are gone no longer stands for them.
-    if (conversation.compaction && !activeCompaction(conversation.turns, conversation.compaction)) {
-      delete conversation.compaction;
-      this.post({ type: 'compaction' });
-    }
+    if (conversation.compaction) this.runner.showCompaction(conversation);
   }
 
   /**

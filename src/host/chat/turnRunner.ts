@@ -155,6 +155,13 @@ export class TurnRunner {
     }
   }
 
+  /** Tells the view the chat's summary; one whose turns are gone no longer stands, and goes. */
+  showCompaction(conversation: Conversation): void {
+    const compaction = activeCompaction(conversation.turns, conversation.compaction);
+    if (!compaction) delete conversation.compaction;
+    this.deps.host.post({ type: 'compaction', ...(compaction ? { compaction } : {}) });
+  }
+
   /** The chat keeps every turn, and the summary beside them; the view shows what it covers. */
   private keep(conversation: Conversation, compaction: Compaction): void {
     conversation.compaction = compaction;
