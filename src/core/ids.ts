@@ -73,6 +73,7 @@ export const Setting = {
   chatImageInput: 'gateway.chat.imageInput',
   chatForceParameters: 'gateway.chat.forceParameters',
   chatPromptCaching: 'gateway.chat.promptCaching',
+  chatCompactionModel: 'gateway.chat.compactionModel',
   languageModelsInclude: 'gateway.languageModels.include',
   mediaModel: 'gateway.media.model',
   mediaParameters: 'gateway.media.parameters',

@@ -6,6 +6,7 @@
 import { parseHostMessage } from '../core/protocol/chatProtocol';
 import type { HostMessage } from '../core/protocol/chatProtocol';
 import { AttachmentBar } from './attachments';
+import { CompactionBlock } from './compactionBlock';
 import { Composer } from './composer';
 import { ContextMeter } from './contextMeter';
 import { h } from './dom';
@@ -41,6 +42,10 @@ const transcript = new Transcript({
   },
   turnCountChanged: (count) => header.setCanExport(count > 0),
 });
+
+const compactionBlock = new CompactionBlock(
+  transcript.element.querySelector<HTMLElement>('.turn-list') ?? transcript.element,
+);
 
 function setHistoryOpen(open: boolean): void {
   const wasOpen = history.isOpen;
@@ -111,6 +116,9 @@ function apply(message: HostMessage): void {
       attachments.render(message.attachments);
       attachments.setAcceptsImages(message.acceptsImages);
       meter.update(message);
+      break;
+    case 'compaction':
+      compactionBlock.update(message.compaction);
       break;
     case 'agentStep':
       transcript.applyAgentStep(message.turnId, message.index, message.step, message.progress);

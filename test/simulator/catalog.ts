@@ -114,6 +114,17 @@ export const DEFAULT_CATALOG: SimModel[] = [
     ['max_tokens', 'temperature'],
     1_000,
   ),
+  // A small window with tools: a few long turns pass 80% of it (compaction).
+  model(
+    'testvendor/small-window',
+    'Test: Small Window',
+    6_000,
+    [0.15, 0.6],
+    ['text'],
+    ['text'],
+    CHAT_PARAMS,
+    1_000,
+  ),
   model(
     'testvendor/text-only',
     'Test: Text Only',

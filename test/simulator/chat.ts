@@ -86,11 +86,14 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   if (Array.isArray(body.tools)) context.record.offeredTools = offeredTools(body);
   if (toolResults) context.record.toolMessages = toolResults;
   const prompt = lastUserText(body.messages);
-  const agent = prompt ? scriptedReply(context, core, prompt.text, prompt.index) : undefined;
+  // A summary request carries earlier prompts (their scripts and markers) as its transcript.
+  const summary = summaryReply(body.messages);
+  if (summary) context.record.summaryOf = summary.lines;
+  const agent = prompt && !summary ? scriptedReply(context, core, prompt.text, prompt.index) : undefined;
   if (agent === null) return;
   // After tool results the model answers them: the markers of the prompt that asked for the
   // tools (#sim:tools) must not ask again. A scripted prompt's markers hold for every step.
-  const userText = toolResults && !agent ? '' : (prompt?.text ?? '');
+  const userText = (toolResults && !agent) || summary ? '' : (prompt?.text ?? '');
   const scenarios = core.scenariosFor(context, scenariosFromMarkers(userText));
   context.record.scenarios = scenarios.names();
   context.record.cacheMarks = cacheMarks(body.messages);
@@ -106,7 +109,12 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
     return streamLongFromCache(context, core, scenarios, model);
   const plan = planReply(context, core, scenarios, model, body.messages.length, userText);
   plan.provider = servedBy(body.provider) ?? core.providerName;
-  if (agent) {
+  if (summary) {
+    plan.reasoning = [];
+    plan.content = splitText(summary.text, 12);
+    plan.toolCalls = [];
+    plan.finishReason = 'stop';
+  } else if (agent) {
     plan.reasoning = agent.reasoning ? [agent.reasoning] : [];
     plan.content = agent.text ? splitText(agent.text, 12) : [];
     plan.toolCalls = agent.calls;
@@ -151,6 +159,26 @@ function scriptedReply(
   const reply = agentReply(script, body.messages as unknown[], promptIndex);
   context.record.agentStep = reply.step;
   return reply;
+}
+
+/** The first line of the instructions the extension sends with a summary request (compaction). */
+const SUMMARY_REQUEST = 'You write the summary of an earlier part of a conversation';
+
+/**
+ * A summarising model's answer, when the request is a summary request: a short summary naming
+ * how many transcript lines it read and the first words of each prompt in it.
+ */
+function summaryReply(messages: unknown[]): { text: string; lines: number } | undefined {
+  const [system, transcript] = messages;
+  if (!isRecord(system) || system.role !== 'system' || typeof system.content !== 'string') return undefined;
+  if (!system.content.startsWith(SUMMARY_REQUEST)) return undefined;
+  const text = isRecord(transcript) && typeof transcript.content === 'string' ? transcript.content : '';
+  const lines = text.split('\n').filter((line) => line.trim());
+  const prompts = lines.filter((line) => line.startsWith('User: ')).map((line) => line.slice(6, 40).trim());
+  return {
+    text: `SIM-SUMMARY of ${lines.length} lines. The user asked: ${prompts.join(' | ') || 'nothing'}.`,
+    lines: lines.length,
+  };
 }
 
 /** Notes every `image_url` part of every message for the tests (`seenImages`). */

@@ -75,6 +75,8 @@ export interface RecordedRequest {
   agentStep?: number;
   /** Scripted chat requests refused with 400: why (a tool conversation a provider would refuse). */
   wireProblem?: string;
+  /** The request asked for a summary of earlier turns (compaction); the reply is a canned summary. */
+  summaryOf?: number;
 }
 
 export interface ClosedConnection {

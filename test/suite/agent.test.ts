@@ -30,7 +30,15 @@ import type { AssistantTurn, HostMessage, WebviewMessage } from '../../src/core/
 import type { ToolCallRecord, ToolCallState } from '../../src/core/agent/types';
 import { StorageKey } from '../../src/core/ids';
 import type { RecordedRequest } from '../simulator';
-import { extensionLog, gatewayApi, processRuns, setSetting, waitFor, withChatGateway } from './helpers';
+import {
+  extensionLog,
+  gatewayApi,
+  processRuns,
+  sendPrompt,
+  setSetting,
+  waitFor,
+  withChatGateway,
+} from './helpers';
 import { observed } from './observed';
 
 type AgentStepMessage = Extract<HostMessage, { type: 'agentStep' }>;
@@ -190,18 +198,7 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
 
   /** Sends a prompt; `finished` resolves with the turn once the loop has ended it, however it ended. */
   async function run(prompt: string): Promise<{ finished: Promise<AssistantTurn> }> {
-    const api = await gatewayApi();
-    const finished = new Promise<AssistantTurn>((resolve, reject) => {
-      const listener = api.chat.onDidFinishTurn((turn) => {
-        listener.dispose();
-        resolve(turn);
-      });
-      api.chat.send(prompt).catch((error: unknown) => {
-        listener.dispose();
-        reject(error instanceof Error ? error : new Error(String(error)));
-      });
-    });
-    return { finished };
+    return sendPrompt(prompt);
   }
 
   before(async () => {

@@ -15,7 +15,7 @@ import * as vscode from 'vscode';
 import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { AssistantTurn, HostMessage, WebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { RecordedRequest } from '../simulator';
-import { answerInformation, gatewayApi, setSetting, waitFor, withChatGateway } from './helpers';
+import { answerInformation, gatewayApi, sendPrompt, setSetting, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
 
 const FILES: Record<string, string> = {
@@ -83,18 +83,7 @@ describe('Agent: project instruction files and spend caps', function () {
   let requestMark = 0;
 
   async function run(prompt: string): Promise<{ finished: Promise<AssistantTurn> }> {
-    const api = await gatewayApi();
-    const finished = new Promise<AssistantTurn>((resolve, reject) => {
-      const listener = api.chat.onDidFinishTurn((turn) => {
-        listener.dispose();
-        resolve(turn);
-      });
-      api.chat.send(prompt).catch((error: unknown) => {
-        listener.dispose();
-        reject(error instanceof Error ? error : new Error(String(error)));
-      });
-    });
-    return { finished };
+    return sendPrompt(prompt);
   }
 
   const scriptedRequests = () =>
@@ -279,15 +268,7 @@ describe('Modes and custom agents', function () {
       .flatMap((m) => (m?.type === 'modes' ? [m] : []));
 
   async function run(prompt: string): Promise<AssistantTurn> {
-    const api = await gatewayApi();
-    const finished = new Promise<AssistantTurn>((resolve) => {
-      const listener = api.chat.onDidFinishTurn((turn) => {
-        listener.dispose();
-        resolve(turn);
-      });
-    });
-    await api.chat.send(prompt);
-    return finished;
+    return (await sendPrompt(prompt)).finished;
   }
 
   before(() => openViewWith(AGENT_FILES));

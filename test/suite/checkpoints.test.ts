@@ -18,7 +18,7 @@ import { parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { AssistantTurn, UserTurn, WebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { ToolCallRecord } from '../../src/core/agent/types';
 import { parseHostMessage } from '../../src/core/protocol/chatProtocol';
-import { gatewayApi, waitFor, withChatGateway } from './helpers';
+import { gatewayApi, waitFor, withChatGateway, sendPrompt } from './helpers';
 import { observed } from './observed';
 
 const FIXTURE = 'checkpoint-fixture';
@@ -123,19 +123,8 @@ describe('Checkpoints: Restore to here and Redo, against a scripted model', func
   }
 
   /** Sends a prompt; `finished` resolves with the turn once the loop has ended it. */
-  async function send(text: string): Promise<{ finished: Promise<AssistantTurn> }> {
-    const api = await gatewayApi();
-    const finished = new Promise<AssistantTurn>((resolve, reject) => {
-      const listener = api.chat.onDidFinishTurn((turn) => {
-        listener.dispose();
-        resolve(turn);
-      });
-      api.chat.send(text).catch((error: unknown) => {
-        listener.dispose();
-        reject(error instanceof Error ? error : new Error(String(error)));
-      });
-    });
-    return { finished };
+  function send(text: string): Promise<{ finished: Promise<AssistantTurn> }> {
+    return sendPrompt(text);
   }
 
   async function prompt(): Promise<UserTurn> {

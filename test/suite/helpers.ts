@@ -40,6 +40,22 @@ export async function waitFor<T>(
   }
 }
 
+/** Sends a prompt in the panel; `finished` resolves with the reply once it has ended, however it ended. */
+export async function sendPrompt(prompt: string): Promise<{ finished: Promise<AssistantTurn> }> {
+  const api = await gatewayApi();
+  const finished = new Promise<AssistantTurn>((resolve, reject) => {
+    const listener = api.chat.onDidFinishTurn((turn) => {
+      listener.dispose();
+      resolve(turn);
+    });
+    api.chat.send(prompt).catch((error: unknown) => {
+      listener.dispose();
+      reject(error instanceof Error ? error : new Error(String(error)));
+    });
+  });
+  return { finished };
+}
+
 export async function setSetting(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('gateway').update(key, value, vscode.ConfigurationTarget.Global);
 }

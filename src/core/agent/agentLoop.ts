@@ -71,6 +71,17 @@ export interface AgentLoopDeps {
    * the project instructions that the files touched so far bring in.
    */
   prepare?(this: void, messages: ChatMessage[], steps: readonly AgentStep[]): ChatMessage[];
+  /**
+   * Before each request, a chance to send a shorter history (the messages before this turn's
+   * steps): the host summarises the oldest turns when the request would fill too much of the
+   * context. Undefined keeps the history; the steps so far are always sent as they are.
+   */
+  compact?(
+    this: void,
+    history: readonly ChatMessage[],
+    steps: readonly AgentStep[],
+    signal: AbortSignal,
+  ): Promise<ChatMessage[] | undefined>;
   /** Spend caps in USD (absent or 0: none), and what today cost so far outside this turn. */
   budget?: { maxTurnCost?: number; maxDailyCost?: number; spentToday(): number };
   /**
@@ -158,6 +169,11 @@ export async function runAgentLoop(
     if (signal.aborted) throw new AgentStopped(steps);
     if (over) return { end: { kind: 'budget', pause: over }, steps };
     const specs = deps.tools.specs();
+    if (deps.compact) {
+      const shorter = await deps.compact(history, steps, signal);
+      if (signal.aborted) throw new AgentStopped(steps);
+      if (shorter) history = shorter;
+    }
     const trimmed = trimToolResults(
       [...history, ...steps.flatMap(stepMessages)],
       deps.contextLength,

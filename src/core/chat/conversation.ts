@@ -5,6 +5,7 @@ import type { ChatMessage } from '../../api/types';
 import type { AgentStep, FileChange, ToolCallRecord } from '../agent/types';
 import type {
   AssistantTurn,
+  Compaction,
   ConversationSummary,
   ConversationView,
   Turn,
@@ -22,6 +23,8 @@ export interface Conversation {
   changes?: Record<string, FileChange[]>;
   /** The chat's mode (`agent`, `plan`, `ask`, or `custom:` and an agent file's path); absent: Agent. */
   mode?: string;
+  /** The summary sent in place of the oldest turns (which stay here, whole). */
+  compaction?: Compaction;
 }
 
 let counter = 0;

@@ -6,7 +6,7 @@
  * conversation at all is refused.
  */
 import { isRecord } from '../../api/json';
-import { parseTurn } from '../protocol/chatProtocol';
+import { parseCompaction, parseTurn } from '../protocol/chatProtocol';
 import { parseFileChange } from '../protocol/agentProtocol';
 import type { FileChange } from '../agent/types';
 import { MAX_TOOL_RESULT_CHARS } from '../agent/types';
@@ -109,6 +109,11 @@ export function parseConversation(value: unknown, fallbackTime = 0): Parsed<Conv
   if (changes) conversation.changes = changes;
   if (isModeId(value.mode)) conversation.mode = value.mode;
   else if (value.mode !== undefined) dropped.push('mode');
+  if (value.compaction !== undefined) {
+    const compaction = parseCompaction(value.compaction);
+    if (compaction && seen.has(compaction.throughTurnId)) conversation.compaction = compaction;
+    else dropped.push('compaction');
+  }
   return { value: conversation, dropped };
 }
 

@@ -33,6 +33,8 @@ export interface GatewaySettings {
     forceParameters: boolean;
     /** Mark prompts for the provider's cache on models that need it (see core/cost/promptCache). */
     promptCaching: boolean;
+    /** The model that summarises a long chat's oldest turns (empty: the chat's own model). */
+    compactionModel: string;
   };
   languageModels: {
     /** Ids or globs (`!` excludes) of the models offered to VS Code's chat; empty: the chat models. */
@@ -156,6 +158,7 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       imageInput: imageInputMode(get(Setting.chatImageInput)),
       forceParameters: get(Setting.chatForceParameters) === true,
       promptCaching: get(Setting.chatPromptCaching) !== false,
+      compactionModel: (str(get(Setting.chatCompactionModel)) ?? '').trim(),
     },
     languageModels: { include: strings(get(Setting.languageModelsInclude)) },
     media: {

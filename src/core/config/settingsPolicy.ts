@@ -79,6 +79,8 @@ export const SETTING_POLICIES: { readonly [K in SettingId]: SettingPolicy } = {
   [Setting.chatPlugins]: NEVER,
   [Setting.chatForceParameters]: NEVER,
   [Setting.chatPromptCaching]: NEVER,
+  // What the key pays for: the model that summarises long chats.
+  [Setting.chatCompactionModel]: NEVER,
   [Setting.mediaParameters]: NEVER,
   [Setting.mediaReferenceImageParameter]: NEVER,
   [Setting.mediaReferenceImageAs]: NEVER,

@@ -173,6 +173,38 @@ export interface ConversationView {
   turns: Turn[];
 }
 
+/**
+ * The summary sent in place of a chat's oldest turns (they stay in the chat, and are shown; only
+ * what is sent changes): it covers the turns up to and including `throughTurnId`.
+ */
+export interface Compaction {
+  summary: string;
+  throughTurnId: string;
+  /** How many turns it covers. */
+  turns: number;
+  /** The model that wrote it. */
+  model: string;
+  createdAt: number;
+}
+
+/** Longest summary a message or a stored chat may carry. */
+export const MAX_COMPACTION_CHARS = 20_000;
+
+/** A compaction from outside (a stored chat, a host message), or undefined when it is not one. */
+export function parseCompaction(value: unknown): Compaction | undefined {
+  if (!isRecord(value) || !isId(value.throughTurnId) || !isText(value.summary, MAX_COMPACTION_CHARS))
+    return undefined;
+  const turns = value.turns;
+  const createdAt = value.createdAt;
+  return {
+    summary: value.summary,
+    throughTurnId: value.throughTurnId,
+    turns: typeof turns === 'number' && Number.isSafeInteger(turns) && turns > 0 ? turns : 1,
+    model: isText(value.model, 300) ? value.model : '',
+    createdAt: typeof createdAt === 'number' && Number.isFinite(createdAt) && createdAt >= 0 ? createdAt : 0,
+  };
+}
+
 /** The model menu's state: the current model's efforts and routing, and the chat's tools. */
 export interface ModelOptionsState {
   model: string;
@@ -232,6 +264,8 @@ export type HostMessage =
   | { type: 'mediaJob'; job: MediaCardState }
   /** A prompt the host refused (e.g. `/video` with a model that makes no video): shown at the composer, whose text stays. */
   | { type: 'composerNotice'; message: string }
+  /** The chat's summary of its oldest turns (sent after `init` and when it changes); absent: none. */
+  | { type: 'compaction'; compaction?: Compaction }
   /** Attachments waiting to be sent, and the context meter's and the cost's figures. */
   | ({ type: 'context' } & ContextState)
   /** Workspace files for a `#file:` mention, answering `findFiles` with the same query. */
@@ -873,6 +907,11 @@ export function parseHostMessage(
       return typeof m.message === 'string'
         ? { type: 'composerNotice', message: m.message.slice(0, 2000) }
         : undefined;
+    case 'compaction': {
+      const compaction = parseCompaction(m.compaction);
+      if (m.compaction !== undefined && !compaction) report('compaction');
+      return compaction ? { type: 'compaction', compaction } : { type: 'compaction' };
+    }
     case 'agentStep':
     case 'agentTools':
       return parseAgentHostMessage(m, report);

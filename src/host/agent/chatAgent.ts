@@ -1,16 +1,6 @@
 import * as vscode from 'vscode';
-import type { ChatDelta, ChatMessage } from '../../api/types';
-import { runAgentLoop } from '../../core/agent/agentLoop';
-import type { AgentResult, AgentTally } from '../../core/agent/agentLoop';
 import type { ToolSupport } from '../../core/agent/agentRequest';
-import type {
-  AgentProgress,
-  AgentStep,
-  AgentToolChoices,
-  FileChange,
-  ToolSpec,
-} from '../../core/agent/types';
-import { estimateTokens } from '../../core/chat/attachments';
+import type { AgentProgress, AgentToolChoices, FileChange } from '../../core/agent/types';
 import type { Conversation } from '../../core/chat/conversation';
 import { StorageKey } from '../../core/ids';
 import { parseAgentToolChoices } from '../../core/protocol/agentProtocol';
@@ -27,8 +17,6 @@ import { mergeChanges } from '../../core/agent/changes';
 import { undoTurnChanges } from './turnUndo';
 import { toolSettings } from './builtinTools';
 import type { WorkspaceCheckpoints } from './checkpoints/workspaceCheckpoints';
-import type { PreparedCall, ToolSet } from '../../core/agent/types';
-import type { UserTurn } from '../../core/protocol/chatProtocol';
 
 /** Most chats whose tool-picker choices are kept; the oldest go first. */
 const MAX_CHATS_WITH_CHOICES = 200;
@@ -45,36 +33,10 @@ export interface ChatAgentDeps {
   checkpoints?: WorkspaceCheckpoints;
 }
 
-/** One agent turn's wiring from the session: how to ask the gateway, and where the turn shows. */
-export interface AgentTurnRun {
-  conversation: Conversation;
-  turn: AssistantTurn;
-  history: ChatMessage[];
-  tools: TurnTools;
-  /** The turn's step cap, when its mode lowers the user's. */
-  maxSteps?: number;
-  contextLength?: number;
-  signal: AbortSignal;
-  /** Where the loop keeps the turn's usage and generations, read however the turn ends. */
-  tally: AgentTally;
-  request(messages: ChatMessage[], tools: readonly ToolSpec[], signal: AbortSignal): AsyncIterable<ChatDelta>;
-  /** A delta of the step streaming now (text, reasoning, meta…), as a plain reply applies it. */
-  apply(delta: ChatDelta): void;
-  /** Posts what is batched, before a step's cards. */
-  flush(): void;
-  post(message: HostMessage): void;
-  /** Saves the conversation in the background. */
-  save(): void;
-  /** A last look at each request (the project instructions the touched files bring in). */
-  prepare?(this: void, messages: ChatMessage[], steps: readonly AgentStep[]): ChatMessage[];
-  /** What today cost so far (every window and feature), for the daily cap. */
-  spentToday?(): number;
-}
-
 /**
- * The panel's agent: which tools a chat has, the picker, the approvals, and undo. The loop
- * itself is the pure core's (`core/agent/agentLoop`); this maps its events onto the turn and the
- * view, and answers the view's agent intents.
+ * The panel's agent: which tools a chat has, the picker, the approvals, the pauses, restore and
+ * undo. The loop is the pure core's (`core/agent/agentLoop`), wired to a turn by the chat's turn
+ * runner; this answers the view's agent intents.
  */
 export class ChatAgent extends Disposable {
   readonly approvals: Approvals;
@@ -150,149 +112,8 @@ export class ChatAgent extends Disposable {
     return tools.specs().length ? tools : undefined;
   }
 
-  /** Runs the loop for one turn, keeping the turn, the view and the stored changes in step. */
-  async run(run: AgentTurnRun): Promise<AgentResult> {
-    const { turn, conversation } = run;
-    turn.steps = [];
-    const postStep = (index: number) => {
-      const step = turn.steps?.[index];
-      if (step && turn.agent)
-        run.post({ type: 'agentStep', turnId: turn.id, index, step, progress: turn.agent });
-    };
-    const usedIds = new Set(
-      conversation.turns.flatMap((t) =>
-        t.role === 'assistant' ? (t.steps ?? []).flatMap((step) => step.calls.map((c) => c.id)) : [],
-      ),
-    );
-    const guard = this.checkpointGuard(run);
-    return runAgentLoop(
-      run.history,
-      {
-        usedIds,
-        request: (messages, tools, signal) => run.request(messages, tools, signal),
-        tools: guard.tools,
-        needsApproval: (spec, call, prepared) =>
-          this.approvals.needsApproval(conversation.id, spec, call, prepared),
-        approve: (call, prepared, signal, spec) =>
-          this.approvals.ask(conversation.id, turn.id, spec, call, prepared, signal),
-        events: {
-          delta: (delta) => run.apply(delta),
-          stepAdded: (_index, step, progress) => {
-            // The step's text streamed as the turn's; it now belongs to the step, and the next
-            // step's text starts afresh.
-            run.flush();
-            guard.step = _index;
-            turn.steps = [...(turn.steps ?? []), step];
-            turn.content = '';
-            turn.reasoning = '';
-            turn.agent = progress;
-            run.post({ type: 'turnUpdated', turn });
-            run.save();
-          },
-          stepChanged: (index, _step, progress) => {
-            turn.agent = progress;
-            postStep(index);
-            run.save();
-          },
-          changed: (changes) => this.recordChanges(conversation, turn, changes),
-        },
-        now: () => Date.now(),
-        maxSteps: run.maxSteps ?? this.deps.settings.current.agent.maxSteps,
-        prepare: run.prepare,
-        budget: {
-          maxTurnCost: this.deps.settings.current.agent.maxTurnCost,
-          maxDailyCost: this.deps.settings.current.agent.maxDailyCost,
-          spentToday: () => run.spentToday?.() ?? 0,
-        },
-        askToContinue: (progress, signal) => this.askToContinue(turn, run, progress, signal),
-        contextLength: run.contextLength,
-        estimateTokens: (messages) =>
-          messages.reduce(
-            (sum, m) =>
-              sum +
-              estimateTokens(typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '')) +
-              (m.tool_calls ? estimateTokens(JSON.stringify(m.tool_calls)) : 0),
-            0,
-          ),
-      },
-      run.signal,
-      run.tally,
-    );
-  }
-
-  /**
-   * The turn's tools, with a snapshot of the workspace before the first change of each step: a
-   * call that is not read-only waits for it (never longer than the time budget) before it runs.
-   * The turn's first snapshot starts at once, beside the first request, and becomes the
-   * prompt's checkpoint (*Restore to here*); a snapshot that cannot finish says so on the prompt.
-   */
-  private checkpointGuard(run: AgentTurnRun): { tools: ToolSet; step: number } {
-    const checkpoints = this.deps.checkpoints;
-    const tools = run.tools;
-    const state = { tools: tools as ToolSet, step: 0 };
-    if (!checkpoints || !vscode.workspace.isTrusted || tools.specs().every((s) => s.readOnly)) return state;
-    const index = run.conversation.turns.indexOf(run.turn);
-    const prompt = run.conversation.turns
-      .slice(0, index < 0 ? undefined : index)
-      .reverse()
-      .find((t): t is UserTurn => t.role === 'user');
-    const record = (update: (p: UserTurn) => void) => {
-      if (!prompt) return;
-      update(prompt);
-      run.post({ type: 'turnUpdated', turn: prompt });
-      run.save();
-    };
-    let first: Promise<void> | undefined = checkpoints
-      .take(`before the reply to ${prompt?.id ?? 'a prompt'}`)
-      .then((outcome) =>
-        record((p) => {
-          if (outcome.ok) {
-            p.checkpoint = outcome.id;
-            delete p.checkpointNote;
-            delete p.redoCheckpoint;
-          } else p.checkpointNote = outcome.reason;
-        }),
-      );
-    let guarded = -1;
-    let pending: Promise<void> = Promise.resolve();
-    const beforeChange = (): Promise<void> => {
-      if (guarded === state.step) return pending;
-      guarded = state.step;
-      const step = state.step;
-      const waitFor = first;
-      first = undefined;
-      pending = waitFor
-        ? waitFor
-        : checkpoints.take(`before step ${step + 1} of ${run.turn.id}`).then((outcome) => {
-            if (!outcome.ok)
-              this.deps.logger.warn(`No checkpoint before step ${step + 1}: ${outcome.reason}`);
-          });
-      return pending;
-    };
-    state.tools = {
-      specs: () => tools.specs(),
-      prepare: async (name, args, signal): Promise<PreparedCall> => {
-        const prepared = await tools.prepare(name, args, signal);
-        if (tools.specs().find((s) => s.name === name)?.readOnly !== false) return prepared;
-        return {
-          ...prepared,
-          run: async (runSignal) => {
-            await beforeChange();
-            // Stopped while the snapshot ran: the change does not start.
-            if (runSignal.aborted) throw new Error('The turn was stopped.');
-            return prepared.run(runSignal);
-          },
-        };
-      },
-    };
-    return state;
-  }
-
-  private recordChanges(
-    conversation: Conversation,
-    turn: AssistantTurn,
-    changes: readonly FileChange[],
-  ): void {
+  /** Records what a call changed, by turn: what *Undo this turn* restores. */
+  recordChanges(conversation: Conversation, turn: AssistantTurn, changes: readonly FileChange[]): void {
     const all = conversation.changes ?? (Object.create(null) as Record<string, FileChange[]>);
     const folders = vscode.workspace.workspaceFolders ?? [];
     // Each change names its folder's URI: undo writes there or nowhere (chats outlive workspaces).
@@ -360,14 +181,14 @@ export class ChatAgent extends Disposable {
   private readonly pauses = new Map<string, (goOn: boolean) => void>();
 
   /** Shows the pause on the turn's counter and waits for Continue or Stop (or the turn's Stop). */
-  private askToContinue(
+  askToContinue(
     turn: AssistantTurn,
-    run: AgentTurnRun,
+    post: (message: HostMessage) => void,
     progress: AgentProgress,
     signal: AbortSignal,
   ): Promise<boolean> {
     turn.agent = progress;
-    run.post({ type: 'turnUpdated', turn });
+    post({ type: 'turnUpdated', turn });
     this.deps.reveal();
     return new Promise<boolean>((resolve, reject) => {
       const done = (goOn: boolean) => {
@@ -375,7 +196,7 @@ export class ChatAgent extends Disposable {
         this.pauses.delete(turn.id);
         const { pause: _answered, ...rest } = progress;
         turn.agent = rest;
-        run.post({ type: 'turnUpdated', turn });
+        post({ type: 'turnUpdated', turn });
         resolve(goOn);
       };
       const onAbort = () => {

@@ -100,6 +100,12 @@ export class ChatFeature extends Disposable {
     this.mcp = mcp;
     const lmTools = this.register(new LmToolSet());
     const instructions = new InstructionFiles(context.workspaceState, logger, settings);
+    // Kept across reloads in the extension's storage; never the secrets list's files.
+    const checkpoints = new WorkspaceCheckpoints({
+      storage: context.globalStorageUri,
+      secretPatterns: () => toolSettings(settings).secretPatterns,
+      logger,
+    });
     const agent = this.register(
       new ChatAgent({
         providers: [
@@ -114,12 +120,7 @@ export class ChatFeature extends Disposable {
         settings,
         logger,
         reveal: () => void this.view.reveal(),
-        // Kept across reloads in the extension's storage; never the secrets list's files.
-        checkpoints: new WorkspaceCheckpoints({
-          storage: context.globalStorageUri,
-          secretPatterns: () => toolSettings(settings).secretPatterns,
-          logger,
-        }),
+        checkpoints,
       }),
     );
     const modes = this.register(
@@ -151,6 +152,7 @@ export class ChatFeature extends Disposable {
         agent,
         instructions,
         modes,
+        checkpoints,
       }),
     );
     const attachmentDeps = {

@@ -21,6 +21,7 @@ const base: GatewaySettings['chat'] = {
   imageInput: 'auto',
   forceParameters: false,
   promptCaching: true,
+  compactionModel: '',
 };
 
 describe('chat request from settings', () => {
