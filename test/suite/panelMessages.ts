@@ -55,5 +55,5 @@ export async function everythingMcpJson(): Promise<string> {
     args: [script],
     env: { ELECTRON_RUN_AS_NODE: '1' },
   };
-  return JSON.stringify({ servers: { everything } }, null, 2);
+  return JSON.stringify({ servers: { everything } });
 }
