@@ -29,20 +29,7 @@ function toolCount(source: AgentToolSourceView): string {
 
 /** An MCP server VS Code runs: it is started and stopped there, so the panel offers no button. */
 function vscodeServerView(): HTMLElement {
-  return h(
-    'div',
-    { className: 'tool-server is-vscode' },
-    h(
-      'div',
-      { className: 'tool-server-state' },
-      codicon('server-process'),
-      h('span', { text: 'Run by VS Code' }),
-    ),
-    h('div', {
-      className: 'tool-server-detail-label',
-      text: 'Start and stop it in VS Code (MCP: List Servers).',
-    }),
-  );
+  return h('div', { className: 'tool-server tool-server-state', text: 'Run by VS Code (MCP: List Servers)' });
 }
 
 export class ToolPicker {

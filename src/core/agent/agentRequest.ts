@@ -98,7 +98,7 @@ function goneTool(name: string): Record<string, unknown> {
     type: 'function',
     function: {
       name,
-      description: 'No longer available in this chat. Do not call it.',
+      description: 'No longer available.',
       parameters: { type: 'object', properties: {} },
     },
   };
