@@ -27,6 +27,11 @@ function toolCount(source: AgentToolSourceView): string {
   return `${count} ${count === 1 ? 'tool' : 'tools'}`;
 }
 
+/** An MCP server VS Code runs: it is started and stopped there, so the panel offers no button. */
+function vscodeServerView(): HTMLElement {
+  return h('div', { className: 'tool-server tool-server-state', text: 'Run by VS Code (MCP: List Servers)' });
+}
+
 export class ToolPicker {
   readonly toggleButton = iconButton({ icon: 'tools', label: 'Agent tools for this chat' });
   readonly panel: HTMLElement;
@@ -139,7 +144,8 @@ export class ToolPicker {
           h('ul', {}, ...source.tools.map((tool) => h('li', { text: tool }))),
         ),
       );
-    if (source.kind === 'mcp') row.append(this.serverView(source));
+    if (source.runBy === 'vscode') row.append(vscodeServerView());
+    else if (source.kind === 'mcp') row.append(this.serverView(source));
     return row;
   }
 

@@ -7,36 +7,13 @@
  */
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { StorageKey } from '../../src/core/ids';
 import { launchIdentity, parseJsonc, parseMcpConfig } from '../../src/core/agent/mcpConfig';
-import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
-import type { AssistantTurn, HostMessage, WebviewMessage } from '../../src/core/protocol/chatProtocol';
+import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
 import { gatewayApi, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
-
-type Posted<T extends HostMessage['type']> = Extract<HostMessage, { type: T }>;
-
-function posts<T extends HostMessage['type']>(mark: number, type: T): Posted<T>[] {
-  return observed.webviewMessages
-    .slice(mark)
-    .filter((m) => m.target === 'chat view')
-    .map((m) => parseHostMessage(JSON.parse(m.json)))
-    .filter((m): m is Posted<T> => m?.type === type);
-}
-
-async function fromView(message: WebviewMessage): Promise<void> {
-  const parsed = parseWebviewMessage(JSON.parse(JSON.stringify(message)));
-  assert.ok(parsed, `the protocol accepts ${message.type}`);
-  await (await gatewayApi()).chatRouter.handle(parsed);
-}
-
-function mcpJson(): vscode.Uri {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the suite runs with a workspace folder');
-  return vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json');
-}
+import { everythingMcpJson, fromView, mcpJson, posts } from './panelMessages';
 
 describe('Agent: an MCP server from the panel', function () {
   this.timeout(120_000);
@@ -50,24 +27,7 @@ describe('Agent: an MCP server from the panel', function () {
 
   it("shows the workspace's server in the tool picker, starts it there, and the model calls its tool", async () => {
     const api = await gatewayApi();
-    const script = path.join(
-      api.context.extensionUri.fsPath,
-      'node_modules',
-      '@modelcontextprotocol',
-      'server-everything',
-      'dist',
-      'index.js',
-    );
-    const text = JSON.stringify({
-      servers: {
-        everything: {
-          type: 'stdio',
-          command: process.execPath,
-          args: [script],
-          env: { ELECTRON_RUN_AS_NODE: '1' },
-        },
-      },
-    });
+    const text = await everythingMcpJson();
     // What the consent dialog records for this exact launch (the hub keeps only its hash).
     const server = parseMcpConfig(parseJsonc(text), 'workspace').servers[0];
     const key = createHash('sha256').update(launchIdentity(server)).digest('hex');

@@ -54,7 +54,10 @@ export function endTurn(turn: AssistantTurn, result: AgentResult): void {
  * The request with the turn's tools (and the gateway's server tools it had). They are sent on every step (a follow-up without them is
  * refused by some providers); calls in parallel are allowed explicitly; and the router is asked
  * to choose only upstreams that take every parameter, so a provider without tools is never
- * picked (unless the user's own routing says otherwise).
+ * picked (unless the user's own routing says otherwise). A tool that earlier turns called but
+ * that is not offered now (its source turned off, its server stopped, or offered under our own
+ * copy's name since) is still declared, as gone: providers refuse a history that calls a tool the
+ * request does not declare. Calling it again only tells the model it is gone.
  */
 export function agentRequest(request: ChatRequest, tools: ChatRequest['tools']): ChatRequest {
   // The gateway's own server tools (web search) stay beside ours; function tools from the
@@ -63,9 +66,16 @@ export function agentRequest(request: ChatRequest, tools: ChatRequest['tools']):
     (tool) =>
       !(tool !== null && typeof tool === 'object' && (tool as { type?: unknown }).type === 'function'),
   );
+  const offered = new Set((tools ?? []).map(functionName));
+  const gone = new Set<string>();
+  for (const message of request.messages)
+    for (const call of message.tool_calls ?? []) {
+      const name = call.function.name;
+      if (typeof name === 'string' && !offered.has(name)) gone.add(name);
+    }
   const out: ChatRequest = {
     ...request,
-    tools: [...(tools ?? []), ...server],
+    tools: [...(tools ?? []), ...[...gone].map(goneTool), ...server],
     tool_choice: 'auto',
     parallel_tool_calls: true,
   };
@@ -78,6 +88,24 @@ export function agentRequest(request: ChatRequest, tools: ChatRequest['tools']):
 
 const MAX_FOLDERS_NAMED = 10;
 const MAX_FOLDER_NAME = 80;
+
+function functionName(tool: unknown): unknown {
+  return tool !== null && typeof tool === 'object'
+    ? (tool as { function?: { name?: unknown } }).function?.name
+    : undefined;
+}
+
+/** The declaration of a tool earlier turns called that this turn does not offer. */
+function goneTool(name: string): Record<string, unknown> {
+  return {
+    type: 'function',
+    function: {
+      name,
+      description: 'No longer available.',
+      parameters: { type: 'object', properties: {} },
+    },
+  };
+}
 
 /** The system prompt of an agent turn: how to work in the workspace, then the user's own. */
 export function agentSystemPrompt(user: string, folders: readonly string[]): string {

@@ -37,6 +37,45 @@ export function parseExternalTool(value: unknown): ExternalToolInfo | undefined 
   return info;
 }
 
+/** Longest MCP server name taken from a `vscode.lm.tools` entry. */
+const MAX_SERVER_NAME = 64;
+
+/**
+ * The MCP server a `vscode.lm.tools` entry comes from, as VS Code names the server in its own
+ * configuration (`mcp.json`'s key, lowercased, spaces as `-`), or `undefined` for a tool that is
+ * not an MCP server's.
+ *
+ * VS Code 1.139 tags a server's tools `mcp` and gives each the reference name
+ * `<server>/<tool>` (`fullReferenceName`). Its tool names are no guide to the server: their
+ * middle part comes from the name the server reports for itself, cut to 13 characters
+ * (`mcp_everything_re_echo` for the server the user named `everything`). VS Code 1.100 tags them
+ * `mcp` too but gives no reference name, and prefixes each tool with a short hash of the server's
+ * id (`f1e_echo`): that prefix then stands for the server, which has no known name. The entry is
+ * outside data.
+ */
+export function vscodeMcpServerOf(value: unknown): string | undefined {
+  if (!isRecord(value) || typeof value.name !== 'string') return undefined;
+  const tagged = Array.isArray(value.tags) && value.tags.includes('mcp');
+  const reference = value.fullReferenceName;
+  if (tagged && typeof reference === 'string') {
+    const slash = reference.lastIndexOf('/');
+    const server = reference.slice(0, slash).trim();
+    if (slash > 0 && server && server.length <= MAX_SERVER_NAME && !server.includes('/')) return server;
+  }
+  const legacy = /^mcp_([^_]{1,64})_./.exec(value.name)?.[1];
+  if (legacy || !tagged) return legacy;
+  // VS Code 1.100 prefixes a server's tools with a short hash of its own id (`f1e_echo`).
+  return /^([A-Za-z0-9]{1,16})_./.exec(value.name)?.[1] ?? UNNAMED_SERVER;
+}
+
+/** The server of an MCP tool whose entry names none. */
+export const UNNAMED_SERVER = 'unnamed';
+
+/** A server name as VS Code writes it in a tool's reference name, to compare two names. */
+export function mcpServerKey(name: string): string {
+  return name.trim().toLowerCase().replace(/\s+/g, '-');
+}
+
 /** A list of tool entries; entries without a name, and repeats of a name, are dropped. */
 export function parseExternalTools(value: unknown): ExternalToolInfo[] {
   if (!Array.isArray(value)) return [];

@@ -34,6 +34,8 @@ export interface AgentToolSourceView {
   state?: 'off' | 'starting' | 'running' | 'error';
   /** What turning it on starts (an MCP server's command line or URL), or why it failed. */
   detail?: string;
+  /** An MCP server VS Code runs (started and stopped there, not in the panel). */
+  runBy?: 'vscode';
 }
 
 /** The tool picker's state for the open chat and model. */
@@ -288,6 +290,7 @@ export function parseAgentToolsState(value: unknown): AgentToolsState | undefine
         source.state = item.state as AgentToolSourceView['state'];
       const detail = str(item.detail, 4000);
       if (detail !== undefined) source.detail = detail;
+      if (item.runBy === 'vscode') source.runBy = 'vscode';
       sources.push(source);
     }
   const state: AgentToolsState = {

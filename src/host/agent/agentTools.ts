@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { AgentToolChoices, PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../core/agent/types';
 import { ToolInputError } from '../../core/agent/types';
+import { mcpServerKey } from '../../core/agent/externalTools';
 import type { AgentToolSourceView } from '../../core/protocol/agentProtocol';
 
 /** One kind of tools (our own set, MCP servers, other extensions' tools), as the agent sees it. */
@@ -19,6 +20,8 @@ export interface ProvidedSource {
   state?: AgentToolSourceView['state'];
   /** What turning it on starts (a command line or URL), or its error. */
   detail?: string;
+  /** An MCP server VS Code runs: started and stopped there. */
+  runBy?: 'vscode';
 }
 
 /**
@@ -28,18 +31,19 @@ export interface ProvidedSource {
 export const VSCODE_MCP_SOURCE_PREFIX = 'vscode-mcp:';
 
 /**
- * Whether a source is a server VS Code runs that we run ourselves too (by name): its tools are
- * offered once, from our own connection.
+ * Whether a source is a server VS Code runs that we run ourselves too (by its configuration name,
+ * as VS Code writes it: lowercased, spaces as `-`): its tools are offered once, from our own
+ * connection.
  */
 function alsoOurs(source: { kind: string; id: string }, ours: ReadonlySet<string>): boolean {
   return (
     source.kind === 'mcp' &&
     source.id.startsWith(VSCODE_MCP_SOURCE_PREFIX) &&
-    ours.has(source.id.slice(VSCODE_MCP_SOURCE_PREFIX.length))
+    ours.has(mcpServerKey(source.id.slice(VSCODE_MCP_SOURCE_PREFIX.length)))
   );
 }
 
-/** The MCP servers we run ourselves now, by name. */
+/** The MCP servers we run ourselves now, by `mcpServerKey` of their names. */
 function runningOwnServers(providers: readonly AgentToolProvider[]): Set<string> {
   const names = new Set<string>();
   for (const provider of providers)
@@ -49,7 +53,7 @@ function runningOwnServers(providers: readonly AgentToolProvider[]): Set<string>
         !source.id.startsWith(VSCODE_MCP_SOURCE_PREFIX) &&
         (state === 'running' || (state === undefined && tools.length > 0))
       )
-        names.add(source.id);
+        names.add(mcpServerKey(source.id));
   return names;
 }
 
@@ -113,7 +117,7 @@ export function sourceViews(
     provider
       .sources()
       .filter(({ source }) => !alsoOurs(source, ours))
-      .map(({ source, tools, state, detail }) => {
+      .map(({ source, tools, state, detail, runBy }) => {
         const view: AgentToolSourceView = {
           id: source.id,
           kind: source.kind,
@@ -123,6 +127,7 @@ export function sourceViews(
         };
         if (state) view.state = state;
         if (detail !== undefined) view.detail = detail;
+        if (runBy) view.runBy = runBy;
         return view;
       }),
   );

@@ -1,7 +1,9 @@
 /**
  * The tools of `vscode.lm.tools` as a tool set of the agent: other extensions' tools and, where
  * VS Code has started them, the tools of the user's MCP servers (VS Code names those
- * `mcp_<server>_<tool>`). Our own `gateway_*` tools are left out (the panel has its own).
+ * `mcp_<…>_<tool>`, tag them `mcp` and, from 1.139, give them the reference name
+ * `<server>/<tool>`: see `vscodeMcpServerOf`). Our own `gateway_*` tools are left out (the panel
+ * has its own).
  *
  * The list is read again whenever it is asked for (each turn, each time the picker is posted),
  * not kept from when the panel loaded: VS Code (1.100 to 1.139 at least) gives extensions no
@@ -20,6 +22,7 @@ import {
   parseExternalTool,
   prettyArguments,
   toolResultText,
+  vscodeMcpServerOf,
 } from '../../core/agent/externalTools';
 import type { ExternalToolInfo } from '../../core/agent/externalTools';
 import { ToolInputError } from '../../core/agent/types';
@@ -40,6 +43,8 @@ interface LmToolsApi {
 export interface LmToolSource {
   source: ToolSource;
   tools: ToolSpec[];
+  /** Set for an MCP server's tools: VS Code starts and stops it, not the panel. */
+  runBy?: 'vscode';
 }
 
 export class LmToolSet extends Disposable implements ToolSet {
@@ -76,7 +81,11 @@ export class LmToolSet extends Disposable implements ToolSet {
     for (const spec of this.specList) {
       const key = `${spec.source.kind}:${spec.source.id}`;
       let entry = bySource.get(key);
-      if (!entry) bySource.set(key, (entry = { source: spec.source, tools: [] }));
+      if (!entry) {
+        entry = { source: spec.source, tools: [] };
+        if (spec.source.kind === 'mcp') entry.runBy = 'vscode';
+        bySource.set(key, entry);
+      }
       entry.tools.push(spec);
     }
     return [...bySource.values()];
@@ -145,7 +154,7 @@ export class LmToolSet extends Disposable implements ToolSet {
     for (const entry of raw) {
       const tool = parseExternalTool(entry);
       if (!tool || tool.name.startsWith(OWN_PREFIX)) continue;
-      const source = sourceOfTool(tool.name, owners);
+      const source = sourceOfTool(tool.name, owners, vscodeMcpServerOf(entry));
       if (!source) continue;
       const spec: ToolSpec = {
         name: modelToolName('', tool.name, taken),
@@ -192,18 +201,17 @@ function contributedToolOwners(): Map<string, { id: string; label: string }> {
 }
 
 /**
- * The picker's source of a tool: its extension, or the MCP server VS Code runs it from; none for
- * VS Code's own tools.
+ * The picker's source of a tool: its extension, or the MCP server VS Code runs it from (`server`,
+ * from `vscodeMcpServerOf`); none for VS Code's own tools.
  */
 export function sourceOfTool(
   name: string,
   owners: Map<string, { id: string; label: string }>,
+  server: string | undefined,
 ): ToolSource | undefined {
   const owner = owners.get(name);
   if (owner) return { kind: 'extension', id: owner.id, label: owner.label };
-  // VS Code names a started MCP server's tools `mcp_<server>_<tool>`.
-  const mcp = /^mcp_([^_]+)_./.exec(name);
-  if (mcp)
-    return { kind: 'mcp', id: `${VSCODE_MCP_SOURCE_PREFIX}${mcp[1]}`, label: `${mcp[1]} (MCP in VS Code)` };
+  if (server)
+    return { kind: 'mcp', id: `${VSCODE_MCP_SOURCE_PREFIX}${server}`, label: `${server} (MCP in VS Code)` };
   return undefined;
 }

@@ -65,6 +65,22 @@ describe('TurnTools', () => {
     );
   });
 
+  it('knows a server both run by its configuration name in any case, and says VS Code runs its copy', () => {
+    const upper: ToolSource = { kind: 'mcp', id: 'Everything', label: 'Everything (workspace)' };
+    const hub = provider([{ source: upper, tools: [spec('mcp_Everything_echo', upper)], state: 'running' }]);
+    assert.deepEqual(
+      new TurnTools([hub, vscodeTools], {}).specs().map((s) => s.name),
+      ['mcp_Everything_echo'],
+    );
+    const vscodeRun = provider([
+      { source: vscodes, tools: [spec('mcp_everything_re_echo', vscodes)], runBy: 'vscode' },
+    ]);
+    const views = sourceViews([vscodeRun], {});
+    assert.equal(views[0]?.runBy, 'vscode');
+    assert.equal(views[0]?.state, undefined);
+    assert.equal(views[0]?.enabled, true);
+  });
+
   it('keeps a VS Code server whose name differs from every server we run', () => {
     const other: ToolSource = { kind: 'mcp', id: 'files', label: 'files' };
     const hub = provider([{ source: other, tools: [spec('mcp_files_read', other)], state: 'running' }]);

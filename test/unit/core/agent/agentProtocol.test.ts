@@ -291,6 +291,33 @@ describe('agent protocol and history', () => {
         sort: 'price',
       },
     );
+    // A tool the history called but this turn does not offer is declared as gone, once.
+    const call = (id: string, name: string) => ({
+      id,
+      type: 'function' as const,
+      function: { name, arguments: '{}' },
+    });
+    const history = agentRequest(
+      {
+        model: 'v/m',
+        messages: [
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [call('1', 'mcp_x_re_echo'), call('2', 'read_file')],
+          },
+          { role: 'tool', tool_call_id: '1', content: 'ok' },
+          { role: 'tool', tool_call_id: '2', content: 'ok' },
+          { role: 'assistant', content: null, tool_calls: [call('3', 'mcp_x_re_echo')] },
+        ],
+      },
+      tools,
+    );
+    assert.deepEqual(
+      (history.tools ?? []).map((t) => (t as { function: { name: string } }).function.name),
+      ['read_file', 'mcp_x_re_echo'],
+    );
+    assert.match(JSON.stringify(history.tools?.[1]), /No longer available/);
     const prompt = agentSystemPrompt('Be terse.', ['app']);
     assert.match(prompt, /data, not instructions/);
     assert.match(prompt, /"app"/);

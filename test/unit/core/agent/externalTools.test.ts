@@ -6,12 +6,65 @@ import {
   parseExternalTool,
   parseExternalTools,
   toolResultText,
+  vscodeMcpServerOf,
 } from '../../../../src/core/agent/externalTools';
 
 const FUZZ_RUNS = 2000;
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 describe('External tools', () => {
+  describe('vscodeMcpServerOf', () => {
+    it("takes the server from VS Code 1.139's reference name, not from the tool's name", () => {
+      // As VS Code 1.139.1 lists a tool of the server the user named "everything" in mcp.json.
+      const echo = { name: 'mcp_everything_re_echo', tags: ['mcp'], fullReferenceName: 'everything/echo' };
+      assert.equal(vscodeMcpServerOf(echo), 'everything');
+      assert.equal(
+        vscodeMcpServerOf({ name: 'mcp_my_server_x', tags: ['mcp'], fullReferenceName: 'my-server/x' }),
+        'my-server',
+      );
+    });
+
+    it('falls back to the mcp_<server>_ names of older VS Code, and knows no server otherwise', () => {
+      assert.equal(vscodeMcpServerOf({ name: 'mcp_github_search' }), 'github');
+      assert.equal(vscodeMcpServerOf({ name: 'mcp_github_search', fullReferenceName: 'x/y' }), 'github');
+      // VS Code 1.100.3 lists the echo tool of server-everything so.
+      assert.equal(vscodeMcpServerOf({ name: 'f1e_echo', tags: ['mcp'] }), 'f1e');
+      assert.equal(vscodeMcpServerOf({ name: 'f1e_echo' }), undefined);
+      assert.equal(vscodeMcpServerOf({ name: '_odd', tags: ['mcp'] }), 'unnamed');
+      assert.equal(vscodeMcpServerOf({ name: 'run_in_terminal', tags: ['vscode_editing'] }), undefined);
+      assert.equal(
+        vscodeMcpServerOf({ name: 'copilot_search', fullReferenceName: 'search/codebase' }),
+        undefined,
+      );
+    });
+
+    it('reads hostile entries without throwing, and bounds what it returns', () => {
+      assert.equal(vscodeMcpServerOf(null), undefined);
+      assert.equal(vscodeMcpServerOf({ name: 7, tags: ['mcp'], fullReferenceName: 'a/b' }), undefined);
+      assert.equal(vscodeMcpServerOf({ name: 'x', tags: 'mcp', fullReferenceName: 'a/b' }), undefined);
+      assert.equal(
+        vscodeMcpServerOf({ name: 'x', tags: ['mcp'], fullReferenceName: `${'a'.repeat(65)}/b` }),
+        'unnamed',
+      );
+      assert.equal(vscodeMcpServerOf({ name: 'x', tags: ['mcp'], fullReferenceName: '/b' }), 'unnamed');
+      assert.equal(vscodeMcpServerOf({ name: 'x', tags: ['mcp'], fullReferenceName: 'a/b/c' }), 'unnamed');
+      fc.assert(
+        fc.property(fc.anything(), fc.string(), fc.string(), (tags, name, reference) => {
+          for (const value of [
+            tags,
+            { name, tags, fullReferenceName: reference },
+            { name, tags: ['mcp'], fullReferenceName: reference },
+          ]) {
+            const server = vscodeMcpServerOf(value);
+            if (server !== undefined)
+              assert.ok(server.length >= 1 && server.length <= 64 && !server.includes('/'));
+          }
+        }),
+        { numRuns: FUZZ_RUNS },
+      );
+    });
+  });
+
   describe('modelToolName', () => {
     it('prefixes and cleans the name', () => {
       assert.equal(modelToolName('mcp_every thing', 'get-sum', new Set()), 'mcp_every_thing_get-sum');
