@@ -71,7 +71,8 @@ export function agentRequest(request: ChatRequest, tools: ChatRequest['tools']):
   for (const message of request.messages)
     for (const call of message.tool_calls ?? []) {
       const name = call.function.name;
-      if (typeof name === 'string' && !offered.has(name)) gone.add(name);
+      // Only a name a provider takes: an odd one from a stored chat would have every turn refused.
+      if (typeof name === 'string' && TOOL_NAME.test(name) && !offered.has(name)) gone.add(name);
     }
   const out: ChatRequest = {
     ...request,
@@ -88,6 +89,8 @@ export function agentRequest(request: ChatRequest, tools: ChatRequest['tools']):
 
 const MAX_FOLDERS_NAMED = 10;
 const MAX_FOLDER_NAME = 80;
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function functionName(tool: unknown): unknown {
   return tool !== null && typeof tool === 'object'

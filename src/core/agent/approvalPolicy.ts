@@ -181,8 +181,14 @@ export const RUN_COMMAND = 'run_command';
 
 /** Whether *Always allow this tool* may be offered and kept for a tool: never for running commands. */
 export function mayAlwaysAllow(spec: ToolSpec): boolean {
-  return !(spec.source.kind === 'builtin' && spec.name === RUN_COMMAND);
+  if (spec.source.kind === 'builtin' && spec.name === RUN_COMMAND) return false;
+  // A server VS Code runs is known only by names its definer chose (a workspace's `github` can
+  // report the same names as the user's): nothing tells two apart, so nothing is kept for it.
+  return !spec.source.id.startsWith(VSCODE_MCP_PREFIX);
 }
+
+/** The source id of every MCP server VS Code runs (see the host's lmTools). */
+export const VSCODE_MCP_PREFIX = 'vscode-mcp:';
 
 /** A command line the user allowed always, in the folder it was allowed in. */
 export interface AllowedCommand {

@@ -123,6 +123,11 @@ export function parseMcpConfig(value: unknown, origin: McpConfigOrigin): McpConf
       problems.push(`a server name is empty or longer than ${MAX_SERVER_NAME} characters`);
       continue;
     }
+    // A colon would let a name pass for another source's id (`vscode-mcp:github`).
+    if (name.includes(':')) {
+      problems.push(`server ${shown}: a server name cannot hold ":"`);
+      continue;
+    }
     const launch = parseLaunch(raw);
     if (typeof launch === 'string') problems.push(`server ${shown}: ${launch}`);
     else servers.push({ name, origin, launch });

@@ -2,6 +2,7 @@ import type * as vscode from 'vscode';
 import type { AgentToolChoices, PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../core/agent/types';
 import { ToolInputError } from '../../core/agent/types';
 import { mcpServerKey } from '../../core/agent/externalTools';
+import { VSCODE_MCP_PREFIX } from '../../core/agent/approvalPolicy';
 import type { AgentToolSourceView } from '../../core/protocol/agentProtocol';
 
 /** One kind of tools (our own set, MCP servers, other extensions' tools), as the agent sees it. */
@@ -28,7 +29,7 @@ export interface ProvidedSource {
  * The source id of an MCP server VS Code runs (its tools come through `vscode.lm.tools`), before
  * the server's name.
  */
-export const VSCODE_MCP_SOURCE_PREFIX = 'vscode-mcp:';
+export const VSCODE_MCP_SOURCE_PREFIX = VSCODE_MCP_PREFIX;
 
 /**
  * Whether a source is a server VS Code runs that we run ourselves too (by its configuration name,

@@ -5,6 +5,7 @@ import {
   approvalKey,
   commandAllowed,
   mayAlwaysAllow,
+  VSCODE_MCP_PREFIX,
   parseAllowedCommands,
   withAllowedCommand,
 } from '../../core/agent/approvalPolicy';
@@ -58,6 +59,8 @@ export class Approvals extends Disposable {
     if (prepared.alwaysAsk) return true;
     const key = approvalKey(spec);
     if (this.allowedInChat.get(chatId)?.has(key)) return false;
+    // Nothing is kept always for a server VS Code runs (see mayAlwaysAllow).
+    if (spec.source.id.startsWith(VSCODE_MCP_PREFIX)) return true;
     if (!mayAlwaysAllow(spec)) {
       // Earlier versions offered *Always allow* for run_command: such an entry allowed every
       // command line in every workspace. It is ignored; only exact commands are remembered.

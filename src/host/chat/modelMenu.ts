@@ -1,7 +1,12 @@
 import type { ChatRequest } from '../../api/types';
 import type { CatalogModel } from '../../core/catalog/catalogCodec';
 import { providerNames } from '../../core/catalog/endpointsCodec';
-import { DEFAULT_ROUTING, applyModelChoices, effortChoices } from '../../core/catalog/modelOptions';
+import {
+  DEFAULT_ROUTING,
+  applyModelChoices,
+  effortChoices,
+  providerField,
+} from '../../core/catalog/modelOptions';
 import type { ChatTools, Routing } from '../../core/catalog/modelOptions';
 import type { HostMessage, ModelOptionsState } from '../../core/protocol/chatProtocol';
 import type { CatalogFeature } from '../catalog/catalogFeature';
@@ -71,6 +76,15 @@ export class ChatModelMenu {
       model: await this.deps.entry(request.model),
       settings: chat,
     });
+  }
+
+  /**
+   * The upstream routing the user chose for `model` (data collection, zero retention, order,
+   * price), for a request made beside a chat turn (the summary of its oldest turns).
+   */
+  routing(model: string): ChatRequest['provider'] {
+    const chat = this.deps.settings.current.chat;
+    return chat.provider ?? providerField(this.deps.store.forModel(model).routing, false);
   }
 
   /** What the menu offers for the current model and chat (without the provider list). */

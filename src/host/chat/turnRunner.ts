@@ -255,8 +255,9 @@ export class TurnRunner {
         const built = buildChatRequest(settings.chat, turn.model, sent);
         const applied = this.deps.menu ? await this.deps.menu.apply(built, conversation.id) : built;
         const gated = await this.deps.models.gated(offered ? agentRequest(applied, offered) : applied, entry);
-        // A model that draws sends its pictures only when asked to (OpenRouter: `delta.images`).
-        const request = drawsImages(entry) ? { ...gated, modalities: ['image', 'text'] } : gated;
+        // A model that draws sends its pictures only when asked to (OpenRouter: `delta.images`);
+        // an agent's steps are not asked (each would draw, and bill for, pictures nobody wanted).
+        const request = !offered && drawsImages(entry) ? { ...gated, modalities: ['image', 'text'] } : gated;
         return this.deps.gateway.client().streamChat(request, { signal });
       };
       if (tools && this.deps.agent) {

@@ -17,6 +17,7 @@ import type { Settings } from '../../config/settings';
 import type { CostTracker } from '../../cost/costTracker';
 import type { GatewayService } from '../../gateway/gatewayService';
 import type { Logger } from '../../log/logger';
+import type { ChatModelMenu } from '../modelMenu';
 import type { ModelGate } from './modelGate';
 
 /** Most tokens the summary reply may take. */
@@ -41,6 +42,8 @@ export class Compactor {
       logger: Logger;
       models: ModelGate;
       costs?: CostTracker;
+      /** The user's upstream routing per model (data collection, ZDR, price), where the menu is. */
+      menu?: Pick<ChatModelMenu, 'routing'>;
     },
   ) {}
 
@@ -72,6 +75,9 @@ export class Compactor {
       stream: true,
       max_tokens: SUMMARY_MAX_TOKENS,
     };
+    // The chat goes where the user lets the chat go: their routing (no data collection, ZDR) holds.
+    const provider = this.deps.menu ? this.deps.menu.routing(model) : chat.provider;
+    if (provider) request.provider = provider;
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     signal.addEventListener('abort', onAbort, { once: true });

@@ -309,6 +309,12 @@ describe('agent protocol and history', () => {
           { role: 'tool', tool_call_id: '1', content: 'ok' },
           { role: 'tool', tool_call_id: '2', content: 'ok' },
           { role: 'assistant', content: null, tool_calls: [call('3', 'mcp_x_re_echo')] },
+          // A stored chat's odd name is never declared: the provider would refuse every turn.
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [call('4', 'bad name <x>'), call('5', 'x'.repeat(65))],
+          },
         ],
       },
       tools,

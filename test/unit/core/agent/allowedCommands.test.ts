@@ -29,6 +29,12 @@ describe('approval policy: commands allowed always', () => {
     assert.equal(mayAlwaysAllow(spec('edit_file')), true);
     // An MCP server's tool of the same name is that server's, with its own key.
     assert.equal(mayAlwaysAllow(spec('run_command', 'mcp')), true);
+    // A server VS Code runs is known only by the names its definer chose: never kept always.
+    const vscodeRun = spec('create_issue', 'extension');
+    assert.equal(
+      mayAlwaysAllow({ ...vscodeRun, source: { ...vscodeRun.source, id: 'vscode-mcp:github' } }),
+      false,
+    );
   });
 
   it('allows only the same command line, byte for byte, in the same folder', () => {

@@ -70,6 +70,18 @@ describe('MCP configuration', () => {
   });
 
   describe('parseMcpConfig', () => {
+    it('refuses a server name with a colon: it could pass for another source (vscode-mcp:github)', () => {
+      const { servers, problems } = parseMcpConfig(
+        { servers: { 'vscode-mcp:github': { command: 'node' }, ok: { command: 'node' } } },
+        'workspace',
+      );
+      assert.deepEqual(
+        servers.map((s) => s.name),
+        ['ok'],
+      );
+      assert.match(problems.join(), /cannot hold ":"/);
+    });
+
     it('reads stdio, http and sse servers with their fields', () => {
       const { servers, problems } = parseMcpConfig(
         {
