@@ -230,7 +230,14 @@ describe('Inline completions (ghost text)', function () {
       const before = sent(sim, FIM_PATH).length;
       const editor = await editorAt('credit.ts', 'let credit = |\n');
       await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
-      await waitFor(() => inline.engine.gate.currentPause, 'the pause after the 402');
+      await waitFor(() => inline.engine.gate.currentPause, 'the pause after the 402').catch(
+        (error: Error) => {
+          // Where it stood: whether VS Code asked the provider at all, and what it did.
+          throw new Error(
+            `${error.message}; requests since: ${sent(sim, FIM_PATH).length - before}; the provider's last refusal: ${inline.lastRefusal ?? 'none'}; the active editor: ${vscode.window.activeTextEditor?.document.uri.path ?? 'none'} (ours: ${editor.document.uri.path})`,
+          );
+        },
+      );
       for (const key of ['1', '2', '3']) {
         await editor.edit((edit) => edit.insert(editor.selection.active, key));
         await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
