@@ -8,12 +8,9 @@
 import { isRecord } from './json';
 import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
+import type { ChatImage } from './types';
 
-/** One picture of a chat reply: base64 data and its type. */
-export interface ChatImage {
-  mimeType: string;
-  data: string;
-}
+export type { ChatImage };
 
 /** The most pictures one reply brings; the rest are left out. */
 export const MAX_CHAT_IMAGES = 8;

@@ -299,4 +299,9 @@ export interface GatewayDataProblem {
   kind: 'wrong-type' | 'unknown';
   message: string;
 }
-import type { ChatImage } from './chatImages';
+
+/** One picture of a chat reply: base64 data and its type (read by `chatImages.ts`). */
+export interface ChatImage {
+  mimeType: string;
+  data: string;
+}
