@@ -14,9 +14,21 @@ import type { GatewaySimulator, RecordedRequest } from '../simulator';
 import type { InlineCompletionsFeature } from '../../src/host/inline/inlineFeature';
 import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
 import { observed } from './observed';
+import { InlineTrace } from './inlineTrace';
 
 const FIM_PATH = '/v1/completions';
 const CHAT_PATH = '/v1/chat/completions';
+
+const trace = new InlineTrace();
+
+/** `promise`, whose failure also tells what happened since the test began. */
+async function traced<T>(promise: Promise<T>): Promise<T> {
+  try {
+    return await promise;
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}${trace.text()}`);
+  }
+}
 
 function sent(sim: GatewaySimulator, path: string): RecordedRequest[] {
   return sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith(path));
@@ -43,13 +55,17 @@ async function editorAt(name: string, text: string): Promise<vscode.TextEditor> 
 /** Asks VS Code for a suggestion and accepts it once it shows: the line's text after that. */
 async function triggerAndAccept(editor: vscode.TextEditor, expected: string): Promise<string> {
   const line = editor.selection.active.line;
+  trace.add('trigger');
   await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
-  return waitFor(async () => {
-    // A no-op until the ghost text shows; then it inserts it.
-    await vscode.commands.executeCommand('editor.action.inlineSuggest.commit');
-    const text = editor.document.lineAt(line).text;
-    return text.includes(expected) && text;
-  }, `the suggestion "${expected}" to show and be accepted`);
+  trace.add('triggered');
+  return traced(
+    waitFor(async () => {
+      // A no-op until the ghost text shows; then it inserts it.
+      await vscode.commands.executeCommand('editor.action.inlineSuggest.commit');
+      const text = editor.document.lineAt(line).text;
+      return text.includes(expected) && text;
+    }, `the suggestion "${expected}" to show and be accepted`),
+  );
 }
 
 /**
@@ -59,7 +75,7 @@ async function triggerAndAccept(editor: vscode.TextEditor, expected: string): Pr
 async function triggerRefused(sim: GatewaySimulator, before: number, reason: string): Promise<void> {
   const inline = await feature();
   await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
-  await waitFor(() => inline.lastRefusal?.includes(reason), `the provider to refuse: ${reason}`);
+  await traced(waitFor(() => inline.lastRefusal?.includes(reason), `the provider to refuse: ${reason}`));
   assert.deepEqual(
     sim.requests.slice(before).map((r) => r.path),
     [],
@@ -77,7 +93,11 @@ describe('Inline completions (ghost text)', function () {
     await setSetting('inlineCompletions.model', 'sim/coder');
     await setSetting('inlineCompletions.mode', 'fim');
     await setSetting('inlineCompletions.enabled', true);
+    // Loaded now rather than at VS Code's first call, so that the trace sees that call too.
+    trace.watch((await gatewayApi()).inline.feature.get());
   });
+
+  beforeEach(() => trace.reset());
 
   afterEach(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -87,6 +107,7 @@ describe('Inline completions (ghost text)', function () {
   after(async () => {
     for (const key of ['enabled', 'model', 'mode']) await setSetting(`inlineCompletions.${key}`, undefined);
     await sim.close();
+    trace.dispose();
   });
 
   it('shows the FIM answer on trigger, inserts it on accept, and counts the acceptance', async () => {
@@ -141,7 +162,7 @@ describe('Inline completions (ghost text)', function () {
     );
     await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
     const engine = (await feature()).engine;
-    await waitFor(() => engine.stats.served > 0, 'the first suggestion');
+    await traced(waitFor(() => engine.stats.served > 0, 'the first suggestion'));
     const requests = sent(sim, FIM_PATH).length;
     const hits = engine.cache.hits;
     await vscode.commands.executeCommand('editor.action.inlineSuggest.hide');
@@ -230,13 +251,10 @@ describe('Inline completions (ghost text)', function () {
       const before = sent(sim, FIM_PATH).length;
       const editor = await editorAt('credit.ts', 'let credit = |\n');
       await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
-      await waitFor(() => inline.engine.gate.currentPause, 'the pause after the 402').catch(
-        (error: Error) => {
-          // Where it stood: whether VS Code asked the provider at all, and what it did.
-          throw new Error(
-            `${error.message}; requests since: ${sent(sim, FIM_PATH).length - before}; the provider's last refusal: ${inline.lastRefusal ?? 'none'}; the active editor: ${vscode.window.activeTextEditor?.document.uri.path ?? 'none'} (ours: ${editor.document.uri.path})`,
-          );
-        },
+      await traced(
+        waitFor(() => inline.engine.gate.currentPause, 'the pause after the 402').catch((error: Error) => {
+          throw new Error(`${error.message}; requests since: ${sent(sim, FIM_PATH).length - before}`);
+        }),
       );
       for (const key of ['1', '2', '3']) {
         await editor.edit((edit) => edit.insert(editor.selection.active, key));

@@ -22,11 +22,12 @@ function markedReporter(runner: Mocha.Runner): void {
   runner.on('suite end', () => depth--);
   runner.on('pass', (test) => say(`${'  '.repeat(depth)}✔ ${test.title} (${test.duration ?? 0} ms)`));
   runner.on('pending', (test) => say(`${'  '.repeat(depth)}- ${test.title} (pending)`));
-  runner.on('fail', (test, error: Error) =>
-    say(
-      `${'  '.repeat(depth)}✘ ${test.title}\n${(error?.stack ?? String(error)).split('\n').slice(0, 8).join('\n')}`,
-    ),
-  );
+  runner.on('fail', (test, error: Error) => {
+    // The whole message (a test may explain at length where it stood), then a few frames.
+    const message = error?.message ?? String(error);
+    const frames = (error?.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+    say(`${'  '.repeat(depth)}✘ ${test.title}\n${message}\n${frames.slice(0, 6).join('\n')}`);
+  });
 }
 
 /** Runs `files` in this order; throws when a test failed or none ran. */
