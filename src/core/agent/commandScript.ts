@@ -47,3 +47,11 @@ export function scriptCommandLine(shell: string, file: string): string | undefin
 export function scriptText(command: string): string {
   return command.endsWith('\n') ? command : `${command}\n`;
 }
+
+/**
+ * Whether a command line a terminal reported is the line `sent`, spaces and line breaks aside:
+ * a terminal may report a typed line with a break inside it.
+ */
+export function sameCommandLine(reported: string, sent: string): boolean {
+  return reported.replace(/\s+/g, '') === sent.replace(/\s+/g, '');
+}

@@ -263,7 +263,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
       () => deps.folders(),
       () => deps.settings().secretPatterns,
     );
-    this.runner = new CommandRunner(deps.commands);
+    this.runner = new CommandRunner({ log: (line) => deps.logger.info(line), ...deps.commands });
   }
 
   specs(): readonly ToolSpec[] {

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { scriptCommandLine, scriptShell, scriptText } from '../../core/agent/commandScript';
+import { sameCommandLine, scriptCommandLine, scriptShell, scriptText } from '../../core/agent/commandScript';
 import { killTree } from './processTree';
 
 /**
@@ -105,6 +105,8 @@ export class CommandRunner implements vscode.Disposable {
       shellIntegrationWaitMs?: number;
       /** Where the commands' script files are written (a private folder each); the system's temp. */
       scriptFolder?: string;
+      /** Where the terminal's shell-integration events go (one line each), for the log. */
+      log?: (line: string) => void;
     } = {},
   ) {}
 
@@ -151,10 +153,17 @@ export class CommandRunner implements vscode.Disposable {
       iconPath: new vscode.ThemeIcon('hubot'),
     });
     this.terminals.add(terminal);
+    const created = Date.now();
     const integration = await shellIntegration(
       terminal,
       this.options.shellIntegrationWaitMs ?? SHELL_INTEGRATION_WAIT_MS,
       run.signal,
+    );
+    const log = this.options.log ?? (() => undefined);
+    log(
+      integration
+        ? `The agent's terminal has shell integration, after ${Date.now() - created} ms.`
+        : `The agent's terminal has no shell integration after ${Date.now() - created} ms.`,
     );
     if (!integration) {
       this.terminals.delete(terminal);
@@ -165,18 +174,45 @@ export class CommandRunner implements vscode.Disposable {
     }
     terminal.show(true);
     const tail = new Tail();
+    const reading: Promise<void>[] = [];
+    const read = (from: vscode.TerminalShellExecution) =>
+      reading.push(
+        (async () => {
+          for await (const chunk of from.read()) tail.push(chunk);
+        })().catch(() => undefined),
+      );
     const execution = integration.executeCommand(line);
+    read(execution);
+    // VS Code matches the command the shell reports to the one sent by its exact line; when the
+    // terminal is narrower than prompt and line, the line comes back with a line break inside it
+    // and a new execution stands for the command, whose end would never reach a listener of the
+    // one sent. The terminal is this command's alone: a command started in it whose line is the
+    // one sent, line breaks and spaces aside, is the one sent.
+    let reported: vscode.TerminalShellExecution | undefined;
+    const started = vscode.window.onDidStartTerminalShellExecution((event) => {
+      if (event.terminal !== terminal || reported) return;
+      if (event.execution === execution) reported = execution;
+      else if (sameCommandLine(event.execution.commandLine.value, line)) {
+        reported = event.execution;
+        read(reported);
+        log(
+          `The terminal reports the command with its line changed (${JSON.stringify(event.execution.commandLine.value.slice(0, 200))}); it is taken as the one sent.`,
+        );
+      } else
+        log(
+          `The terminal reports a command that is not the one sent: ${JSON.stringify(event.execution.commandLine.value.slice(0, 200))}.`,
+        );
+    });
+    let endListener: vscode.Disposable | undefined;
     const ended = new Promise<number | undefined>((resolve) => {
-      const listener = vscode.window.onDidEndTerminalShellExecution((event) => {
-        if (event.execution !== execution) return;
-        listener.dispose();
+      endListener = vscode.window.onDidEndTerminalShellExecution((event) => {
+        if (event.execution !== execution && event.execution !== reported) return;
         resolve(event.exitCode);
       });
     });
-    const reading = (async () => {
-      for await (const chunk of execution.read()) tail.push(chunk);
-    })().catch(() => undefined);
     const outcome = await raceEnd(ended, run);
+    started.dispose();
+    endListener?.dispose();
     if (outcome.kind !== 'exited') {
       // The shell goes too: left alive, it would run the rest of a command list (`sleep 2; touch X`).
       const pid = await terminal.processId;
@@ -184,7 +220,7 @@ export class CommandRunner implements vscode.Disposable {
       this.terminals.delete(terminal);
       terminal.dispose();
     } else {
-      await Promise.race([reading, new Promise((r) => setTimeout(r, 200))]);
+      await Promise.race([Promise.all(reading), new Promise((r) => setTimeout(r, 200))]);
       this.retire(terminal);
     }
     return {

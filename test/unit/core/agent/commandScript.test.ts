@@ -4,6 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import {
+  sameCommandLine,
   FALLBACK_SHELL,
   scriptCommandLine,
   scriptShell,
@@ -47,5 +48,16 @@ describe('agent commands: the script file', () => {
     assert.equal(scriptText('echo "héllo 日本"'), 'echo "héllo 日本"\n');
     assert.equal(scriptText('ls\ncd src && make\n'), 'ls\ncd src && make\n');
     assert.equal(scriptText("cat <<'EOF'\n\tx\nEOF"), "cat <<'EOF'\n\tx\nEOF\n");
+  });
+});
+
+describe('agent commands: the line a terminal reports', () => {
+  it('is the line sent with a break or spaces inside it, and nothing else', () => {
+    const sent = '/usr/bin/bash /tmp/gateway-command-vb5j1Y/command.sh';
+    assert.equal(sameCommandLine(sent, sent), true);
+    assert.equal(sameCommandLine('/usr/bin/bash /tmp/gateway-command-vb5j1Y/com\nmand.sh', sent), true);
+    assert.equal(sameCommandLine(' /usr/bin/bash  /tmp/gateway-command-vb5j1Y/command.sh\r\n', sent), true);
+    assert.equal(sameCommandLine('/usr/bin/bash /tmp/gateway-command-vb5j1Y/other.sh', sent), false);
+    assert.equal(sameCommandLine('', sent), false);
   });
 });
