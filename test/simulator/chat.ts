@@ -91,6 +91,9 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   if (summary) context.record.summaryOf = summary.lines;
   const agent = prompt && !summary ? scriptedReply(context, core, prompt.text, prompt.index) : undefined;
   if (agent === null) return;
+  // Every request is held to providers' tool wire rules, not only scripted ones: a history with
+  // tool calls and no tools declared is refused.
+  if (agent === undefined && refusedWire(context, core, toolWireProblem(body, new Set()))) return;
   // After tool results the model answers them: the markers of the prompt that asked for the
   // tools (#sim:tools) must not ask again. A scripted prompt's markers hold for every step.
   const userText = (toolResults && !agent) || summary ? '' : (prompt?.text ?? '');
@@ -151,14 +154,18 @@ function scriptedReply(
     return null;
   }
   const problem = toolWireProblem(body, new Set(script.steps.flatMap((s) => s.calls.map((c) => c.name))));
-  if (problem) {
-    context.record.wireProblem = problem;
-    sendError(context.response, 400, problem, { metadata: { provider_name: core.providerName } });
-    return null;
-  }
+  if (refusedWire(context, core, problem)) return null;
   const reply = agentReply(script, body.messages as unknown[], promptIndex);
   context.record.agentStep = reply.step;
   return reply;
+}
+
+/** Answers 400 with `problem`, as a provider would, when there is one. */
+function refusedWire(context: RequestContext, core: SimulatorCore, problem: string | undefined): boolean {
+  if (!problem) return false;
+  context.record.wireProblem = problem;
+  sendError(context.response, 400, problem, { metadata: { provider_name: core.providerName } });
+  return true;
 }
 
 /** The first line of the instructions the extension sends with a summary request (compaction). */

@@ -619,6 +619,32 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
     );
   });
 
+  it('with tools turned off afterwards, the next prompt carries the earlier calls as text, and is answered', async () => {
+    const { finished } = await run(
+      scripted('Look at the notes.', [
+        { calls: [{ name: 'read_file', arguments: { path: NOTES } }] },
+        { text: 'Read them.' },
+      ]),
+    );
+    assert.equal((await finished).status, 'complete');
+    await fromView({ type: 'setAgentTools', choices: { off: true } });
+    try {
+      const plain = await (await run('And now, in one word?')).finished;
+      assert.equal(plain.status, 'complete', plain.error?.message);
+      const request = gateway.sim.requests.at(-1)!;
+      assert.equal(request.wireProblem, undefined);
+      const body = request.body as { tools?: unknown; messages: { role: string; content: unknown }[] };
+      assert.equal(body.tools, undefined, 'no tools declared');
+      assert.deepEqual(
+        body.messages.map((m) => m.role).filter((r) => r !== 'system'),
+        ['user', 'assistant', 'assistant', 'user'],
+      );
+      assert.match(String(body.messages.at(-3)?.content), /read_file[\s\S]*1: alpha\n2: beta/);
+    } finally {
+      await fromView({ type: 'setAgentTools', choices: {} });
+    }
+  });
+
   it('feeds a tool error and bad JSON arguments back to the model instead of ending the turn', async () => {
     const { finished } = await run(
       scripted('Try these.', [

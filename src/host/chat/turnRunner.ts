@@ -236,9 +236,10 @@ export class TurnRunner {
       // Under a summary of the oldest turns, the summary and the newest turns go.
       const build = (compaction: Compaction | undefined) => {
         const sent = turnsAfter(turns, compaction);
-        const messages = attachToMessages(toApiMessages(sent, system), sent, (a) =>
-          a.file ? images.get(a.file) : undefined,
-        );
+        // Without tools this turn, earlier tool rounds go as text: a provider refuses tool
+        // calls in a request that declares no tools.
+        const history = toApiMessages(sent, system, { toolsDeclared: tools !== undefined });
+        const messages = attachToMessages(history, sent, (a) => (a.file ? images.get(a.file) : undefined));
         return withSummary(messages, compaction);
       };
       let messages = build(activeCompaction(turns, conversation.compaction));

@@ -33,6 +33,41 @@ describe('conversation', () => {
     assert.equal(toApiMessages(turns, '  ')[0].role, 'user');
   });
 
+  it('sends earlier tool rounds as text to a request that declares no tools, every call with its result', () => {
+    const agent = { ...assistantTurn('a/b'), content: 'Done.', status: 'complete' as const };
+    agent.steps = [
+      {
+        content: 'Reading it.',
+        calls: [
+          {
+            id: 'c1',
+            name: 'read_file',
+            arguments: '{"path":"a.ts"}',
+            state: 'done',
+            result: 'const a = 1;',
+          },
+          { id: 'c2', name: 'run_command', arguments: 'not json', state: 'denied', reason: 'no' },
+        ],
+      },
+    ];
+    const turns = [userTurn('q1'), agent, userTurn('q2')];
+    const native = toApiMessages(turns, '');
+    assert.deepEqual(
+      native.map((m) => m.role),
+      ['user', 'assistant', 'tool', 'tool', 'assistant', 'user'],
+    );
+    const text = toApiMessages(turns, '', { toolsDeclared: false });
+    assert.deepEqual(
+      text.map((m) => m.role),
+      ['user', 'assistant', 'assistant', 'user'],
+    );
+    assert.ok(text.every((m) => m.tool_calls === undefined && m.tool_call_id === undefined));
+    const round = String(text[1].content);
+    assert.match(round, /^Reading it\./);
+    assert.match(round, /read_file \{"path":"a\.ts"\}[\s\S]*const a = 1;/);
+    assert.match(round, /run_command \{\}[\s\S]*The user denied this call\. Their reason: no/);
+  });
+
   it('leaves media commands and their cards out of what the chat model is told', () => {
     const card = { ...assistantTurn('openai/gpt-image-1'), status: 'complete' as const };
     card.media = { jobId: 'media-1', kind: 'image', prompt: 'a red square' };
