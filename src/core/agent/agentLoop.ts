@@ -74,14 +74,15 @@ export interface AgentLoopDeps {
   /**
    * Before each request, a chance to send a shorter history (the messages before this turn's
    * steps): the host summarises the oldest turns when the request would fill too much of the
-   * context. Undefined keeps the history; the steps so far are always sent as they are.
+   * context. No `history` keeps the history; the steps so far are always sent as they are. The
+   * summary's `cost` is the turn's, against its cap.
    */
   compact?(
     this: void,
     history: readonly ChatMessage[],
     steps: readonly AgentStep[],
     signal: AbortSignal,
-  ): Promise<ChatMessage[] | undefined>;
+  ): Promise<{ history?: ChatMessage[]; cost?: number } | undefined>;
   /** Spend caps in USD (absent or 0: none), and what today cost so far outside this turn. */
   budget?: { maxTurnCost?: number; maxDailyCost?: number; spentToday(): number };
   /**
@@ -170,9 +171,13 @@ export async function runAgentLoop(
     if (over) return { end: { kind: 'budget', pause: over }, steps };
     const specs = deps.tools.specs();
     if (deps.compact) {
-      const shorter = await deps.compact(history, steps, signal);
+      const compacted = await deps.compact(history, steps, signal);
+      if (compacted?.cost !== undefined) {
+        progress.cost = (progress.cost ?? 0) + compacted.cost;
+        tally.usage = addUsage(tally.usage, { cost: compacted.cost });
+      }
       if (signal.aborted) throw new AgentStopped(steps);
-      if (shorter) history = shorter;
+      if (compacted?.history) history = compacted.history;
     }
     const trimmed = trimToolResults(
       [...history, ...steps.flatMap(stepMessages)],

@@ -113,7 +113,7 @@ export class TurnRunner {
     history: readonly ChatMessage[],
     steps: readonly AgentStep[],
     signal: AbortSignal,
-  ) => Promise<ChatMessage[] | undefined> {
+  ) => Promise<{ history?: ChatMessage[]; cost?: number } | undefined> {
     let tried = false;
     return async (history, steps, signal) => {
       if (
@@ -123,16 +123,17 @@ export class TurnRunner {
         return undefined;
       tried = true;
       const outcome = await this.compactor.compact(turns, conversation.compaction, contextLength, signal);
+      const { cost } = outcome;
       if (outcome.ok) {
         this.keep(conversation, outcome.compaction);
-        return build(outcome.compaction);
+        return { history: build(outcome.compaction), cost };
       }
       if (!signal.aborted && !outcome.nothing)
         this.deps.host.post({
           type: 'composerNotice',
           message: `The earlier turns could not be summarised (${outcome.reason}). Older tool results are trimmed to fit instead.`,
         });
-      return undefined;
+      return { cost };
     };
   }
 
@@ -148,6 +149,7 @@ export class TurnRunner {
         undefined,
         running.signal,
       );
+      if (outcome.cost !== undefined) this.deps.costs?.record('panel', outcome.cost);
       if (outcome.ok) {
         this.keep(conversation, outcome.compaction);
         await host.save(conversation);
@@ -298,7 +300,10 @@ export class TurnRunner {
         });
         endTurn(turn, result);
       } else {
-        messages = (await compact(messages, [], abort.signal)) ?? messages;
+        // A plain reply has no cap of its own: the summary counts in today's cost at once.
+        const compacted = await compact(messages, [], abort.signal);
+        if (compacted?.cost !== undefined) this.deps.costs?.record('panel', compacted.cost);
+        messages = compacted?.history ?? messages;
         for await (const delta of await stream(messages)) {
           if (delta.type === 'meta') generationId ??= delta.id;
           applyDelta(turn, delta, batcher, (m) => host.post(m), drew);

@@ -14,7 +14,6 @@ import { toApiMessages } from '../../../core/chat/conversation';
 import { toTurnError } from '../../../core/chat/turnError';
 import type { Compaction, Turn } from '../../../core/protocol/chatProtocol';
 import type { Settings } from '../../config/settings';
-import type { CostTracker } from '../../cost/costTracker';
 import type { GatewayService } from '../../gateway/gatewayService';
 import type { Logger } from '../../log/logger';
 import type { ChatModelMenu } from '../modelMenu';
@@ -23,11 +22,15 @@ import type { ModelGate } from './modelGate';
 /** Most tokens the summary reply may take. */
 const SUMMARY_MAX_TOKENS = 2_000;
 
-export type CompactionOutcome =
+export type CompactionOutcome = (
   | { ok: true; compaction: Compaction; plan: CompactionPlan }
   /** Nothing older than the newest exchange is left to summarise. */
   | { ok: false; nothing: true; reason: string }
-  | { ok: false; nothing?: false; reason: string };
+  | { ok: false; nothing?: false; reason: string }
+) & {
+  /** What the summary request cost, as the gateway reported it: the caller counts it. */
+  cost?: number;
+};
 
 /**
  * Writes the summary of a chat's oldest turns with the summarising model (the user's
@@ -41,7 +44,6 @@ export class Compactor {
       settings: Settings;
       logger: Logger;
       models: ModelGate;
-      costs?: CostTracker;
       /** The user's upstream routing per model (data collection, ZDR, price), where the menu is. */
       menu?: Pick<ChatModelMenu, 'routing'>;
     },
@@ -82,28 +84,29 @@ export class Compactor {
     const onAbort = () => stop.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     let text = '';
+    let cost: number | undefined;
     try {
       const gated = await this.deps.models.gated(request);
       for await (const delta of this.deps.gateway.client().streamChat(gated, { signal: stop.signal })) {
         if (delta.type === 'content') text += delta.text;
-        if (delta.type === 'usage' && delta.usage.cost !== undefined)
-          this.deps.costs?.record('panel', delta.usage.cost);
+        if (delta.type === 'usage' && delta.usage.cost !== undefined) cost = delta.usage.cost;
         // A summary far past its bound is cut here: the rest is never read.
         if (text.length > MAX_SUMMARY_CHARS * 2) break;
       }
     } catch (error) {
-      if (signal.aborted) return { ok: false, reason: 'The turn was stopped.' };
+      if (signal.aborted) return { ok: false, reason: 'The turn was stopped.', cost };
       const reason = toTurnError(error).message;
       this.deps.logger.warn(`Summarising the earlier turns with ${model} failed: ${reason}`);
-      return { ok: false, reason };
+      return { ok: false, reason, cost };
     } finally {
       signal.removeEventListener('abort', onAbort);
       stop.abort();
     }
     const summary = boundSummary(text);
-    if (!summary) return { ok: false, reason: `${model} sent an empty summary.` };
+    if (!summary) return { ok: false, reason: `${model} sent an empty summary.`, cost };
     return {
       ok: true,
+      cost,
       plan,
       compaction: {
         summary,

@@ -624,6 +624,23 @@ describe('Agent loop: spend and step caps', () => {
     assertAnswered([...history, ...result.steps.flatMap(stepMessages)]);
   });
 
+  it("counts a summary of earlier turns in the turn's cost, against its cap", async () => {
+    const h = harness(replies);
+    h.deps.budget = { maxTurnCost: 0.05, spentToday: () => 0 };
+    h.deps.askToContinue = () => Promise.resolve(false);
+    let summaries = 0;
+    h.deps.compact = (messages) =>
+      Promise.resolve(summaries++ === 0 ? { history: [...messages], cost: 0.03 } : undefined);
+    const tally = newTally();
+    const result = await runAgentLoop(history, h.deps, new AbortController().signal, tally);
+    // The summary ($0.03) and one reply ($0.02): another reply would pass $0.05.
+    assert.equal(h.requests.length, 1);
+    assert.equal(result.end.kind, 'budget');
+    const spent = result.end.kind === 'budget' ? result.end.pause.spent : undefined;
+    assert.ok(Math.abs((spent ?? 0) - 0.05) < 1e-12, String(spent));
+    assert.ok(Math.abs((tally.usage?.cost ?? 0) - 0.05) < 1e-12, "the turn's usage has the summary too");
+  });
+
   it("counts today's spending elsewhere against the daily cap, and asks once per turn", async () => {
     const h = harness(replies);
     const kinds: string[] = [];
