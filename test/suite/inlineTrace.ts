@@ -20,7 +20,9 @@ export class InlineTrace implements vscode.Disposable {
     this.disposables.push(
       vscode.window.onDidChangeActiveTextEditor((editor) => this.add(`active editor: ${name(editor)}`)),
       vscode.window.onDidChangeWindowState((state) => this.add(`window focused: ${state.focused}`)),
-      vscode.window.onDidChangeActiveTerminal((terminal) => this.add(`active terminal: ${terminal?.name ?? 'none'}`)),
+      vscode.window.onDidChangeActiveTerminal((terminal) =>
+        this.add(`active terminal: ${terminal?.name ?? 'none'}`),
+      ),
       vscode.window.onDidOpenTerminal((terminal) => this.add(`terminal opened: ${terminal.name}`)),
       vscode.window.onDidChangeTextEditorSelection((event) =>
         this.add(
@@ -67,7 +69,9 @@ export class InlineTrace implements vscode.Disposable {
 
   /** The lines so far, for a failure message. */
   text(): string {
-    return this.lines.length ? `\n  what happened:\n    ${this.lines.join('\n    ')}` : '\n  (nothing happened)';
+    return this.lines.length
+      ? `\n  what happened:\n    ${this.lines.join('\n    ')}`
+      : '\n  (nothing happened)';
   }
 
   dispose(): void {
