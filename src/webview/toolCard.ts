@@ -304,18 +304,22 @@ export class ToolCard {
       postToHost(reason ? { ...message, reason } : message);
     };
     const buttons = h('div', { className: 'tool-approval-buttons' });
-    (confirmation.kind === 'command' ? COMMAND_CHOICES : CHOICES).forEach(
-      ({ choice, text, label }, index) => {
-        const button = iconButton({
-          icon: index === 0 ? 'check' : index === 1 ? 'check-all' : 'pass-filled',
-          label,
-          text,
-          className: index === 0 ? 'primary-button' : undefined,
-        });
-        button.addEventListener('click', () => post(choice));
-        buttons.append(button);
-      },
-    );
+    const choices =
+      confirmation.kind === 'command'
+        ? COMMAND_CHOICES
+        : confirmation.kind === 'tool' && confirmation.noAlways
+          ? CHOICES.filter(({ choice }) => choice !== 'always')
+          : CHOICES;
+    choices.forEach(({ choice, text, label }, index) => {
+      const button = iconButton({
+        icon: index === 0 ? 'check' : index === 1 ? 'check-all' : 'pass-filled',
+        label,
+        text,
+        className: index === 0 ? 'primary-button' : undefined,
+      });
+      button.addEventListener('click', () => post(choice));
+      buttons.append(button);
+    });
     const deny = iconButton({ icon: 'circle-slash', label: 'Deny this call', text: 'Deny…' });
     buttons.append(deny);
 

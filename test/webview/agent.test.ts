@@ -304,6 +304,40 @@ describe('chat webview: agent steps, tool cards, approvals and the tool picker',
     }
   });
 
+  it('a tool that cannot be allowed always (a server VS Code runs) is not offered Always allow', async () => {
+    const { chat } = fixture;
+    const { page } = chat;
+    const turn = await startAgentTurn(chat);
+    const confirmation = {
+      kind: 'tool' as const,
+      name: 'echo',
+      source: 'VS Code MCP: everything',
+      arguments: '{}',
+    };
+    await chat.send({ type: 'turnUpdated', turn: { ...turn, steps: [] } });
+    await chat.send(
+      agentStep(turn.id, 0, {
+        content: '',
+        calls: [
+          call('vs1', {
+            name: 'echo',
+            state: 'awaitingApproval',
+            confirmation: { ...confirmation, noAlways: true },
+          }),
+          call('own1', { name: 'echo', state: 'awaitingApproval', confirmation }),
+        ],
+      }),
+    );
+    const buttons = (id: string) =>
+      page.locator(`.tool-card[data-call-id="${id}"] .tool-approval-buttons button`).allTextContents();
+    assert.deepStrictEqual((await buttons('vs1')).slice(0, 3), ['Allow once', 'Allow in this chat', 'Deny…']);
+    assert.deepStrictEqual((await buttons('own1')).slice(0, 3), [
+      'Allow once',
+      'Allow in this chat',
+      'Always allow this tool',
+    ]);
+  });
+
   it('deny opens an optional reason, posts it with the denial, and the card shows it', async () => {
     const { chat } = fixture;
     const { page } = chat;

@@ -16,6 +16,7 @@
 import type { ChatDelta, ChatMessage, ToolCall, Usage } from '../../api/types';
 import { applyChatDelta, emptyCompletion } from '../../api/fold';
 import { notRunResult, stepMessages } from '../chat/conversation';
+import { mayAlwaysAllow } from './approvalPolicy';
 import type {
   AgentPause,
   AgentProgress,
@@ -476,6 +477,9 @@ async function plan(
       arguments: prettyArguments(args.value),
     };
   }
+  // The card offers only what the host will keep.
+  if (call.confirmation?.kind === 'tool' && !mayAlwaysAllow(spec))
+    call.confirmation = { ...call.confirmation, noAlways: true };
   return { call, spec, prepared, ask: repeated || deps.needsApproval(spec, call, prepared) };
 }
 

@@ -59,6 +59,8 @@ export type Confirmation =
       source: string;
       /** The full arguments, pretty-printed JSON. */
       arguments: string;
+      /** The tool cannot be allowed always (a server VS Code runs): the card does not offer it. */
+      noAlways?: boolean;
     };
 
 /** A file a call changed, with what it held before: what *Undo this turn* puts back. */

@@ -113,6 +113,7 @@ export function parseConfirmation(value: unknown): Confirmation | undefined {
         name,
         source: str(value.source, 200) ?? '',
         arguments: str(value.arguments, MAX_CONFIRMATION_CHARS) ?? '',
+        ...(value.noAlways === true ? { noAlways: true } : {}),
       };
     }
     default:

@@ -15,6 +15,7 @@ import { parseConversation } from '../../../../src/core/chat/conversationCodec';
 import {
   isRelativePath,
   parseAgentStep,
+  parseConfirmation,
   parseAgentWebviewMessage,
 } from '../../../../src/core/protocol/agentProtocol';
 import { parseHostMessage, parseTurn, parseWebviewMessage } from '../../../../src/core/protocol/chatProtocol';
@@ -237,6 +238,13 @@ describe('agent protocol and history', () => {
         },
       ),
     );
+  });
+
+  it('a tool confirmation keeps "not always" only when it is exactly true', () => {
+    const tool = { kind: 'tool', name: 'echo', source: 'VS Code MCP: everything', arguments: '{}' };
+    assert.deepEqual(parseConfirmation({ ...tool, noAlways: true }), { ...tool, noAlways: true });
+    assert.deepEqual(parseConfirmation({ ...tool, noAlways: 'yes' }), tool);
+    assert.deepEqual(parseConfirmation(tool), tool);
   });
 
   it('a decision names one call of one turn, with a known choice', () => {
