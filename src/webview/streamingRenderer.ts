@@ -105,6 +105,8 @@ export class StreamingMarkdown {
   private stepChars = STEP_CHARS;
   /** The last render ran out of time with text left to render. */
   private behind = false;
+  /** How long a step took lately (ms), so a render does not start one it has no time left for. */
+  private stepMs = 0;
 
   constructor(className: string) {
     this.element = h('div', { className: `markdown-body ${className}` }, this.stable, this.live);
@@ -148,11 +150,15 @@ export class StreamingMarkdown {
     } else if (!this.behind && (!complete || this.tail === '')) {
       return true;
     }
-    for (;;) {
+    for (let first = true; ; first = false) {
       // Out of time before the first step (the caller spent the frame on other turns): all of it
-      // waits for the next call.
-      if (performance.now() >= deadline) {
+      // waits for the next call. After it, a step that would likely end past the deadline waits
+      // too: the deadline is what the caller's task may cost, not a point to start from.
+      const started = performance.now();
+      if (started + (first ? 0 : this.stepMs) >= deadline) {
         this.behind = true;
+        // The live block was moved into the stable part, or lies beyond what was parsed.
+        if (!first) this.live.replaceChildren();
         return false;
       }
       if (this.tail.length <= this.stepChars) {
@@ -161,12 +167,9 @@ export class StreamingMarkdown {
         return true;
       }
       this.renderStep();
-      if (performance.now() >= deadline) {
-        this.behind = true;
-        // The live block was moved into the stable part, or lies beyond what was parsed.
-        this.live.replaceChildren();
-        return false;
-      }
+      // The slowest recent step, fading: one slow step (a table, a grammar's first use) counts
+      // for a few steps, not for the rest of the reply.
+      this.stepMs = Math.max(performance.now() - started, this.stepMs * 0.75);
     }
   }
 
