@@ -99,6 +99,7 @@ export class StreamingMarkdown {
   /** Link reference definitions (`[label]: url`) from the stable part, for later blocks to use. */
   private references: RenderEnv['references'] = {};
   private pending: string[] = [];
+  private pendingChars = 0;
   private tail = '';
   private receivedLength = 0;
   /** Characters the next step parses; grows while one block is longer. */
@@ -119,6 +120,7 @@ export class StreamingMarkdown {
   append(text: string): void {
     if (!text) return;
     this.pending.push(text);
+    this.pendingChars += text.length;
     this.receivedLength += text.length;
   }
 
@@ -129,6 +131,7 @@ export class StreamingMarkdown {
     this.live.replaceChildren();
     this.references = {};
     this.pending = [];
+    this.pendingChars = 0;
     this.tail = '';
     this.receivedLength = 0;
     this.stepChars = STEP_CHARS;
@@ -147,6 +150,7 @@ export class StreamingMarkdown {
     if (this.pending.length > 0) {
       this.tail += this.pending.join('');
       this.pending = [];
+      this.pendingChars = 0;
     } else if (!this.behind && (!complete || this.tail === '')) {
       return true;
     }
@@ -176,6 +180,11 @@ export class StreamingMarkdown {
   /** Whether text received is still waiting to be rendered. */
   get isBehind(): boolean {
     return this.behind || this.pending.length > 0;
+  }
+
+  /** More is waiting than one step renders: the last render ran out of time, or a big read came. */
+  get hasBacklog(): boolean {
+    return this.behind || this.pendingChars > STEP_CHARS;
   }
 
   /**
