@@ -99,12 +99,15 @@ export class StreamingMarkdown {
   /** Link reference definitions (`[label]: url`) from the stable part, for later blocks to use. */
   private references: RenderEnv['references'] = {};
   private pending: string[] = [];
+  private pendingChars = 0;
   private tail = '';
   private receivedLength = 0;
   /** Characters the next step parses; grows while one block is longer. */
   private stepChars = STEP_CHARS;
   /** The last render ran out of time with text left to render. */
   private behind = false;
+  /** How long a step took lately (ms), so a render does not start one it has no time left for. */
+  private stepMs = 0;
 
   constructor(className: string) {
     this.element = h('div', { className: `markdown-body ${className}` }, this.stable, this.live);
@@ -117,6 +120,7 @@ export class StreamingMarkdown {
   append(text: string): void {
     if (!text) return;
     this.pending.push(text);
+    this.pendingChars += text.length;
     this.receivedLength += text.length;
   }
 
@@ -127,6 +131,7 @@ export class StreamingMarkdown {
     this.live.replaceChildren();
     this.references = {};
     this.pending = [];
+    this.pendingChars = 0;
     this.tail = '';
     this.receivedLength = 0;
     this.stepChars = STEP_CHARS;
@@ -145,14 +150,19 @@ export class StreamingMarkdown {
     if (this.pending.length > 0) {
       this.tail += this.pending.join('');
       this.pending = [];
+      this.pendingChars = 0;
     } else if (!this.behind && (!complete || this.tail === '')) {
       return true;
     }
-    for (;;) {
+    for (let first = true; ; first = false) {
       // Out of time before the first step (the caller spent the frame on other turns): all of it
-      // waits for the next call.
-      if (performance.now() >= deadline) {
+      // waits for the next call. After it, a step that would likely end past the deadline waits
+      // too: the deadline is what the caller's task may cost, not a point to start from.
+      const started = performance.now();
+      if (started + (first ? 0 : this.stepMs) >= deadline) {
         this.behind = true;
+        // The live block was moved into the stable part, or lies beyond what was parsed.
+        if (!first) this.live.replaceChildren();
         return false;
       }
       if (this.tail.length <= this.stepChars) {
@@ -161,18 +171,20 @@ export class StreamingMarkdown {
         return true;
       }
       this.renderStep();
-      if (performance.now() >= deadline) {
-        this.behind = true;
-        // The live block was moved into the stable part, or lies beyond what was parsed.
-        this.live.replaceChildren();
-        return false;
-      }
+      // The slowest recent step, fading: one slow step (a table, a grammar's first use) counts
+      // for a few steps, not for the rest of the reply.
+      this.stepMs = Math.max(performance.now() - started, this.stepMs * 0.75);
     }
   }
 
   /** Whether text received is still waiting to be rendered. */
   get isBehind(): boolean {
     return this.behind || this.pending.length > 0;
+  }
+
+  /** More is waiting than one step renders: the last render ran out of time, or a big read came. */
+  get hasBacklog(): boolean {
+    return this.behind || this.pendingChars > STEP_CHARS;
   }
 
   /**

@@ -38,9 +38,9 @@ const INITIAL_MIN_TURNS = 2;
 /** ...and the rest waits for idle time, in slices short enough not to delay input. */
 const IDLE_SLICE_MS = 10;
 /**
- * Rendering time per animation frame. Style, layout and paint of what was rendered follow in
- * the same task, and a step of markdown may run past the deadline, so this stays well under
- * the 16 ms of one frame.
+ * Rendering time per animation frame (and per task for a backlog, see `backlog`). Style, layout
+ * and paint of what was rendered follow in the frame's task, so this stays well under the 16 ms
+ * of one frame.
  */
 const FRAME_BUDGET_MS = 4;
 /**
@@ -81,8 +81,17 @@ export class Transcript {
   /** Bumped by every conversation switch, so idle work for the previous one stops. */
   private generation = 0;
   private readonly dirtyViews = new Set<TurnView>();
+  /**
+   * Dirty views with more text waiting than a step renders (a 16 KiB read, a restored reply, a
+   * render that ran out of time). Their text is rendered in a task of its own after each frame
+   * (`renderBacklogSoon`), not in the frame: a frame's task then holds the layout and paint of
+   * what the last task rendered, not that and the rendering too, so neither task grows past a
+   * frame.
+   */
+  private readonly backlog = new Set<TurnView>();
   private frameRequested = false;
   private idleRequested = false;
+  private backlogRequested = false;
   private readonly bottom: BottomStick;
   private readonly streamingIds = new Set<string>();
   private lastUserTurnId?: string;
@@ -133,6 +142,7 @@ export class Transcript {
     this.generation++;
     this.entries.clear();
     this.dirtyViews.clear();
+    this.backlog.clear();
     this.streamingIds.clear();
     this.lastUserTurnId = undefined;
     this.nearObserver.disconnect();
@@ -297,6 +307,7 @@ export class Transcript {
   private unobserveView(view: TurnView): void {
     this.keepObserver.unobserve(view.element);
     this.dirtyViews.delete(view);
+    this.backlog.delete(view);
   }
 
   /** A placeholder for a turn without a view, sized as the turn last was (or an estimate). */
@@ -477,27 +488,51 @@ export class Transcript {
       if (this.entries.get(id)?.placeholder) this.createView(id, deadline);
       this.wanted.delete(id);
     }
-    this.renderDirty(deadline);
+    this.renderDirty(deadline, false);
     // Turns rendered while the user scrolled fast may have left the viewport already.
     this.dropFarTurns();
     if (this.dirtyViews.size > 0 || this.wanted.size > 0) this.requestFrame();
-    // A big backlog (a 16 KiB read, a restored reply) also uses the idle time between frames.
+    if (this.backlog.size > 0) this.renderBacklogSoon();
+    // A big backlog also uses the idle time between frames.
     if (this.dirtyViews.size > 0) this.renderWhenIdle();
     this.syncBusy();
     this.bottom.follow();
   }
 
-  private renderDirty(deadline: number): void {
+  /** Renders dirty views until `deadline`; `withBacklog` false leaves the backlog's views out. */
+  private renderDirty(deadline: number, withBacklog = true): void {
     for (const view of [...this.dirtyViews]) {
       if (performance.now() >= deadline) break;
+      if (!withBacklog && (this.backlog.has(view) || view.hasBacklog)) {
+        this.backlog.add(view);
+        continue;
+      }
       this.dirtyViews.delete(view);
+      this.backlog.delete(view);
       if (this.entries.get(view.id)?.view !== view) continue;
       let done = true;
       this.guard(view, () => {
         done = view.render(deadline);
       });
-      if (!done) this.dirtyViews.add(view);
+      if (!done) {
+        this.dirtyViews.add(view);
+        this.backlog.add(view);
+      }
     }
+  }
+
+  /** One frame's share of the backlog, in a task right after the frame (see `backlog`). */
+  private renderBacklogSoon(): void {
+    if (this.backlogRequested) return;
+    this.backlogRequested = true;
+    setTimeout(() => {
+      this.backlogRequested = false;
+      if (this.backlog.size === 0) return;
+      this.renderDirty(performance.now() + FRAME_BUDGET_MS);
+      this.syncBusy();
+      // The next frame shows it, and follows it to the bottom.
+      this.requestFrame();
+    }, 0);
   }
 
   private renderWhenIdle(): void {

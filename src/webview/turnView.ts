@@ -206,6 +206,10 @@ export class AssistantTurnView implements TurnView {
     this.requestRender(this);
   }
 
+  get hasBacklog(): boolean {
+    return this.content.hasBacklog || (this.reasoning?.markdown.hasBacklog ?? false);
+  }
+
   render(deadline = Infinity): boolean {
     const complete = this.turn.status !== 'streaming';
     let done = this.agent.render(deadline);

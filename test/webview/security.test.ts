@@ -61,85 +61,99 @@ describe('chat webview: untrusted model output', function () {
     await tracker?.close();
   });
 
-  it('executes nothing and fetches nothing from a hostile reply, streamed or loaded', async () => {
-    const { chat } = fixture;
-    const { page } = chat;
-    const dialogs: string[] = [];
-    const trackerRequests: string[] = [];
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
-    page.on('request', (request) => {
-      if (request.url().startsWith(tracker.origin)) trackerRequests.push(request.url());
-    });
+  /** How the hostile reply is streamed: in tiny deltas, or behind a long text in 16 KiB ones. */
+  const streams = [
+    { how: 'streamed or loaded', before: '', charsPerDelta: 5, deltasPerFrame: 4 },
+    {
+      // Most of it is rendered after frames, in tasks of their own, as a fast network's reads are.
+      how: 'arriving faster than it renders',
+      before: 'A long answer comes first.\n\n'.repeat(3000),
+      charsPerDelta: 16 * 1024,
+      deltasPerFrame: 1,
+    },
+  ];
 
-    const payload = hostilePayload(tracker.origin);
-    await chat.send(initMessage([userTurn('be evil'), assistantTurn(payload)]));
-    const streamed = assistantTurn('', { status: 'streaming' });
-    await chat.send({ type: 'turnAdded', turn: streamed });
-    await chat.streamText(streamed.id, payload, { charsPerDelta: 5, deltasPerFrame: 4 });
-    await chat.send({ type: 'turnUpdated', turn: { ...streamed, content: payload, status: 'complete' } });
-    await chat.nextFrames(4);
+  for (const { how, before, charsPerDelta, deltasPerFrame } of streams)
+    it(`executes nothing and fetches nothing from a hostile reply, ${how}`, async () => {
+      const { chat } = fixture;
+      const { page } = chat;
+      const dialogs: string[] = [];
+      const trackerRequests: string[] = [];
+      page.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+      page.on('request', (request) => {
+        if (request.url().startsWith(tracker.origin)) trackerRequests.push(request.url());
+      });
 
-    // Every link the payload produced: clicking them must not run or load anything either. The
-    // user scrolls up first, as a reader would: a transcript still pinned to the bottom follows
-    // any late change of height (a font, a highlight) back down, away from the link being clicked.
-    await page.locator('.transcript').hover();
-    await page.mouse.wheel(0, -100_000);
-    const anchors = page.locator('.reply a');
-    for (let index = 0; index < (await anchors.count()); index++) await anchors.nth(index).click();
-    await page.waitForTimeout(300);
+      const payload = hostilePayload(tracker.origin);
+      await chat.send(initMessage([userTurn('be evil'), assistantTurn(payload)]));
+      const streamed = assistantTurn('', { status: 'streaming' });
+      await chat.send({ type: 'turnAdded', turn: streamed });
+      const content = before + payload;
+      await chat.streamText(streamed.id, content, { charsPerDelta, deltasPerFrame });
+      await chat.send({ type: 'turnUpdated', turn: { ...streamed, content, status: 'complete' } });
+      await chat.nextFrames(4);
 
-    assert.strictEqual(
-      await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned),
-      undefined,
-    );
-    assert.deepStrictEqual(dialogs, []);
-    assert.deepStrictEqual(trackerRequests, []);
-    assert.deepStrictEqual(tracker.requests(), []);
+      // Every link the payload produced: clicking them must not run or load anything either. The
+      // user scrolls up first, as a reader would: a transcript still pinned to the bottom follows
+      // any late change of height (a font, a highlight) back down, away from the link being clicked.
+      await page.locator('.transcript').hover();
+      await page.mouse.wheel(0, -100_000);
+      const anchors = page.locator('.reply a');
+      for (let index = 0; index < (await anchors.count()); index++) await anchors.nth(index).click();
+      await page.waitForTimeout(300);
 
-    const dangerous = await page.locator('#app').evaluate((root) => {
-      const app = root as unknown as PageElement;
-      const found: string[] = [];
-      for (const element of Array.from(app.querySelectorAll('*'))) {
-        if (
-          /^(SCRIPT|IFRAME|STYLE|FORM|INPUT|SVG|OBJECT|EMBED)$/i.test(element.tagName) &&
-          // Our own controls (the composer, the model menu's and tool picker's panels) are not model output.
-          !element.closest('.composer, .model-options, .tool-picker')
-        ) {
-          found.push(element.tagName);
+      assert.strictEqual(
+        await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned),
+        undefined,
+      );
+      assert.deepStrictEqual(dialogs, []);
+      assert.deepStrictEqual(trackerRequests, []);
+      assert.deepStrictEqual(tracker.requests(), []);
+
+      const dangerous = await page.locator('#app').evaluate((root) => {
+        const app = root as unknown as PageElement;
+        const found: string[] = [];
+        for (const element of Array.from(app.querySelectorAll('*'))) {
+          if (
+            /^(SCRIPT|IFRAME|STYLE|FORM|INPUT|SVG|OBJECT|EMBED)$/i.test(element.tagName) &&
+            // Our own controls (the composer, the model menu's and tool picker's panels) are not model output.
+            !element.closest('.composer, .model-options, .tool-picker')
+          ) {
+            found.push(element.tagName);
+          }
+          for (const attribute of Array.from(element.attributes)) {
+            if (/^on/i.test(attribute.name) || (attribute.name === 'style' && !element.matches('textarea')))
+              found.push(`${element.tagName}[${attribute.name}]`);
+          }
         }
-        for (const attribute of Array.from(element.attributes)) {
-          if (/^on/i.test(attribute.name) || (attribute.name === 'style' && !element.matches('textarea')))
-            found.push(`${element.tagName}[${attribute.name}]`);
+        for (const image of Array.from(app.querySelectorAll('img')))
+          found.push(`img ${image.getAttribute('src')}`);
+        for (const link of Array.from(app.querySelectorAll('a[href]'))) {
+          if (!/^(https?|mailto):/i.test(link.getAttribute('href') ?? ''))
+            found.push(`a ${link.getAttribute('href')}`);
         }
-      }
-      for (const image of Array.from(app.querySelectorAll('img')))
-        found.push(`img ${image.getAttribute('src')}`);
-      for (const link of Array.from(app.querySelectorAll('a[href]'))) {
-        if (!/^(https?|mailto):/i.test(link.getAttribute('href') ?? ''))
-          found.push(`a ${link.getAttribute('href')}`);
-      }
-      return found;
+        return found;
+      });
+      assert.deepStrictEqual(dangerous, []);
+
+      const text = (await page.locator('.reply').first().textContent()) ?? '';
+      assert.ok(text.includes('<script>window.__pwned = "script"</script>'), 'raw HTML is shown as text');
+      assert.ok(
+        text.includes(`[image: t] ${tracker.origin}/img/track.png`),
+        'remote image shown as a placeholder',
+      );
+
+      // Only http(s) links reached the host, for it to check again and open outside the webview.
+      const opened = (await chat.posted()).filter((message) => message.type === 'openLink');
+      assert.ok(opened.length > 0);
+      for (const message of opened)
+        assert.match(message.type === 'openLink' ? message.href : '', /^https?:\/\//);
+      // A CSP report here would mean the page tried to load or run something; there must be none.
+      assert.deepStrictEqual(chat.errors(), []);
     });
-    assert.deepStrictEqual(dangerous, []);
-
-    const text = (await page.locator('.reply').first().textContent()) ?? '';
-    assert.ok(text.includes('<script>window.__pwned = "script"</script>'), 'raw HTML is shown as text');
-    assert.ok(
-      text.includes(`[image: t] ${tracker.origin}/img/track.png`),
-      'remote image shown as a placeholder',
-    );
-
-    // Only http(s) links reached the host, for it to check again and open outside the webview.
-    const opened = (await chat.posted()).filter((message) => message.type === 'openLink');
-    assert.ok(opened.length > 0);
-    for (const message of opened)
-      assert.match(message.type === 'openLink' ? message.href : '', /^https?:\/\//);
-    // A CSP report here would mean the page tried to load or run something; there must be none.
-    assert.deepStrictEqual(chat.errors(), []);
-  });
 
   it('shows inline data: images, which load nothing remote', async () => {
     const { chat } = fixture;

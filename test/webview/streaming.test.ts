@@ -82,6 +82,27 @@ describe('chat webview: streaming replies', function () {
     assert.deepStrictEqual(chat.errors(), []);
   });
 
+  it('renders a reply that arrives faster than a frame can render exactly like it rendered at once', async () => {
+    const { chat } = fixture;
+    // Far more than one frame's rendering budget per delta: most of it is rendered after frames,
+    // in tasks of its own, in pieces that start and end anywhere.
+    const long = Array.from({ length: 60 }, (_, index) => `## Part ${index}\n\n${REPLY}\n`).join('\n');
+    const once = assistantTurn(long);
+    await chat.send(initMessage([userTurn('plan?'), once]));
+
+    const streamed = assistantTurn('', { status: 'streaming' });
+    await chat.send({ type: 'turnAdded', turn: streamed });
+    await chat.streamText(streamed.id, long, { charsPerDelta: 16 * 1024 + 5, deltasPerFrame: 1 });
+    await chat.send({ type: 'turnUpdated', turn: { ...streamed, content: long, status: 'complete' } });
+    await chat.nextFrames();
+
+    assert.strictEqual(await replyHtml(streamed.id), await replyHtml(once.id));
+    const reply = chat.page.locator(`[data-turn-id="${streamed.id}"]`);
+    assert.strictEqual(await reply.locator('.reply h1').count(), 60);
+    assert.strictEqual(await reply.getAttribute('data-render-pending'), null);
+    assert.deepStrictEqual(chat.errors(), []);
+  });
+
   it('shows the streaming state, then usage and cost when complete', async () => {
     const { chat } = fixture;
     await chat.send(initMessage([userTurn('hi')]));
