@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { sameCommandLine, scriptCommandLine, scriptShell, scriptText } from '../../core/agent/commandScript';
-import { killTree } from './processTree';
+import { killTree, scriptRunning, untilScriptEnds } from './processTree';
 
 /**
  * Runs a command the user approved, where the user can watch it: in a VS Code terminal whose
@@ -131,7 +131,7 @@ export class CommandRunner implements vscode.Disposable {
         this.options.preferShellIntegration !== false &&
         !this.integrationMissing
       ) {
-        const result = await this.inTerminal(run, line);
+        const result = await this.inTerminal(run, line, script.file);
         if (result) return result;
         this.integrationMissing = true;
       }
@@ -145,7 +145,8 @@ export class CommandRunner implements vscode.Disposable {
    * In a terminal with shell integration, typing `line` (which runs the script), or undefined
    * (nothing ran) when it has none.
    */
-  private async inTerminal(run: CommandRun, line: string): Promise<CommandResult | undefined> {
+  private async inTerminal(run: CommandRun, line: string, file: string): Promise<CommandResult | undefined> {
+    const deadline = Date.now() + run.timeoutMs;
     const terminal = vscode.window.createTerminal({
       name: 'Gateway AI: agent',
       cwd: run.cwd,
@@ -192,7 +193,12 @@ export class CommandRunner implements vscode.Disposable {
     const started = vscode.window.onDidStartTerminalShellExecution((event) => {
       if (event.terminal !== terminal || reported) return;
       if (event.execution === execution) reported = execution;
-      else if (sameCommandLine(event.execution.commandLine.value, line)) {
+      else if (
+        // As the shell reported it (with its session's nonce), never as output printed it.
+        event.execution.commandLine.isTrusted &&
+        event.execution.commandLine.confidence === vscode.TerminalShellExecutionCommandLineConfidence.High &&
+        sameCommandLine(event.execution.commandLine.value, line)
+      ) {
         reported = event.execution;
         read(reported);
         log(
@@ -210,9 +216,26 @@ export class CommandRunner implements vscode.Disposable {
         resolve(event.exitCode);
       });
     });
-    const outcome = await raceEnd(ended, run);
+    let outcome = await raceEnd(ended, run);
     started.dispose();
     endListener?.dispose();
+    // VS Code takes the end marker from anything the terminal prints, so a command's output (a
+    // file it shows) can end it early. An end while the script still runs is not believed: the
+    // command is waited for, by its process, and Stop and the timeout still reach it; its exit
+    // code, only that output's word, is unknown.
+    if (outcome.kind === 'exited' && (await scriptRunning(file))) {
+      log(
+        'The terminal reported the command ended while it still runs (its output may hold the end marker); waiting for its process.',
+      );
+      outcome = await raceEnd(
+        untilScriptEnds(file, run.signal).then(() => undefined),
+        {
+          ...run,
+          timeoutMs: Math.max(0, deadline - Date.now()),
+        },
+      );
+      if (outcome.kind === 'exited') outcome = { kind: 'exited', code: undefined };
+    }
     if (outcome.kind !== 'exited') {
       // The shell goes too: left alive, it would run the rest of a command list (`sleep 2; touch X`).
       const pid = await terminal.processId;

@@ -28,6 +28,25 @@ export function descendantLevels(root: number): Promise<number[][]> {
   });
 }
 
+/** Whether a process runs the script `file` (its command line names the file's unique path). */
+export function scriptRunning(file: string): Promise<boolean> {
+  if (process.platform === 'win32') return Promise.resolve(false);
+  return new Promise((resolve) => {
+    execFile(
+      'ps',
+      ['-A', '-ww', '-o', 'args='],
+      { timeout: 2000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout) => resolve(!error && stdout.split('\n').some((line) => line.includes(file))),
+    );
+  });
+}
+
+/** Resolves once no process runs the script `file` (checked every 250 ms), or `stop` aborts. */
+export async function untilScriptEnds(file: string, stop: AbortSignal): Promise<void> {
+  while (!stop.aborted && (await scriptRunning(file)))
+    await new Promise((resolve) => setTimeout(resolve, 250));
+}
+
 function signal(pid: number, name: NodeJS.Signals | 0): boolean {
   try {
     process.kill(pid, name);
