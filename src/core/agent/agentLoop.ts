@@ -179,6 +179,12 @@ export async function runAgentLoop(
       }
       if (signal.aborted) throw new AgentStopped(steps);
       if (compacted?.history) history = compacted.history;
+      // The summary was paid for: the caps are checked again before the request it makes room for.
+      if (compacted?.cost) {
+        const overNow = await caps.beforeRequest(signal);
+        if (signal.aborted) throw new AgentStopped(steps);
+        if (overNow) return { end: { kind: 'budget', pause: overNow }, steps };
+      }
     }
     const trimmed = trimToolResults(
       [...history, ...steps.flatMap(stepMessages)],
@@ -477,9 +483,12 @@ async function plan(
       arguments: prettyArguments(args.value),
     };
   }
-  // The card offers only what the host will keep.
+  // The card offers only what the host will keep: a repeated call, and an edit that asks every
+  // time, are allowed once.
   if (call.confirmation?.kind === 'tool' && !mayAlwaysAllow(spec))
     call.confirmation = { ...call.confirmation, noAlways: true };
+  if (call.confirmation && (repeated || prepared.alwaysAsk))
+    call.confirmation = { ...call.confirmation, onceOnly: true };
   return { call, spec, prepared, ask: repeated || deps.needsApproval(spec, call, prepared) };
 }
 

@@ -336,6 +336,11 @@ describe('agent loop', () => {
     assert.equal(h.ran.length, 2, 'the first two ran without asking');
     assert.equal(h.asked.length, 1);
     assert.match(h.asked[0].note ?? '', /3 times in a row/);
+    assert.equal(
+      h.asked[0].confirmation?.onceOnly,
+      true,
+      'the card offers only Allow once, as the host keeps it',
+    );
     assert.equal(h.asked[0].confirmation?.kind, 'tool');
     assert.equal(result.steps[2].calls[0].state, 'denied');
     // Ids the model left out are made up, unique in the turn.
@@ -639,6 +644,24 @@ describe('Agent loop: spend and step caps', () => {
     const spent = result.end.kind === 'budget' ? result.end.pause.spent : undefined;
     assert.ok(Math.abs((spent ?? 0) - 0.05) < 1e-12, String(spent));
     assert.ok(Math.abs((tally.usage?.cost ?? 0) - 0.05) < 1e-12, "the turn's usage has the summary too");
+  });
+
+  it('checks the caps again after a summary, before the request it made room for', async () => {
+    const h = harness(replies);
+    const pauses: string[] = [];
+    h.deps.budget = { maxTurnCost: 0.05, spentToday: () => 0 };
+    h.deps.askToContinue = (progress) => {
+      pauses.push(`${progress.pause?.kind} ${progress.pause?.spent.toFixed(2)}`);
+      return Promise.resolve(false);
+    };
+    // The first reply costs $0.02; before the second request a summary costs $0.04.
+    let calls = 0;
+    h.deps.compact = (messages) =>
+      Promise.resolve(++calls === 2 ? { history: [...messages], cost: 0.04 } : undefined);
+    const result = await runAgentLoop(history, h.deps, new AbortController().signal);
+    assert.equal(h.requests.length, 1, 'the second request was not sent');
+    assert.equal(result.end.kind, 'budget');
+    assert.deepEqual(pauses, ['turnCost 0.06']);
   });
 
   it("counts today's spending elsewhere against the daily cap, and asks once per turn", async () => {
