@@ -304,8 +304,9 @@ export class ToolCard {
       postToHost(reason ? { ...message, reason } : message);
     };
     const buttons = h('div', { className: 'tool-approval-buttons' });
-    const choices =
-      confirmation.kind === 'command'
+    const choices = confirmation.onceOnly
+      ? [CHOICES[0]]
+      : confirmation.kind === 'command'
         ? COMMAND_CHOICES
         : confirmation.kind === 'tool' && confirmation.noAlways
           ? CHOICES.filter(({ choice }) => choice !== 'always')

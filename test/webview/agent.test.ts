@@ -304,7 +304,7 @@ describe('chat webview: agent steps, tool cards, approvals and the tool picker',
     }
   });
 
-  it('a tool that cannot be allowed always (a server VS Code runs) is not offered Always allow', async () => {
+  it('a card offers only the choices the host keeps: no Always allow for a server VS Code runs, only Allow once where asked each time', async () => {
     const { chat } = fixture;
     const { page } = chat;
     const turn = await startAgentTurn(chat);
@@ -331,6 +331,24 @@ describe('chat webview: agent steps, tool cards, approvals and the tool picker',
     const buttons = (id: string) =>
       page.locator(`.tool-card[data-call-id="${id}"] .tool-approval-buttons button`).allTextContents();
     assert.deepStrictEqual((await buttons('vs1')).slice(0, 3), ['Allow once', 'Allow in this chat', 'Deny…']);
+    await chat.send(
+      agentStep(
+        turn.id,
+        1,
+        {
+          content: '',
+          calls: [
+            call('once1', {
+              name: 'echo',
+              state: 'awaitingApproval',
+              confirmation: { ...confirmation, onceOnly: true },
+            }),
+          ],
+        },
+        2,
+      ),
+    );
+    assert.deepStrictEqual((await buttons('once1')).slice(0, 2), ['Allow once', 'Deny…']);
     assert.deepStrictEqual((await buttons('own1')).slice(0, 3), [
       'Allow once',
       'Allow in this chat',

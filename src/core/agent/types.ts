@@ -41,7 +41,7 @@ export interface ToolSpec {
 }
 
 /** What the user sees before approving, exactly as it will run. All of it is shown as inert text. */
-export type Confirmation =
+export type Confirmation = (
   | { kind: 'command'; command: string; cwd: string; timeoutSeconds: number }
   | {
       kind: 'edit';
@@ -61,7 +61,14 @@ export type Confirmation =
       arguments: string;
       /** The tool cannot be allowed always (a server VS Code runs): the card does not offer it. */
       noAlways?: boolean;
-    };
+    }
+) & {
+  /**
+   * Only this call can be allowed (a repeated call, an edit that can make something run later):
+   * the card offers Allow once and Deny.
+   */
+  onceOnly?: boolean;
+};
 
 /** A file a call changed, with what it held before: what *Undo this turn* puts back. */
 export interface FileChange {

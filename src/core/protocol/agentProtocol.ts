@@ -83,6 +83,13 @@ function num(value: unknown, min: number, max: number): number | undefined {
 }
 
 export function parseConfirmation(value: unknown): Confirmation | undefined {
+  const confirmation = parseConfirmationKind(value);
+  return confirmation && isRecord(value) && value.onceOnly === true
+    ? { ...confirmation, onceOnly: true }
+    : confirmation;
+}
+
+function parseConfirmationKind(value: unknown): Confirmation | undefined {
   if (!isRecord(value)) return undefined;
   switch (value.kind) {
     case 'command': {

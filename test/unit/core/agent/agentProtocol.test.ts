@@ -245,6 +245,9 @@ describe('agent protocol and history', () => {
     assert.deepEqual(parseConfirmation({ ...tool, noAlways: true }), { ...tool, noAlways: true });
     assert.deepEqual(parseConfirmation({ ...tool, noAlways: 'yes' }), tool);
     assert.deepEqual(parseConfirmation(tool), tool);
+    const command = { kind: 'command', command: 'ls', cwd: '/w', timeoutSeconds: 120 };
+    assert.deepEqual(parseConfirmation({ ...command, onceOnly: true }), { ...command, onceOnly: true });
+    assert.deepEqual(parseConfirmation({ ...command, onceOnly: 1 }), command);
   });
 
   it('a decision names one call of one turn, with a known choice', () => {
