@@ -184,11 +184,11 @@ export class CommandRunner implements vscode.Disposable {
       );
     const execution = integration.executeCommand(line);
     read(execution);
-    // VS Code matches the command the shell reports to the one sent by its exact line; when the
-    // terminal is narrower than prompt and line, the line comes back with a line break inside it
-    // and a new execution stands for the command, whose end would never reach a listener of the
-    // one sent. The terminal is this command's alone: a command started in it whose line is the
-    // one sent, line breaks and spaces aside, is the one sent.
+    // VS Code matches the command the shell reports to the one sent by its exact line. Under load
+    // the shell was seen to report the line with a line break inside it: a new execution then
+    // stood for the command, and its end never reached a listener of the one sent. The terminal
+    // is this command's alone: a command started in it whose line is the one sent, line breaks
+    // and spaces aside, is the one sent.
     let reported: vscode.TerminalShellExecution | undefined;
     const started = vscode.window.onDidStartTerminalShellExecution((event) => {
       if (event.terminal !== terminal || reported) return;
