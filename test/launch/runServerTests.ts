@@ -8,7 +8,7 @@
  * suite, the hostile-workspace runs (hostileRuns.ts) each open a fixture workspace in a server of
  * their own; their counts are added to the tier's.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { chromiumPath, launchChromium, MissingDependencyError } from './chromium';
 import { HOSTILE_RUNS, runHostile } from './hostileRuns';
@@ -69,11 +69,15 @@ async function main(): Promise<number> {
     const exitCode = new Promise<number>((resolve) => {
       void page.exposeFunction('codeAutomationExit', (code: number) => resolve(code));
     });
+    await page.addInitScript({ content: FOCUS_RECORDER });
     page.on('console', (message) => {
       const text = message.text();
       // The suite's reporter marks its lines; the workbench's own console noise stays out.
       const marker = text.indexOf('[suite] ');
       if (marker >= 0) console.log(text.slice(marker + '[suite] '.length));
+      // A test that waited in vain asks what the window looked like (test/suite/inlineTrace.ts).
+      const probe = /\[probe\] (\w+)/.exec(text);
+      if (probe) void answerProbe(page, path.join(syncDir, `probe-${probe[1]}.txt`));
     });
     page.on('pageerror', (error) => console.error(`[workbench] ${error.message}`));
     await allowDevelopmentPayload(page, server);
@@ -160,6 +164,51 @@ async function main(): Promise<number> {
     await browser.close().catch(() => undefined);
     await server.stop();
   }
+}
+
+/**
+ * Runs in the workbench page before its own scripts: keeps the last focus moves (which element got
+ * or lost focus, when), since VS Code drops ghost text when its editor loses focus and nothing of
+ * that reaches the extension API. `gatewayProbe()` tells them, with what the window shows.
+ */
+const FOCUS_RECORDER = `(() => {
+  const describe = (target) => {
+    if (!(target instanceof Element)) return target === window ? 'window' : String(target);
+    const parts = [];
+    for (let el = target; el && parts.length < 4; el = el.parentElement) {
+      const cls = typeof el.className === 'string' ? el.className.trim().split(/\\s+/).slice(0, 3).join('.') : '';
+      const label = el.getAttribute('aria-label');
+      parts.push(el.tagName.toLowerCase() + (cls ? '.' + cls : '') + (label ? '[' + label.slice(0, 40) + ']' : ''));
+    }
+    return parts.join(' < ');
+  };
+  const log = [];
+  const started = Date.now();
+  const note = (line) => {
+    log.push((Date.now() - started) + ' ms ' + line);
+    if (log.length > 60) log.shift();
+  };
+  for (const type of ['focusin', 'focusout'])
+    window.addEventListener(type, (event) => note(type + ' ' + describe(event.target)), true);
+  window.addEventListener('blur', () => note('window blur'));
+  window.addEventListener('focus', () => note('window focus'));
+  window.gatewayProbe = () => [
+    'page time ' + (Date.now() - started) + ' ms; document has focus: ' + document.hasFocus(),
+    'active element: ' + describe(document.activeElement),
+    'ghost text elements: ' + document.querySelectorAll('.ghost-text-decoration, .ghost-text, .ghost-text-decoration-preview').length,
+    'quick input visible: ' + [...document.querySelectorAll('.quick-input-widget')].some((el) => el.style.display !== 'none'),
+    'dialogs: ' + document.querySelectorAll('.monaco-dialog-box').length,
+    ...[...document.querySelectorAll('.notification-toast .notification-list-item-message')].map((el) => 'toast: ' + el.textContent.slice(0, 160)),
+    'focus moves:',
+    ...log.slice(-30).map((line) => '  ' + line),
+  ].join('\\n');
+})();`;
+
+async function answerProbe(page: import('playwright-core').Page, file: string): Promise<void> {
+  const text = await page
+    .evaluate<string>("typeof gatewayProbe === 'function' ? gatewayProbe() : 'no probe in the page'")
+    .catch((error: unknown) => `the probe failed: ${String(error)}`);
+  writeFileSync(file, text);
 }
 
 main().then(

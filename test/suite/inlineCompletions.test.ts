@@ -26,7 +26,10 @@ async function traced<T>(promise: Promise<T>): Promise<T> {
   try {
     return await promise;
   } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}${trace.text()}`);
+    const window = await trace.probe();
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}${trace.text()}\n  the window:\n    ${window.split('\n').join('\n    ')}`,
+    );
   }
 }
 

@@ -4,6 +4,7 @@
  * (the editor losing focus to another editor, a terminal or another window; selections set from
  * outside the keyboard). A failure message carries the lines since its test began.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { InlineCompletionsFeature } from '../../src/host/inline/inlineFeature';
@@ -72,6 +73,21 @@ export class InlineTrace implements vscode.Disposable {
     return this.lines.length
       ? `\n  what happened:\n    ${this.lines.join('\n    ')}`
       : '\n  (nothing happened)';
+  }
+
+  /**
+   * What the window itself shows and where its focus went (the runner answers from the page, in
+   * test/launch/runServerTests.ts), or why that cannot be told. Waits at most 5 s.
+   */
+  async probe(): Promise<string> {
+    const sync = process.env.GATEWAY_TEST_SYNC_DIR;
+    if (!sync) return 'no window probe (not run by the server runner)';
+    const id = `p${Date.now()}`;
+    const file = path.join(sync, `probe-${id}.txt`);
+    console.log(`[probe] ${id}`);
+    const until = Date.now() + 5000;
+    while (!existsSync(file) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    return existsSync(file) ? readFileSync(file, 'utf8') : 'the window probe did not answer';
   }
 
   dispose(): void {
