@@ -135,13 +135,15 @@ const EFFORTS = ['default', 'none', 'minimal', 'low', 'medium', 'high'] as const
 /** Reads one setting by its full key, as `vscode.workspace.getConfiguration().get(key)` does. */
 export type SettingsSource = (key: SettingId | (typeof VsCodeSetting)[keyof typeof VsCodeSetting]) => unknown;
 
-/** Parses (and clamps) every setting; never throws: a value of the wrong type becomes its default. */
-export function parseSettings(get: SettingsSource): GatewaySettings {
-  const effort = str(get(Setting.chatReasoningEffort));
-  const proxyUrl = str(get(VsCodeSetting.proxy))?.trim();
-  return {
-    baseUrl: (str(get(Setting.baseUrl)) ?? DEFAULT_BASE_URL).trim() || DEFAULT_BASE_URL,
-    chat: {
+/** Parses (and clamps) one section of the settings from the setting values it reads. */
+type SectionParsers = { readonly [K in keyof GatewaySettings]: (get: SettingsSource) => GatewaySettings[K] };
+
+/** Each section reads only its own settings, so a section can be parsed without the others. */
+const SECTIONS: SectionParsers = {
+  baseUrl: (get) => (str(get(Setting.baseUrl)) ?? DEFAULT_BASE_URL).trim() || DEFAULT_BASE_URL,
+  chat: (get) => {
+    const effort = str(get(Setting.chatReasoningEffort));
+    return {
       model: (str(get(Setting.chatModel)) ?? '').trim(),
       models: strings(get(Setting.chatModels)),
       systemPrompt: str(get(Setting.chatSystemPrompt)) ?? '',
@@ -159,59 +161,87 @@ export function parseSettings(get: SettingsSource): GatewaySettings {
       forceParameters: get(Setting.chatForceParameters) === true,
       promptCaching: get(Setting.chatPromptCaching) !== false,
       compactionModel: (str(get(Setting.chatCompactionModel)) ?? '').trim(),
-    },
-    languageModels: { include: strings(get(Setting.languageModelsInclude)) },
-    media: {
-      model: (str(get(Setting.mediaModel)) ?? '').trim(),
-      parameters: record(get(Setting.mediaParameters)) ?? {},
-      maxConcurrentPolls: Math.round(num(get(Setting.mediaMaxConcurrentPolls), 1, 16, 4)),
-      maxPollIntervalSeconds: num(get(Setting.mediaMaxPollIntervalSeconds), 5, 300, 30),
-      saveFolder: cleanRelativeFolder(str(get(Setting.mediaSaveFolder)) ?? DEFAULT_SAVE_FOLDER),
-      storageLimitMB: num(get(Setting.mediaStorageLimitMB), 0, 1_000_000, 500),
-      referenceImageParameter: Object.fromEntries(
-        Object.entries(record(get(Setting.mediaReferenceImageParameter)) ?? {}).filter(
-          (entry): entry is [string, string] => typeof entry[1] === 'string',
-        ),
+    };
+  },
+  languageModels: (get) => ({ include: strings(get(Setting.languageModelsInclude)) }),
+  media: (get) => ({
+    model: (str(get(Setting.mediaModel)) ?? '').trim(),
+    parameters: record(get(Setting.mediaParameters)) ?? {},
+    maxConcurrentPolls: Math.round(num(get(Setting.mediaMaxConcurrentPolls), 1, 16, 4)),
+    maxPollIntervalSeconds: num(get(Setting.mediaMaxPollIntervalSeconds), 5, 300, 30),
+    saveFolder: cleanRelativeFolder(str(get(Setting.mediaSaveFolder)) ?? DEFAULT_SAVE_FOLDER),
+    storageLimitMB: num(get(Setting.mediaStorageLimitMB), 0, 1_000_000, 500),
+    referenceImageParameter: Object.fromEntries(
+      Object.entries(record(get(Setting.mediaReferenceImageParameter)) ?? {}).filter(
+        (entry): entry is [string, string] => typeof entry[1] === 'string',
       ),
-      referenceImageAs: str(get(Setting.mediaReferenceImageAs)) === 'url' ? 'url' : 'dataUrl',
-    },
-    agent: {
-      enabled: get(Setting.agentEnabled) !== false,
-      maxSteps: Math.round(num(get(Setting.agentMaxSteps), 1, 200, 25)),
-      commandTimeoutSeconds: Math.round(num(get(Setting.agentCommandTimeoutSeconds), 1, 3600, 120)),
-      maxTurnCost: num(get(Setting.agentMaxTurnCost), 0, 1_000_000, 0),
-      maxDailyCost: num(get(Setting.agentMaxDailyCost), 0, 1_000_000, 0),
-      instructionsInRestrictedMode: get(Setting.agentInstructionsInRestrictedMode) === true,
-      alwaysAllow: [...new Set(strings(get(Setting.agentAlwaysAllow)).filter((n) => n.length <= 200))].slice(
-        0,
-        200,
+    ),
+    referenceImageAs: str(get(Setting.mediaReferenceImageAs)) === 'url' ? 'url' : 'dataUrl',
+  }),
+  agent: (get) => ({
+    enabled: get(Setting.agentEnabled) !== false,
+    maxSteps: Math.round(num(get(Setting.agentMaxSteps), 1, 200, 25)),
+    commandTimeoutSeconds: Math.round(num(get(Setting.agentCommandTimeoutSeconds), 1, 3600, 120)),
+    maxTurnCost: num(get(Setting.agentMaxTurnCost), 0, 1_000_000, 0),
+    maxDailyCost: num(get(Setting.agentMaxDailyCost), 0, 1_000_000, 0),
+    instructionsInRestrictedMode: get(Setting.agentInstructionsInRestrictedMode) === true,
+    alwaysAllow: [...new Set(strings(get(Setting.agentAlwaysAllow)).filter((n) => n.length <= 200))].slice(
+      0,
+      200,
+    ),
+  }),
+  inlineCompletions: (get) => ({
+    enabled: get(Setting.inlineEnabled) === true,
+    model: (str(get(Setting.inlineModel)) ?? '').trim(),
+    mode: inlineMode(get(Setting.inlineMode)),
+    // The defaults always apply: a workspace's settings may add patterns, never remove them.
+    exclude: excludePatterns(strings(get(Setting.inlineExclude))),
+    languages: Object.fromEntries(
+      Object.entries(record(get(Setting.inlineLanguages)) ?? {}).filter(
+        (entry): entry is [string, boolean] => typeof entry[1] === 'boolean',
       ),
-    },
-    inlineCompletions: {
-      enabled: get(Setting.inlineEnabled) === true,
-      model: (str(get(Setting.inlineModel)) ?? '').trim(),
-      mode: inlineMode(get(Setting.inlineMode)),
-      // The defaults always apply: a workspace's settings may add patterns, never remove them.
-      exclude: excludePatterns(strings(get(Setting.inlineExclude))),
-      languages: Object.fromEntries(
-        Object.entries(record(get(Setting.inlineLanguages)) ?? {}).filter(
-          (entry): entry is [string, boolean] => typeof entry[1] === 'boolean',
-        ),
-      ),
-    },
-    request: {
-      timeoutSeconds: num(get(Setting.requestTimeoutSeconds), 1, 600, 30),
-      streamIdleTimeoutSeconds: num(get(Setting.requestStreamIdleTimeoutSeconds), 5, 3600, 180),
-      maxRetries: Math.round(num(get(Setting.requestMaxRetries), 0, 10, 3)),
-      maxResponseMegabytes: num(get(Setting.requestMaxResponseMegabytes), 1, 4096, 200),
-      maxStreamMinutes: num(get(Setting.requestMaxStreamMinutes), 1, 240, 30),
-    },
-    proxy: {
+    ),
+  }),
+  request: (get) => ({
+    timeoutSeconds: num(get(Setting.requestTimeoutSeconds), 1, 600, 30),
+    streamIdleTimeoutSeconds: num(get(Setting.requestStreamIdleTimeoutSeconds), 5, 3600, 180),
+    maxRetries: Math.round(num(get(Setting.requestMaxRetries), 0, 10, 3)),
+    maxResponseMegabytes: num(get(Setting.requestMaxResponseMegabytes), 1, 4096, 200),
+    maxStreamMinutes: num(get(Setting.requestMaxStreamMinutes), 1, 240, 30),
+  }),
+  proxy: (get) => {
+    const proxyUrl = str(get(VsCodeSetting.proxy))?.trim();
+    return {
       url: proxyUrl ? proxyUrl : undefined,
       noProxy: strings(get(VsCodeSetting.noProxy)),
       strictSSL: get(VsCodeSetting.proxyStrictSSL) !== false,
-    },
-  };
+    };
+  },
+};
+
+const SECTION_NAMES = Object.keys(SECTIONS) as Array<keyof GatewaySettings>;
+
+/** Parses (and clamps) every setting; never throws: a value of the wrong type becomes its default. */
+export function parseSettings(get: SettingsSource): GatewaySettings {
+  return Object.fromEntries(
+    SECTION_NAMES.map((name) => [name, SECTIONS[name](get)]),
+  ) as unknown as GatewaySettings;
+}
+
+/**
+ * The same settings, each section parsed on its first read (then kept): only the settings of the
+ * sections something reads are asked of `get`. Spreading it or writing it as JSON reads every section.
+ */
+export function parseSettingsLazily(get: SettingsSource): GatewaySettings {
+  const settings = {} as GatewaySettings;
+  for (const name of SECTION_NAMES) {
+    let parsed: { value: unknown } | undefined;
+    Object.defineProperty(settings, name, {
+      enumerable: true,
+      get: () => (parsed ??= { value: SECTIONS[name](get) }).value,
+    });
+  }
+  return Object.freeze(settings);
 }
 
 function inlineMode(value: unknown): GatewaySettings['inlineCompletions']['mode'] {

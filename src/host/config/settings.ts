@@ -19,7 +19,10 @@ export interface SettingsChange {
  * every feature.
  */
 export interface Settings {
-  /** The settings in force, parsed once per change (cheap to read at each use). */
+  /**
+   * The settings in force (cheap to read at each use): each section is resolved and parsed on its
+   * first read after a change, so nothing is read before something needs it.
+   */
   readonly current: GatewaySettings;
   /**
    * Fires when a value in force changed: a setting, workspace trust being granted, or the user

@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { isRecord } from '../../api/json';
 import { parseJsonc } from '../../core/agent/mcpConfig';
-import { parseSettings } from '../../core/config/settingsModel';
 import type { GatewaySettings } from '../../core/config/settingsModel';
+import { SettingsSnapshot } from '../../core/config/settingsSnapshot';
 import {
   acceptanceKey,
-  resolveSetting,
   SETTING_POLICIES,
   setByWorkspace,
   settingsIn,
@@ -22,10 +21,10 @@ import { notify } from '../notify';
 import type { Settings, SettingsChange } from './settings';
 
 /** Every key read, with its policy: ours, then VS Code's proxy settings. */
-const POLICIES: ReadonlyArray<[string, SettingPolicy]> = [
+const POLICIES: ReadonlyMap<string, SettingPolicy> = new Map([
   ...Object.entries(SETTING_POLICIES),
   ...Object.entries(VSCODE_SETTING_POLICIES).filter((e): e is [string, SettingPolicy] => !!e[1]),
-];
+]);
 const OURS: ReadonlySet<string> = new Set(Object.keys(SETTING_POLICIES));
 /** Changes in a burst (a file saved twice, several settings written) give one look at the notices. */
 const NOTICE_DELAY_MS = 300;
@@ -48,8 +47,8 @@ const NOUNS: Readonly<Record<string, string>> = {
 };
 
 interface Snapshot {
-  settings: GatewaySettings;
-  resolved: ReadonlyMap<string, ResolvedSetting>;
+  /** The settings in force, each resolved on first use (see SettingsSnapshot). */
+  values: SettingsSnapshot;
   /** The workspace the acceptances were looked up for. */
   workspace: string;
 }
@@ -58,7 +57,9 @@ interface Snapshot {
  * The one settings service: reads every setting through `inspect()`, takes each value only from
  * where its policy allows (never a workspace value for what decides where the key goes, what it
  * pays for or what the model is told; no workspace value at all in Restricted Mode), parses once
- * per change, and tells its listeners which values in force changed.
+ * per change, and tells its listeners which values in force changed. Nothing is read at
+ * activation: a section's settings are inspected when it is first read, every setting for the
+ * notices (a moment after activation) and at each change.
  *
  * It also tells the user, once per window, when a workspace set something that is not used: a
  * value it may never set (found through `inspect()` or in its settings files, since VS Code hides
@@ -84,14 +85,23 @@ export class SettingsService extends Disposable implements Settings {
     this.snapshot = this.read();
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (READ_SECTIONS.some((section) => e.affectsConfiguration(section))) this.reread();
+        if (READ_SECTIONS.some((section) => e.affectsConfiguration(section)))
+          this.reread((key) => !e.affectsConfiguration(key));
       }),
     );
-    this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.reread()));
+    this.register(
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        // Untrusted, every value in force came from the user's level or the default, which trust
+        // does not change; the workspace's levels it does change, without saying which.
+        const untrusted = !this.snapshot.values.context.trusted;
+        this.reread(() => untrusted);
+      }),
+    );
     this.register(
       vscode.workspace.onDidChangeWorkspaceFolders(() => {
         this.unwatchFiles();
-        this.reread();
+        // Other folders: other levels, and which settings changed is not said.
+        this.reread(() => false);
       }),
     );
     this.register({ dispose: () => this.unwatchFiles() });
@@ -100,7 +110,7 @@ export class SettingsService extends Disposable implements Settings {
   }
 
   get current(): GatewaySettings {
-    return this.snapshot.settings;
+    return this.snapshot.values.settings;
   }
 
   workspaceTerminalSettings(): string[] {
@@ -115,13 +125,14 @@ export class SettingsService extends Disposable implements Settings {
     return vscode.workspace.getConfiguration().inspect(id)?.globalValue;
   }
 
-  /** Reads again and announces what changed in force (nothing, if nothing did). */
-  private reread(): void {
+  /**
+   * Reads again and announces what changed in force (nothing, if nothing did). `sameLevels(key)`:
+   * whether what inspect() reports for `key` is known not to have changed since the last read.
+   */
+  private reread(sameLevels: (key: string) => boolean): void {
     const before = this.snapshot;
     this.snapshot = this.read();
-    const keys = [...this.snapshot.resolved].flatMap(([key, now]) =>
-      JSON.stringify(now.value) === JSON.stringify(before.resolved.get(key)?.value) ? [] : [key],
-    );
+    const keys = SettingsSnapshot.changedKeys(before.values, this.snapshot.values, sameLevels);
     if (keys.length)
       this.changed.fire({
         affects: (section) => keys.some((key) => key === section || key.startsWith(`${section}.`)),
@@ -129,21 +140,17 @@ export class SettingsService extends Disposable implements Settings {
     this.scheduleNotices();
   }
 
+  /** The settings in force from now on; no setting is inspected until it is used. */
   private read(): Snapshot {
-    const configuration = vscode.workspace.getConfiguration();
     const workspace = workspaceIdentity();
     const accepted = this.acceptedKeys();
     const context = {
       trusted: vscode.workspace.isTrusted,
       accepted: (id: string, value: unknown) => accepted.has(hashed(acceptanceKey(workspace, id, value))),
     };
-    const resolved = new Map<string, ResolvedSetting>(
-      POLICIES.map(([key, policy]) => [
-        key,
-        resolveSetting(key, policy, configuration.inspect(key) ?? {}, context),
-      ]),
-    );
-    return { settings: parseSettings((key) => resolved.get(key)?.value), resolved, workspace };
+    let configuration: vscode.WorkspaceConfiguration | undefined;
+    const inspect = (key: string) => (configuration ??= vscode.workspace.getConfiguration()).inspect(key);
+    return { values: new SettingsSnapshot(POLICIES, inspect, context), workspace };
   }
 
   private acceptedKeys(): Set<string> {
@@ -156,7 +163,8 @@ export class SettingsService extends Disposable implements Settings {
     const key = hashed(acceptanceKey(workspace, id, value));
     const list = [...this.acceptedKeys()].filter((k) => k !== key);
     await this.state.update(StorageKey.acceptedWorkspaceSettings, [...list, key].slice(-MAX_ACCEPTED));
-    this.reread();
+    // Only what was accepted changed, not what inspect() reports.
+    this.reread(() => true);
   }
 
   /** Off the path of whatever changed the settings: the notices, and the read of the files they need. */
@@ -201,9 +209,11 @@ export class SettingsService extends Disposable implements Settings {
   private async notices(): Promise<void> {
     if (this.isDisposed) return;
     this.watchFiles();
+    const { values, workspace } = this.snapshot;
+    // Every setting resolved from here on: a change can then be told exactly (see changedKeys).
+    const resolved = values.all();
     // In Restricted Mode the chat panel says that every workspace value is ignored.
     if (!vscode.workspace.isTrusted) return;
-    const { resolved, workspace } = this.snapshot;
     for (const [id, entry] of resolved)
       if (entry.ignored?.because === 'not-accepted') this.askToAccept(workspace, id, entry);
     const never: Array<[string, unknown]> = [];
