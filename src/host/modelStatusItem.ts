@@ -33,8 +33,9 @@ export class ModelStatusItem extends Disposable {
         if (change.affects(Setting.chatModel)) this.render();
       }),
     );
-    // Off the activation path (reading every setting and setting the item's command cost about
-    // 3 ms there): the item shows one turn later, and SecretStorage is asked after that.
+    // Off the activation path (its first render reads the chat settings, the first read of them
+    // since activation, and sets the item's command): the item shows one turn later, and
+    // SecretStorage is asked after that.
     const first = setTimeout(() => {
       this.render();
       void apiKey.get().then(
