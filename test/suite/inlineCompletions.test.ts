@@ -52,6 +52,9 @@ async function editorAt(name: string, text: string): Promise<vscode.TextEditor> 
   const editor = await vscode.window.showTextDocument(document);
   const position = document.positionAt(offset);
   editor.selection = new vscode.Selection(position, position);
+  // The keyboard focus in this editor, as a user's is before asking: VS Code's commit command acts
+  // only on the editor that has it, and ghost text goes when its editor loses it.
+  await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
   return editor;
 }
 
