@@ -131,11 +131,21 @@ export class SettingsService extends Disposable implements Settings {
    */
   private reread(sameLevels: (key: string) => boolean): void {
     const before = this.snapshot;
-    this.snapshot = this.read();
-    const keys = SettingsSnapshot.changedKeys(before.values, this.snapshot.values, sameLevels);
-    if (keys.length)
+    const next = this.read();
+    // Compared before the new values are in force; if the comparison fails, everything counts as
+    // changed, so that no feature keeps an old base URL or proxy while `current` says another.
+    let keys: string[] | undefined;
+    try {
+      keys = SettingsSnapshot.changedKeys(before.values, next.values, sameLevels);
+    } catch (error) {
+      this.logger.warn(
+        `Settings: could not tell what changed (${inertText(String(error))}); all are re-read.`,
+      );
+    }
+    this.snapshot = next;
+    if (!keys || keys.length)
       this.changed.fire({
-        affects: (section) => keys.some((key) => key === section || key.startsWith(`${section}.`)),
+        affects: (section) => !keys || keys.some((key) => key === section || key.startsWith(`${section}.`)),
       });
     this.scheduleNotices();
   }
