@@ -178,7 +178,10 @@ const FOCUS_RECORDER = `(() => {
     for (let el = target; el && parts.length < 4; el = el.parentElement) {
       const cls = typeof el.className === 'string' ? el.className.trim().split(/\\s+/).slice(0, 3).join('.') : '';
       const label = el.getAttribute('aria-label');
-      parts.push(el.tagName.toLowerCase() + (cls ? '.' + cls : '') + (label ? '[' + label.slice(0, 40) + ']' : ''));
+      // A webview says whose it is and what it is for.
+      const src = el.tagName === 'IFRAME' ? /extensionId=([^&]*).*?purpose=([^&]*)|purpose=([^&]*).*?extensionId=([^&]*)/.exec(el.getAttribute('src') || '') : null;
+      const owner = src ? '{' + (src[1] || src[4]) + ' ' + (src[2] || src[3]) + '}' : '';
+      parts.push(el.tagName.toLowerCase() + (cls ? '.' + cls : '') + (label ? '[' + label.slice(0, 40) + ']' : '') + owner);
     }
     return parts.join(' < ');
   };
