@@ -219,7 +219,10 @@ export class Transcript {
 
   /**
    * Moves the focus to the first card that waits for the user, once per card: the card itself,
-   * not its "Allow" button, so a key pressed for something else approves nothing.
+   * not its "Allow" button, so a key pressed for something else approves nothing. Only while the
+   * view has the focus already: a focus() in here from outside pulls the workbench's keyboard focus
+   * into the view, away from the editor or terminal the user is typing in (VS Code then also drops
+   * that editor's ghost text).
    */
   private focusAwaitingCard(): void {
     let first: HTMLElement | undefined;
@@ -232,7 +235,7 @@ export class Transcript {
     }
     if (!first || first === this.focusedAwaiting) return;
     this.focusedAwaiting = first;
-    if (!first.contains(document.activeElement)) first.focus({ preventScroll: false });
+    if (document.hasFocus() && !first.contains(document.activeElement)) first.focus({ preventScroll: false });
   }
 
   updateTurn(turn: Turn): void {

@@ -213,6 +213,43 @@ describe('chat webview: agent steps, tool cards, approvals and the tool picker',
     assert.deepStrictEqual(chat.errors(), []);
   });
 
+  it('a card awaiting approval takes no focus while the view does not have it (the user types elsewhere)', async () => {
+    const { chat } = fixture;
+    const { page } = chat;
+    const turn = await startAgentTurn(chat);
+    // As in VS Code when the keyboard is in an editor: this view's document does not have the focus.
+    await page.evaluate(() => {
+      const g = globalThis as unknown as {
+        document: { hasFocus(): boolean; activeElement: unknown };
+        focusBefore: unknown;
+      };
+      g.document.hasFocus = () => false;
+      g.focusBefore = g.document.activeElement;
+    });
+    await chat.send({ type: 'turnUpdated', turn: { ...turn, steps: [] } });
+    await chat.send(
+      agentStep(turn.id, 0, {
+        content: '',
+        calls: [
+          call('cmd2', {
+            name: 'runCommand',
+            state: 'awaitingApproval',
+            confirmation: { kind: 'command', command: 'npm test', cwd: '/work/project', timeoutSeconds: 120 },
+          }),
+        ],
+      }),
+    );
+    const card = page.locator('.tool-card[data-call-id="cmd2"]');
+    await card.waitFor();
+    assert.ok(
+      await card.evaluate((element) => {
+        const g = globalThis as unknown as { document: { activeElement: unknown }; focusBefore: unknown };
+        return g.document.activeElement === g.focusBefore && element !== g.focusBefore;
+      }),
+      'the focus stayed where it was',
+    );
+  });
+
   it('a command awaiting approval shows the exact command and posts each choice for its call', async () => {
     const { chat } = fixture;
     const { page } = chat;
