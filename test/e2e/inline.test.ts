@@ -37,6 +37,9 @@ describe('Inline completions in the editor', function () {
       .waitFor({ timeout: 20_000 });
     await editor.click();
     await page.keyboard.press('Control+End');
+    // When the window handled each key: under load they come further apart than the 80 ms asked.
+    await page.evaluate(`window.gatewayKeyTimes = [];
+      document.addEventListener('keydown', () => window.gatewayKeyTimes.push(performance.now()), true);`);
     await page.keyboard.type('  return ', { delay: 80 });
     // The ghost text is one span per token, with non-breaking spaces; the state that matters is
     // all of it shown.
@@ -49,9 +52,13 @@ describe('Inline completions in the editor', function () {
     );
     await workbench.screenshot(path.join(screenshots, 'inline-completion.png'));
     const completions = sim.requests.filter((r) => r.path.endsWith('/v1/completions'));
+    // Typing at 80 ms a key sends one or two requests. A pause longer than the shortest debounce
+    // (120 ms) may rightly send one more: the keys as the window handled them say how many.
+    const keyTimes = await page.evaluate<number[]>('window.gatewayKeyTimes');
+    const pauses = keyTimes.slice(1).filter((time, i) => time - keyTimes[i] >= 120).length;
     assert.ok(
-      completions.length >= 1 && completions.length <= 2,
-      `${completions.length} requests for 9 keys`,
+      completions.length >= 1 && completions.length <= Math.max(2, 1 + pauses),
+      `${completions.length} requests for ${keyTimes.length} keys with ${pauses} pauses of 120 ms or more`,
     );
 
     await page.keyboard.press('Tab');
