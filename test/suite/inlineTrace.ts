@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { InlineCompletionsFeature } from '../../src/host/inline/inlineFeature';
+import { waitFor } from './helpers';
 
 export class InlineTrace implements vscode.Disposable {
   private readonly lines: string[] = [];
@@ -85,9 +86,12 @@ export class InlineTrace implements vscode.Disposable {
     const id = `p${Date.now()}`;
     const file = path.join(sync, `probe-${id}.txt`);
     console.log(`[probe] ${id}`);
-    const until = Date.now() + 5000;
-    while (!existsSync(file) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
-    return existsSync(file) ? readFileSync(file, 'utf8') : 'the window probe did not answer';
+    try {
+      await waitFor(() => existsSync(file), 'the window probe', 5000);
+      return readFileSync(file, 'utf8');
+    } catch {
+      return 'the window probe did not answer';
+    }
   }
 
   dispose(): void {
