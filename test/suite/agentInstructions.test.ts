@@ -248,6 +248,9 @@ const AGENT_FILES: Record<string, string> = {
     '---\nname: Reviewer\ndescription: Reads and reports\ntools: [read_file, list_files]\nmodel: openai/gpt-4o-mini\nmaxSteps: 3\n---\nAGENT-RULE-REVIEWER: report, never edit.\n',
   '.github/agents/broken.agent.md':
     '---\nname: "Broken \u202E[x](command:workbench.action.reloadWindow)"\ntools: [read_file, deploy_prod]\nautoApprove: true\nmodel: testvendor/text-only\n---\nAGENT-RULE-BROKEN\n',
+  // Its body alone is over the 12,000-token budget (about four characters a token).
+  '.gateway/agents/long.agent.md': `---\nname: Long\n---\nAGENT-RULE-LONG ${'words '.repeat(9_000)}LONG-TAIL\n`,
+  'AGENTS.md': 'HOUSE-RULE-AGENTS: indent with tabs.',
   'modes-fixture.txt': 'MODES-FIXTURE\n',
 };
 /** Tools that change nothing (ours); Plan and Ask offer no other. */
@@ -280,7 +283,7 @@ describe('Modes and custom agents', function () {
   });
 
   after(async () => {
-    for (const path of ['.gateway', '.github/agents', 'modes-fixture.txt'])
+    for (const path of ['.gateway', '.github/agents', 'AGENTS.md', 'modes-fixture.txt'])
       await vscode.workspace.fs.delete(uri(path), { recursive: true }).then(undefined, () => undefined);
   });
 
@@ -391,5 +394,28 @@ describe('Modes and custom agents', function () {
     const [request] = scriptedRequests();
     assert.equal((request.body as { model?: string }).model, 'testvendor/echo-model');
     assert.deepEqual(toolsOf(request), ['read_file']);
+  });
+
+  it("an agent file's instructions count in the instruction budget: past it, they are cut and AGENTS.md is left out, both said", async () => {
+    await fromView({ type: 'setMode', mode: 'custom:.gateway/agents/long.agent.md' });
+    const turn = await run(scripted('Say hi.', [{ text: 'Hi.' }]));
+    assert.equal(turn.status, 'complete', turn.error?.message);
+    const [request] = scriptedRequests();
+    const system = systemOf(request);
+    // (Checked with `includes`: a failing `match` would print the whole 48 KB prompt.)
+    const has = (text: string) => system.includes(text);
+    assert.ok(has('AGENT-RULE-LONG'), 'the agent file went');
+    assert.ok(has('[… cut here: the agent file is over the instruction token budget.]'), 'its cut is marked');
+    assert.ok(!has('LONG-TAIL'), 'its end did not go');
+    assert.ok(!has('HOUSE-RULE-AGENTS'), 'AGENTS.md did not go');
+    assert.ok(
+      has('(Left out, over the token budget: AGENTS.md.)'),
+      'the model is told AGENTS.md was left out',
+    );
+    assert.deepEqual(
+      turn.instructions?.map((c) => `${c.path}:${c.dropped === true}`),
+      ['AGENTS.md:true'],
+      'the chip says AGENTS.md was left out',
+    );
   });
 });

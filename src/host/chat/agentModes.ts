@@ -53,6 +53,8 @@ export interface TurnMode {
   narrow(tools: TurnTools | undefined): TurnTools | undefined;
   /** What the model is told of the mode, below our own rules. */
   prompt: string;
+  /** What the agent file's instructions took of the turn's instruction budget, in tokens. */
+  instructionTokens: number;
   /** A Plan answer: the view offers to hand it to Agent. */
   plan: boolean;
   /** The step cap, when the agent's is lower than the user's. */
@@ -288,9 +290,11 @@ export class ChatModes extends Disposable {
       else void this.askModel(agent).then(() => this.repost());
     }
     const maxSteps = narrowedSteps(current.agent.maxSteps, agent?.maxSteps);
+    const told = modePrompt(base, agent);
     const turnMode: TurnMode = {
       settings,
-      prompt: modePrompt(base, agent),
+      prompt: told.prompt,
+      instructionTokens: told.tokens,
       plan: base === 'plan',
       narrow: (tools) => {
         if (!tools) return undefined;

@@ -22,7 +22,11 @@ import { buildChatRequest } from '../../core/chat/requestBuilder';
 import { isAbort, toTurnError } from '../../core/chat/turnError';
 import type { TurnQueue } from '../../core/chat/turnQueue';
 import { toTurnUsage, withSavings } from '../../core/cost/replyCost';
-import { instructionsText, touchedPaths } from '../../core/instructions/instructionFiles';
+import {
+  INSTRUCTION_TOKEN_BUDGET,
+  instructionsText,
+  touchedPaths,
+} from '../../core/instructions/instructionFiles';
 import { toGatewayTool } from '../agent/agentTools';
 import type { TurnTools } from '../agent/agentTools';
 import type { ChatAgent } from '../agent/chatAgent';
@@ -226,13 +230,14 @@ export class TurnRunner {
       );
       // The project's instruction files go after our own prompt, never above it: the always-on
       // ones, and those the prompt's attachments match; the agent adds those its reads and
-      // edits match, step by step.
+      // edits match, step by step. They have what the chat's agent file left of the budget.
       const instructions = await turnInstructions(
         this.deps.instructions,
         this.deps.logger,
         conversation,
         turn,
         (m) => host.post(m),
+        INSTRUCTION_TOKEN_BUDGET - (mode?.instructionTokens ?? 0),
       );
       const system = joinPrompt(systemPrompt, instructionsText(instructions.carried));
       // Under a summary of the oldest turns, the summary and the newest turns go.

@@ -1,5 +1,9 @@
 import type { Conversation } from '../../../core/chat/conversation';
-import { cleanPath, selectInstructions } from '../../../core/instructions/instructionFiles';
+import {
+  cleanPath,
+  INSTRUCTION_TOKEN_BUDGET,
+  selectInstructions,
+} from '../../../core/instructions/instructionFiles';
 import type { CarriedInstruction, InstructionFile } from '../../../core/instructions/instructionFiles';
 import type { AssistantTurn, HostMessage } from '../../../core/protocol/chatProtocol';
 import type { Logger } from '../../log/logger';
@@ -20,7 +24,8 @@ export interface TurnInstructions {
 /**
  * The instruction files of a turn: those that go with its first request (set on the turn as
  * chips), and `carry`, which gives the set for the paths touched so far when it grew (and
- * updates the chips), or undefined when it did not.
+ * updates the chips), or undefined when it did not. `budget` is what is left of the instruction
+ * budget once the chat's agent file has taken its part.
  */
 export async function turnInstructions(
   source: InstructionSource | undefined,
@@ -28,6 +33,7 @@ export async function turnInstructions(
   conversation: Conversation,
   turn: AssistantTurn,
   post: (message: HostMessage) => void,
+  budget = INSTRUCTION_TOKEN_BUDGET,
 ): Promise<TurnInstructions> {
   let files: InstructionFile[] = [];
   try {
@@ -52,14 +58,14 @@ export async function turnInstructions(
       ...(dropped ? { dropped } : {}),
     }));
   };
-  let carried = selectInstructions(files, attached, off);
+  let carried = selectInstructions(files, attached, off, budget);
   show(carried);
   const key = (list: CarriedInstruction[]) => list.map((c) => c.path).join('\u0000');
   return {
     carried,
     carry: (touched) => {
       if (!files.length || !touched.length) return undefined;
-      const next = selectInstructions(files, [...attached, ...touched], off);
+      const next = selectInstructions(files, [...attached, ...touched], off, budget);
       if (key(next) === key(carried)) return undefined;
       carried = next;
       show(carried);
