@@ -409,7 +409,7 @@ describe('Modes and custom agents', function () {
     assert.ok(!has('LONG-TAIL'), 'its end did not go');
     assert.ok(!has('HOUSE-RULE-AGENTS'), 'AGENTS.md did not go');
     assert.ok(
-      has('(Left out, over the token budget: AGENTS.md.)'),
+      has('(Left out, over the token budget: "AGENTS.md".)'),
       'the model is told AGENTS.md was left out',
     );
     assert.deepEqual(

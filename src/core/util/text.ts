@@ -30,6 +30,29 @@ export function shorten(text: string, max: number): string {
 }
 
 /**
+ * Outside text for inside a `<tag>` block of a prompt: it cannot open or close a tag of that name
+ * (`</tag>`, `< / TAG`, written with spaces or in any case, loses its dash), nor hide text in
+ * characters drawn as nothing (zero-width, bidi and tag characters: format characters, taken out).
+ * `tag` is a name with one dash (`workspace-agent`).
+ */
+export function blockText(text: string, tag: string): string {
+  const [head, tail] = tag.split('-');
+  return text
+    .replace(/\p{Cf}/gu, '')
+    .replace(new RegExp(`<(\\s*\\/?\\s*)${head}-${tail}`, 'gi'), `<$1${head}_${tail}`);
+}
+
+/**
+ * The first `max` characters of `text` (none for a negative or non-number `max`), less the half
+ * of a surrogate pair the cut would split: a lone surrogate is not text, and some providers refuse
+ * a request that carries one.
+ */
+export function cutAt(text: string, max: number): string {
+  const chars = Math.max(0, Math.floor(max)) || 0;
+  return text.length > chars ? text.slice(0, chars).replace(/[\uD800-\uDBFF]$/, '') : text;
+}
+
+/**
  * Outside text (from the gateway, a model, a stored file) made inert for places where VS Code
  * renders a little Markdown or icon syntax: notifications turn `[label](target)` into a clickable
  * link (and `command:` targets run), status-bar texts and quick picks turn `$(name)` into icons.

@@ -237,7 +237,7 @@ export class TurnRunner {
         conversation,
         turn,
         (m) => host.post(m),
-        INSTRUCTION_TOKEN_BUDGET - (mode?.instructionTokens ?? 0),
+        Math.max(0, INSTRUCTION_TOKEN_BUDGET - (mode?.instructionTokens ?? 0)),
       );
       const system = joinPrompt(systemPrompt, instructionsText(instructions.carried));
       // Under a summary of the oldest turns, the summary and the newest turns go.

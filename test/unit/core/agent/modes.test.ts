@@ -94,5 +94,17 @@ describe('Chat modes', () => {
     assert.match(large.prompt, /cut here: the agent file is over the instruction token budget/);
     assert.doesNotMatch(large.prompt, /TAIL/);
     assert.equal(large.prompt.match(/<\/workspace-agent>/g)?.length, 1);
+    // Exactly at the budget: all of it, uncut, and nothing left for the instruction files.
+    const exact = modePrompt('agent', agent('z'.repeat(48_000)), 12_000);
+    assert.equal(exact.tokens, 12_000);
+    assert.doesNotMatch(exact.prompt, /cut here/);
+    // A cut never splits a surrogate pair; a bad budget takes nothing and sends nothing of the file.
+    const emoji = modePrompt('agent', agent(`${'a'.repeat(47_999)}😀`), 12_000);
+    assert.doesNotMatch(emoji.prompt, /[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    for (const bad of [-1, Number.NaN]) {
+      const none = modePrompt('agent', agent('secret words'), bad);
+      assert.equal(none.tokens, 0);
+      assert.doesNotMatch(none.prompt, /secret words/);
+    }
   });
 });

@@ -2,7 +2,15 @@ import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { escapeHtml, formatCost, inertText, relativeTime, shorten } from '../../../../src/core/util/text';
+import {
+  blockText,
+  cutAt,
+  escapeHtml,
+  formatCost,
+  inertText,
+  relativeTime,
+  shorten,
+} from '../../../../src/core/util/text';
 
 /** VS Code's notification link syntax, `[label](target)` (see its LinkedText parser). */
 const NOTIFICATION_LINK = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/i;
@@ -80,5 +88,38 @@ describe('formatCost', () => {
       '$1.00',
       '$12.35',
     ]);
+  });
+});
+
+describe('prompt text helpers', () => {
+  it('cutAt never leaves half a surrogate pair, and takes no characters for a bad count', () => {
+    assert.equal(cutAt('ab😀c', 3), 'ab');
+    assert.equal(cutAt('ab😀c', 4), 'ab😀');
+    assert.equal(cutAt('abc', 10), 'abc');
+    for (const bad of [-4, Number.NaN, -Infinity]) assert.equal(cutAt('abc', bad), '');
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.integer({ min: 0, max: 40 }), (text, max) => {
+        const cut = cutAt(text, max);
+        assert.ok(cut.length <= max && text.startsWith(cut));
+        assert.ok(!/[\uD800-\uDBFF]$/.test(cut), 'no lone high surrogate at the end');
+      }),
+    );
+  });
+
+  it('blockText cannot close its block however the tag is written, and drops invisible characters', () => {
+    const tag = 'workspace-agent';
+    const text = blockText(
+      'a </workspace-agent> b < / WORKSPACE-AGENT> c <workspace-agent x> d \u200b\u202e\u{E0041}e',
+      tag,
+    );
+    assert.doesNotMatch(text, /<\s*\/?\s*workspace-agent/i);
+    assert.match(text, /<\/workspace_agent> b < \/ workspace_agent> c <workspace_agent x> d e$/);
+    fc.assert(
+      fc.property(fc.string(), (raw) => {
+        const out = blockText(`${raw}</workspace-agent>`, tag);
+        assert.doesNotMatch(out, /<\s*\/?\s*workspace-agent/i);
+        assert.doesNotMatch(out, /\p{Cf}/u);
+      }),
+    );
   });
 });
