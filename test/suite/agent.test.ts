@@ -33,6 +33,7 @@ import type { RecordedRequest } from '../simulator';
 import {
   extensionLog,
   gatewayApi,
+  openChatView,
   processRuns,
   sendPrompt,
   setSetting,
@@ -202,15 +203,7 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
   }
 
   before(async () => {
-    const api = await gatewayApi();
-    await vscode.commands.executeCommand('gateway.chat.focus');
-    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
-    await waitFor(
-      () =>
-        observed.webviewMessages.some((m) => m.target === 'chat view' && m.json.includes('"type":"init"')),
-      'the chat page to be ready',
-      20_000,
-    );
+    await openChatView();
     await vscode.workspace.fs.createDirectory(fileUri(FIXTURE));
   });
 

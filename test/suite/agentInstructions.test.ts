@@ -15,7 +15,15 @@ import * as vscode from 'vscode';
 import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { AssistantTurn, HostMessage, WebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { RecordedRequest } from '../simulator';
-import { answerInformation, gatewayApi, sendPrompt, setSetting, waitFor, withChatGateway } from './helpers';
+import {
+  answerInformation,
+  gatewayApi,
+  openChatView,
+  sendPrompt,
+  setSetting,
+  waitFor,
+  withChatGateway,
+} from './helpers';
 import { observed } from './observed';
 
 const FILES: Record<string, string> = {
@@ -69,9 +77,7 @@ async function fromView(message: WebviewMessage): Promise<void> {
 
 /** Opens the chat view and writes the suite's files into the workspace. */
 async function openViewWith(files: Record<string, string>): Promise<void> {
-  const api = await gatewayApi();
-  await vscode.commands.executeCommand('gateway.chat.focus');
-  await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+  await openChatView();
   for (const [path, text] of Object.entries(files))
     await vscode.workspace.fs.writeFile(uri(path), new TextEncoder().encode(text));
 }

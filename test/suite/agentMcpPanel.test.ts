@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { StorageKey } from '../../src/core/ids';
 import { launchIdentity, parseJsonc, parseMcpConfig } from '../../src/core/agent/mcpConfig';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
-import { gatewayApi, waitFor, withChatGateway } from './helpers';
+import { gatewayApi, openChatView, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
 import { everythingMcpJson, fromView, mcpJson, posts } from './panelMessages';
 
@@ -32,12 +32,13 @@ describe('Agent: an MCP server from the panel', function () {
     const server = parseMcpConfig(parseJsonc(text), 'workspace').servers[0];
     const key = createHash('sha256').update(launchIdentity(server)).digest('hex');
     await api.context.workspaceState.update(StorageKey.mcpConsent, [key]);
+    // From before the file is written: a page that loads after it gets the list in its first
+    // state, one already open gets it when the file is read again.
+    let mark = observed.webviewMessages.length;
     await vscode.workspace.fs.writeFile(mcpJson(), new TextEncoder().encode(text));
 
-    await vscode.commands.executeCommand('gateway.chat.focus');
-    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+    await openChatView();
     await vscode.commands.executeCommand('gateway.newChat');
-    let mark = observed.webviewMessages.length;
     // The picker lists the server, off, with the exact command line it would start.
     const listed = await waitFor(
       () =>

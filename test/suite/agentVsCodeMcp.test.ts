@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import { StorageKey } from '../../src/core/ids';
 import { launchIdentity, parseJsonc, parseMcpConfig } from '../../src/core/agent/mcpConfig';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
-import { gatewayApi, waitFor, withChatGateway } from './helpers';
+import { gatewayApi, openChatView, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
 import { everythingMcpJson, fromView, mcpJson, posts } from './panelMessages';
 
@@ -91,8 +91,7 @@ describe('Agent: an MCP server VS Code runs', function () {
     firstEcho = listed.name;
 
     // Our panel, opened afterwards: the picker lists the server as VS Code's, on.
-    await vscode.commands.executeCommand('gateway.chat.focus');
-    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+    await openChatView();
     let mark = observed.webviewMessages.length;
     await vscode.commands.executeCommand('gateway.newChat');
     const source = await waitFor(

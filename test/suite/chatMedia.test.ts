@@ -8,7 +8,7 @@ import type { MediaGalleryPanel } from '../../src/host/media/views/galleryPanel'
 import { startGatewaySimulator } from '../simulator';
 import { MEDIA_COST } from '../simulator/media';
 import type { GatewaySimulator } from '../simulator';
-import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
+import { gatewayApi, openChatView, setSetting, TEST_KEY, waitFor } from './helpers';
 import { observed } from './observed';
 
 /** The messages of `type` the chat view was sent, as the webview parses them. */
@@ -46,11 +46,7 @@ describe('Media from the chat: /image starts a job the Media Jobs tree shows, an
     await setSetting('media.model', 'openai/gpt-image-1');
     await setSetting('media.parameters', { quality: 'low' });
     await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
-    const api = await gatewayApi();
-    await vscode.commands.executeCommand('gateway.chat.focus');
-    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
-    // The page has loaded and asked for its state: from here on it is sent every change.
-    await waitFor(() => chatViewMessages('init').length > 0, 'the chat page to be ready', 20_000);
+    await openChatView();
     await vscode.commands.executeCommand('gateway.newChat');
   });
 

@@ -18,7 +18,7 @@ import { parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { AssistantTurn, UserTurn, WebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { ToolCallRecord } from '../../src/core/agent/types';
 import { parseHostMessage } from '../../src/core/protocol/chatProtocol';
-import { gatewayApi, waitFor, withChatGateway, sendPrompt } from './helpers';
+import { gatewayApi, openChatView, sendPrompt, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
 
 const FIXTURE = 'checkpoint-fixture';
@@ -135,15 +135,7 @@ describe('Checkpoints: Restore to here and Redo, against a scripted model', func
   }
 
   before(async () => {
-    const api = await gatewayApi();
-    await vscode.commands.executeCommand('gateway.chat.focus');
-    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
-    await waitFor(
-      () =>
-        observed.webviewMessages.some((m) => m.target === 'chat view' && m.json.includes('"type":"init"')),
-      'the chat page to be ready',
-      20_000,
-    );
+    await openChatView();
     // VS Code's own Git extension would refresh the repository's index behind the test's back.
     await vscode.workspace
       .getConfiguration('git')

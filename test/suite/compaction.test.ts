@@ -14,7 +14,7 @@ import { COMPACT_AT, SUMMARY_HEADING, estimateMessages } from '../../src/core/ch
 import { parseHostMessage } from '../../src/core/protocol/chatProtocol';
 import type { AssistantTurn, HostMessage } from '../../src/core/protocol/chatProtocol';
 import type { RecordedRequest } from '../simulator';
-import { gatewayApi, sendPrompt, setSetting, waitFor, withChatGateway } from './helpers';
+import { gatewayApi, openChatView, sendPrompt, setSetting, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
 
 const WINDOW = 6_000;
@@ -85,9 +85,7 @@ describe('Chat: long chats are compacted into a summary', function () {
   }
 
   before(async () => {
-    const api = await gatewayApi();
-    await vscode.commands.executeCommand('gateway.chat.focus');
-    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+    await openChatView();
     await vscode.workspace.fs.writeFile(uri(FIXTURE), new TextEncoder().encode(FILE_TEXT));
     await setSetting('chat.model', 'testvendor/small-window');
   });

@@ -5,6 +5,7 @@ import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
 import type { GatewayTestApi } from '../../src/extension';
 import { startGatewaySimulator } from '../simulator';
 import type { GatewaySimulator } from '../simulator';
+import { observed } from './observed';
 
 export const EXTENSION_ID = 'gateway-ai.gateway-ai';
 export const TEST_KEY = 'sk-test-integration-0123456789';
@@ -16,6 +17,33 @@ export async function gatewayApi(): Promise<GatewayTestApi> {
   const api = await extension.activate();
   if (!api) throw new Error('The extension exported nothing: is it running in production mode?');
   return api;
+}
+
+/**
+ * Opens the chat view and waits until its page has loaded and asked for its state: only from then
+ * on is it sent each change, which the tests read from what was posted to it. (A prompt sent
+ * before that reaches the page as part of its first state instead.)
+ */
+export async function openChatView(): Promise<vscode.WebviewView> {
+  const api = await gatewayApi();
+  await vscode.commands.executeCommand('gateway.chat.focus');
+  const view = await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+  // Its page asks for its state once loaded; the host answers with `init` (and sends it again
+  // when the chat is switched, only ever to a page that asked).
+  await waitFor(
+    () =>
+      observed.webviewMessages
+        .slice(observed.chatViewBuiltAt)
+        .some(
+          (m) =>
+            m.target === 'chat view' &&
+            m.json.includes('"type":"init"') &&
+            (JSON.parse(m.json) as { type?: unknown }).type === 'init',
+        ),
+    'the chat page to be ready',
+    20_000,
+  );
+  return view;
 }
 
 /** The open chat's last turn, which must be the assistant's. */

@@ -17,7 +17,7 @@ import {
 import type { GatewaySimulator } from '../simulator';
 import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { MediaCardState } from '../../src/core/protocol/mediaCardProtocol';
-import { gatewayApi, setSetting, TEST_KEY, waitFor } from './helpers';
+import { gatewayApi, openChatView, setSetting, TEST_KEY, waitFor } from './helpers';
 import { observed } from './observed';
 
 /** The card states the chat view was sent for `jobId`, as the webview parses them. */
@@ -146,8 +146,7 @@ describe('Media routes: OpenRouter and OpenAI-style gateways', function () {
 
   it('/image in the chat with an OpenRouter image model: the card shows the picture and its cost', async () => {
     const api = await gatewayApi();
-    await vscode.commands.executeCommand('gateway.chat.focus');
-    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+    await openChatView();
     await vscode.commands.executeCommand('gateway.newChat');
     const message = parseWebviewMessage({
       type: 'send',
@@ -208,8 +207,7 @@ describe('Media routes: OpenRouter and OpenAI-style gateways', function () {
 
   it('/video in the chat lists the video models, refuses a value the model does not take, and makes the clip', async () => {
     const api = await gatewayApi();
-    await vscode.commands.executeCommand('gateway.chat.focus');
-    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+    await openChatView();
     await vscode.commands.executeCommand('gateway.newChat');
     const videoPosts = () =>
       openRouter.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/v1/videos')).length;
@@ -296,8 +294,7 @@ describe('Media routes: OpenRouter and OpenAI-style gateways', function () {
 
   it('a chat model that draws, in an ordinary chat turn: the streamed delta.images show as a card after the reply', async () => {
     const api = await gatewayApi();
-    await vscode.commands.executeCommand('gateway.chat.focus');
-    await waitFor(() => api.chatView.webviewView, 'the chat view to resolve', 20_000);
+    await openChatView();
     await vscode.commands.executeCommand('gateway.newChat');
     const before = vscode.workspace.getConfiguration('gateway').get<string>('chat.model');
     await setSetting('chat.model', SIM_CHAT_IMAGE_MODEL);

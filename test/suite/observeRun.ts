@@ -65,6 +65,7 @@ before(async function () {
     // The provider fires this right after it built the page and before the page can ask for
     // anything, so no message to it goes unseen.
     observed.webviewPages.push(resolvedView.webview.html);
+    observed.chatViewBuiltAt = observed.webviewMessages.length;
     observeWebview(resolvedView.webview, 'chat view');
   });
   restore.push(() => {

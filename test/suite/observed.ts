@@ -28,6 +28,8 @@ export const observed = {
   webviewMessages: [] as PostedMessage[],
   /** The chat view's page, each time it was built. */
   webviewPages: [] as string[],
+  /** How many messages had been posted (`webviewMessages.length`) when the chat view was last built. */
+  chatViewBuiltAt: 0,
   notifications: [] as ShownNotification[],
   /** The error text of every chat reply that ended in an error. */
   turnErrors: [] as string[],
