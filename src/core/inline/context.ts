@@ -4,6 +4,7 @@
  * path and language. Pure: the host hands in the document's lines through `TextLines`.
  */
 import { estimateTextTokens } from '../lm/tokens';
+import { cutAt } from '../util/text';
 
 /** A document as lines (without their line breaks), read only as far as the budget reaches. */
 export interface TextLines {
@@ -57,7 +58,7 @@ export function buildContext(
   // A cut may fall inside a surrogate pair: the half left over is dropped, not sent.
   if (head.length > maxPrefixChars)
     head = head.slice(head.length - maxPrefixChars).replace(/^[\uDC00-\uDFFF]/, '');
-  if (tail.length > maxSuffixChars) tail = tail.slice(0, maxSuffixChars).replace(/[\uD800-\uDBFF]$/, '');
+  tail = cutAt(tail, maxSuffixChars);
 
   const before: string[] = [];
   let spent = estimateTextTokens(head);
