@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { ApiKeyStore } from './host/auth/apiKeyStore';
 import { CatalogFeature } from './host/catalog/catalogFeature';
 import { registerKeyCommands } from './host/auth/keyCommands';
+import { OpenRouterSignIn, registerSignIn } from './host/auth/signIn';
 import { SettingsService } from './host/config/settingsService';
 import { legacyKeyOrigin } from './core/config/keyOrigin';
 import { registerChat } from './host/chat/chatLoader';
@@ -65,6 +66,9 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   );
   const gateway = new GatewayService(apiKey, settings, logger);
   const reports = new StorageReports(logger);
+  const signIn = new OpenRouterSignIn(apiKey, settings, gateway, logger, (baseUrl) =>
+    gateway.isOpenRouterKind(baseUrl),
+  );
   const catalog = new CatalogFeature({ context, gateway, apiKey, settings, logger });
   // Today's cost, shared by every window; nothing is read until the first cost or look.
   const costs = new CostTracker(
@@ -133,6 +137,8 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     chat,
     media,
     ...registerKeyCommands(apiKey, settings),
+    signIn,
+    ...registerSignIn(signIn),
     status,
     inline,
     // Every completion the gateway served, shown or not, is in today's cost.
