@@ -41,6 +41,7 @@ export interface GatewayTestApi {
   readonly media: MediaJobsFeature;
   readonly catalog: CatalogFeature;
   readonly apiKey: ApiKeyStore;
+  readonly signIn: OpenRouterSignIn;
   /** Every setting in force, each from where its policy allows. */
   readonly settings: SettingsService;
   readonly status: ModelStatusItem;
@@ -66,8 +67,17 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   );
   const gateway = new GatewayService(apiKey, settings, logger);
   const reports = new StorageReports(logger);
-  const signIn = new OpenRouterSignIn(apiKey, settings, gateway, logger, (baseUrl) =>
-    gateway.isOpenRouterKind(baseUrl),
+  const signIn = new OpenRouterSignIn(
+    apiKey,
+    settings,
+    gateway,
+    logger,
+    (baseUrl) => gateway.isOpenRouterKind(baseUrl),
+    // The new key's credit, read once it is stored (the catalog is made just below).
+    async () => {
+      await catalog.credits.update(true);
+      return catalog.credits.describe();
+    },
   );
   const catalog = new CatalogFeature({ context, gateway, apiKey, settings, logger });
   // Today's cost, shared by every window; nothing is read until the first cost or look.
@@ -170,6 +180,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     },
     catalog,
     apiKey,
+    signIn,
     settings,
     status,
     inline,

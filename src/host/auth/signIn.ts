@@ -47,6 +47,8 @@ export class OpenRouterSignIn extends Disposable implements vscode.UriHandler {
     private readonly gateway: GatewayService,
     private readonly logger: Logger,
     private readonly offered: SignInOffered,
+    /** Reads the new key's credit; its one-line description, or undefined. */
+    private readonly creditAfterSignIn: () => Promise<string | undefined> = () => Promise.resolve(undefined),
   ) {
     super();
   }
@@ -67,7 +69,9 @@ export class OpenRouterSignIn extends Disposable implements vscode.UriHandler {
       void notify.error(`Gateway AI: no callback address could be made for the sign-in. ${errorText(error)}`);
       return false;
     }
-    const page = signInPageUrl(pending.baseUrl, challenge, callback.toString());
+    // Printed without re-encoding: `toString()` would escape the `=` and `&` of a web window's
+    // callback query (`?vscode-reqid=…&vscode-scheme=…`), and its page would not find them.
+    const page = signInPageUrl(pending.baseUrl, challenge, callback.toString(true));
     if (!(await this.openPage(page))) return false;
     const pasteInstead = 'Paste a Code Instead';
     const cancel = 'Cancel Sign In';
@@ -225,9 +229,13 @@ export class OpenRouterSignIn extends Disposable implements vscode.UriHandler {
       return false;
     }
     this.logger.info(`Signed in; a key is stored for ${origin}.`);
+    const credit = await this.creditAfterSignIn().catch(() => undefined);
     const pick = 'Choose a Model';
     void notify
-      .info(`Gateway AI: signed in. Your key is stored for ${origin}, and goes nowhere else.`, pick)
+      .info(
+        `Gateway AI: signed in. Your key is stored for ${origin}, and goes nowhere else.${credit ? ` ${credit}` : ''}`,
+        pick,
+      )
       .then((choice) => {
         if (choice === pick) void vscode.commands.executeCommand(Command.selectModel);
       });
