@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { ApiKeyStore } from './host/auth/apiKeyStore';
 import { CatalogFeature } from './host/catalog/catalogFeature';
 import { registerKeyCommands } from './host/auth/keyCommands';
+import { OpenRouterSignIn, registerSignIn } from './host/auth/signIn';
 import { SettingsService } from './host/config/settingsService';
 import { legacyKeyOrigin } from './core/config/keyOrigin';
 import { registerChat } from './host/chat/chatLoader';
@@ -40,6 +41,7 @@ export interface GatewayTestApi {
   readonly media: MediaJobsFeature;
   readonly catalog: CatalogFeature;
   readonly apiKey: ApiKeyStore;
+  readonly signIn: OpenRouterSignIn;
   /** Every setting in force, each from where its policy allows. */
   readonly settings: SettingsService;
   readonly status: ModelStatusItem;
@@ -65,6 +67,18 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   );
   const gateway = new GatewayService(apiKey, settings, logger);
   const reports = new StorageReports(logger);
+  const signIn = new OpenRouterSignIn(
+    apiKey,
+    settings,
+    gateway,
+    logger,
+    (baseUrl) => gateway.isOpenRouterKind(baseUrl),
+    // The new key's credit, read once it is stored (the catalog is made just below).
+    async () => {
+      await catalog.credits.update(true);
+      return catalog.credits.describe();
+    },
+  );
   const catalog = new CatalogFeature({ context, gateway, apiKey, settings, logger });
   // Today's cost, shared by every window; nothing is read until the first cost or look.
   const costs = new CostTracker(
@@ -133,6 +147,8 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     chat,
     media,
     ...registerKeyCommands(apiKey, settings),
+    signIn,
+    ...registerSignIn(signIn),
     status,
     inline,
     // Every completion the gateway served, shown or not, is in today's cost.
@@ -164,6 +180,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     },
     catalog,
     apiKey,
+    signIn,
     settings,
     status,
     inline,

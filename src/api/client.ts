@@ -103,6 +103,12 @@ export interface GatewayClient {
    * GatewayError otherwise, a 404 included (the record often appears only a while after the reply).
    */
   getGeneration(id: string, options?: CallOptions): Promise<Generation | undefined>;
+  /**
+   * `POST /v1/auth/keys` (Sign in with OpenRouter): trades a sign-in code and its PKCE verifier
+   * for a key, as the JSON sent (`{key, user_id}`, read by the sign-in codec). Sent without a key
+   * and never repeated: a code works once.
+   */
+  exchangeAuthCode(code: string, codeVerifier: string, options?: CallOptions): Promise<unknown>;
   /** Closes pooled connections. */
   close(): Promise<void>;
 }
@@ -600,6 +606,29 @@ class UndiciGatewayClient implements GatewayClient {
       'generation',
     );
     return parseGeneration(body, this.problems);
+  }
+
+  async exchangeAuthCode(
+    code: string,
+    codeVerifier: string,
+    callOptions: CallOptions = {},
+  ): Promise<unknown> {
+    const secrets = [code, codeVerifier, ...this.proxySecrets];
+    try {
+      if (callOptions.signal?.aborted)
+        throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
+      const exchange = await this.send(this.endpoint('/v1/auth/keys'), undefined, callOptions.signal, {
+        method: 'POST',
+        body: { code, code_verifier: codeVerifier, code_challenge_method: 'S256' },
+        accept: 'application/json',
+        rule: 'start-once',
+        maxRetries: 0,
+        error: { operation: 'sign-in' },
+      });
+      return await readJson(exchange, 'sign-in', jsonLimit());
+    } catch (error) {
+      throw asGatewayError(error, secrets);
+    }
   }
 
   private async getJson(

@@ -15,7 +15,7 @@ import type { ResponseHeaders } from './transport/http';
 const MAX_GATEWAY_MESSAGE_CHARS = 700;
 
 export type Operation =
-  'chat' | 'media-start' | 'media-get' | 'download' | 'models' | 'credits' | 'generation';
+  'chat' | 'media-start' | 'media-get' | 'download' | 'models' | 'credits' | 'generation' | 'sign-in';
 
 export interface HttpErrorContext {
   operation: Operation;
@@ -59,6 +59,9 @@ function leadSentence(status: number, details: ErrorDetails, context: HttpErrorC
   const model = context.model ? ` ${context.model}` : '';
   if (context.operation === 'download' && (status === 401 || status === 403)) {
     return `Access to the file was denied (${status}). Its link may have expired.`;
+  }
+  if (context.operation === 'sign-in' && status >= 400 && status < 500 && status !== 429) {
+    return `The gateway did not accept the sign-in code (${status}). A code works once and for ten minutes; sign in again.`;
   }
   switch (status) {
     case 400:

@@ -14,6 +14,7 @@ import type { CompletionScript, ScriptedCore } from './completions';
 import { DEFAULT_CATALOG, handleCredits, handleKey, handleModels, simEndpoints } from './catalog';
 import type { AllModalitiesMode, CatalogMode, CreditState, SimModel } from './catalog';
 import type { RequestContext } from './context';
+import { OAuthDesk } from './oauth';
 import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
 import { QuirksState } from './openRouterQuirks';
 import {
@@ -76,6 +77,8 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
   /** /api/files/* responses being written now, and the most there ever were at once. */
   filesInFlight = 0;
   peakFilesInFlight = 0;
+  /** Sign in with OpenRouter: the page and the code exchange. */
+  readonly oauth = new OAuthDesk();
   readonly providerName: string;
   readonly chunkDelayMs: number;
   readonly mediaTimings: MediaTimings;
@@ -162,10 +165,10 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
   async listen(): Promise<this> {
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(this.options.port ?? 0, '127.0.0.1', () => resolve());
+      this.server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => resolve());
     });
     this.port = (this.server.address() as AddressInfo).port;
-    this.origin = `http://127.0.0.1:${this.port}`;
+    this.origin = `http://${this.options.host ?? '127.0.0.1'}:${this.port}`;
     this.baseUrl = `${this.origin}${API_PREFIX}`;
     await new Promise<void>((resolve, reject) => {
       this.resultServer.once('error', reject);
@@ -279,6 +282,10 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
       this.emit('connection-closed', entry);
     });
 
+    // OpenRouter's sign-in page lives beside the API, not under it; the exchange needs no key.
+    if (request.method === 'GET' && path === '/auth') return this.oauth.page(url, response);
+    if (request.method === 'POST' && path === `${API_PREFIX}/v1/auth/keys`)
+      return this.oauth.exchange(record.body, response);
     if (request.method === 'GET' && path.startsWith('/img/')) {
       this.imageRequests += 1;
       return this.sendPng(response, gradientPng(8, 8, this.imageRequests));

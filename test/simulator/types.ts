@@ -18,6 +18,11 @@ export interface MediaTimings {
 export interface SimulatorOptions {
   /** 0 (default): a free port. */
   port?: number;
+  /**
+   * The loopback address it listens on (default 127.0.0.1). The browser tests of sign-in use
+   * another one: code-server rewrites what it opens on 127.0.0.1 or localhost to its own proxy.
+   */
+  host?: string;
   /** Pause between two streamed chunks, so a demo visibly streams. Default 5 ms; 0: as fast as possible. */
   chunkDelayMs?: number;
   mediaTimings?: Partial<MediaTimings>;

@@ -66,6 +66,17 @@ export class GatewayService extends Disposable {
     });
   }
 
+  /**
+   * Whether the gateway the base URL names is OpenRouter's kind, where Sign In with OpenRouter
+   * exists: its own host, or a gateway that answers as OpenRouter does.
+   */
+  isOpenRouterKind(baseUrl: string): boolean {
+    const origin = originOf(baseUrl);
+    if (!origin) return false;
+    const host = new URL(origin).hostname;
+    return host === 'openrouter.ai' || host.endsWith('.openrouter.ai');
+  }
+
   /** The client for the current settings. Throws a GatewayError ('config') for an invalid base URL. */
   client(): GatewayClient {
     if (this.current) return this.current;
