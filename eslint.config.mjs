@@ -47,6 +47,7 @@ const clientHelpers = [
   'src/api/media',
   'src/api/json',
   'src/api/fold',
+  'src/api/dialects',
 ];
 const lazyClient = {
   paths: ['src/api/**'],
