@@ -49,12 +49,12 @@ export interface CatalogSource {
   mediaCatalogs: boolean;
 }
 
-/** OpenRouter's own endpoints; `'unknown'`: asked, and a 404/405 remembered as "none here". */
+/** OpenRouter's own endpoints, asked only where the dialect has them. */
 export interface GatewayEndpoints {
-  key: boolean | 'unknown';
-  credits: boolean | 'unknown';
-  modelEndpoints: boolean | 'unknown';
-  generation: boolean | 'unknown';
+  key: boolean;
+  credits: boolean;
+  modelEndpoints: boolean;
+  generation: boolean;
 }
 
 export interface Dialect {
@@ -67,11 +67,12 @@ export interface Dialect {
    */
   extraFields: readonly string[];
   /**
-   * What it does with a body field it does not know: `refuse` it (400), `forward` it to an upstream
-   * that may refuse it (so it must not be sent), `ignore` it, or `unknown` (sent as built; a
-   * refusal is learned from the 400).
+   * Only OpenAI's fields and `extraFields` are sent. False where bodies go as built: OpenRouter
+   * (it takes many fields and ignores the rest) and a server nothing is known of (a field it
+   * refuses is learned from its 400). OpenAI refuses unknown fields; LiteLLM, Vercel and
+   * Cloudflare forward them to an upstream that may; Portkey and local servers ignore them.
    */
-  unknownFields: 'refuse' | 'forward' | 'ignore' | 'unknown';
+  onlyKnownFields: boolean;
   /** `cache_control` marks on message parts are passed to the provider. */
   cacheControl: boolean;
   /** `reasoning_details` echoed back on assistant messages are taken. */
@@ -195,6 +196,7 @@ const NO_OPENROUTER_ENDPOINTS: GatewayEndpoints = {
 /** Shared by the kinds that speak OpenAI's API and nothing more. */
 const OPENAI_STYLE = {
   extraFields: [] as readonly string[],
+  onlyKnownFields: true,
   cacheControl: false,
   reasoningDetails: false,
   includeUsage: true,
@@ -211,7 +213,7 @@ export const DIALECTS: Readonly<Record<DialectKind, Dialect>> = {
     kind: 'openrouter',
     label: 'OpenRouter',
     extraFields: OPENROUTER_FIELDS,
-    unknownFields: 'ignore',
+    onlyKnownFields: false,
     cacheControl: true,
     reasoningDetails: true,
     // Usage always comes in the last chunk.
@@ -228,7 +230,6 @@ export const DIALECTS: Readonly<Record<DialectKind, Dialect>> = {
     kind: 'litellm',
     label: 'LiteLLM',
     // Unknown fields go on to the upstream unchanged, where a strict one refuses them.
-    unknownFields: 'forward',
     cost: ['header', 'catalog-price'],
     costHeader: 'x-litellm-response-cost',
     catalog: { supportedParameters: false, modelInfo: true, mediaCatalogs: false },
@@ -237,34 +238,29 @@ export const DIALECTS: Readonly<Record<DialectKind, Dialect>> = {
     ...OPENAI_STYLE,
     kind: 'portkey',
     label: 'Portkey',
-    unknownFields: 'ignore',
   },
-  openai: { ...OPENAI_STYLE, kind: 'openai', label: 'OpenAI', unknownFields: 'refuse' },
+  openai: { ...OPENAI_STYLE, kind: 'openai', label: 'OpenAI' },
   'azure-openai': {
     ...OPENAI_STYLE,
     kind: 'azure-openai',
     label: 'Azure OpenAI',
-    unknownFields: 'refuse',
     auth: 'api-key',
   },
   vercel: {
     ...OPENAI_STYLE,
     kind: 'vercel',
     label: 'Vercel AI Gateway',
-    unknownFields: 'forward',
     cost: ['usage.cost', 'catalog-price'],
   },
   cloudflare: {
     ...OPENAI_STYLE,
     kind: 'cloudflare',
     label: 'Cloudflare AI Gateway',
-    unknownFields: 'forward',
   },
   local: {
     ...OPENAI_STYLE,
     kind: 'local',
     label: 'Local server (Ollama, LM Studio, vLLM, llama.cpp)',
-    unknownFields: 'ignore',
     // Free: nothing to report.
     cost: [],
     mediaRoutes: [],
@@ -275,14 +271,15 @@ export const DIALECTS: Readonly<Record<DialectKind, Dialect>> = {
     kind: 'openai-compatible',
     label: 'OpenAI-compatible server',
     // Nothing known: bodies go as built, and a field it refuses is learned from its 400.
-    unknownFields: 'unknown',
+    onlyKnownFields: false,
     extraFields: OPENROUTER_FIELDS,
     cacheControl: true,
     reasoningDetails: true,
     cost: ['usage.cost', 'generation', 'catalog-price'],
     catalog: { supportedParameters: true, modelInfo: false, mediaCatalogs: true },
     mediaRoutes: ['media', 'images', 'videos', 'chat-images', 'images-generations'],
-    endpoints: { key: 'unknown', credits: 'unknown', modelEndpoints: 'unknown', generation: 'unknown' },
+    // Asked, as they may exist; a 404 there is an answer, not an error.
+    endpoints: { key: true, credits: true, modelEndpoints: true, generation: true },
   },
 };
 
@@ -311,7 +308,7 @@ export function dialectFromHost(baseUrl: string): DialectKind | undefined {
   if (is('openrouter.ai')) return 'openrouter';
   if (host === 'api.openai.com') return 'openai';
   if (is('openai.azure.com') || is('cognitiveservices.azure.com')) return 'azure-openai';
-  if (host === 'gateway.ai.cloudflare.com') return 'cloudflare';
+  if (/^gateway\.ai\.cloudflare\.com$/.test(host)) return 'cloudflare';
   if (host === 'ai-gateway.vercel.sh') return 'vercel';
   if (host === 'api.portkey.ai') return 'portkey';
   if (addressPlace(host) === 'loopback' && LOCAL_PORTS.has(url.port)) return 'local';
@@ -381,8 +378,6 @@ export interface LearnedDialect {
   strict?: boolean;
   /** Models it refused `tools` for. */
   toolsRefused?: string[];
-  /** OpenRouter-only endpoints it answered 404/405 to. */
-  missingEndpoints?: Array<keyof GatewayEndpoints>;
 }
 
 const MAX_LEARNED = 64;
@@ -408,11 +403,6 @@ export function parseLearnedDialect(value: unknown): LearnedDialect {
   if (value.strict === true) learned.strict = true;
   const tools = strings(value.toolsRefused);
   if (tools) learned.toolsRefused = tools;
-  const missing = strings(value.missingEndpoints)?.filter(
-    (name): name is keyof GatewayEndpoints =>
-      name === 'key' || name === 'credits' || name === 'modelEndpoints' || name === 'generation',
-  );
-  if (missing?.length) learned.missingEndpoints = missing;
   return learned;
 }
 
@@ -423,15 +413,4 @@ export function parseLearnedDialect(value: unknown): LearnedDialect {
 export function resolveDialect(setting: DialectSetting, baseUrl: string, learned: LearnedDialect): Dialect {
   if (setting !== 'auto') return DIALECTS[setting];
   return DIALECTS[dialectFromHost(baseUrl) ?? learned.kind ?? 'openai-compatible'];
-}
-
-/** Whether the dialect asks for an endpoint: yes, no, or `unknown` unless a 404 taught otherwise. */
-export function hasEndpoint(
-  dialect: Dialect,
-  learned: LearnedDialect,
-  name: keyof GatewayEndpoints,
-): boolean {
-  const has = dialect.endpoints[name];
-  if (has === 'unknown') return !learned.missingEndpoints?.includes(name);
-  return has;
 }
