@@ -48,6 +48,7 @@ const clientHelpers = [
   'src/api/json',
   'src/api/fold',
   'src/api/dialects',
+  'src/api/endpoint',
 ];
 const lazyClient = {
   paths: ['src/api/**'],

@@ -63,7 +63,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   const apiKey: ApiKeyStore = new ApiKeyStore(context.secrets, () =>
     legacyKeyOrigin(settings.userValue(Setting.baseUrl)),
   );
-  const gateway = new GatewayService(apiKey, settings, logger);
+  const gateway = new GatewayService(apiKey, settings, logger, context.globalState);
   const reports = new StorageReports(logger);
   const catalog = new CatalogFeature({ context, gateway, apiKey, settings, logger });
   // Today's cost, shared by every window; nothing is read until the first cost or look.
