@@ -9,6 +9,7 @@ import { keyOriginRefusal, originOf } from '../../core/config/keyOrigin';
 import { Disposable } from '../../core/util/lifecycle';
 import { validateBaseUrl } from '../config/settings';
 import { apiRoot } from '../../api/endpoint';
+import { parseLearnedDialect } from '../../api/dialects';
 import type { Settings } from '../config/settings';
 import type { Logger } from '../log/logger';
 import { EXTENSION_ID, Setting, SettingSection, StorageKey, VsCodeSetting } from '../../core/ids';
@@ -121,7 +122,9 @@ export class GatewayService extends Disposable {
 
   /** Models the gateway refused tools for, as learned from its answers. */
   toolsRefused(model: string): boolean {
-    return this.current?.learned().toolsRefused?.includes(model) ?? false;
+    const learned =
+      this.current?.learned() ?? parseLearnedDialect(this.learnedFor(this.settings.current.baseUrl));
+    return learned.toolsRefused?.includes(model) ?? false;
   }
 
   private learnedFor(baseUrl: string): unknown {

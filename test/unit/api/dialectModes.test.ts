@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
+import OpenAI from 'openai';
 import { GatewayError } from '../../../src/api/errors';
 import type { DialectNotice, LearnedDialect } from '../../../src/api/types';
 import { agentRequest } from '../../../src/core/agent/agentRequest';
@@ -93,6 +94,51 @@ describe('api: other gateways (simulator modes)', () => {
       const again = makeClient(ctx.sim, { learnedDialect: kept.at(-1) }).client;
       await again.chat(agentBody('gpt-4o'));
       assert.equal(requestsTo(ctx.sim, 'POST', '/chat/completions').length, 4);
+    });
+
+    it('answers the official openai SDK as OpenAI does: usage only when asked, unknown fields refused', async () => {
+      const sdk = new OpenAI({ baseURL: ctx.sim.baseUrl, apiKey: 'sk-test-1234', maxRetries: 0 });
+      const chunks = await sdk.chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let usage: OpenAI.CompletionUsage | undefined | null;
+      let text = '';
+      for await (const chunk of chunks) {
+        text += chunk.choices[0]?.delta.content ?? '';
+        usage = chunk.usage ?? usage;
+      }
+      assert.match(text, /hi/);
+      assert.ok((usage?.total_tokens ?? 0) > 0);
+      let silent: OpenAI.CompletionUsage | undefined | null;
+      for await (const chunk of await sdk.chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      }))
+        silent = chunk.usage ?? silent;
+      assert.equal(silent ?? undefined, undefined, 'no usage unless asked for');
+      const refused = await sdk.chat.completions
+        .create({
+          model: 'gpt-4o',
+          messages: [{ role: 'user', content: 'x' }],
+          provider: { sort: 'price' },
+        } as never)
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      assert.ok(refused instanceof OpenAI.BadRequestError, String(refused));
+      assert.match(refused.message, /Unrecognized request argument supplied: provider/);
+      const models = await sdk.models.list();
+      assert.deepEqual(
+        models.data.map((m) => m.id),
+        ['gpt-4o', 'gpt-4o-mini', 'gpt-image-1'],
+      );
+      const image = await sdk.images.generate({ model: 'gpt-image-1', prompt: 'a square' });
+      assert.ok((image.data?.[0]?.b64_json?.length ?? 0) > 0);
     });
 
     it('asks no OpenRouter-only endpoint of it', async () => {
