@@ -47,6 +47,8 @@ const clientHelpers = [
   'src/api/media',
   'src/api/json',
   'src/api/fold',
+  'src/api/dialects',
+  'src/api/endpoint',
 ];
 const lazyClient = {
   paths: ['src/api/**'],

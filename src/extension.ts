@@ -65,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
   const apiKey: ApiKeyStore = new ApiKeyStore(context.secrets, () =>
     legacyKeyOrigin(settings.userValue(Setting.baseUrl)),
   );
-  const gateway = new GatewayService(apiKey, settings, logger);
+  const gateway = new GatewayService(apiKey, settings, logger, context.globalState);
   const reports = new StorageReports(logger);
   const signIn = new OpenRouterSignIn(
     apiKey,

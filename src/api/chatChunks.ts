@@ -263,7 +263,22 @@ export function parseUsage(usage: JsonObject, problems: ProblemReporter = silent
         ...(written !== undefined ? { cache_write_tokens: written } : {}),
       };
   }
-  return Object.keys(parsed).length > 0 ? parsed : undefined;
+  if (Object.keys(parsed).length === 0 || allZero(parsed)) return undefined;
+  return parsed;
+}
+
+/**
+ * No tokens and no cost: the gateway filled the field without counting (LiteLLM's text-completion
+ * streams do), so it is "not reported", not a free reply.
+ */
+function allZero(usage: Usage): boolean {
+  return (
+    !usage.prompt_tokens &&
+    !usage.completion_tokens &&
+    !usage.total_tokens &&
+    !usage.cost &&
+    !usage.cost_details?.upstream_inference_cost
+  );
 }
 
 const GENERATION_FIELDS: ReadonlyArray<[keyof Generation, string]> = [

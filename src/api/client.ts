@@ -10,8 +10,10 @@ import {
   parseChatReply,
   textChunkAsChat,
 } from './chatStream';
+import { dialectFromCatalog, dialectFromHeaders, parseLearnedDialect, resolveDialect } from './dialects';
+import type { Dialect, GatewayEndpoints, LearnedDialect } from './dialects';
 import { downloadRefusal, sendsKeyTo } from './downloadPolicy';
-import { readApiKey, resolveEndpoint } from './endpoint';
+import { apiRoot, readApiKey, resolveEndpoint } from './endpoint';
 import { GatewayError } from './errors';
 import { HttpTransport, IdleWatch } from './transport/http';
 import type { BodyLimit, HttpExchange } from './transport/http';
@@ -35,6 +37,8 @@ import { Semaphore } from './limiter';
 import { ProblemReporter } from './problems';
 import { redact, redactError, urlCredentials } from './redact';
 import type { Secrets } from './redact';
+import { learnRefusal, refusedField, shapeRequest } from './requestShaper';
+import type { ShapedPath } from './requestShaper';
 import { realTiming, withRetries } from './retry';
 import type { RetryRule, RetryTiming } from './retry';
 import { readSseData } from './transport/sse';
@@ -45,6 +49,7 @@ import type {
   ChatRequest,
   ClientOptions,
   CreditsDocument,
+  DialectNotice,
   TextCompletionRequest,
   DownloadedFile,
   DownloadOptions,
@@ -54,6 +59,7 @@ import type {
   MediaStarted,
   MediaStatusOptions,
 } from './types';
+import { MAX_USD } from './types';
 
 export interface GatewayClient {
   /** One whole reply (the request is sent without `stream`). */
@@ -109,6 +115,16 @@ export interface GatewayClient {
    * and never repeated: a code works once.
    */
   exchangeAuthCode(code: string, codeVerifier: string, options?: CallOptions): Promise<unknown>;
+  /**
+   * `GET /v1/model/info` (LiteLLM): each model's `model_info` (`supports_function_calling`,
+   * `supports_vision`, `mode`), as the JSON sent. Undefined, without a request, where the dialect
+   * has no such catalog.
+   */
+  listModelInfo(options?: CallOptions): Promise<unknown>;
+  /** The gateway's dialect now: the setting's, else what its host and answers gave away. */
+  dialect(): Dialect;
+  /** What was learned about the gateway from its answers (refused fields, models without tools). */
+  learned(): LearnedDialect;
   /** Closes pooled connections. */
   close(): Promise<void>;
 }
@@ -146,6 +162,9 @@ const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 /** A media catalog read longer ago than this is read again when it does not know a model. */
 const MEDIA_CATALOG_REFRESH_MS = 30_000;
 
+/** The 400 bodies of refused requests, for reading which field was refused. */
+const REFUSAL_TEXT = new WeakMap<GatewayError, string>();
+
 /**
  * What the client learned of its gateway's media routes (see mediaRoutes.ts). A client serves one
  * base URL, and a new one is made when it changes, so this is learned again for a new gateway.
@@ -171,18 +190,81 @@ class UndiciGatewayClient implements GatewayClient {
   private readonly proxySecrets: string[];
   private readonly downloadSlots: Semaphore;
   private readonly mediaRoutes: MediaRouteBook = { routes: new Map() };
+  /** Notices already given, by `kind field model`, so each is told once. */
+  private readonly noticed = new Set<string>();
+  /**
+   * What was learned of the gateway (a client serves one base URL). The host hands in what it kept
+   * (`learnedDialect`) when it makes a client anew, and keeps each change (`onDialectLearned`).
+   */
+  private learnedNow: LearnedDialect;
 
   constructor(
     private readonly options: ClientOptions,
     private readonly timing: RetryTiming,
   ) {
     this.problems = new ProblemReporter(options.onProblem);
+    this.learnedNow = parseLearnedDialect(options.learnedDialect);
     this.downloadSlots = new Semaphore(
       Math.floor(positive(options.maxConcurrentDownloads, DEFAULT_MAX_CONCURRENT_DOWNLOADS)),
     );
     this.proxySecrets = [options.proxy?.url, ...PROXY_ENV.map((name) => process.env[name])].flatMap(
       urlCredentials,
     );
+  }
+
+  dialect(): Dialect {
+    return resolveDialect(this.options.dialect ?? 'auto', this.options.baseUrl, this.learned());
+  }
+
+  learned(): LearnedDialect {
+    return this.learnedNow;
+  }
+
+  private learn(update: (learned: LearnedDialect) => LearnedDialect): void {
+    const before = this.learned();
+    const after = update(before);
+    if (JSON.stringify(after) === JSON.stringify(before)) return;
+    this.learnedNow = after;
+    try {
+      this.options.onDialectLearned?.(this.options.baseUrl, after);
+    } catch {
+      // The host's storage failing must not fail the request.
+    }
+  }
+
+  private notice(notice: Omit<DialectNotice, 'baseUrl'>): void {
+    const key = `${notice.kind} ${notice.field ?? notice.dialect ?? ''} ${notice.field === 'tools' ? (notice.model ?? '') : ''}`;
+    if (this.noticed.has(key)) return;
+    this.noticed.add(key);
+    try {
+      this.options.onDialectNotice?.({ ...notice, baseUrl: this.options.baseUrl });
+    } catch {
+      // A listener's failure is not the request's.
+    }
+  }
+
+  /**
+   * What a gateway answer gives away about its kind (`x-litellm-*`, `x-portkey-*` headers), when
+   * the setting leaves it to us and its host did not say. Only answers from the gateway's origin.
+   */
+  private observe(url: URL, headers: Readonly<Record<string, string | string[] | undefined>>): void {
+    if (this.options.dialect && this.options.dialect !== 'auto') return;
+    if (url.origin !== this.endpoint('').origin) return;
+    this.detected(dialectFromHeaders(headers));
+  }
+
+  private detected(kind: Dialect['kind'] | undefined): void {
+    if (!kind || (this.options.dialect !== undefined && this.options.dialect !== 'auto')) return;
+    const before = this.dialect().kind;
+    if (this.learned().kind === kind) return;
+    this.learn((learned) => ({ ...learned, kind }));
+    const after = this.dialect();
+    if (after.kind !== before)
+      this.notice({
+        kind: 'detected',
+        dialect: after.kind,
+        message: `The gateway answers as ${after.label} does; requests are shaped for it.`,
+      });
   }
 
   private secrets(apiKey: string | undefined): Secrets {
@@ -202,17 +284,14 @@ class UndiciGatewayClient implements GatewayClient {
     delete body.stream;
     let apiKey: string | undefined;
     try {
-      const opened = await this.open(callOptions, {
-        method: 'POST',
-        apiPath: '/v1/chat/completions',
-        body,
-        accept: 'application/json',
-        rule: 'idempotent',
-        error: { operation: 'chat', model: request.model },
-      });
+      const opened = await this.openShaped(callOptions, '/v1/chat/completions', body, 'application/json');
       apiKey = opened.apiKey;
+      const cost = this.headerCost(opened.exchange);
       const text = await readAll(opened.exchange);
-      return parseChatCompletion(text, apiKey, this.problems);
+      const completion = parseChatCompletion(text, apiKey, this.problems);
+      if (cost !== undefined && completion.usage?.cost === undefined)
+        completion.usage = { ...completion.usage, cost };
+      return completion;
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
     }
@@ -237,16 +316,16 @@ class UndiciGatewayClient implements GatewayClient {
     // Text completions carry `choices[].text`; read as chat chunks, every other field is shared.
     const shape = apiPath === '/v1/completions' ? textChunkAsChat : undefined;
     try {
-      const opened = await this.open(callOptions, {
-        method: 'POST',
+      const opened = await this.openShaped(
+        callOptions,
         apiPath,
-        body: { ...request, stream: true },
-        accept: 'text/event-stream',
-        rule: 'idempotent',
-        error: { operation: 'chat', model: request.model },
-      });
+        { ...request, stream: true },
+        'text/event-stream',
+      );
       apiKey = opened.apiKey;
       exchange = opened.exchange;
+      // LiteLLM names the cost in a header; it goes out after the gateway's own usage, if any.
+      const cost = this.headerCost(exchange);
       // OpenRouter names the reply in a header before the first chunk; the chunks' `id` follows.
       const generationId = exchange.header('x-generation-id')?.trim();
       if (generationId) yield { type: 'meta', id: generationId.slice(0, 200) };
@@ -264,6 +343,7 @@ class UndiciGatewayClient implements GatewayClient {
         );
         yield* chatDeltasFromSse(events, apiKey, this.problems, shape);
       }
+      if (cost !== undefined) yield { type: 'usage', usage: { cost } };
     } catch (error) {
       failure = asGatewayError(error, this.secrets(apiKey));
       throw failure;
@@ -571,7 +651,19 @@ class UndiciGatewayClient implements GatewayClient {
     const path = query.outputModalities
       ? `/v1/models?output_modalities=${query.outputModalities}`
       : '/v1/models';
-    return this.getJson(callOptions, path, 'models', 'model catalog');
+    const catalog = await this.getJson(callOptions, path, 'models', 'model catalog');
+    this.detected(dialectFromCatalog(catalog));
+    return catalog;
+  }
+
+  async listModelInfo(callOptions: CallOptions = {}): Promise<unknown> {
+    if (!this.dialect().catalog.modelInfo) return undefined;
+    return this.getJson(callOptions, '/v1/model/info', 'models', 'model info');
+  }
+
+  /** Asks one of OpenRouter's own endpoints where the dialect has it; undefined, without a request, elsewhere. */
+  private async ifEndpoint<T>(name: keyof GatewayEndpoints, ask: () => Promise<T>): Promise<T | undefined> {
+    return this.dialect().endpoints[name] ? ask() : undefined;
   }
 
   async listModelEndpoints(model: string, callOptions: CallOptions = {}): Promise<unknown> {
@@ -581,17 +673,21 @@ class UndiciGatewayClient implements GatewayClient {
         kind: 'config',
         message: 'That is not a model id: no endpoints were asked for.',
       });
-    return this.getJson(callOptions, path, 'models', 'model endpoints');
+    return this.ifEndpoint('modelEndpoints', () =>
+      this.getJson(callOptions, path, 'models', 'model endpoints'),
+    );
   }
 
   async getCredits(callOptions: CallOptions = {}): Promise<CreditsDocument | undefined> {
     for (const source of ['key', 'credits'] as const) {
       try {
-        const body = await this.getJson(callOptions, `/v1/${source}`, 'credits', 'credits');
-        return { source, body };
+        const body = await this.ifEndpoint(source, () =>
+          this.getJson(callOptions, `/v1/${source}`, 'credits', 'credits'),
+        );
+        if (body !== undefined) return { source, body };
       } catch (error) {
         // A gateway without the endpoint: try the other one, then report that it has none.
-        if (GatewayError.is(error) && (error.status === 404 || error.status === 405)) continue;
+        if (isMissingEndpoint(error)) continue;
         throw error;
       }
     }
@@ -599,13 +695,59 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   async getGeneration(id: string, callOptions: CallOptions = {}): Promise<Generation | undefined> {
-    const body = await this.getJson(
-      callOptions,
-      `/v1/generation?id=${encodeURIComponent(id)}`,
-      'generation',
-      'generation',
+    const body = await this.ifEndpoint('generation', () =>
+      this.getJson(callOptions, `/v1/generation?id=${encodeURIComponent(id)}`, 'generation', 'generation'),
     );
-    return parseGeneration(body, this.problems);
+    return body === undefined ? undefined : parseGeneration(body, this.problems);
+  }
+
+  /** LiteLLM's cost header, in USD, where the dialect has one and it holds a usable figure. */
+  private headerCost(exchange: HttpExchange): number | undefined {
+    const name = this.dialect().costHeader;
+    if (!name) return undefined;
+    return parseHeaderCost(exchange.header(name));
+  }
+
+  /**
+   * Sends a chat or completion body shaped for the dialect (requestShaper.ts). A 400 that names a
+   * field the body carried is learned (never sent to this gateway again, and told once) and the
+   * request sent once more without it: at most one such retry, and only before any answer was
+   * read, so a stream that started is never sent again.
+   */
+  private async openShaped(
+    callOptions: CallOptions,
+    apiPath: ShapedPath,
+    request: Record<string, unknown>,
+    accept: string,
+  ): Promise<{ exchange: HttpExchange; apiKey: string }> {
+    const model = typeof request.model === 'string' ? request.model : undefined;
+    const spec = {
+      method: 'POST' as const,
+      apiPath,
+      accept,
+      rule: 'idempotent' as const,
+      error: { operation: 'chat' as const, model },
+    };
+    const body = shapeRequest(request, apiPath, this.dialect(), this.learned());
+    try {
+      return await this.open(callOptions, { ...spec, body });
+    } catch (error) {
+      const text = GatewayError.is(error) && error.status === 400 ? REFUSAL_TEXT.get(error) : undefined;
+      const field = text === undefined ? undefined : refusedField(text, body);
+      if (field === undefined) throw error;
+      this.learn((learned) => learnRefusal(learned, field, model ?? '', apiPath));
+      this.notice({
+        kind: 'refused-field',
+        field,
+        model,
+        message:
+          field === 'tools'
+            ? `The gateway refused tools for ${model ?? 'the model'}: they are off for it, and the request was sent again without them.`
+            : `The gateway does not take the request field "${field}": it is no longer sent to ${apiRoot(this.options.baseUrl)}, and the request was sent again without it.`,
+      });
+      const again = shapeRequest(request, apiPath, this.dialect(), this.learned());
+      return this.open(callOptions, { ...spec, body: again });
+    }
   }
 
   async exchangeAuthCode(
@@ -698,15 +840,21 @@ class UndiciGatewayClient implements GatewayClient {
           attempt,
         });
         const { status } = opened;
+        this.observe(url, opened.headers);
         if ((status >= 200 && status < 300) || (spec.followRedirects && status >= 300 && status < 400))
           return opened;
         let failure: GatewayError;
         try {
           const text = await opened.errorText();
           failure = redactError(
-            httpError(status, opened.headers, text, { ...spec.error, secret: this.secrets(apiKey) }),
+            httpError(status, opened.headers, text, {
+              ...spec.error,
+              secret: this.secrets(apiKey),
+              path: url.pathname,
+            }),
             this.secrets(apiKey),
           );
+          if (status === 400) REFUSAL_TEXT.set(failure, redact(text, this.secrets(apiKey)));
         } catch (error) {
           failure = asGatewayError(error, this.secrets(apiKey));
         }
@@ -733,6 +881,14 @@ class UndiciGatewayClient implements GatewayClient {
     });
     return this.transportInstance;
   }
+}
+
+/** `x-litellm-response-cost`: a plain number of USD; anything else (or an absurd figure) is none. */
+export function parseHeaderCost(value: string | undefined): number | undefined {
+  const text = value?.trim();
+  if (!text || text.length > 40 || !/^\d+(?:\.\d+)?(?:e-?\d+)?$/i.test(text)) return undefined;
+  const cost = Number(text);
+  return Number.isFinite(cost) && cost >= 0 && cost < MAX_USD ? cost : undefined;
 }
 
 /** The cap on a whole JSON answer; fixed, not a setting. */

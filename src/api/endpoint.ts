@@ -2,10 +2,28 @@ import { GatewayError } from './errors';
 import { redact } from './redact';
 
 /**
- * Joins the configured base URL (which ends in the API prefix) and an API path. Validated at each
- * call, not when the client is created, so a bad setting surfaces as an error the user can act on.
+ * Joins the configured base URL and an API path (`/v1/…`). The base may be given as users paste
+ * it: `https://openrouter.ai/api`, `http://127.0.0.1:4000/v1`, `https://host/api/v1/`: a base that
+ * already ends in `/v1` takes the path without its own `/v1`, so it is never doubled. Validated at
+ * each call, not when the client is created, so a bad setting surfaces as an error the user can
+ * act on.
  */
 export function resolveEndpoint(baseUrl: string, apiPath: string): URL {
+  const { origin, prefix } = parseBase(baseUrl);
+  const path = /\/v1$/i.test(prefix) && /^\/v1(?=[/?]|$)/.test(apiPath) ? apiPath.slice(3) : apiPath;
+  return new URL(`${origin}${prefix}${path}`);
+}
+
+/**
+ * Where the API's `/v1` is for a base URL, as used for every request (`https://openrouter.ai/api/v1`),
+ * for telling the user what base was used. Throws a GatewayError ('config') for an invalid base.
+ */
+export function apiRoot(baseUrl: string): string {
+  const { origin, prefix } = parseBase(baseUrl);
+  return /\/v1$/i.test(prefix) ? `${origin}${prefix}` : `${origin}${prefix}/v1`;
+}
+
+function parseBase(baseUrl: string): { origin: string; prefix: string } {
   let base: URL | undefined;
   try {
     base = new URL(baseUrl.trim());
@@ -18,8 +36,7 @@ export function resolveEndpoint(baseUrl: string, apiPath: string): URL {
       message: `The base URL "${redact(baseUrl)}" is not a valid http(s) URL. Set the gateway's base URL, e.g. https://openrouter.ai/api.`,
     });
   }
-  const prefix = base.pathname.replace(/\/+$/, '');
-  return new URL(`${base.origin}${prefix}${apiPath}`);
+  return { origin: base.origin, prefix: base.pathname.replace(/\/+$/, '') };
 }
 
 /**

@@ -21,6 +21,8 @@ export interface HttpErrorContext {
   operation: Operation;
   model?: string;
   mediaId?: string;
+  /** The path asked for, named in a 404 (a doubled or wrong prefix shows there). */
+  path?: string;
   /** The key (and proxy credentials): redacted from the gateway's words before they are cut. */
   secret: Secrets;
 }
@@ -41,6 +43,8 @@ export function httpError(
   context: HttpErrorContext,
 ): GatewayError {
   const details = readErrorDetails(headers, bodyText, context.secret);
+  // LiteLLM without a database answers a wrong key with 400 "No connected db.": a key problem.
+  if (status === 400 && NO_DB.test(details.gatewayMessage ?? '')) status = 401;
   const lead = leadSentence(status, details, context);
   const said = details.gatewayMessage ? ` Gateway message: ${details.gatewayMessage}` : '';
   return new GatewayError({
@@ -80,7 +84,9 @@ function leadSentence(status: number, details: ErrorDetails, context: HttpErrorC
       }
       if (context.operation === 'download')
         return 'The file was not found at its URL (404). It may have expired.';
-      return `The gateway found no such endpoint or model${model} (404). Check the base URL setting and the model name.`;
+      if (context.model && mentionsModel(details.gatewayMessage, context.model))
+        return `The gateway does not know the model${model} (404). Choose another model.`;
+      return `The gateway has no endpoint at ${context.path ?? 'that path'} (404). Check the base URL setting: it is the address before /v1, or the one ending in /v1 (e.g. https://openrouter.ai/api or http://localhost:4000/v1).`;
     case 408:
       return 'The gateway timed out waiting for the request (408). Try again.';
     case 413:
@@ -99,6 +105,18 @@ function leadSentence(status: number, details: ErrorDetails, context: HttpErrorC
     return `${who} failed (${status}). Try again later${provider ? ' or choose another provider' : ''}.`;
   }
   return `The gateway answered with HTTP ${status}.`;
+}
+
+/** LiteLLM's answer to a wrong key when it runs without a database. */
+const NO_DB = /\bNo connected db\b/i;
+
+/** Whether the gateway's words name the model (or say "model … not found"). */
+function mentionsModel(message: string | undefined, model: string): boolean {
+  if (!message) return false;
+  return (
+    message.includes(model) ||
+    /\bmodel\b[^.]{0,80}\b(?:not found|does not exist|unknown|invalid)/i.test(message)
+  );
 }
 
 /** How a gateway says a 402 is about credit held by running requests, not credit spent. */

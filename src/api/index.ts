@@ -12,6 +12,7 @@ export function createGatewayClient(options: ClientOptions): GatewayClient {
 
 export type { GatewayClient } from './client';
 export { DEFAULT_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './client';
+export { DIALECTS, DIALECT_KINDS, dialectSetting } from './dialects';
 export { GatewayError } from './errors';
 export type { GatewayErrorInit, GatewayErrorKind } from './errors';
 export { ChatAccumulator, applyChatDelta, emptyCompletion, foldChatDeltas } from './fold';

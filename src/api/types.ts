@@ -3,6 +3,10 @@
  * Node and could ship as a library.
  */
 
+import type { DialectKind, DialectSetting, LearnedDialect } from './dialects';
+
+export type { Dialect, DialectKind, DialectSetting, LearnedDialect } from './dialects';
+
 export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';
 
 export interface ChatMessage {
@@ -290,6 +294,34 @@ export interface ClientOptions {
    */
   onProblem?: (problem: GatewayDataProblem) => void;
   userAgent?: string;
+  /**
+   * The kind of gateway (see dialects.ts): `auto` (default) works it out from the gateway's host,
+   * its response headers and its catalog.
+   */
+  dialect?: DialectSetting;
+  /**
+   * Told once per base URL and field when the gateway refused a field (and the request was sent
+   * again without it), and when the kind of gateway was worked out from its answers.
+   */
+  onDialectNotice?: (notice: DialectNotice) => void;
+  /** What was learned about this base URL before (e.g. kept by the host); checked, never trusted. */
+  learnedDialect?: unknown;
+  /** Called with the whole record for the base URL whenever something new was learned, to keep it. */
+  onDialectLearned?: (baseUrl: string, learned: LearnedDialect) => void;
+}
+
+/** Something the client learned about its gateway, for the user. */
+export interface DialectNotice {
+  kind: 'refused-field' | 'detected';
+  baseUrl: string;
+  /** `refused-field`: the body field the gateway refused (`tools`: tools are off for `model`). */
+  field?: string;
+  /** `refused-field`: the model the request was for. */
+  model?: string;
+  /** `detected`: the kind the gateway's answers gave away. */
+  dialect?: DialectKind;
+  /** One sentence for the user or the log. */
+  message: string;
 }
 
 /** A field of gateway data the client ignored because it was unknown or of the wrong type. */

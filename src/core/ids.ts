@@ -62,6 +62,7 @@ export function focusCommand(view: ViewId): string {
 /** Our settings, by full key. */
 export const Setting = {
   baseUrl: 'gateway.baseUrl',
+  dialect: 'gateway.dialect',
   chatModel: 'gateway.chat.model',
   chatModels: 'gateway.chat.models',
   chatSystemPrompt: 'gateway.chat.systemPrompt',
@@ -169,6 +170,8 @@ export const StorageKey = {
   instructionsTrusted: 'gateway.agent.instructionsTrusted',
   /** In workspaceState: the models of workspace agent files the user accepted here (`path\nmodel`). */
   acceptedAgentModels: 'gateway.agent.acceptedAgentModels',
+  /** In globalState: what was learned of each gateway (refused fields, models without tools), by base URL. */
+  learnedDialects: 'gateway.learnedDialects',
 } as const;
 
 /** Tools contributed to VS Code's agents (`languageModelTools`); their names use `_`, not `.`. */

@@ -29,6 +29,7 @@ import { HOSTILE_SCENARIOS, scenariosFromMarkers } from './scenarios';
 import type { ScenarioSet } from './scenarios';
 import { cacheMarks, sendInFlight402 } from './openRouterQuirks';
 import { encodeSse, writeSse, writeSseBytes } from './sseWriter';
+import { modeCost, modeModel, openAiUsage, sendOpenAiError, strictRefusal } from './dialectModes';
 import type { SseItem } from './sseWriter';
 
 interface ReplyPlan {
@@ -51,19 +52,96 @@ interface ReplyPlan {
   delayMs: number;
   /** The provider named in the chunks: the first of the request's `provider.only`, else the simulator's. */
   provider?: string;
+  /** The request asked for usage in the stream (`stream_options.include_usage`). */
+  includeUsage?: boolean;
+}
+
+/**
+ * The checks another kind of gateway makes before answering (see dialectModes.ts): its own model
+ * ids, OpenAI's body fields (a strict upstream's, through LiteLLM too), a local model without
+ * tools. True when it answered.
+ */
+function refusedByDialect(context: RequestContext, core: SimulatorCore): boolean {
+  const mode = core.dialect;
+  if (!mode) return false;
+  const body = context.body as Record<string, unknown>;
+  const { response } = context;
+  const model = typeof body.model === 'string' ? body.model : '';
+  const known = modeModel(mode, model);
+  if (!known || known.mode !== 'chat') {
+    if (mode === 'litellm')
+      sendOpenAiError(
+        response,
+        400,
+        `litellm.BadRequestError: Invalid model name passed in model=${model}. Call \`/v1/models\` to view available models for your key.`,
+        { type: null, code: '400' },
+      );
+    else if (mode === 'local')
+      sendOpenAiError(response, 404, `model "${model}" not found, try pulling it first`, {
+        type: 'api_error',
+      });
+    else
+      sendOpenAiError(
+        response,
+        404,
+        `The model \`${model}\` does not exist or you do not have access to it.`,
+        {
+          code: 'model_not_found',
+        },
+      );
+    return true;
+  }
+  if (mode === 'local') {
+    if (Array.isArray(body.tools) && body.tools.length > 0 && !known.tools) {
+      context.record.wireProblem = 'tools';
+      sendOpenAiError(response, 400, `registry.ollama.ai/library/${model} does not support tools`, {
+        type: 'api_error',
+      });
+      return true;
+    }
+    return false;
+  }
+  const refusal = strictRefusal(body);
+  if (!refusal) return false;
+  context.record.wireProblem = refusal.message;
+  if (mode === 'litellm')
+    sendOpenAiError(
+      response,
+      400,
+      `litellm.BadRequestError: OpenAIException - ${refusal.message}. Received Model Group=${model}\nAvailable Model Group Fallbacks=None`,
+      { type: null, param: null, code: '400' },
+    );
+  else sendOpenAiError(response, 400, refusal.message, { param: refusal.param });
+  return true;
+}
+
+/** LiteLLM's headers: its cost of the reply (tokens × its price), and its call id. */
+function liteLlmHeaders(core: SimulatorCore, plan: ReplyPlan): Record<string, string> {
+  if (core.dialect !== 'litellm') return {};
+  const usage = plan.usage;
+  const prompt = typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0;
+  const completion = typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0;
+  return {
+    'x-litellm-response-cost': String(modeCost('litellm', plan.model, prompt, completion)),
+    'x-litellm-call-id': `call-${plan.id}`,
+    'x-litellm-version': '1.74.0',
+  };
 }
 
 export async function handleChat(context: RequestContext, core: SimulatorCore): Promise<void> {
   const { body, response } = context;
   if (!isRecord(body)) return sendError(response, 400, 'The request body must be a JSON object.');
   const model = body.model;
-  if (typeof model !== 'string' || !/^[^/\s]+\/\S+$/.test(model)) {
+  if (core.dialect) {
+    if (refusedByDialect(context, core)) return;
+  } else if (typeof model !== 'string' || !/^[^/\s]+\/\S+$/.test(model)) {
     return sendError(
       response,
       400,
       `${JSON.stringify(model ?? null)} is not a valid model ID (expected vendor/model_name).`,
     );
   }
+  if (typeof model !== 'string') return sendError(response, 400, 'model is required');
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     return sendError(response, 400, 'Input required: "messages" must be a non-empty array.');
   }
@@ -112,6 +190,7 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
     return streamLongFromCache(context, core, scenarios, model);
   const plan = planReply(context, core, scenarios, model, body.messages.length, userText);
   plan.provider = servedBy(body.provider) ?? core.providerName;
+  plan.includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
   if (summary) {
     plan.reasoning = [];
     plan.content = splitText(summary.text, 12);
@@ -274,14 +353,17 @@ function planReply(
   const completionTokens = tokens(text) + (toolCalls.length ? 20 : 0);
   const reasoningTokens = tokens(reasoning.join(''));
   const promptTokens = tokens(JSON.stringify((context.body as Record<string, unknown>).messages));
-  const quirkUsage = core.quirks.enabled
-    ? core.quirks.usage(model, messages, completionTokens, reasoningTokens)
-    : undefined;
+  const quirkUsage = core.dialect
+    ? openAiUsage(promptTokens, completionTokens)
+    : core.quirks.enabled
+      ? core.quirks.usage(model, messages, completionTokens, reasoningTokens)
+      : undefined;
   return {
     id: `gen-sim-${context.record.id}`,
     model,
     created: Math.floor(Date.now() / 1000),
-    reasoning,
+    // Other gateways pass no reasoning text on.
+    reasoning: core.dialect ? [] : reasoning,
     content: text ? splitText(text, pieceSize) : [],
     toolCalls,
     annotations,
@@ -308,11 +390,12 @@ function servedBy(provider: unknown): string | undefined {
 function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSet): SseItem[] {
   const base = {
     id: plan.id,
-    provider: plan.provider ?? core.providerName,
+    ...(core.dialect ? {} : { provider: plan.provider ?? core.providerName }),
     model: plan.model,
     object: 'chat.completion.chunk',
     created: plan.created,
   };
+  const processing: SseItem[] = core.dialect ? [] : [{ kind: 'comment', text: 'OPENROUTER PROCESSING' }];
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): SseItem => ({
     kind: 'data',
     json: {
@@ -328,7 +411,7 @@ function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSe
       ],
     },
   });
-  const items: SseItem[] = [{ kind: 'comment', text: 'OPENROUTER PROCESSING' }];
+  const items: SseItem[] = [...processing];
   if (plan.forever) {
     items.push(chunk({ content: '' }), plan.forever);
     return items;
@@ -343,12 +426,17 @@ function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSe
       }),
     );
   }
-  items.push({ kind: 'comment', text: 'OPENROUTER PROCESSING' });
+  items.push(...processing);
 
   const fault = scenarios.first(['drop', 'stall', 'malformed', 'error-chunk']);
   const faultAt = Math.max(1, Math.floor(plan.content.length / 2));
   for (let i = 0; i < plan.content.length; i++) {
     if (fault && i === faultAt) {
+      // LiteLLM ends a stream its upstream cut as if it were finished.
+      if (core.dialect === 'litellm' && fault.name === 'drop') {
+        items.push(chunk({}, 'stop'), { kind: 'done' });
+        return items;
+      }
       items.push(...faultItemsFor(fault.name, base, core));
       if (fault.name !== 'malformed') return items;
     }
@@ -372,7 +460,8 @@ function streamItems(plan: ReplyPlan, core: SimulatorCore, scenarios: ScenarioSe
   }
   if (plan.toolCalls.length) items.push(...toolCallItems(plan.toolCalls, chunk));
   items.push(chunk({}, plan.finishReason));
-  if (!scenarios.has('no-usage'))
+  // OpenAI-style gateways put usage in a stream only when asked to.
+  if (!scenarios.has('no-usage') && (!core.dialect || plan.includeUsage))
     items.push({ kind: 'data', json: { ...base, choices: [], usage: plan.usage } });
   items.push({ kind: 'done' });
   return items;
@@ -539,6 +628,7 @@ async function streamReply(
     'cache-control': 'no-cache',
     'x-accel-buffering': 'no',
     ...(core.quirks.enabled ? { 'x-generation-id': plan.id } : {}),
+    ...liteLlmHeaders(core, plan),
   });
   context.response.flushHeaders();
   await writeSse(context.response, streamItems(plan, core, scenarios), {
@@ -643,21 +733,26 @@ function answerWhole(
     // A whole reply cannot go on for ever; it stalls instead.
     return;
   }
-  sendJson(response, 200, {
-    id: plan.id,
-    provider: plan.provider ?? core.providerName,
-    model: plan.model,
-    object: 'chat.completion',
-    created: plan.created,
-    choices: [
-      {
-        index: 0,
-        logprobs: null,
-        finish_reason: plan.finishReason,
-        native_finish_reason: plan.finishReason,
-        message,
-      },
-    ],
-    ...(scenarios.has('no-usage') ? {} : { usage: plan.usage }),
-  });
+  sendJson(
+    response,
+    200,
+    {
+      id: plan.id,
+      ...(core.dialect ? {} : { provider: plan.provider ?? core.providerName }),
+      model: plan.model,
+      object: 'chat.completion',
+      created: plan.created,
+      choices: [
+        {
+          index: 0,
+          logprobs: null,
+          finish_reason: plan.finishReason,
+          native_finish_reason: plan.finishReason,
+          message,
+        },
+      ],
+      ...(scenarios.has('no-usage') ? {} : { usage: plan.usage }),
+    },
+    liteLlmHeaders(core, plan),
+  );
 }

@@ -1,8 +1,22 @@
 /**
  * Runs the gateway simulator until Ctrl+C: `node out/test/simulator/cli.js [--port N]
- * [--delay MS] [--media-queued MS] [--media-processing MS]`.
+ * [--delay MS] [--media-queued MS] [--media-processing MS] [--mode strict-openai|litellm|local]`.
  */
+import { SIM_DIALECTS } from './dialectModes';
+import type { SimDialect } from './dialectModes';
 import { startGatewaySimulator } from './index';
+
+/** `--mode <kind>`: answer as another kind of gateway (see dialectModes.ts). */
+function modeFlag(args: string[]): SimDialect | undefined {
+  const index = args.indexOf('--mode');
+  if (index < 0) return undefined;
+  const value = args[index + 1];
+  if (!(SIM_DIALECTS as readonly string[]).includes(value)) {
+    console.error(`--mode needs one of ${SIM_DIALECTS.join(', ')}`);
+    process.exit(2);
+  }
+  return value as SimDialect;
+}
 
 function numberFlag(args: string[], name: string): number | undefined {
   const index = args.indexOf(name);
@@ -19,6 +33,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const simulator = await startGatewaySimulator({
     port: numberFlag(args, '--port') ?? 0,
+    dialect: modeFlag(args),
     chunkDelayMs: numberFlag(args, '--delay'),
     mediaTimings: {
       queuedMs: numberFlag(args, '--media-queued'),

@@ -33,6 +33,8 @@ export interface SimulatorCore {
   countHit(counter: string): number;
   /** The OpenRouter-quirks mode, and every reply's generation record. */
   readonly quirks: QuirksState;
+  /** The kind of gateway it answers as, when not its own (see dialectModes.ts). */
+  readonly dialect?: import('./dialectModes').SimDialect;
 }
 
 /**

@@ -33,6 +33,8 @@ import { MP4_BYTES } from './mediaShapes';
 import type { MediaShape } from './mediaShapes';
 import { gradientPng } from './png';
 import { parseJson, readBody, isRecord, sendError, sendJson } from './respond';
+import { dialectBaseUrl, internalPath, liteLlmModelInfo, modeCatalog, sendOpenAiError } from './dialectModes';
+import type { SimDialect } from './dialectModes';
 import { ScenarioSet, parseScenarioList } from './scenarios';
 import { drained } from './sseWriter';
 import type { Scenario } from './scenarios';
@@ -55,6 +57,8 @@ export {
 } from './openRouterMedia';
 export type { MediaApi } from './openRouterMedia';
 export type { MediaShape } from './mediaShapes';
+export { DIALECT_MODELS, SIM_DIALECTS } from './dialectModes';
+export type { SimDialect } from './dialectModes';
 
 const API_PREFIX = '/api';
 const DEFAULT_MEDIA_TIMINGS: MediaTimings = { queuedMs: 1500, processingMs: 3000 };
@@ -118,6 +122,8 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
   mediaApi: MediaApi;
   /** The bytes of every picture served inline by the OpenRouter and OpenAI media routes. */
   readonly servedMedia: Buffer[] = [];
+  /** The kind of gateway it answers as (see dialectModes.ts); undefined: its own, OpenRouter-style. */
+  readonly dialect: SimDialect | undefined;
 
   private readonly server: Server;
   private readonly resultServer: Server;
@@ -139,11 +145,14 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
       processingPolls: options.mediaTimings?.processingPolls,
     };
     this.models = options.models ?? DEFAULT_CATALOG;
-    this.credits = options.credits === null ? undefined : (options.credits ?? { limit: 10, usage: 2.5 });
+    this.dialect = options.dialect;
+    // Other kinds of gateway have no credit endpoints.
+    this.credits =
+      options.credits === null || this.dialect ? undefined : (options.credits ?? { limit: 10, usage: 2.5 });
     this.validKeys = options.validKeys ? new Set(options.validKeys) : undefined;
     this.quirks = new QuirksState(options.openRouterQuirks, () => this.models);
     this.mediaShape = options.mediaShape;
-    this.mediaApi = options.mediaApi ?? 'gateway';
+    this.mediaApi = options.mediaApi ?? (this.dialect && this.dialect !== 'local' ? 'openai' : 'gateway');
     this.resultServer = createServer((request, response) => this.handleResultOrigin(request, response));
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
@@ -169,7 +178,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
     });
     this.port = (this.server.address() as AddressInfo).port;
     this.origin = `http://${this.options.host ?? '127.0.0.1'}:${this.port}`;
-    this.baseUrl = `${this.origin}${API_PREFIX}`;
+    this.baseUrl = this.dialect ? dialectBaseUrl(this.dialect, this.origin) : `${this.origin}${API_PREFIX}`;
     await new Promise<void>((resolve, reject) => {
       this.resultServer.once('error', reject);
       this.resultServer.listen(0, '127.0.0.1', () => resolve());
@@ -204,7 +213,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
     this.catalogMode = 'ok';
     this.completionScript = undefined;
     this.allModalitiesMode = 'ok';
-    this.endpointsAvailable = true;
+    this.endpointsAvailable = !this.dialect;
     this.hits.clear();
     this.jobs.clear();
   }
@@ -257,7 +266,10 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', this.origin);
-    const path = url.pathname;
+    const asked = url.pathname;
+    // Another kind of gateway serves its API at `/v1/…` (LiteLLM also without `/v1`).
+    const path =
+      this.dialect && !asked.startsWith('/__sim/') ? (internalPath(this.dialect, asked) ?? asked) : asked;
     const rawBody = await readBody(request);
     if (path.startsWith('/__sim/'))
       return this.handleControl(request.method ?? 'GET', path, parseJson(rawBody), response);
@@ -294,7 +306,10 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
       return this.handleFile(path.slice('/api/files/'.length), url.searchParams, response);
 
     const route = this.apiRoute(request.method ?? 'GET', path);
+    if (this.dialect && !this.dialectServes(route?.name))
+      return sendOpenAiError(response, 404, `Invalid URL (${request.method} ${asked})`);
     if (!route) return sendError(response, 404, `Not found: ${request.method} ${path}`);
+    if (this.dialect === 'litellm') dropRetryAfter(response);
     const apiKey = this.authenticate(request, response);
     if (apiKey === undefined) return;
     const context: RequestContext = {
@@ -308,6 +323,8 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
         droppedByUs = true;
       },
     };
+    if (route.name === 'model-info') return sendJson(response, 200, liteLlmModelInfo());
+    if (route.name === 'models' && this.dialect) return sendJson(response, 200, modeCatalog(this.dialect));
     if (route.name === 'models')
       return handleModels(
         response,
@@ -391,12 +408,14 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
           | 'media-catalog'
           | 'images'
           | 'videos-start'
-          | 'images-generations';
+          | 'images-generations'
+          | 'model-info';
         id?: string;
       }
     | undefined {
     if (method === 'GET' && path === `${API_PREFIX}/v1/generation`) return { name: 'generation' };
     if (method === 'GET' && path === `${API_PREFIX}/v1/models`) return { name: 'models' };
+    if (method === 'GET' && path === `${API_PREFIX}/v1/model/info`) return { name: 'model-info' };
     const endpoints = new RegExp(`^${API_PREFIX}/v1/models/(.+)/endpoints$`).exec(path);
     if (method === 'GET' && endpoints) return { name: 'endpoints', id: decodeURIComponent(endpoints[1]) };
     if (method === 'GET' && path === `${API_PREFIX}/v1/key`) return { name: 'key' };
@@ -423,9 +442,51 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
     return undefined;
   }
 
+  /** Whether the kind of gateway it answers as has that route. */
+  private dialectServes(route: string | undefined): boolean {
+    switch (route) {
+      case 'chat':
+      case 'completions':
+      case 'models':
+        return true;
+      case 'model-info':
+        return this.dialect === 'litellm';
+      case 'images-generations':
+        return this.dialect !== 'local';
+      default:
+        return false;
+    }
+  }
+
+  /**
+   * A key another kind of gateway refuses: not among `validKeys`, or (without them) one that
+   * contains "wrong". LiteLLM without a database answers 400 "No connected db.", OpenAI 401.
+   */
+  private refusedByDialect(key: string, response: ServerResponse): boolean {
+    const wrong = this.validKeys ? !this.validKeys.has(key) : key.includes('wrong');
+    if (!wrong) return false;
+    if (this.dialect === 'litellm')
+      sendOpenAiError(response, 400, 'No connected db.', { type: 'no_db_connection', code: '400' });
+    else
+      sendOpenAiError(response, 401, `Incorrect API key provided: ${key.slice(0, 3)}***${key.slice(-4)}.`, {
+        code: 'invalid_api_key',
+      });
+    return true;
+  }
+
   /** The Bearer key, or undefined after answering 401. */
   private authenticate(request: IncomingMessage, response: ServerResponse): string | undefined {
     const header = request.headers.authorization;
+    if (this.dialect) {
+      // A local server needs no key; the others take `Bearer <key>`.
+      const key = /^Bearer\s+(\S+)$/i.exec(header?.trim() ?? '')?.[1];
+      if (key === undefined && this.dialect === 'local') return '';
+      if (key === undefined) {
+        sendOpenAiError(response, 401, "You didn't provide an API key.", { type: 'invalid_request_error' });
+        return undefined;
+      }
+      return this.dialect === 'local' || !this.refusedByDialect(key, response) ? key : undefined;
+    }
     if (!header) {
       sendError(response, 401, 'No auth credentials found');
       return undefined;
@@ -552,6 +613,18 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
     });
     response.end(png);
   }
+}
+
+/** LiteLLM passes no `Retry-After` on: every answer goes out without it. */
+function dropRetryAfter(response: ServerResponse): void {
+  const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
+  (response as unknown as { writeHead: (...args: unknown[]) => ServerResponse }).writeHead = (...args) => {
+    response.removeHeader('retry-after');
+    for (const arg of args)
+      if (isRecord(arg))
+        for (const name of Object.keys(arg)) if (name.toLowerCase() === 'retry-after') delete arg[name];
+    return writeHead(...args);
+  };
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

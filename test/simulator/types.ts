@@ -46,6 +46,11 @@ export interface SimulatorOptions {
   credits?: { limit: number | null; usage: number } | null;
   /** Answer with OpenRouter's quirks (see openRouterQuirks.ts); absent: the plain shapes. */
   openRouterQuirks?: OpenRouterQuirks;
+  /**
+   * Answer as another kind of gateway does (see dialectModes.ts): strict OpenAI, LiteLLM, or a
+   * local server. Its base URL is then `baseUrl` (`…/v1`, or the bare origin for LiteLLM).
+   */
+  dialect?: import('./dialectModes').SimDialect;
 }
 
 /** An `image_url` part the simulator found in a chat request. */

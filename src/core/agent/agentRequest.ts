@@ -13,17 +13,26 @@ export interface ToolSupport {
 }
 
 /**
- * Tools go to a model whose catalog entry lists them (`takesTools` true), or to any when the
- * user forces parameters; otherwise the reason says which and what to do.
+ * Tools go to a model unless the gateway refused them for it (learned from its 400, `refused`) or
+ * its catalog entry says it takes none (`takesTools` false, unless the user forces parameters).
+ * A catalog that says nothing (most OpenAI-style gateways list no parameters) offers them: a
+ * gateway that refuses them then turns them off for that model, and the reason says so.
  */
-export function toolSupport(model: string, takesTools: boolean | undefined, forced: boolean): ToolSupport {
-  if (forced || takesTools) return { available: true };
+export function toolSupport(
+  model: string,
+  takesTools: boolean | undefined,
+  forced: boolean,
+  refused = false,
+): ToolSupport {
+  if (refused)
+    return {
+      available: false,
+      reason: `The gateway refused tools for ${model}, so they are off for it: it can only talk. Choose a model that takes tools.`,
+    };
+  if (forced || takesTools !== false) return { available: true };
   return {
     available: false,
-    reason:
-      takesTools === false
-        ? `${model} does not take tools, according to the gateway's model catalog: it can only talk. Choose a model that takes tools, or set gateway.chat.forceParameters.`
-        : `The gateway's model catalog does not say whether ${model} takes tools, so none are offered. Set gateway.chat.forceParameters to offer them anyway.`,
+    reason: `${model} does not take tools, according to the gateway's model catalog: it can only talk. Choose a model that takes tools, or set gateway.chat.forceParameters.`,
   };
 }
 

@@ -5,6 +5,8 @@
  * (settingsPolicy.ts), the unit tests a plain object.
  */
 import { isRecord } from '../../api/json';
+import { dialectSetting } from '../../api/dialects';
+import type { DialectSetting } from '../../api/dialects';
 import { redact } from '../../api/redact';
 import { Setting, VsCodeSetting } from '../ids';
 import { cleanRelativeFolder } from '../mediaStudio/resultNames';
@@ -15,6 +17,8 @@ import type { SettingId } from '../ids';
 /** Every setting of the extension, typed, read through one service (host/config/settingsService). */
 export interface GatewaySettings {
   baseUrl: string;
+  /** The kind of gateway (`gateway.dialect`): `auto` works it out from the gateway itself. */
+  dialect: DialectSetting;
   chat: {
     model: string;
     models: string[];
@@ -141,6 +145,7 @@ type SectionParsers = { readonly [K in keyof GatewaySettings]: (get: SettingsSou
 /** Each section reads only its own settings, so a section can be parsed without the others. */
 const SECTIONS: SectionParsers = {
   baseUrl: (get) => (str(get(Setting.baseUrl)) ?? DEFAULT_BASE_URL).trim() || DEFAULT_BASE_URL,
+  dialect: (get) => dialectSetting(get(Setting.dialect)),
   chat: (get) => {
     const effort = str(get(Setting.chatReasoningEffort));
     return {

@@ -63,6 +63,8 @@ const ALLOW: SettingPolicy = { workspace: 'allow' };
 export const SETTING_POLICIES: { readonly [K in SettingId]: SettingPolicy } = {
   // Where the key goes.
   [Setting.baseUrl]: NEVER,
+  // What the gateway is sent (and so what a strict upstream refuses).
+  [Setting.dialect]: NEVER,
   // What the key pays for: a per-project model is useful, so accepted once, seen.
   [Setting.chatModel]: ACCEPT,
   [Setting.mediaModel]: ACCEPT,

@@ -5,6 +5,7 @@ import type { ChatAgent } from '../agent/chatAgent';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { CatalogFeature } from '../catalog/catalogFeature';
 import type { Settings } from '../config/settings';
+import type { GatewayService } from '../gateway/gatewayService';
 import type { AttachmentTray } from './attachments';
 
 /** What the chat view shows that follows the world outside the conversation. */
@@ -29,6 +30,7 @@ export function followForView(
     tray?: AttachmentTray;
     catalog?: CatalogFeature;
     agent?: ChatAgent;
+    gateway?: Pick<GatewayService, 'onDialectNotice'>;
   },
   parts: FollowedParts,
 ): vscode.Disposable[] {
@@ -47,6 +49,10 @@ export function followForView(
       : []),
     deps.apiKey.onDidChange((key) => parts.post({ type: 'apiKey', hasApiKey: !!key })),
     ...(deps.agent ? [deps.agent.onDidChange(() => parts.agentTools())] : []),
+    // The gateway refused tools for a model: the tool picker says so.
+    ...(deps.gateway
+      ? [deps.gateway.onDialectNotice((notice) => notice.field === 'tools' && parts.agentTools())]
+      : []),
     vscode.workspace.onDidGrantWorkspaceTrust(() =>
       parts.post({ type: 'workspaceTrust', restricted: false }),
     ),

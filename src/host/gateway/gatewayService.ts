@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { GatewayClient } from '../../api';
-import type { GatewayDataProblem } from '../../api/types';
+import type { DialectNotice, GatewayDataProblem, LearnedDialect } from '../../api/types';
 import { createClient } from './clientLoader';
 import { GatewayError } from '../../api/errors';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
@@ -8,9 +8,11 @@ import { offerKeyFor } from '../auth/keyCommands';
 import { keyOriginRefusal, originOf } from '../../core/config/keyOrigin';
 import { Disposable } from '../../core/util/lifecycle';
 import { validateBaseUrl } from '../config/settings';
+import { apiRoot } from '../../api/endpoint';
+import { parseLearnedDialect } from '../../api/dialects';
 import type { Settings } from '../config/settings';
 import type { Logger } from '../log/logger';
-import { EXTENSION_ID, Setting, SettingSection, VsCodeSetting } from '../../core/ids';
+import { EXTENSION_ID, Setting, SettingSection, StorageKey, VsCodeSetting } from '../../core/ids';
 import { notify } from '../notify';
 
 /**
@@ -29,11 +31,18 @@ export class GatewayService extends Disposable {
   private readonly reportedProblems = new Set<string>();
   /** `bound origin → gateway origin` pairs the user was asked about in this window. */
   private readonly offered = new Set<string>();
+  /** Base URLs whose API root was logged, so the log says it once per gateway. */
+  private readonly rootsLogged = new Set<string>();
+  private readonly dialectNotices = new vscode.EventEmitter<DialectNotice>();
+  /** What the client learned of a gateway (a refused field, tools off for a model), as it happens. */
+  readonly onDialectNotice = this.dialectNotices.event;
 
   constructor(
     private readonly apiKey: ApiKeyStore,
     private readonly settings: Settings,
     private readonly logger: Logger,
+    /** Where what was learned of each gateway is kept across windows (globalState). */
+    private readonly memory?: vscode.Memento,
   ) {
     super();
     this.register(
@@ -43,6 +52,7 @@ export class GatewayService extends Disposable {
       }),
     );
     this.register({ dispose: () => this.reset() });
+    this.register(this.dialectNotices);
   }
 
   /**
@@ -101,9 +111,60 @@ export class GatewayService extends Disposable {
       log: (entry) => this.logger.request(entry),
       onProblem: (problem) => this.reportProblem(problem),
       userAgent: `gateway-ai-vscode/${extensionVersion()} vscode/${vscode.version}`,
+      dialect: settings.dialect,
+      learnedDialect: this.learnedFor(baseUrl),
+      onDialectLearned: (base, learned) => this.keepLearned(base, learned),
+      onDialectNotice: (notice) => this.dialectNotice(notice),
     });
     this.logger.info(`Gateway client ready for ${settings.baseUrl}`);
+    this.logApiRoot(baseUrl);
     return this.current;
+  }
+
+  /** Says once per gateway where its API was found, so a pasted `…/v1` is seen to be taken as it is. */
+  private logApiRoot(baseUrl: string): void {
+    if (this.rootsLogged.has(baseUrl)) return;
+    this.rootsLogged.add(baseUrl);
+    const dialect = this.current?.dialect();
+    this.logger.info(
+      `Requests go to ${apiRoot(baseUrl)}/… (from ${Setting.baseUrl} "${baseUrl}")${dialect ? `, shaped for ${dialect.label} (${Setting.dialect}: ${this.settings.current.dialect})` : ''}.`,
+    );
+  }
+
+  /** Models the gateway refused tools for, as learned from its answers. */
+  toolsRefused(model: string): boolean {
+    const learned =
+      this.current?.learned() ?? parseLearnedDialect(this.learnedFor(this.settings.current.baseUrl));
+    return learned.toolsRefused?.includes(model) ?? false;
+  }
+
+  private learnedFor(baseUrl: string): unknown {
+    const stored = this.memory?.get<unknown>(LEARNED_KEY);
+    return stored !== null && typeof stored === 'object'
+      ? (stored as Record<string, unknown>)[baseUrl]
+      : undefined;
+  }
+
+  /** Keeps what was learned of a gateway by its base URL, for the next window (a few gateways at most). */
+  private keepLearned(baseUrl: string, learned: LearnedDialect): void {
+    if (!this.memory) return;
+    const stored = this.memory.get<unknown>(LEARNED_KEY);
+    const all: Record<string, unknown> =
+      stored !== null && typeof stored === 'object' && !Array.isArray(stored) ? { ...stored } : {};
+    delete all[baseUrl];
+    all[baseUrl] = learned;
+    const kept = Object.fromEntries(Object.entries(all).slice(-MAX_GATEWAYS_KEPT));
+    void Promise.resolve(this.memory.update(LEARNED_KEY, kept)).catch((error: unknown) =>
+      this.logger.warn(`What was learned of the gateway could not be kept: ${String(error)}`),
+    );
+  }
+
+  private dialectNotice(notice: DialectNotice): void {
+    this.logger.info(notice.message);
+    this.dialectNotices.fire(notice);
+    // A refused field is worth telling once; the tools note shows in the chat's tool picker.
+    if (notice.kind === 'refused-field' && notice.field !== 'tools')
+      void notify.info(`Gateway AI: ${notice.message}`);
   }
 
   /**
@@ -143,6 +204,10 @@ export class GatewayService extends Disposable {
     void old?.close?.();
   }
 }
+
+/** The globalState key of what was learned of each gateway, by base URL. */
+const LEARNED_KEY = StorageKey.learnedDialects;
+const MAX_GATEWAYS_KEPT = 8;
 
 /** The settings that shape the client: ours, and VS Code's proxy settings. */
 const CLIENT_SECTIONS = [

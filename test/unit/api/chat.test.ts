@@ -18,7 +18,7 @@ describe('api: chat against the simulator', () => {
     assert.equal('stream' in sent, false, 'non-streaming chat sends no stream flag');
   });
 
-  it('passes every ChatRequest parameter through untouched, unknown ones included', async () => {
+  it('passes every ChatRequest parameter through untouched to a server nothing is known of, asking for stream usage', async () => {
     const { client } = makeClient(ctx.sim);
     const request = userRequest('params', {
       temperature: 0.3,
@@ -37,7 +37,11 @@ describe('api: chat against the simulator', () => {
     assert.deepEqual(ctx.sim.requests.at(-1)?.body, request);
 
     for await (const delta of client.streamChat(request)) void delta;
-    assert.deepEqual(ctx.sim.requests.at(-1)?.body, { ...request, stream: true });
+    assert.deepEqual(ctx.sim.requests.at(-1)?.body, {
+      ...request,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
   });
 
   it('streams typed deltas: meta first, reasoning before content, finish, usage with cost last', async () => {

@@ -29,6 +29,7 @@ describe('client: text completions (/v1/completions)', () => {
       suffix: '\n}',
       max_tokens: 32,
       stream: true,
+      stream_options: { include_usage: true },
     });
   });
 

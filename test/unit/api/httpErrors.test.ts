@@ -77,6 +77,25 @@ describe('api: HTTP error messages (pure)', () => {
 
   it('explains 402 and a 404 on chat', () => {
     assert.match(httpError(402, {}, '{}', chat).message, /insufficient credits/);
-    assert.match(httpError(404, {}, '{}', chat).message, /no such endpoint or model vendor\/m/);
+    // A 404 blames the path unless the gateway's words name the model.
+    const wrongPath = httpError(404, {}, '{}', { ...chat, path: '/v1/v1/chat/completions' }).message;
+    assert.match(wrongPath, /no endpoint at \/v1\/v1\/chat\/completions \(404\)\. Check the base URL/);
+    assert.doesNotMatch(wrongPath, /model/);
+    assert.match(
+      httpError(404, {}, JSON.stringify({ error: { message: 'The model vendor/m does not exist' } }), chat)
+        .message,
+      /does not know the model vendor\/m \(404\)/,
+    );
+  });
+
+  it('takes LiteLLM\'s 400 "No connected db." for what it is: a wrong key', () => {
+    const error = httpError(
+      400,
+      {},
+      JSON.stringify({ error: { message: 'No connected db.', code: '400' } }),
+      chat,
+    );
+    assert.equal(error.status, 401);
+    assert.match(error.message, /rejected the API key.*Set API Key.*No connected db\./);
   });
 });

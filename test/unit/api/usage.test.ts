@@ -86,14 +86,18 @@ describe('usage: the whole object by type', () => {
   it('refuses a cost beyond any real one', () => {
     assert.equal(parseUsage({ cost: 2e9 }), undefined);
     // Found by the property below: a huge cost beside a valid count keeps only the count.
-    assert.deepEqual(
-      parseUsage({ cost: 2_000_000_000, completion_tokens_details: { reasoning_tokens: 0 } }),
-      {
-        completion_tokens_details: { reasoning_tokens: 0 },
-      },
-    );
-    assert.deepEqual(parseUsage({ cost: -0 }), { cost: 0 });
-    assert.ok(Object.is(parseUsage({ cost: -0 })?.cost, 0));
+    assert.deepEqual(parseUsage({ cost: 2_000_000_000, completion_tokens: 3 }), { completion_tokens: 3 });
+    assert.ok(Object.is(parseUsage({ cost: -0, prompt_tokens: 1 })?.cost, 0));
+  });
+
+  it('takes an all-zero usage as not reported, not as a free reply', () => {
+    assert.equal(parseUsage({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }), undefined);
+    assert.equal(parseUsage({ cost: 0 }), undefined);
+    assert.equal(parseUsage({ completion_tokens_details: { reasoning_tokens: 0 } }), undefined);
+    assert.deepEqual(parseUsage({ prompt_tokens: 0, completion_tokens: 2 }), {
+      prompt_tokens: 0,
+      completion_tokens: 2,
+    });
   });
 
   it('never throws, and every field it keeps has its promised type (property)', () => {

@@ -3,6 +3,7 @@ import { acceptsImages, capabilitiesOf, gateRequest } from '../../../core/catalo
 import { toolSupport } from '../../../core/agent/agentRequest';
 import type { ToolSupport } from '../../../core/agent/agentRequest';
 import type { CatalogFeature } from '../../catalog/catalogFeature';
+import type { GatewayService } from '../../gateway/gatewayService';
 import type { Settings } from '../../config/settings';
 import type { Logger } from '../../log/logger';
 
@@ -17,7 +18,15 @@ export type CatalogEntry = Parameters<typeof capabilitiesOf>[0];
  * it cannot take left out, whether it may be offered tools and whether it takes images.
  */
 export class ModelGate {
-  constructor(private readonly deps: { catalog?: CatalogFeature; settings: Settings; logger: Logger }) {}
+  constructor(
+    private readonly deps: {
+      catalog?: CatalogFeature;
+      settings: Settings;
+      logger: Logger;
+      /** What the gateway itself refused (tools for a model), learned from its answers. */
+      gateway?: Pick<GatewayService, 'toolsRefused'>;
+    },
+  ) {}
 
   /** The model's entry, waited for up to CATALOG_WAIT_MS: a slow catalog must not hold up the chat. */
   async entry(id: string): Promise<CatalogEntry> {
@@ -67,7 +76,12 @@ export class ModelGate {
   async toolSupport(model: string, entry?: CatalogEntry): Promise<ToolSupport> {
     const forced = this.deps.settings.current.chat.forceParameters;
     const known = entry ?? (await this.entry(model));
-    return toolSupport(model, forced || capabilitiesOf(known).tools, forced);
+    return toolSupport(
+      model,
+      forced || capabilitiesOf(known).tools,
+      forced,
+      this.deps.gateway?.toolsRefused(model),
+    );
   }
 
   /** Whether the current model takes images (per the catalog and the override setting). */

@@ -411,7 +411,13 @@ describe('agent protocol and history', () => {
     assert.deepEqual(toolSupport('v/m', true, false), { available: true });
     assert.deepEqual(toolSupport('v/m', undefined, true), { available: true });
     assert.match(toolSupport('v/m', false, false).reason ?? '', /does not take tools/);
-    assert.match(toolSupport('v/m', undefined, false).reason ?? '', /does not say/);
+    // A catalog that says nothing (OpenAI-style gateways) offers them.
+    assert.deepEqual(toolSupport('gpt-4o', undefined, false), { available: true });
+    // The gateway refused them for the model: off, whatever the catalog or the setting says.
+    const refused = toolSupport('gemma2:2b', true, true, true);
+    assert.equal(refused.available, false);
+    assert.match(refused.reason ?? '', /gateway refused tools for gemma2:2b/);
+    assert.doesNotMatch(refused.reason ?? '', /forceParameters/);
   });
 
   it('an agent turn ends answered, stopped at a denied repeat, or at the cap with a way on', () => {
