@@ -38,8 +38,11 @@ describe('Sign in with OpenRouter', function () {
     previousBaseUrl = vscode.workspace.getConfiguration('gateway').inspect<string>('baseUrl')?.globalValue;
     sim = await startGatewaySimulator({ host: '127.0.0.2', chunkDelayMs: 0 });
     await setSetting('baseUrl', sim.baseUrl);
+    // The simulator answers as OpenRouter does; a user of an OpenRouter deployment on another host says so.
+    await setSetting('dialect', 'openrouter');
   });
   after(async () => {
+    await setSetting('dialect', undefined);
     await setSetting('baseUrl', previousBaseUrl);
     await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
     await sim.close();
@@ -117,6 +120,24 @@ describe('Sign in with OpenRouter', function () {
     );
     assert.equal(sim.requests.filter((r) => r.path === '/api/v1/auth/keys').length, exchanges);
     assert.equal(await api.apiKey.get(), key);
+  });
+
+  it('is not offered where the gateway is another kind, and opens nothing', async () => {
+    await setSetting('dialect', 'litellm');
+    const browser = catchOpenExternal();
+    const shown = observed.notifications.length;
+    try {
+      assert.equal(await vscode.commands.executeCommand<boolean>('gateway.signIn'), false);
+    } finally {
+      browser.dispose();
+      await setSetting('dialect', 'openrouter');
+    }
+    assert.equal(browser.opened.length, 0);
+    assert.ok(
+      observed.notifications
+        .slice(shown)
+        .some((n) => /another kind\. Set its API key instead/.test(n.message)),
+    );
   });
 
   it('a callback that arrives with no sign-in waiting is refused with a message, and nothing is sent', async () => {

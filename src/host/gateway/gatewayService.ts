@@ -9,7 +9,7 @@ import { keyOriginRefusal, originOf } from '../../core/config/keyOrigin';
 import { Disposable } from '../../core/util/lifecycle';
 import { validateBaseUrl } from '../config/settings';
 import { apiRoot } from '../../api/endpoint';
-import { parseLearnedDialect } from '../../api/dialects';
+import { parseLearnedDialect, resolveDialect } from '../../api/dialects';
 import type { Settings } from '../config/settings';
 import type { Logger } from '../log/logger';
 import { EXTENSION_ID, Setting, SettingSection, StorageKey, VsCodeSetting } from '../../core/ids';
@@ -78,13 +78,16 @@ export class GatewayService extends Disposable {
 
   /**
    * Whether the gateway the base URL names is OpenRouter's kind, where Sign In with OpenRouter
-   * exists: its own host, or a gateway that answers as OpenRouter does.
+   * exists: by `gateway.dialect`, else its host, else what its answers gave away.
    */
   isOpenRouterKind(baseUrl: string): boolean {
-    const origin = originOf(baseUrl);
-    if (!origin) return false;
-    const host = new URL(origin).hostname;
-    return host === 'openrouter.ai' || host.endsWith('.openrouter.ai');
+    if (!originOf(baseUrl)) return false;
+    const { dialect } = this.settings.current;
+    const current = this.current && baseUrl === this.settings.current.baseUrl ? this.current : undefined;
+    const kind = current
+      ? current.dialect().kind
+      : resolveDialect(dialect, baseUrl, parseLearnedDialect(this.learnedFor(baseUrl))).kind;
+    return kind === 'openrouter';
   }
 
   /** The client for the current settings. Throws a GatewayError ('config') for an invalid base URL. */
