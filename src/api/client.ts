@@ -10,7 +10,7 @@ import {
   parseChatReply,
   textChunkAsChat,
 } from './chatStream';
-import { downloadRefusal, sendsKeyTo } from './downloadPolicy';
+import { addressPlace, downloadRefusal, sendsKeyTo } from './downloadPolicy';
 import { readApiKey, resolveEndpoint } from './endpoint';
 import { GatewayError } from './errors';
 import { HttpTransport, IdleWatch } from './transport/http';
@@ -165,6 +165,8 @@ class UndiciGatewayClient implements GatewayClient {
   private readonly proxySecrets: string[];
   private readonly downloadSlots: Semaphore;
   private readonly mediaRoutes: MediaRouteBook = { routes: new Map() };
+  /** The values of the extra headers last sent: redacted from every error, like the key. */
+  private headerSecrets: string[] = [];
 
   constructor(
     private readonly options: ClientOptions,
@@ -180,7 +182,7 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   private secrets(apiKey: string | undefined): Secrets {
-    return [apiKey, ...this.proxySecrets];
+    return [apiKey, ...this.proxySecrets, ...this.headerSecrets];
   }
 
   private get streamLimit(): BodyLimit {
@@ -206,7 +208,7 @@ class UndiciGatewayClient implements GatewayClient {
       });
       apiKey = opened.apiKey;
       const text = await readAll(opened.exchange);
-      return parseChatCompletion(text, apiKey, this.problems);
+      return parseChatCompletion(text, this.secrets(apiKey), this.problems);
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
     }
@@ -247,8 +249,8 @@ class UndiciGatewayClient implements GatewayClient {
       if (/application\/json/i.test(exchange.header('content-type') ?? '')) {
         // A gateway may ignore `stream: true` and answer with one JSON document.
         exchange.setLimit(jsonLimit());
-        const whole = parseChatReply(await exchange.text(), apiKey);
-        yield* chatDeltasFromJson(shape ? shape(whole) : whole, apiKey, this.problems);
+        const whole = parseChatReply(await exchange.text(), this.secrets(apiKey));
+        yield* chatDeltasFromJson(shape ? shape(whole) : whole, this.secrets(apiKey), this.problems);
       } else {
         exchange.setLimit(this.streamLimit);
         const events = untilIdle(
@@ -256,7 +258,7 @@ class UndiciGatewayClient implements GatewayClient {
           exchange,
           this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
         );
-        yield* chatDeltasFromSse(events, apiKey, this.problems, shape);
+        yield* chatDeltasFromSse(events, this.secrets(apiKey), this.problems, shape);
       }
     } catch (error) {
       failure = asGatewayError(error, this.secrets(apiKey));
@@ -477,7 +479,7 @@ class UndiciGatewayClient implements GatewayClient {
   ): Promise<{ exchange: HttpExchange; apiKey: string | undefined; url: URL }> {
     if (callOptions.signal?.aborted)
       throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
-    const apiKey = sendsKeyTo(url, this.endpoint('')) ? await readApiKey(this.options.apiKey) : undefined;
+    const apiKey = sendsKeyTo(url, this.endpoint('')) ? await this.gatewayKey() : undefined;
     return { exchange: await this.send(url, apiKey, callOptions.signal, spec), apiKey, url };
   }
 
@@ -524,7 +526,7 @@ class UndiciGatewayClient implements GatewayClient {
         const refusal = downloadRefusal(target, { gateway, named, redirected: redirects > 0 });
         if (refusal) throw new GatewayError({ kind: 'invalid_response', message: refusal });
         // The key goes only to the gateway itself, never to a storage host it links to.
-        apiKey = sendsKeyTo(target, gateway) ? await readApiKey(this.options.apiKey) : undefined;
+        apiKey = sendsKeyTo(target, gateway) ? await this.gatewayKey() : undefined;
         const exchange = await this.send(target, apiKey, callOptions.signal, {
           method: 'GET',
           accept: '*/*',
@@ -620,7 +622,7 @@ class UndiciGatewayClient implements GatewayClient {
       apiKey = opened.apiKey;
       return await readJson(opened.exchange, what);
     } catch (error) {
-      throw asGatewayError(error, apiKey);
+      throw asGatewayError(error, this.secrets(apiKey));
     }
   }
 
@@ -634,11 +636,11 @@ class UndiciGatewayClient implements GatewayClient {
   private async open(
     callOptions: CallOptions,
     spec: ExchangeSpec & { apiPath: string },
-  ): Promise<{ exchange: HttpExchange; apiKey: string }> {
+  ): Promise<{ exchange: HttpExchange; apiKey: string | undefined }> {
     if (callOptions.signal?.aborted)
       throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
     const url = resolveEndpoint(this.options.baseUrl, spec.apiPath);
-    const apiKey = await readApiKey(this.options.apiKey);
+    const apiKey = await this.gatewayKey();
     try {
       const maxRetries = callOptions.maxRetries;
       return { exchange: await this.send(url, apiKey, callOptions.signal, { ...spec, maxRetries }), apiKey };
@@ -648,21 +650,55 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   /**
-   * Sends with retries until a 2xx response (or, when following redirects, a 3xx) has headers.
-   * Error statuses are read, logged and turned into a GatewayError here.
+   * The key for a request to the gateway's own origin: none with the `none` auth form; optional
+   * when the gateway is on this computer (a local server may need none, and its 401 asks for one).
    */
-  private send(
+  private async gatewayKey(): Promise<string | undefined> {
+    const form = this.options.authHeader ?? 'bearer';
+    if (form === 'none') return undefined;
+    const gateway = this.endpoint('');
+    return readApiKey(this.options.apiKey, addressPlace(gateway.hostname) === 'loopback');
+  }
+
+  /** The extra headers, read at each call; only ever for the gateway's own origin. */
+  private async extraHeaders(): Promise<Readonly<Record<string, string>> | undefined> {
+    if (!this.options.headers) return undefined;
+    let headers: Readonly<Record<string, string>>;
+    try {
+      headers = await this.options.headers();
+    } catch (error) {
+      throw new GatewayError({
+        kind: 'config',
+        message: 'The extra request headers could not be read from secret storage.',
+        cause: error,
+      });
+    }
+    this.headerSecrets = [...new Set([...this.headerSecrets, ...Object.values(headers)])].slice(-64);
+    return headers;
+  }
+
+  /**
+   * Sends with retries until a 2xx response (or, when following redirects, a 3xx) has headers.
+   * Error statuses are read, logged and turned into a GatewayError here. The extra headers go
+   * along only to the gateway's own origin, by the same rule as the key (downloadPolicy.ts).
+   */
+  private async send(
     url: URL,
     apiKey: string | undefined,
     signal: AbortSignal | undefined,
     spec: ExchangeSpec,
   ): Promise<HttpExchange> {
+    const onGateway = sendsKeyTo(url, this.endpoint(''));
+    const extraHeaders = onGateway ? await this.extraHeaders() : undefined;
+    const keyless = onGateway && !apiKey;
     return withRetries(
       async (attempt) => {
         const opened = await this.transport.open({
           method: spec.method,
           url,
           apiKey,
+          authHeader: this.options.authHeader,
+          extraHeaders,
           body: spec.body,
           accept: spec.accept,
           signal,
@@ -675,7 +711,7 @@ class UndiciGatewayClient implements GatewayClient {
         try {
           const text = await opened.errorText();
           failure = redactError(
-            httpError(status, opened.headers, text, { ...spec.error, secret: this.secrets(apiKey) }),
+            httpError(status, opened.headers, text, { ...spec.error, secret: this.secrets(apiKey), keyless }),
             this.secrets(apiKey),
           );
         } catch (error) {

@@ -11,6 +11,8 @@ export const Command = {
   setApiKey: 'gateway.setApiKey',
   clearApiKey: 'gateway.clearApiKey',
   manageApiKey: 'gateway.manageApiKey',
+  /** Stores a header whose value is a secret (Helicone-Auth, x-portkey-api-key), for one origin. */
+  setSecretHeader: 'gateway.setSecretHeader',
   newChat: 'gateway.newChat',
   ask: 'gateway.ask',
   explainSelection: 'gateway.explainSelection',
@@ -59,6 +61,10 @@ export function focusCommand(view: ViewId): string {
 /** Our settings, by full key. */
 export const Setting = {
   baseUrl: 'gateway.baseUrl',
+  /** Extra headers for every request to the gateway (Portkey, Helicone, Cloudflare, Azure). */
+  requestHeaders: 'gateway.requestHeaders',
+  /** How the key is sent: `bearer`, `api-key` or `none`. */
+  authHeader: 'gateway.authHeader',
   chatModel: 'gateway.chat.model',
   chatModels: 'gateway.chat.models',
   chatSystemPrompt: 'gateway.chat.systemPrompt',
@@ -130,6 +136,8 @@ export const StorageKey = {
   apiKey: 'gateway.apiKey',
   /** The key and the origin it belongs to, as one JSON value (core/config/keyOrigin). */
   boundApiKey: 'gateway.apiKey.bound',
+  /** Secret request headers, per gateway origin, as one JSON value (core/config/secretHeaders). */
+  secretHeaders: 'gateway.secretHeaders',
   /** Hashes of the workspace values of `accept` settings the user accepted, per workspace. */
   acceptedWorkspaceSettings: 'gateway.acceptedWorkspaceSettings',
   recentModels: 'gateway.recentModels',

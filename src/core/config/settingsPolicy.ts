@@ -63,6 +63,9 @@ const ALLOW: SettingPolicy = { workspace: 'allow' };
 export const SETTING_POLICIES: { readonly [K in SettingId]: SettingPolicy } = {
   // Where the key goes.
   [Setting.baseUrl]: NEVER,
+  // What goes to the gateway with the key: its headers and how the key is sent.
+  [Setting.requestHeaders]: NEVER,
+  [Setting.authHeader]: NEVER,
   // What the key pays for: a per-project model is useful, so accepted once, seen.
   [Setting.chatModel]: ACCEPT,
   [Setting.mediaModel]: ACCEPT,
