@@ -31,6 +31,11 @@ import {
   syncJobId,
 } from './mediaRoutes';
 import type { MediaModelInfo, MediaRoute } from './mediaRoutes';
+import {
+  isKnownImageGenerationModel,
+  parseKnownImageModels,
+  parseModelInfoMediaModels,
+} from './mediaModelSources';
 import { Semaphore } from './limiter';
 import { ProblemReporter } from './problems';
 import { redact, redactError, urlCredentials } from './redact';
@@ -270,7 +275,20 @@ class UndiciGatewayClient implements GatewayClient {
 
   async startMedia(request: MediaRequest, callOptions: CallOptions = {}): Promise<MediaStarted> {
     const book = this.mediaRoutes;
-    const known = book.routes.get(request.model);
+    // A route learned before, or named by the catalogs last read: no request is spent finding it.
+    const listed = book.models?.get(request.model);
+    const known = book.routes.get(request.model) ?? (listed?.route !== 'media' ? listed?.route : undefined);
+    // An image model OpenAI-style servers are known to serve: straight to /v1/images/generations,
+    // unless this gateway has shown it takes jobs at /v1/media.
+    if (known === undefined && book.mediaEndpoint !== true && isKnownImageGenerationModel(request.model)) {
+      try {
+        const started = await this.startOn('images-generations', request, callOptions);
+        book.routes.set(request.model, 'images-generations');
+        return started;
+      } catch (error) {
+        if (!isMissingEndpoint(error)) throw error;
+      }
+    }
     let missing: GatewayError | undefined;
     // The gateway's own job API first, where it exists (or may): it takes any model it knows.
     if ((known === undefined || known === 'media') && book.mediaEndpoint !== false) {
@@ -335,11 +353,17 @@ class UndiciGatewayClient implements GatewayClient {
     const imageModels = parseImageModels(images);
     // A gateway with an images catalog of its own (OpenRouter) makes chat models' pictures in chat.
     const chatImages: MediaRoute = images !== undefined ? 'chat-images' : 'images-generations';
+    // Without one (OpenAI-style servers, LiteLLM, Portkey): LiteLLM describes its models at
+    // `/model/info`, and the plain catalog lists OpenAI's image ids where the server has them.
+    const [described, plain] =
+      images === undefined ? await Promise.all([read('/v1/model/info'), read('/v1/models')]) : [];
     const models = new Map<string, MediaModelInfo>();
     for (const info of [
       ...parseVideoModels(videos),
       ...imageModels,
       ...parseChatMediaModels(chat, chatImages),
+      ...parseModelInfoMediaModels(described),
+      ...parseKnownImageModels(plain),
     ])
       if (!models.has(info.id)) models.set(info.id, info);
     this.mediaRoutes.models = models;
