@@ -87,8 +87,9 @@ export class HttpTransport {
     if (call.signal?.aborted) throw cancelled();
     const dispatcher = this.dispatcherFor(call.url);
     const exchange = new HttpExchange(call, this.settings);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(call.extraHeaders ?? {})) headers[name.toLowerCase()] = value;
+    const headers: Record<string, string> = Object.fromEntries(
+      Object.entries(call.extraHeaders ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+    );
     headers.accept = call.accept;
     headers['user-agent'] = this.settings.userAgent;
     if (call.apiKey && call.authHeader === 'api-key') headers['api-key'] = call.apiKey;

@@ -53,12 +53,21 @@ const RESERVED = new Set([
   'user-agent',
 ]);
 
-/** Header names that carry credentials, by how they are usually named. */
-const SECRET_NAME = /key|auth|token|secret|password|credential|session|signature/i;
+/** Words of a header name (split at `-`, `_`, `.`) that say its value is a credential. */
+const SECRET_WORD =
+  /^(?:auth|authorization|bearer|password|passwd|credentials?|session|signature|cookie|.*key|.*token|.*secret)$/;
+/** Words that end like one but are names (Portkey's own headers: `x-portkey-provider`). */
+const NOT_SECRET_WORDS = new Set(['portkey']);
 
-/** Whether a header's value is a secret: kept in secret storage, redacted from every text. */
+/**
+ * Whether a header's value is a secret, by its name's words (`Helicone-Auth`, `x-portkey-api-key`,
+ * `cf-aig-authorization`, `X-Api-Token`): kept in secret storage, redacted from every text.
+ */
 export function isSecretHeaderName(name: string): boolean {
-  return SECRET_NAME.test(name);
+  return name
+    .toLowerCase()
+    .split(/[-_.]+/)
+    .some((word) => SECRET_WORD.test(word) && !NOT_SECRET_WORDS.has(word));
 }
 
 /** Why a header name cannot be sent (with the auth form in force), or undefined when it can. */
@@ -101,11 +110,12 @@ export function parseExtraHeaders(
   options: { auth: AuthHeaderForm; secretsAllowed: boolean; what?: string },
 ): ParsedHeaders {
   const what = options.what ?? 'header';
-  const headers: Record<string, string> = {};
+  // A list, made an object at the end: `__proto__` is then a name like any other.
+  const kept: Array<[string, string]> = [];
   const problems: string[] = [];
-  if (value === undefined || value === null) return { headers, problems };
+  if (value === undefined || value === null) return { headers: {}, problems };
   if (!isRecord(value))
-    return { headers, problems: ['the headers setting is not an object; none were sent'] };
+    return { headers: {}, problems: ['the headers setting is not an object; none were sent'] };
   const seen = new Set<string>();
   const entries = Object.entries(value);
   if (entries.length > MAX_ENTRIES_READ)
@@ -144,9 +154,9 @@ export function parseExtraHeaders(
       continue;
     }
     seen.add(lower);
-    headers[name] = text;
+    kept.push([name, text]);
   }
-  return { headers, problems };
+  return { headers: Object.fromEntries(kept), problems };
 }
 
 /**
@@ -158,11 +168,11 @@ export function mergeHeaders(
   secret: Readonly<Record<string, string>>,
 ): Record<string, string> {
   const secretNames = new Set(Object.keys(secret).map((name) => name.toLowerCase()));
-  const merged: Record<string, string> = {};
-  for (const [name, value] of Object.entries(secret)) merged[name] = value;
-  for (const [name, value] of Object.entries(plain))
-    if (!secretNames.has(name.toLowerCase())) merged[name] = value;
-  return Object.fromEntries(Object.entries(merged).slice(0, MAX_EXTRA_HEADERS));
+  const merged = [
+    ...Object.entries(secret),
+    ...Object.entries(plain).filter(([name]) => !secretNames.has(name.toLowerCase())),
+  ];
+  return Object.fromEntries(merged.slice(0, MAX_EXTRA_HEADERS));
 }
 
 /** A name as it may appear in a message: printable, short. */
