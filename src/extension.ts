@@ -3,6 +3,8 @@ import { ApiKeyStore } from './host/auth/apiKeyStore';
 import { CatalogFeature } from './host/catalog/catalogFeature';
 import { registerKeyCommands } from './host/auth/keyCommands';
 import { OpenRouterSignIn, registerSignIn } from './host/auth/signIn';
+import { registerSecretHeaderCommands } from './host/auth/secretHeaderCommands';
+import { SecretHeaderStore } from './host/auth/secretHeaderStore';
 import { SettingsService } from './host/config/settingsService';
 import { legacyKeyOrigin } from './core/config/keyOrigin';
 import { registerChat } from './host/chat/chatLoader';
@@ -59,13 +61,14 @@ export interface GatewayTestApi {
  */
 export function activate(context: vscode.ExtensionContext): GatewayTestApi | undefined {
   // The logger asks the key store for the key to redact only when it writes a line.
-  const logger: Logger = new Logger(() => [apiKey.peek()]);
+  const logger: Logger = new Logger(() => [apiKey.peek(), ...secretHeaders.peekValues()]);
   const settings: SettingsService = new SettingsService(context.globalState, logger);
   // A key stored before keys had an origin belongs to the user's own gateway (never a workspace's).
   const apiKey: ApiKeyStore = new ApiKeyStore(context.secrets, () =>
     legacyKeyOrigin(settings.userValue(Setting.baseUrl)),
   );
-  const gateway = new GatewayService(apiKey, settings, logger, context.globalState);
+  const secretHeaders = new SecretHeaderStore(context.secrets);
+  const gateway = new GatewayService(apiKey, settings, logger, context.globalState, secretHeaders);
   const reports = new StorageReports(logger);
   const signIn = new OpenRouterSignIn(
     apiKey,
@@ -149,6 +152,8 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     ...registerKeyCommands(apiKey, settings),
     signIn,
     ...registerSignIn(signIn),
+    secretHeaders,
+    ...registerSecretHeaderCommands(secretHeaders, settings),
     status,
     inline,
     // Every completion the gateway served, shown or not, is in today's cost.

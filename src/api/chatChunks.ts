@@ -18,6 +18,7 @@ import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
 import { describeErrorMetadata, parseErrorMetadata } from './errorMetadata';
 import { redactExcerpt, redactSecret } from './redact';
+import type { Secrets } from './redact';
 import type { Annotation, ChatDelta, Generation, ReasoningDetail, ToolCall, Usage } from './types';
 
 /** More distinct tool calls than this in one reply is not a real reply; the rest are dropped. */
@@ -79,7 +80,7 @@ export class ChatChunkReader {
   finished = false;
 
   constructor(
-    private readonly secret: string,
+    private readonly secret: Secrets,
     private readonly problems: ProblemReporter = silentProblems,
   ) {}
 

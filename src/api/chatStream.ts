@@ -8,6 +8,7 @@ import { silentProblems } from './problems';
 import type { ProblemReporter } from './problems';
 import { describeErrorMetadata, parseErrorMetadata } from './errorMetadata';
 import { redactExcerpt, redactSecret } from './redact';
+import type { Secrets } from './redact';
 import type { ChatCompletion, ChatDelta } from './types';
 
 /**
@@ -17,7 +18,7 @@ import type { ChatCompletion, ChatDelta } from './types';
  */
 export async function* chatDeltasFromSse(
   batches: AsyncIterable<string[]>,
-  secret: string,
+  secret: Secrets,
   problems: ProblemReporter = silentProblems,
   /** Reshapes each chunk before it is read (text completions, see `textChunkAsChat`). */
   shape?: (chunk: unknown) => unknown,
@@ -77,7 +78,7 @@ export function textChunkAsChat(chunk: unknown): unknown {
 /** Deltas of a whole JSON reply: for a gateway that answers a stream request without streaming. */
 export function chatDeltasFromJson(
   body: unknown,
-  secret: string,
+  secret: Secrets,
   problems: ProblemReporter = silentProblems,
 ): ChatDelta[] {
   const deltas: ChatDelta[] = [];
@@ -88,14 +89,14 @@ export function chatDeltasFromJson(
 /** Parses the body of a non-streaming chat response. */
 export function parseChatCompletion(
   bodyText: string,
-  secret: string,
+  secret: Secrets,
   problems: ProblemReporter = silentProblems,
 ): ChatCompletion {
   return foldChatDeltas(chatDeltasFromJson(parseChatReply(bodyText, secret), secret, problems));
 }
 
 /** Checks a whole chat reply: JSON, not an error, with `choices`; throws a GatewayError otherwise. */
-export function parseChatReply(bodyText: string, secret: string): JsonObject {
+export function parseChatReply(bodyText: string, secret: Secrets): JsonObject {
   const parsed = tryParseJson(bodyText);
   if (!parsed.ok || !isRecord(parsed.value)) {
     throw new GatewayError({

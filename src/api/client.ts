@@ -12,7 +12,7 @@ import {
 } from './chatStream';
 import { dialectFromCatalog, dialectFromHeaders, parseLearnedDialect, resolveDialect } from './dialects';
 import type { Dialect, GatewayEndpoints, LearnedDialect } from './dialects';
-import { downloadRefusal, sendsKeyTo } from './downloadPolicy';
+import { addressPlace, downloadRefusal, sendsKeyTo } from './downloadPolicy';
 import { apiRoot, readApiKey, resolveEndpoint } from './endpoint';
 import { GatewayError } from './errors';
 import { HttpTransport, IdleWatch } from './transport/http';
@@ -33,6 +33,11 @@ import {
   syncJobId,
 } from './mediaRoutes';
 import type { MediaModelInfo, MediaRoute } from './mediaRoutes';
+import {
+  isKnownImageGenerationModel,
+  parseKnownImageModels,
+  parseModelInfoMediaModels,
+} from './mediaModelSources';
 import { Semaphore } from './limiter';
 import { ProblemReporter } from './problems';
 import { redact, redactError, urlCredentials } from './redact';
@@ -197,6 +202,8 @@ class UndiciGatewayClient implements GatewayClient {
    * (`learnedDialect`) when it makes a client anew, and keeps each change (`onDialectLearned`).
    */
   private learnedNow: LearnedDialect;
+  /** The values of the extra headers last sent: redacted from every error, like the key. */
+  private headerSecrets: string[] = [];
 
   constructor(
     private readonly options: ClientOptions,
@@ -268,7 +275,7 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   private secrets(apiKey: string | undefined): Secrets {
-    return [apiKey, ...this.proxySecrets];
+    return [apiKey, ...this.proxySecrets, ...this.headerSecrets];
   }
 
   private get streamLimit(): BodyLimit {
@@ -288,7 +295,7 @@ class UndiciGatewayClient implements GatewayClient {
       apiKey = opened.apiKey;
       const cost = this.headerCost(opened.exchange);
       const text = await readAll(opened.exchange);
-      const completion = parseChatCompletion(text, apiKey, this.problems);
+      const completion = parseChatCompletion(text, this.secrets(apiKey), this.problems);
       if (cost !== undefined && completion.usage?.cost === undefined)
         completion.usage = { ...completion.usage, cost };
       return completion;
@@ -332,8 +339,8 @@ class UndiciGatewayClient implements GatewayClient {
       if (/application\/json/i.test(exchange.header('content-type') ?? '')) {
         // A gateway may ignore `stream: true` and answer with one JSON document.
         exchange.setLimit(jsonLimit());
-        const whole = parseChatReply(await exchange.text(), apiKey);
-        yield* chatDeltasFromJson(shape ? shape(whole) : whole, apiKey, this.problems);
+        const whole = parseChatReply(await exchange.text(), this.secrets(apiKey));
+        yield* chatDeltasFromJson(shape ? shape(whole) : whole, this.secrets(apiKey), this.problems);
       } else {
         exchange.setLimit(this.streamLimit);
         const events = untilIdle(
@@ -341,7 +348,7 @@ class UndiciGatewayClient implements GatewayClient {
           exchange,
           this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
         );
-        yield* chatDeltasFromSse(events, apiKey, this.problems, shape);
+        yield* chatDeltasFromSse(events, this.secrets(apiKey), this.problems, shape);
       }
       if (cost !== undefined) yield { type: 'usage', usage: { cost } };
     } catch (error) {
@@ -354,7 +361,20 @@ class UndiciGatewayClient implements GatewayClient {
 
   async startMedia(request: MediaRequest, callOptions: CallOptions = {}): Promise<MediaStarted> {
     const book = this.mediaRoutes;
-    const known = book.routes.get(request.model);
+    // A route learned before, or named by the catalogs last read: no request is spent finding it.
+    const listed = book.models?.get(request.model);
+    const known = book.routes.get(request.model) ?? (listed?.route !== 'media' ? listed?.route : undefined);
+    // An image model OpenAI-style servers are known to serve: straight to /v1/images/generations,
+    // unless this gateway has shown it takes jobs at /v1/media.
+    if (known === undefined && book.mediaEndpoint !== true && isKnownImageGenerationModel(request.model)) {
+      try {
+        const started = await this.startOn('images-generations', request, callOptions);
+        book.routes.set(request.model, 'images-generations');
+        return started;
+      } catch (error) {
+        if (!isMissingEndpoint(error)) throw error;
+      }
+    }
     let missing: GatewayError | undefined;
     // The gateway's own job API first, where it exists (or may): it takes any model it knows.
     if ((known === undefined || known === 'media') && book.mediaEndpoint !== false) {
@@ -419,11 +439,17 @@ class UndiciGatewayClient implements GatewayClient {
     const imageModels = parseImageModels(images);
     // A gateway with an images catalog of its own (OpenRouter) makes chat models' pictures in chat.
     const chatImages: MediaRoute = images !== undefined ? 'chat-images' : 'images-generations';
+    // Without one (OpenAI-style servers, LiteLLM, Portkey): LiteLLM describes its models at
+    // `/model/info`, and the plain catalog lists OpenAI's image ids where the server has them.
+    const [described, plain] =
+      images === undefined ? await Promise.all([read('/v1/model/info'), read('/v1/models')]) : [];
     const models = new Map<string, MediaModelInfo>();
     for (const info of [
       ...parseVideoModels(videos),
       ...imageModels,
       ...parseChatMediaModels(chat, chatImages),
+      ...parseModelInfoMediaModels(described),
+      ...parseKnownImageModels(plain),
     ])
       if (!models.has(info.id)) models.set(info.id, info);
     this.mediaRoutes.models = models;
@@ -563,7 +589,7 @@ class UndiciGatewayClient implements GatewayClient {
   ): Promise<{ exchange: HttpExchange; apiKey: string | undefined; url: URL }> {
     if (callOptions.signal?.aborted)
       throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
-    const apiKey = sendsKeyTo(url, this.endpoint('')) ? await readApiKey(this.options.apiKey) : undefined;
+    const apiKey = sendsKeyTo(url, this.endpoint('')) ? await this.gatewayKey() : undefined;
     return { exchange: await this.send(url, apiKey, callOptions.signal, spec), apiKey, url };
   }
 
@@ -610,7 +636,7 @@ class UndiciGatewayClient implements GatewayClient {
         const refusal = downloadRefusal(target, { gateway, named, redirected: redirects > 0 });
         if (refusal) throw new GatewayError({ kind: 'invalid_response', message: refusal });
         // The key goes only to the gateway itself, never to a storage host it links to.
-        apiKey = sendsKeyTo(target, gateway) ? await readApiKey(this.options.apiKey) : undefined;
+        apiKey = sendsKeyTo(target, gateway) ? await this.gatewayKey() : undefined;
         const exchange = await this.send(target, apiKey, callOptions.signal, {
           method: 'GET',
           accept: '*/*',
@@ -719,7 +745,7 @@ class UndiciGatewayClient implements GatewayClient {
     apiPath: ShapedPath,
     request: Record<string, unknown>,
     accept: string,
-  ): Promise<{ exchange: HttpExchange; apiKey: string }> {
+  ): Promise<{ exchange: HttpExchange; apiKey: string | undefined }> {
     const model = typeof request.model === 'string' ? request.model : undefined;
     const spec = {
       method: 'POST' as const,
@@ -791,7 +817,7 @@ class UndiciGatewayClient implements GatewayClient {
       apiKey = opened.apiKey;
       return await readJson(opened.exchange, what);
     } catch (error) {
-      throw asGatewayError(error, apiKey);
+      throw asGatewayError(error, this.secrets(apiKey));
     }
   }
 
@@ -805,11 +831,11 @@ class UndiciGatewayClient implements GatewayClient {
   private async open(
     callOptions: CallOptions,
     spec: ExchangeSpec & { apiPath: string },
-  ): Promise<{ exchange: HttpExchange; apiKey: string }> {
+  ): Promise<{ exchange: HttpExchange; apiKey: string | undefined }> {
     if (callOptions.signal?.aborted)
       throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
     const url = resolveEndpoint(this.options.baseUrl, spec.apiPath);
-    const apiKey = await readApiKey(this.options.apiKey);
+    const apiKey = await this.gatewayKey();
     try {
       const maxRetries = callOptions.maxRetries;
       return { exchange: await this.send(url, apiKey, callOptions.signal, { ...spec, maxRetries }), apiKey };
@@ -819,21 +845,55 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   /**
-   * Sends with retries until a 2xx response (or, when following redirects, a 3xx) has headers.
-   * Error statuses are read, logged and turned into a GatewayError here.
+   * The key for a request to the gateway's own origin: none with the `none` auth form; optional
+   * when the gateway is on this computer (a local server may need none, and its 401 asks for one).
    */
-  private send(
+  private async gatewayKey(): Promise<string | undefined> {
+    const form = this.options.authHeader ?? 'bearer';
+    if (form === 'none') return undefined;
+    const gateway = this.endpoint('');
+    return readApiKey(this.options.apiKey, addressPlace(gateway.hostname) === 'loopback');
+  }
+
+  /** The extra headers, read at each call; only ever for the gateway's own origin. */
+  private async extraHeaders(): Promise<Readonly<Record<string, string>> | undefined> {
+    if (!this.options.headers) return undefined;
+    let headers: Readonly<Record<string, string>>;
+    try {
+      headers = await this.options.headers();
+    } catch (error) {
+      throw new GatewayError({
+        kind: 'config',
+        message: 'The extra request headers could not be read from secret storage.',
+        cause: error,
+      });
+    }
+    this.headerSecrets = [...new Set([...this.headerSecrets, ...Object.values(headers)])].slice(-64);
+    return headers;
+  }
+
+  /**
+   * Sends with retries until a 2xx response (or, when following redirects, a 3xx) has headers.
+   * Error statuses are read, logged and turned into a GatewayError here. The extra headers go
+   * along only to the gateway's own origin, by the same rule as the key (downloadPolicy.ts).
+   */
+  private async send(
     url: URL,
     apiKey: string | undefined,
     signal: AbortSignal | undefined,
     spec: ExchangeSpec,
   ): Promise<HttpExchange> {
+    const onGateway = sendsKeyTo(url, this.endpoint(''));
+    const extraHeaders = onGateway ? await this.extraHeaders() : undefined;
+    const keyless = onGateway && !apiKey;
     return withRetries(
       async (attempt) => {
         const opened = await this.transport.open({
           method: spec.method,
           url,
           apiKey,
+          authHeader: this.options.authHeader,
+          extraHeaders,
           body: spec.body,
           accept: spec.accept,
           signal,
@@ -851,6 +911,7 @@ class UndiciGatewayClient implements GatewayClient {
               ...spec.error,
               secret: this.secrets(apiKey),
               path: url.pathname,
+              keyless,
             }),
             this.secrets(apiKey),
           );

@@ -40,12 +40,22 @@ function parseBase(baseUrl: string): { origin: string; prefix: string } {
 }
 
 /**
- * Reads the key through the caller's getter; nothing is sent without one. A GatewayError from the
- * getter (the key belongs to another origin) is the caller's own word, passed on as it is.
+ * Reads the key through the caller's getter; nothing is sent without one, unless `optional` (a
+ * gateway on this computer: a local server may answer without a key, and a 401 then asks for one).
+ * A GatewayError from the getter (the key belongs to another origin) is the caller's own word,
+ * passed on as it is.
  */
 export async function readApiKey(
   getKey: () => string | undefined | Promise<string | undefined>,
-): Promise<string> {
+): Promise<string>;
+export async function readApiKey(
+  getKey: () => string | undefined | Promise<string | undefined>,
+  optional: boolean,
+): Promise<string | undefined>;
+export async function readApiKey(
+  getKey: () => string | undefined | Promise<string | undefined>,
+  optional = false,
+): Promise<string | undefined> {
   let key: string | undefined;
   try {
     key = await getKey();
@@ -58,6 +68,7 @@ export async function readApiKey(
     });
   }
   key = key?.trim();
+  if (!key && optional) return undefined;
   if (!key) {
     throw new GatewayError({
       kind: 'config',

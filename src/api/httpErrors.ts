@@ -25,6 +25,8 @@ export interface HttpErrorContext {
   path?: string;
   /** The key (and proxy credentials): redacted from the gateway's words before they are cut. */
   secret: Secrets;
+  /** The request went without a key (none is set, and the gateway is on this computer). */
+  keyless?: boolean;
 }
 
 interface ErrorDetails {
@@ -71,7 +73,9 @@ function leadSentence(status: number, details: ErrorDetails, context: HttpErrorC
     case 400:
       return `The gateway rejected the request as invalid (400)${details.gatewayMessage ? '.' : '; it gave no reason.'}`;
     case 401:
-      return "The gateway rejected the API key. Set a valid key with 'Gateway AI: Set API Key'.";
+      return context.keyless
+        ? "The gateway asks for an API key, and none is set (401). Set one with 'Gateway AI: Set API Key'."
+        : "The gateway rejected the API key. Set a valid key with 'Gateway AI: Set API Key'.";
     case 402:
       return details.inFlight
         ? 'The gateway refused the request: the account has insufficient credits free (402), as the rest is held by requests still running. Wait for them to finish, add credits, or choose a cheaper model.'

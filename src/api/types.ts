@@ -262,11 +262,25 @@ export interface ProxyOptions {
   strictSSL?: boolean;
 }
 
+/** How the key goes to the gateway: `Authorization: Bearer <key>`, `api-key: <key>`, or not at all. */
+export type AuthHeaderForm = 'bearer' | 'api-key' | 'none';
+
 export interface ClientOptions {
   /** Ends in the service's API prefix, e.g. `https://openrouter.ai/api`; `/v1/...` is appended. */
   baseUrl: string;
-  /** Read at every call, so a changed key applies at once. */
+  /**
+   * Read at every call, so a changed key applies at once. Optional for a gateway on this computer
+   * (a local server answers without one) and with the `none` auth form.
+   */
   apiKey: () => string | undefined | Promise<string | undefined>;
+  /** How the key is sent: `Authorization: Bearer` (default), `api-key` (Azure OpenAI), or not at all. */
+  authHeader?: AuthHeaderForm;
+  /**
+   * Extra headers for every request to the gateway's own origin (never to another: a result's
+   * download, a polling URL elsewhere), read at every call. Already checked (core/config/requestHeaders.ts);
+   * their values are redacted from errors like the key.
+   */
+  headers?: () => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
   /** Connect plus response headers. */
   timeoutMs?: number;
   /**

@@ -14,6 +14,8 @@ export const Command = {
   signIn: 'gateway.signIn',
   signInWithCode: 'gateway.signInWithCode',
   signOut: 'gateway.signOut',
+  /** Stores a header whose value is a secret (Helicone-Auth, x-portkey-api-key), for one origin. */
+  setSecretHeader: 'gateway.setSecretHeader',
   newChat: 'gateway.newChat',
   ask: 'gateway.ask',
   explainSelection: 'gateway.explainSelection',
@@ -63,6 +65,10 @@ export function focusCommand(view: ViewId): string {
 export const Setting = {
   baseUrl: 'gateway.baseUrl',
   dialect: 'gateway.dialect',
+  /** Extra headers for every request to the gateway (Portkey, Helicone, Cloudflare, Azure). */
+  requestHeaders: 'gateway.requestHeaders',
+  /** How the key is sent: `bearer`, `api-key` or `none`. */
+  authHeader: 'gateway.authHeader',
   chatModel: 'gateway.chat.model',
   chatModels: 'gateway.chat.models',
   chatSystemPrompt: 'gateway.chat.systemPrompt',
@@ -134,6 +140,8 @@ export const StorageKey = {
   apiKey: 'gateway.apiKey',
   /** The key and the origin it belongs to, as one JSON value (core/config/keyOrigin). */
   boundApiKey: 'gateway.apiKey.bound',
+  /** Secret request headers, per gateway origin, as one JSON value (core/config/secretHeaders). */
+  secretHeaders: 'gateway.secretHeaders',
   /** Hashes of the workspace values of `accept` settings the user accepted, per workspace. */
   acceptedWorkspaceSettings: 'gateway.acceptedWorkspaceSettings',
   recentModels: 'gateway.recentModels',

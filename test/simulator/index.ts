@@ -15,6 +15,7 @@ import { DEFAULT_CATALOG, handleCredits, handleKey, handleModels, simEndpoints }
 import type { AllModalitiesMode, CatalogMode, CreditState, SimModel } from './catalog';
 import type { RequestContext } from './context';
 import { OAuthDesk } from './oauth';
+import { GatewayExtras } from './gatewayExtras';
 import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
 import { QuirksState } from './openRouterQuirks';
 import {
@@ -44,6 +45,8 @@ import type { ResultOriginRequest } from './types';
 export type { CompletionScript } from './completions';
 export type { ClosedConnection, MediaTimings, RecordedRequest, SeenImage, SimulatorOptions } from './types';
 export type { GenerationRecord, OpenRouterQuirks } from './openRouterQuirks';
+export { liteLlmModelInfo } from './gatewayExtras';
+export type { GatewayExtrasOptions } from './gatewayExtras';
 export type { ResultOriginRequest } from './types';
 export { MEDIA_SHAPES, MP4_BYTES, VIDEO_COST } from './mediaShapes';
 export {
@@ -128,6 +131,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
   private readonly server: Server;
   private readonly resultServer: Server;
   private readonly validKeys: Set<string> | undefined;
+  private readonly extras: GatewayExtras;
   private readonly jobs = new MediaJobs();
   private readonly keyScenarios = new Map<string, Scenario[]>();
   private globalScenarios: Scenario[] = [];
@@ -150,6 +154,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
     this.credits =
       options.credits === null || this.dialect ? undefined : (options.credits ?? { limit: 10, usage: 2.5 });
     this.validKeys = options.validKeys ? new Set(options.validKeys) : undefined;
+    this.extras = new GatewayExtras(options.extras);
     this.quirks = new QuirksState(options.openRouterQuirks, () => this.models);
     this.mediaShape = options.mediaShape;
     this.mediaApi = options.mediaApi ?? (this.dialect && this.dialect !== 'local' ? 'openai' : 'gateway');
@@ -306,12 +311,20 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
       return this.handleFile(path.slice('/api/files/'.length), url.searchParams, response);
 
     const route = this.apiRoute(request.method ?? 'GET', path);
-    if (this.dialect && !this.dialectServes(route?.name))
+    const extra =
+      !route &&
+      path.startsWith(API_PREFIX) &&
+      this.extras.serves(request.method ?? 'GET', path.slice(API_PREFIX.length));
+    if (this.dialect && !extra && !this.dialectServes(route?.name))
       return sendOpenAiError(response, 404, `Invalid URL (${request.method} ${asked})`);
-    if (!route) return sendError(response, 404, `Not found: ${request.method} ${path}`);
+    if (!route && !extra) return sendError(response, 404, `Not found: ${request.method} ${path}`);
     if (this.dialect === 'litellm') dropRetryAfter(response);
     const apiKey = this.authenticate(request, response);
     if (apiKey === undefined) return;
+    if (!route) {
+      if (this.extras.answer(request.method ?? 'GET', path.slice(API_PREFIX.length), response)) return;
+      return sendError(response, 404, `Not found: ${request.method} ${path}`);
+    }
     const context: RequestContext = {
       record,
       request,
@@ -382,7 +395,11 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
   private handleResultOrigin(request: IncomingMessage, response: ServerResponse): void {
     const path = new URL(request.url ?? '/', 'http://result.invalid').pathname;
     const authorization = request.headers.authorization;
-    this.resultRequests.push({ path, ...(authorization !== undefined ? { authorization } : {}) });
+    this.resultRequests.push({
+      path,
+      headers: request.headers,
+      ...(authorization !== undefined ? { authorization } : {}),
+    });
     const match = /^\/files\/([^/]+)\.png$/.exec(path);
     const job = match ? this.jobs.get(decodeURIComponent(match[1])) : undefined;
     if (request.method !== 'GET' || !job) return sendError(response, 404, 'No such file.');
@@ -476,6 +493,12 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
 
   /** The Bearer key, or undefined after answering 401. */
   private authenticate(request: IncomingMessage, response: ServerResponse): string | undefined {
+    const other = this.extras.authenticate(request);
+    if (other && 'status' in other) {
+      sendError(response, other.status, other.message);
+      return undefined;
+    }
+    if (other) return other.key;
     const header = request.headers.authorization;
     if (this.dialect) {
       // A local server needs no key; the others take `Bearer <key>`.

@@ -1,3 +1,4 @@
+import type { GatewayExtrasOptions } from './gatewayExtras';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { OpenRouterQuirks } from './openRouterQuirks';
 
@@ -28,6 +29,8 @@ export interface SimulatorOptions {
   mediaTimings?: Partial<MediaTimings>;
   /** Only these keys are accepted (401 otherwise). Default: any key. */
   validKeys?: string[];
+  /** Other gateways' auth forms, required headers and `/model/info` (see gatewayExtras.ts). */
+  extras?: GatewayExtrasOptions;
   /** Name of the simulated upstream provider, reported in chunks and errors. */
   providerName?: string;
   /** The catalog served at GET /v1/models (default: a few chat and media models). */
@@ -100,4 +103,6 @@ export interface ResultOriginRequest {
   path: string;
   /** The Authorization header it carried: it must never carry one. */
   authorization?: string;
+  /** Every header it carried: no gateway header may reach it either. */
+  headers?: Record<string, string | string[] | undefined>;
 }

@@ -10,7 +10,7 @@ import { proxyUrlFor } from './proxy';
 import { loadUndici } from './undiciParts';
 import type { UndiciParts } from './undiciParts';
 import { redactSecret } from '../redact';
-import type { ClientOptions, ProxyOptions, RequestLogEntry } from '../types';
+import type { AuthHeaderForm, ClientOptions, ProxyOptions, RequestLogEntry } from '../types';
 
 type ResponseBody = Dispatcher.ResponseData['body'];
 export type ResponseHeaders = Dispatcher.ResponseData['headers'];
@@ -28,8 +28,11 @@ export interface TransportSettings {
 export interface HttpCall {
   method: 'GET' | 'POST';
   url: URL;
-  /** Sent as Bearer token; omitted for hosts other than the gateway. */
+  /** Sent as the auth form says (Bearer by default); omitted for hosts other than the gateway. */
   apiKey?: string;
+  authHeader?: AuthHeaderForm;
+  /** Extra headers (checked names, lower-cased here); the client's own headers win. */
+  extraHeaders?: Readonly<Record<string, string>>;
   body?: unknown;
   accept: string;
   signal?: AbortSignal;
@@ -84,8 +87,13 @@ export class HttpTransport {
     if (call.signal?.aborted) throw cancelled();
     const dispatcher = this.dispatcherFor(call.url);
     const exchange = new HttpExchange(call, this.settings);
-    const headers: Record<string, string> = { accept: call.accept, 'user-agent': this.settings.userAgent };
-    if (call.apiKey) headers.authorization = `Bearer ${call.apiKey}`;
+    const headers: Record<string, string> = Object.fromEntries(
+      Object.entries(call.extraHeaders ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+    );
+    headers.accept = call.accept;
+    headers['user-agent'] = this.settings.userAgent;
+    if (call.apiKey && call.authHeader === 'api-key') headers['api-key'] = call.apiKey;
+    else if (call.apiKey && call.authHeader !== 'none') headers.authorization = `Bearer ${call.apiKey}`;
     let body: string | undefined;
     if (call.body !== undefined) {
       body = JSON.stringify(call.body);

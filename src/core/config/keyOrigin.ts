@@ -41,6 +41,23 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
+ * Whether requests may go without a key: the auth form is `none`, or the gateway is on this
+ * computer (Ollama, LM Studio, vLLM and llama.cpp take none; one that wants a key answers 401,
+ * and the user is then asked for it).
+ */
+export function keyIsOptional(settings: {
+  baseUrl: string;
+  request: { authHeader: 'bearer' | 'api-key' | 'none' };
+}): boolean {
+  if (settings.request.authHeader === 'none') return true;
+  try {
+    return isLoopbackHost(new URL(settings.baseUrl.trim()).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The origin a key stored before keys had one is bound to: the origin of the user's own base URL
  * (their settings file's value, never a workspace's or a default another extension contributes),
  * or https://openrouter.ai.

@@ -12,6 +12,8 @@ import { Setting, VsCodeSetting } from '../ids';
 import { cleanRelativeFolder } from '../mediaStudio/resultNames';
 import { excludePatterns } from '../inline/exclude';
 import { isLoopbackHost } from './keyOrigin';
+import { parseAuthHeaderForm, parseExtraHeaders } from './requestHeaders';
+import type { AuthHeaderForm } from './requestHeaders';
 import type { SettingId } from '../ids';
 
 /** Every setting of the extension, typed, read through one service (host/config/settingsService). */
@@ -90,6 +92,12 @@ export interface GatewaySettings {
     maxResponseMegabytes: number;
     /** Most minutes one stream or download may take. */
     maxStreamMinutes: number;
+    /** Extra headers for the gateway from `gateway.requestHeaders`, checked (secret ones are not taken). */
+    headers: Record<string, string>;
+    /** Why entries of `gateway.requestHeaders` were skipped, one line each (names, never values). */
+    headerProblems: string[];
+    /** How the key is sent (`gateway.authHeader`). */
+    authHeader: AuthHeaderForm;
   };
   proxy: {
     url: string | undefined;
@@ -213,6 +221,7 @@ const SECTIONS: SectionParsers = {
     maxRetries: Math.round(num(get(Setting.requestMaxRetries), 0, 10, 3)),
     maxResponseMegabytes: num(get(Setting.requestMaxResponseMegabytes), 1, 4096, 200),
     maxStreamMinutes: num(get(Setting.requestMaxStreamMinutes), 1, 240, 30),
+    ...requestHeaders(get),
   }),
   proxy: (get) => {
     const proxyUrl = str(get(VsCodeSetting.proxy))?.trim();
@@ -247,6 +256,18 @@ export function parseSettingsLazily(get: SettingsSource): GatewaySettings {
     });
   }
   return Object.freeze(settings);
+}
+
+function requestHeaders(
+  get: SettingsSource,
+): Pick<GatewaySettings['request'], 'headers' | 'headerProblems' | 'authHeader'> {
+  const authHeader = parseAuthHeaderForm(get(Setting.authHeader));
+  const parsed = parseExtraHeaders(get(Setting.requestHeaders), {
+    auth: authHeader,
+    secretsAllowed: false,
+    what: `header of "${Setting.requestHeaders}"`,
+  });
+  return { headers: parsed.headers, headerProblems: parsed.problems, authHeader };
 }
 
 function inlineMode(value: unknown): GatewaySettings['inlineCompletions']['mode'] {

@@ -65,6 +65,9 @@ export const SETTING_POLICIES: { readonly [K in SettingId]: SettingPolicy } = {
   [Setting.baseUrl]: NEVER,
   // What the gateway is sent (and so what a strict upstream refuses).
   [Setting.dialect]: NEVER,
+  // What goes to the gateway with the key: its headers and how the key is sent.
+  [Setting.requestHeaders]: NEVER,
+  [Setting.authHeader]: NEVER,
   // What the key pays for: a per-project model is useful, so accepted once, seen.
   [Setting.chatModel]: ACCEPT,
   [Setting.mediaModel]: ACCEPT,

@@ -1,3 +1,4 @@
+import { keyIsOptional } from '../../core/config/keyOrigin';
 import * as vscode from 'vscode';
 import { forView } from '../../core/chat/viewTurns';
 import { Disposable } from '../../core/util/lifecycle';
@@ -160,7 +161,8 @@ export class ChatSession extends Disposable {
       type: 'init',
       conversation: toView(conversation),
       model: this.deps.settings.current.chat.model,
-      hasApiKey: !!(await this.deps.apiKey.get().catch(() => undefined)),
+      hasApiKey:
+        keyIsOptional(this.deps.settings.current) || !!(await this.deps.apiKey.get().catch(() => undefined)),
       history: await this.deps.store.list(),
     });
     this.runner.showCompaction(conversation);

@@ -1,3 +1,4 @@
+import { keyIsOptional } from '../../core/config/keyOrigin';
 import * as vscode from 'vscode';
 import { GatewayError } from '../../api/errors';
 import type { ChatImage } from '../../api/chatImages';
@@ -214,7 +215,7 @@ export class TurnRunner {
     const drawn: ChatImage[] = [];
     const drew = (images: readonly ChatImage[]) => void drawn.push(...images);
     try {
-      if (!(await this.deps.apiKey.get())) {
+      if (!keyIsOptional(settings) && !(await this.deps.apiKey.get())) {
         throw new GatewayError({
           kind: 'config',
           message: "No API key is set. Set one with 'Gateway AI: Set API Key', then retry.",

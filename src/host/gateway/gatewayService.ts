@@ -4,6 +4,9 @@ import type { DialectNotice, GatewayDataProblem, LearnedDialect } from '../../ap
 import { createClient } from './clientLoader';
 import { GatewayError } from '../../api/errors';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
+import type { SecretHeaderStore } from '../auth/secretHeaderStore';
+import { mergeHeaders, parseExtraHeaders } from '../../core/config/requestHeaders';
+import type { AuthHeaderForm } from '../../core/config/requestHeaders';
 import { offerKeyFor } from '../auth/keyCommands';
 import { keyOriginRefusal, originOf } from '../../core/config/keyOrigin';
 import { Disposable } from '../../core/util/lifecycle';
@@ -37,12 +40,16 @@ export class GatewayService extends Disposable {
   /** What the client learned of a gateway (a refused field, tools off for a model), as it happens. */
   readonly onDialectNotice = this.dialectNotices.event;
 
+  /** The header problems last told, so the same setting is not warned about twice. */
+  private warnedHeaders = '';
+
   constructor(
     private readonly apiKey: ApiKeyStore,
     private readonly settings: Settings,
     private readonly logger: Logger,
     /** Where what was learned of each gateway is kept across windows (globalState). */
     private readonly memory?: vscode.Memento,
+    private readonly secretHeaders?: SecretHeaderStore,
   ) {
     super();
     this.register(
@@ -97,9 +104,14 @@ export class GatewayService extends Disposable {
     const problem = validateBaseUrl(settings.baseUrl);
     if (problem) throw new GatewayError({ kind: 'config', message: problem });
     const baseUrl = settings.baseUrl;
+    this.warnAboutHeaders(settings.request.headerProblems);
+    const plainHeaders = settings.request.headers;
+    const authHeader = settings.request.authHeader;
     this.current = createClient({
       baseUrl,
       apiKey: () => this.keyFor(baseUrl),
+      authHeader,
+      headers: () => this.headersFor(baseUrl, plainHeaders, authHeader),
       timeoutMs: settings.request.timeoutSeconds * 1000,
       streamIdleTimeoutMs: settings.request.streamIdleTimeoutSeconds * 1000,
       maxRetries: settings.request.maxRetries,
@@ -188,6 +200,49 @@ export class GatewayService extends Disposable {
       void offerKeyFor(this.apiKey, this.settings, origin, stored.origin);
     }
     throw new GatewayError({ kind: 'config', message: refusal });
+  }
+
+  /**
+   * The extra headers for the gateway at `baseUrl`: the setting's, and the secret ones stored for
+   * its origin (which win), each checked again against the auth form in force.
+   */
+  private async headersFor(
+    baseUrl: string,
+    plain: Readonly<Record<string, string>>,
+    auth: AuthHeaderForm,
+  ): Promise<Record<string, string>> {
+    const origin = originOf(baseUrl);
+    if (!this.secretHeaders || !origin) return { ...plain };
+    const parsed = parseExtraHeaders(await this.secretHeaders.forOrigin(origin), {
+      auth,
+      secretsAllowed: true,
+      what: 'secret header',
+    });
+    for (const problem of parsed.problems) {
+      if (this.reportedProblems.has(problem)) continue;
+      this.reportedProblems.add(problem);
+      this.logger.warn(`Gateway AI: ${problem}`);
+    }
+    return mergeHeaders(plain, parsed.headers);
+  }
+
+  /** Tells the user once which entries of the headers setting were skipped, and why. */
+  private warnAboutHeaders(problems: readonly string[]): void {
+    const text = problems.join(' ');
+    if (text === this.warnedHeaders) return;
+    this.warnedHeaders = text;
+    if (!text) return;
+    for (const problem of problems) this.logger.warn(problem);
+    const openSettings = 'Open Settings';
+    void notify
+      .warn(
+        `Gateway AI: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more, see the log)` : ''}`,
+        openSettings,
+      )
+      .then((choice) => {
+        if (choice === openSettings)
+          void vscode.commands.executeCommand('workbench.action.openSettings', Setting.requestHeaders);
+      });
   }
 
   /**

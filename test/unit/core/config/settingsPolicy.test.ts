@@ -73,6 +73,8 @@ describe('settings: where each one may come from', () => {
   it('what decides where the key goes, what it pays for, what the model is told and the caps: never a workspace', () => {
     for (const id of [
       Setting.baseUrl,
+      Setting.requestHeaders,
+      Setting.authHeader,
       Setting.chatSystemPrompt,
       Setting.chatMaxTokens,
       Setting.chatWebSearch,
