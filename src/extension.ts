@@ -3,6 +3,7 @@ import { ApiKeyStore } from './host/auth/apiKeyStore';
 import { CatalogFeature } from './host/catalog/catalogFeature';
 import { registerKeyCommands } from './host/auth/keyCommands';
 import { OpenRouterSignIn, registerSignIn } from './host/auth/signIn';
+import { GatewayConnector, registerConnect } from './host/gateway/connectGateway';
 import { registerSecretHeaderCommands } from './host/auth/secretHeaderCommands';
 import { SecretHeaderStore } from './host/auth/secretHeaderStore';
 import { SettingsService } from './host/config/settingsService';
@@ -152,6 +153,14 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     ...registerKeyCommands(apiKey, settings),
     signIn,
     ...registerSignIn(signIn),
+    registerConnect(
+      new GatewayConnector(
+        settings,
+        gateway,
+        logger,
+        async (origin) => (await apiKey.binding().catch(() => undefined))?.origin === origin,
+      ),
+    ),
     secretHeaders,
     ...registerSecretHeaderCommands(secretHeaders, settings),
     status,

@@ -12,6 +12,7 @@ export const Command = {
   clearApiKey: 'gateway.clearApiKey',
   manageApiKey: 'gateway.manageApiKey',
   signIn: 'gateway.signIn',
+  connect: 'gateway.connect',
   signInWithCode: 'gateway.signInWithCode',
   signOut: 'gateway.signOut',
   /** Stores a header whose value is a secret (Helicone-Auth, x-portkey-api-key), for one origin. */

@@ -122,17 +122,12 @@ export class OpenRouterSignIn extends Disposable implements vscode.UriHandler {
       void notify.info('Gateway AI: no API key is stored, so there is nothing to sign out of.');
       return false;
     }
-    const signOut = 'Sign Out';
-    const choice = await vscode.window.showWarningMessage(
+    const agreed = await notify.confirm(
       `Sign out of ${stored.origin}?`,
-      {
-        modal: true,
-        detail:
-          'The key is removed from VS Code\u2019s secret storage. The key itself stays valid on the gateway until you delete it there.',
-      },
-      signOut,
+      'The key is removed from VS Code\u2019s secret storage. The key itself stays valid on the gateway until you delete it there.',
+      'Sign Out',
     );
-    if (choice !== signOut) return false;
+    if (!agreed) return false;
     try {
       await this.store.clear();
     } catch (error) {
