@@ -3,8 +3,8 @@
  * changes, and which old checkpoints go. The host (`src/host/agent/checkpoints/`) runs git
  * against a repository of our own and hands this module its output; nothing here touches a file.
  */
-import { excludedBy } from '../inline/exclude';
 import { isCheckpointId } from '../protocol/protocolFields';
+import { offLimitsPath } from './workspacePaths';
 
 export { isCheckpointId };
 
@@ -96,15 +96,21 @@ export function planSize(plan: RestorePlan): number {
   return plan.changed.length + plan.recreated.length + plan.removed.length;
 }
 
-/** Why a file is left out of snapshots, or undefined when it is kept. */
+/**
+ * Why a file is left out of snapshots, or undefined when it is kept. `path` is relative to the
+ * folder's real path; `realPath`, its absolute real path, is judged too, as the agent's tools judge
+ * it (`offLimitsPath`): `credentials` in a folder that is `~/.aws`, any file of a project inside a
+ * folder named `secrets`.
+ */
 export function leftOutBecause(
   path: string,
   bytes: number,
   secretPatterns: readonly string[],
   maxFileBytes = CHECKPOINT_MAX_FILE_BYTES,
+  realPath = '',
 ): 'secret' | 'large' | 'path' | undefined {
   if (!isStorablePath(path)) return 'path';
-  if (excludedBy(path, secretPatterns) !== undefined) return 'secret';
+  if (offLimitsPath([path, realPath], secretPatterns)) return 'secret';
   if (bytes > maxFileBytes) return 'large';
   return undefined;
 }

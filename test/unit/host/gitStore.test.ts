@@ -218,6 +218,84 @@ describe('Checkpoint store (real git)', function () {
     );
   });
 
+  /** Every object in a store, as text: what would be kept for 30 days. */
+  function storeObjects(dir: string): string {
+    if (!fs.existsSync(path.join(dir, 'HEAD'))) return '';
+    return execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+      env: { ...process.env, GIT_DIR: dir },
+    }).toString('latin1');
+  }
+
+  it('a checkpoint of a workspace that includes ~/.aws, the home folder, or a secrets/ project holds none of their files', async () => {
+    const savedHome = process.env.HOME;
+    const home = path.join(root, 'home');
+    fs.mkdirSync(path.join(home, '.aws'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.aws', 'credentials'), 'aws_secret_access_key=AWS-SECRET\n');
+    fs.writeFileSync(path.join(home, '.git-credentials'), 'https://u:HOME-TOKEN@example.com\n');
+    fs.writeFileSync(path.join(home, 'notes.txt'), 'HOME-NOTES\n');
+    const project = path.join(root, 'secrets', 'deploy');
+    fs.mkdirSync(project, { recursive: true });
+    fs.writeFileSync(path.join(project, 'prod.json'), '{"token": "SECRETS-PROJECT"}\n');
+    fs.writeFileSync(path.join(project, 'readme.md'), 'SECRETS-README\n');
+    // Links name them another way: judged by their real paths.
+    fs.symlinkSync(home, path.join(root, 'linked-home'));
+    fs.symlinkSync(path.join(home, '.aws'), path.join(root, 'linked-aws'));
+    fs.symlinkSync(project, path.join(root, 'linked-project'));
+    process.env.HOME = home;
+    try {
+      let n = 0;
+      const storeOf = (folder: string) =>
+        new GitCheckpointStore({
+          dir: path.join(root, `store-${++n}`),
+          workTree: folder,
+          secretPatterns: () => DEFAULT_EXCLUDE,
+        });
+      for (const folder of [
+        home,
+        path.join(home, '.aws'),
+        path.join(root, 'linked-home'),
+        path.join(root, 'linked-aws'),
+      ]) {
+        const one = storeOf(folder);
+        await assert.rejects(one.snapshot('cp-1-a', far()), (e: unknown) => {
+          assert.ok(e instanceof CheckpointError, String(e));
+          assert.equal(e.kind, 'refused');
+          assert.match(e.message, /home folder|settings folder in the home folder/);
+          return true;
+        });
+        assert.equal(storeObjects(one.dir), '', folder);
+      }
+      for (const folder of [project, path.join(root, 'linked-project')]) {
+        const one = storeOf(folder);
+        const result = await one.snapshot('cp-1-a', far());
+        assert.equal(result.files, 0, folder);
+        assert.deepEqual(result.leftOut, { secret: 2, large: 0 });
+        assert.equal((await one.files('cp-1-a')).size, 0);
+        assert.doesNotMatch(storeObjects(one.dir), /SECRETS-PROJECT|SECRETS-README/);
+      }
+    } finally {
+      if (savedHome === undefined) delete process.env.HOME;
+      else process.env.HOME = savedHome;
+    }
+  });
+
+  it('an index made under other rules (an older version, a shorter secrets list) is judged again', async () => {
+    let patterns: readonly string[] = [];
+    const loose = new GitCheckpointStore({
+      dir: path.join(root, 'store'),
+      workTree: work,
+      secretPatterns: () => patterns,
+    });
+    fs.writeFileSync(path.join(work, '.env'), 'KEY=LATER-SECRET\n');
+    fs.writeFileSync(path.join(work, 'a.txt'), 'a\n');
+    await loose.snapshot('cp-1-a', far());
+    assert.deepEqual([...(await loose.files('cp-1-a')).keys()].sort(), ['.env', 'a.txt']);
+    // The file is unchanged, so it is not listed again; the new rules still take it out.
+    patterns = DEFAULT_EXCLUDE;
+    await loose.snapshot('cp-2-a', far());
+    assert.deepEqual([...(await loose.files('cp-2-a')).keys()], ['a.txt']);
+  });
+
   it('never writes through a link out of the folder', async () => {
     const outside = path.join(root, 'outside');
     fs.mkdirSync(outside);

@@ -27,13 +27,15 @@ import {
   parsePathList,
 } from '../../../core/agent/checkpoints';
 import type { PruneLimits, StoredCheckpoint, TreeEntry } from '../../../core/agent/checkpoints';
+import { judgeFolder } from '../paths/folderRules';
 
 /** Why a git call did not give an answer. */
 export class CheckpointError extends Error {
   override readonly name = 'CheckpointError';
   constructor(
     message: string,
-    readonly kind: 'noGit' | 'timeout' | 'failed',
+    /** `refused`: the folder is one checkpoints never copy (the home folder, `~/.aws`, …). */
+    readonly kind: 'noGit' | 'timeout' | 'failed' | 'refused',
   ) {
     super(message);
   }
@@ -86,6 +88,15 @@ export interface GitStoreOptions {
   git?: string;
 }
 
+/** Bumped when what snapshots leave out changes, so indexes made before are judged again. */
+const RULES_VERSION = 1;
+
+function rulesKey(work: string, patterns: readonly string[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify([RULES_VERSION, work, patterns]))
+    .digest('hex');
+}
+
 /** The store's folder name for a workspace folder: a hash of its real path. */
 export function storeNameFor(realFolder: string): string {
   return createHash('sha256').update(realFolder).digest('hex').slice(0, 24);
@@ -132,7 +143,17 @@ export class GitCheckpointStore {
 
   private async snapshotNow(id: string, deadline: number, message: string): Promise<SnapshotResult> {
     const started = Date.now();
+    // The agent's tools' rule: a folder too broad by its path as written or its real path (the
+    // home folder, `~/.aws`, a system folder) is never read, so never copied here either.
+    const judged = await judgeFolder(this.options.workTree);
+    if (judged.why)
+      throw new CheckpointError(
+        `${this.options.workTree} is ${judged.why}; checkpoints never copy its files.`,
+        'refused',
+      );
     const work = await this.prepare(deadline);
+    const patterns = this.options.secretPatterns();
+    await this.dropNowOffLimits(work, patterns, deadline);
     const exclude = await this.userExcludeFile(work);
     const excludeConfig = exclude ? ['-c', `core.excludesFile=${exclude}`] : [];
     const listed = parsePathList(
@@ -143,7 +164,6 @@ export class GitCheckpointStore {
       ),
     );
     const leftOut = { secret: 0, large: 0 };
-    const patterns = this.options.secretPatterns();
     const maxBytes = this.options.maxFileBytes ?? CHECKPOINT_MAX_FILE_BYTES;
     // A batch at a time, each written to our index: a snapshot that runs out of time keeps what
     // it hashed, and the next one (which lists only what is new or changed) goes on from there.
@@ -164,7 +184,7 @@ export class GitCheckpointStore {
             return;
           }
           if (!stat.isFile() && !stat.isSymbolicLink()) return;
-          const why = leftOutBecause(p, stat.size, patterns, maxBytes);
+          const why = leftOutBecause(p, stat.size, patterns, maxBytes, path.join(work, p));
           if (why === 'secret') leftOut.secret++;
           if (why === 'large') leftOut.large++;
           if (why) drop.push(p);
@@ -180,7 +200,31 @@ export class GitCheckpointStore {
     const commit = (await this.run(['commit-tree', tree, '-m', message], deadline, work)).trim();
     await this.run(['update-ref', `${CHECKPOINT_REF_PREFIX}${id}`, commit], deadline, work);
     const files = Number((await this.run(['ls-files', '-z'], deadline, work)).split('\0').length - 1);
+    await fs.writeFile(this.rulesFile, rulesKey(work, patterns)).catch(() => undefined);
     return { commit, tree, leftOut, files, ms: Date.now() - started };
+  }
+
+  /**
+   * When the rules changed since this index was last used (the secrets list, the folder's real
+   * path, or the rules themselves in an update), every file our index holds is judged again and
+   * those now off limits are taken out: an unchanged file is never listed again, so it would
+   * otherwise stay in every later snapshot.
+   */
+  private async dropNowOffLimits(work: string, patterns: readonly string[], deadline: number): Promise<void> {
+    const key = rulesKey(work, patterns);
+    if ((await fs.readFile(this.rulesFile, 'utf8').catch(() => '')) === key) return;
+    if (!(await exists(this.indexFile))) return;
+    const held = parsePathList(await this.run(['ls-files', '-z'], deadline, work));
+    const drop = held.filter(
+      (p) => leftOutBecause(p, 0, patterns, Infinity, path.join(work, p)) !== undefined,
+    );
+    if (drop.length)
+      await this.run(['update-index', '-z', '--force-remove', '--stdin'], deadline, work, drop);
+  }
+
+  /** What rules this window's index was last snapshotted under. */
+  private get rulesFile(): string {
+    return `${this.indexFile}.rules`;
   }
 
   /** Whether the store has this checkpoint. */
@@ -299,7 +343,8 @@ export class GitCheckpointStore {
       const file = path.join(dir, name);
       const stat = await fs.stat(file).catch(() => undefined);
       if (stat) others.push({ file, mtime: stat.mtimeMs });
-      if (!isAlive(Number(match[1]))) await fs.rm(file, { force: true }).catch(() => undefined);
+      if (!isAlive(Number(match[1])))
+        for (const gone of [file, `${file}.rules`]) await fs.rm(gone, { force: true }).catch(() => undefined);
     }
     const newest = others.sort((a, b) => b.mtime - a.mtime)[0];
     if (newest && !(await exists(this.indexFile)))
