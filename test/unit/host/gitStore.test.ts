@@ -12,11 +12,10 @@ import * as path from 'node:path';
 import { restorePlan } from '../../../src/core/agent/checkpoints';
 import { DEFAULT_EXCLUDE } from '../../../src/core/inline/exclude';
 import {
+  applyPlan,
   CheckpointError,
   GitCheckpointStore,
-  removeEntry,
   safeTarget,
-  writeEntry,
 } from '../../../src/host/agent/checkpoints/gitStore';
 
 const far = () => Date.now() + 60_000;
@@ -66,17 +65,17 @@ function files(dir: string): Record<string, string> {
   return Object.fromEntries(Object.entries(all).filter(([p]) => !p.startsWith(`.git${path.sep}`)));
 }
 
-async function restore(store: GitCheckpointStore, work: string, id: string, nowId: string): Promise<void> {
+/** What *Restore to here* does to one folder: a snapshot of now, then the plan applied. */
+async function restore(
+  store: GitCheckpointStore,
+  work: string,
+  id: string,
+  nowId: string,
+): Promise<string[]> {
   await store.snapshot(nowId, far());
   const target = await store.files(id);
-  const plan = restorePlan(target, await store.files(nowId));
-  for (const p of [...plan.changed, ...plan.recreated]) {
-    const file = await safeTarget(work, p);
-    assert.ok(file, p);
-    const entry = target.get(p)!;
-    await writeEntry(file, entry, await store.blob(entry.oid));
-  }
-  for (const p of plan.removed) await removeEntry((await safeTarget(work, p))!);
+  const plan = restorePlan(target, await store.files(nowId), await store.leftOut(id));
+  return applyPlan({ folder: work, folderName: 'work', plan, target, blob: (oid) => store.blob(oid) });
 }
 
 describe('Checkpoint store (real git)', function () {
@@ -294,6 +293,48 @@ describe('Checkpoint store (real git)', function () {
     patterns = DEFAULT_EXCLUDE;
     await loose.snapshot('cp-2-a', far());
     assert.deepEqual([...(await loose.files('cp-2-a')).keys()], ['a.txt']);
+  });
+
+  it('"Restore to here" never deletes or changes a file the checkpoint left out (gitignored data that existed before)', async () => {
+    let patterns = [...DEFAULT_EXCLUDE, 'private.txt'];
+    store = new GitCheckpointStore({
+      dir: path.join(root, 'store'),
+      workTree: work,
+      secretPatterns: () => patterns,
+      maxFileBytes: 1000,
+    });
+    fs.writeFileSync(path.join(work, 'private.txt'), 'PRIVATE\n');
+    fs.writeFileSync(path.join(work, '.gitignore'), 'data/\n*.log\n');
+    fs.mkdirSync(path.join(work, 'data', 'cache'), { recursive: true });
+    fs.writeFileSync(path.join(work, 'data', 'cache', 'users.db'), 'USER DATA\n');
+    fs.writeFileSync(path.join(work, 'run.log'), 'LOG\n');
+    fs.writeFileSync(path.join(work, 'big.bin'), Buffer.alloc(2000, 1));
+    fs.writeFileSync(path.join(work, '.env.local'), 'KEY=1\n');
+    fs.writeFileSync(path.join(work, 'grows.txt'), 'small\n');
+    fs.writeFileSync(path.join(work, 'a.txt'), 'a\n');
+    await store.snapshot('cp-1-a', far());
+    // Then: .gitignore no longer ignores anything, a large file shrank, a secret stopped being one
+    // (the user's list), a tracked file grew over the cap, and the agent created a file.
+    fs.writeFileSync(path.join(work, '.gitignore'), '');
+    patterns = [...DEFAULT_EXCLUDE];
+    fs.writeFileSync(path.join(work, 'big.bin'), 'now small\n');
+    fs.writeFileSync(path.join(work, 'grows.txt'), Buffer.alloc(2000, 2));
+    fs.writeFileSync(path.join(work, 'a.txt'), 'changed\n');
+    fs.writeFileSync(path.join(work, 'created.txt'), 'new\n');
+    const failures = await restore(store, work, 'cp-1-a', 'cp-2-a');
+    assert.deepEqual(failures, [
+      'grows.txt (left as it is: the snapshot taken before this restore does not hold it)',
+    ]);
+    assert.equal(fs.readFileSync(path.join(work, 'a.txt'), 'utf8'), 'a\n');
+    assert.equal(fs.readFileSync(path.join(work, '.gitignore'), 'utf8'), 'data/\n*.log\n');
+    assert.ok(!fs.existsSync(path.join(work, 'created.txt')));
+    // Untouched: what the checkpoint left out, and what the snapshot of now could not hold.
+    assert.equal(fs.readFileSync(path.join(work, 'data', 'cache', 'users.db'), 'utf8'), 'USER DATA\n');
+    assert.equal(fs.readFileSync(path.join(work, 'run.log'), 'utf8'), 'LOG\n');
+    assert.equal(fs.readFileSync(path.join(work, 'big.bin'), 'utf8'), 'now small\n');
+    assert.equal(fs.readFileSync(path.join(work, '.env.local'), 'utf8'), 'KEY=1\n');
+    assert.equal(fs.readFileSync(path.join(work, 'private.txt'), 'utf8'), 'PRIVATE\n');
+    assert.equal(fs.statSync(path.join(work, 'grows.txt')).size, 2000);
   });
 
   it('never writes through a link out of the folder', async () => {

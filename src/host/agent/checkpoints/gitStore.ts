@@ -21,12 +21,20 @@ import {
   isCheckpointId,
   isStorablePath,
   leftOutBecause,
+  leftOutText,
+  parseLeftOut,
   parseCheckpointRefs,
   parseCountObjects,
   parseLsTree,
   parsePathList,
 } from '../../../core/agent/checkpoints';
-import type { PruneLimits, StoredCheckpoint, TreeEntry } from '../../../core/agent/checkpoints';
+import type {
+  LeftOutList,
+  PruneLimits,
+  RestorePlan,
+  StoredCheckpoint,
+  TreeEntry,
+} from '../../../core/agent/checkpoints';
 import { judgeFolder } from '../paths/folderRules';
 
 /** Why a git call did not give an answer. */
@@ -87,6 +95,9 @@ export interface GitStoreOptions {
   /** The git executable (`git` on the PATH). */
   git?: string;
 }
+
+/** The left-out list's name in its commit's tree. */
+const LEFT_OUT_FILE = 'left-out';
 
 /** Bumped when what snapshots leave out changes, so indexes made before are judged again. */
 const RULES_VERSION = 1;
@@ -156,13 +167,22 @@ export class GitCheckpointStore {
     await this.dropNowOffLimits(work, patterns, deadline);
     const exclude = await this.userExcludeFile(work);
     const excludeConfig = exclude ? ['-c', `core.excludesFile=${exclude}`] : [];
-    const listed = parsePathList(
-      await this.run(
+    const [listing, ignored] = await Promise.all([
+      this.run(
         [...excludeConfig, 'ls-files', '-z', '--others', '--modified', '--deleted', '--exclude-standard'],
         deadline,
         work,
       ),
-    );
+      // What is there and ignored (a wholly ignored folder as `dir/`): with what is left out
+      // below, the files this checkpoint does not cover, which a restore must leave alone.
+      this.run(
+        [...excludeConfig, 'ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'],
+        deadline,
+        work,
+      ),
+    ]);
+    const listed = parsePathList(listing);
+    const notCovered = ignored.split('\0').filter(Boolean);
     const leftOut = { secret: 0, large: 0 };
     const maxBytes = this.options.maxFileBytes ?? CHECKPOINT_MAX_FILE_BYTES;
     // A batch at a time, each written to our index: a snapshot that runs out of time keeps what
@@ -187,8 +207,10 @@ export class GitCheckpointStore {
           const why = leftOutBecause(p, stat.size, patterns, maxBytes, path.join(work, p));
           if (why === 'secret') leftOut.secret++;
           if (why === 'large') leftOut.large++;
-          if (why) drop.push(p);
-          else add.push(p);
+          if (why) {
+            drop.push(p);
+            notCovered.push(p);
+          } else add.push(p);
         });
       }
       if (drop.length)
@@ -197,7 +219,18 @@ export class GitCheckpointStore {
         await this.run(['update-index', '-z', '--add', '--remove', '--stdin'], deadline, work, add);
     }
     const tree = (await this.run(['write-tree'], deadline, work)).trim();
-    const commit = (await this.run(['commit-tree', tree, '-m', message], deadline, work)).trim();
+    // The left-out list is kept in a commit of its own, the checkpoint's parent: reachable, so
+    // pruning keeps it as long as the checkpoint, and the same list is stored once.
+    const list = (
+      await this.run(['hash-object', '-w', '--stdin'], deadline, work, [leftOutText(notCovered)], '')
+    ).trim();
+    const listTree = (
+      await this.run(['mktree'], deadline, work, [`100644 blob ${list}\t${LEFT_OUT_FILE}`], '\n')
+    ).trim();
+    const listCommit = (await this.run(['commit-tree', listTree, '-m', 'left out'], deadline, work)).trim();
+    const commit = (
+      await this.run(['commit-tree', tree, '-p', listCommit, '-m', message], deadline, work)
+    ).trim();
     await this.run(['update-ref', `${CHECKPOINT_REF_PREFIX}${id}`, commit], deadline, work);
     const files = Number((await this.run(['ls-files', '-z'], deadline, work)).split('\0').length - 1);
     await fs.writeFile(this.rulesFile, rulesKey(work, patterns)).catch(() => undefined);
@@ -251,6 +284,22 @@ export class GitCheckpointStore {
         ),
       ),
     );
+  }
+
+  /**
+   * What checkpoint `id` left out of the files that were there (see `LeftOutList`): incomplete
+   * when it cannot say (a checkpoint of an earlier version has no list).
+   */
+  leftOut(id: string): Promise<LeftOutList> {
+    const unknown: LeftOutList = { paths: [], complete: false };
+    if (!isCheckpointId(id)) return Promise.resolve(unknown);
+    return this.serial(async () => {
+      const text = await this.run(
+        ['cat-file', 'blob', `${CHECKPOINT_REF_PREFIX}${id}^1:${LEFT_OUT_FILE}`],
+        Infinity,
+      ).catch(() => undefined);
+      return parseLeftOut(text) ?? unknown;
+    });
   }
 
   /** A stored file's bytes. */
@@ -520,6 +569,54 @@ export async function writeEntry(target: string, entry: TreeEntry, bytes: Buffer
   const mode = (await fs.stat(target)).mode & 0o777;
   const wanted = entry.mode === '100755' ? mode | ((mode & 0o444) >> 2) : mode & ~0o111;
   if (wanted !== mode) await fs.chmod(target, wanted).catch(() => undefined);
+}
+
+/**
+ * Puts one folder back as `plan` says (`target` is the checkpoint's files), and returns what could
+ * not be done, one short line each. A path is located again just before it is written, never
+ * through a link; a file the plan would bring back where the snapshot of now holds nothing but
+ * the disk has something (left out of that snapshot: ignored, a possible secret, too large) is
+ * left as it is, since Redo could not bring it back.
+ */
+export async function applyPlan(options: {
+  folder: string;
+  folderName: string;
+  plan: RestorePlan;
+  target: ReadonlyMap<string, TreeEntry>;
+  blob: (oid: string) => Promise<Buffer>;
+  /** Files the user chose to leave alone (unsaved in an editor). */
+  skip?: (file: string) => boolean;
+  /** Called after each file is written back. */
+  written?: (file: string) => Promise<void>;
+}): Promise<string[]> {
+  const { folder, folderName, plan, target } = options;
+  const failures: string[] = [];
+  const recreated = new Set(plan.recreated);
+  for (const relative of [...plan.changed, ...plan.recreated, ...plan.removed]) {
+    const file = await safeTarget(folder, relative).catch(() => undefined);
+    if (!file) {
+      failures.push(`${relative} (not a path inside ${folderName})`);
+      continue;
+    }
+    if (options.skip?.(file)) continue;
+    try {
+      const entry = target.get(relative);
+      if (!entry) {
+        await removeEntry(file);
+        continue;
+      }
+      const there = recreated.has(relative) ? await fs.lstat(file).catch(() => undefined) : undefined;
+      if (there && !there.isDirectory()) {
+        failures.push(`${relative} (left as it is: the snapshot taken before this restore does not hold it)`);
+        continue;
+      }
+      await writeEntry(file, entry, await options.blob(entry.oid));
+      await options.written?.(file);
+    } catch (error) {
+      failures.push(`${relative} (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  return failures;
 }
 
 /** Removes a file the checkpoint did not have (a link is removed, not what it points to). */

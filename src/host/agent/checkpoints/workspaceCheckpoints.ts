@@ -13,14 +13,7 @@ import type { RestorePlan, TreeEntry } from '../../../core/agent/checkpoints';
 import type { Logger } from '../../log/logger';
 import { notify } from '../../notify';
 import { judgeFolder } from '../paths/folderRules';
-import {
-  CheckpointError,
-  GitCheckpointStore,
-  removeEntry,
-  safeTarget,
-  storeNameFor,
-  writeEntry,
-} from './gitStore';
+import { applyPlan, CheckpointError, GitCheckpointStore, storeNameFor } from './gitStore';
 
 /** What taking a checkpoint came to. */
 export type CheckpointOutcome =
@@ -204,7 +197,8 @@ export class WorkspaceCheckpoints {
     }[] = [];
     for (const { folder, store } of targets) {
       const target = await store.files(id);
-      plans.push({ folder, store, target, plan: restorePlan(target, await store.files(redoId)) });
+      const plan = restorePlan(target, await store.files(redoId), await store.leftOut(id));
+      plans.push({ folder, store, target, plan });
     }
     const total = plans.reduce((sum, p) => sum + planSize(p.plan), 0);
     const several = folders.length > 1;
@@ -214,7 +208,7 @@ export class WorkspaceCheckpoints {
     const actions = options.offerConversation ? [restoreFiles, withChat] : [restoreFiles];
     const note = options.redo
       ? 'This puts back the files as they were before you restored.'
-      : 'Redo puts them forward again. Files .gitignore leaves out, files over 5 MB, possible secrets, and what commands did outside the workspace (network, databases, other folders) are not restored.';
+      : 'Redo puts them forward again. Files .gitignore leaves out, files over 5 MB and possible secrets are left as they are (never changed or removed), and what commands did outside the workspace (network, databases, other folders) is not restored.';
     const question =
       total === 0
         ? 'No file differs from this checkpoint.'
@@ -232,25 +226,18 @@ export class WorkspaceCheckpoints {
     const skip = await this.askAboutUnsaved(plans);
     if (skip === undefined) return { done: false };
     const failures: string[] = [];
-    for (const { folder, store, plan, target } of plans) {
-      const write = [...plan.changed, ...plan.recreated];
-      for (const relative of [...write, ...plan.removed]) {
-        const file = await safeTarget(folder.uri.fsPath, relative).catch(() => undefined);
-        if (!file) {
-          failures.push(`${relative} (not a path inside ${folder.name})`);
-          continue;
-        }
-        if (skip.has(file)) continue;
-        try {
-          const entry = target.get(relative);
-          if (entry) await writeEntry(file, entry, await store.blob(entry.oid));
-          else await removeEntry(file);
-          await this.syncOpenEditor(file, entry && (await fs.readFile(file).catch(() => undefined)));
-        } catch (error) {
-          failures.push(`${relative} (${error instanceof Error ? error.message : String(error)})`);
-        }
-      }
-    }
+    for (const { folder, store, plan, target } of plans)
+      failures.push(
+        ...(await applyPlan({
+          folder: folder.uri.fsPath,
+          folderName: folder.name,
+          plan,
+          target,
+          blob: (oid) => store.blob(oid),
+          skip: (file) => skip.has(file),
+          written: async (file) => this.syncOpenEditor(file, await fs.readFile(file).catch(() => undefined)),
+        })),
+      );
     if (failures.length)
       void notify.warn(
         `Gateway AI: ${failures.length} ${failures.length === 1 ? 'file was' : 'files were'} not restored: ${failures.slice(0, 10).join(', ')}. Redo puts the rest forward again.`,
