@@ -337,6 +337,55 @@ describe('Checkpoint store (real git)', function () {
     assert.equal(fs.statSync(path.join(work, 'grows.txt')).size, 2000);
   });
 
+  it('a folder replaced by a file or a link: the next snapshot records what is there now, never follows the link, and the first restore works', async () => {
+    const outside = path.join(root, 'outside');
+    fs.mkdirSync(path.join(outside, 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'lib', 'b.txt'), 'OUTSIDE-B\n');
+    fs.writeFileSync(path.join(outside, 'lib', 'c.txt'), 'OUTSIDE-C\n');
+    for (const dir of ['docs', 'lib', 'emptied'])
+      fs.mkdirSync(path.join(work, dir, 'deep'), { recursive: true });
+    fs.writeFileSync(path.join(work, 'docs', 'a.txt'), 'a\n');
+    fs.writeFileSync(path.join(work, 'docs', 'deep', 'z.txt'), 'z\n');
+    fs.writeFileSync(path.join(work, 'lib', 'b.txt'), 'b\n');
+    fs.writeFileSync(path.join(work, 'emptied', 'deep', 'e.txt'), 'e\n');
+    fs.writeFileSync(path.join(work, 'was-file'), 'a file\n');
+    fs.writeFileSync(path.join(work, 'was-file-2'), 'another\n');
+    const before = files(work);
+    await store.snapshot('cp-1-a', far());
+
+    // A folder becomes a file, another a link out of the folder, a third an empty folder; two
+    // files become folders (one with a file, one empty).
+    fs.rmSync(path.join(work, 'docs'), { recursive: true });
+    fs.writeFileSync(path.join(work, 'docs'), 'now a file\n');
+    fs.rmSync(path.join(work, 'lib'), { recursive: true });
+    fs.symlinkSync(path.join(outside, 'lib'), path.join(work, 'lib'));
+    fs.rmSync(path.join(work, 'emptied', 'deep'), { recursive: true });
+    fs.rmSync(path.join(work, 'was-file'));
+    fs.mkdirSync(path.join(work, 'was-file'));
+    fs.writeFileSync(path.join(work, 'was-file', 'x.txt'), 'x\n');
+    fs.rmSync(path.join(work, 'was-file-2'));
+    fs.mkdirSync(path.join(work, 'was-file-2'));
+
+    await store.snapshot('cp-2-a', far());
+    const now = await store.files('cp-2-a');
+    assert.deepEqual([...now.keys()].sort(), ['docs', 'lib', 'was-file/x.txt']);
+    assert.equal(now.get('lib')?.mode, '120000', 'the link is stored as a link');
+    const objects = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+      env: { ...process.env, GIT_DIR: path.join(root, 'store') },
+    }).toString('latin1');
+    assert.doesNotMatch(objects, /OUTSIDE-/, 'nothing was read through the link');
+
+    assert.deepEqual(await restore(store, work, 'cp-1-a', 'cp-3-a'), []);
+    assert.deepEqual(files(work), before);
+    assert.ok(fs.lstatSync(path.join(work, 'lib')).isDirectory());
+    assert.equal(fs.readFileSync(path.join(outside, 'lib', 'b.txt'), 'utf8'), 'OUTSIDE-B\n');
+    // And Redo goes forward again.
+    assert.deepEqual(await restore(store, work, 'cp-3-a', 'cp-4-a'), []);
+    assert.equal(fs.readFileSync(path.join(work, 'docs'), 'utf8'), 'now a file\n');
+    assert.ok(fs.lstatSync(path.join(work, 'lib')).isSymbolicLink());
+    assert.equal(fs.readFileSync(path.join(work, 'was-file', 'x.txt'), 'utf8'), 'x\n');
+  });
+
   it('never writes through a link out of the folder', async () => {
     const outside = path.join(root, 'outside');
     fs.mkdirSync(outside);

@@ -11,6 +11,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -184,6 +185,8 @@ export class GitCheckpointStore {
     const listed = parsePathList(listing);
     const notCovered = ignored.split('\0').filter(Boolean);
     const leftOut = { secret: 0, large: 0 };
+    /** Folders of the work tree already checked: true when a real folder (no link). */
+    const folders = new Map<string, Promise<boolean>>();
     const maxBytes = this.options.maxFileBytes ?? CHECKPOINT_MAX_FILE_BYTES;
     // A batch at a time, each written to our index: a snapshot that runs out of time keeps what
     // it hashed, and the next one (which lists only what is new or changed) goes on from there.
@@ -194,16 +197,15 @@ export class GitCheckpointStore {
       for (let i = 0; i < batch.length; i += STAT_CONCURRENCY) {
         if (Date.now() > deadline) throw timedOut(started);
         const chunk = batch.slice(i, i + STAT_CONCURRENCY);
-        const stats = await Promise.all(
-          chunk.map((p) => fs.lstat(path.join(work, p)).catch(() => undefined)),
-        );
+        const stats = await Promise.all(chunk.map((p) => lstatInside(work, p, folders)));
         chunk.forEach((p, j) => {
           const stat = stats[j];
-          if (!stat) {
-            add.push(p); // gone: `--remove` takes it out of our index
+          // Gone, or no longer a file or link (a folder now, or under a path that is no longer
+          // a folder: replaced by a file or a link, never followed): out of our index.
+          if (!stat || (!stat.isFile() && !stat.isSymbolicLink())) {
+            drop.push(p);
             return;
           }
-          if (!stat.isFile() && !stat.isSymbolicLink()) return;
           const why = leftOutBecause(p, stat.size, patterns, maxBytes, path.join(work, p));
           if (why === 'secret') leftOut.secret++;
           if (why === 'large') leftOut.large++;
@@ -215,8 +217,10 @@ export class GitCheckpointStore {
       }
       if (drop.length)
         await this.run(['update-index', '-z', '--force-remove', '--stdin'], deadline, work, drop);
+      // `--replace`: a file where our index has a folder (or the reverse, in a later batch)
+      // takes the place of the entries it conflicts with.
       if (add.length)
-        await this.run(['update-index', '-z', '--add', '--remove', '--stdin'], deadline, work, add);
+        await this.run(['update-index', '-z', '--add', '--replace', '--stdin'], deadline, work, add);
     }
     const tree = (await this.run(['write-tree'], deadline, work)).trim();
     // The left-out list is kept in a commit of its own, the checkpoint's parent: reachable, so
@@ -510,6 +514,32 @@ export class GitCheckpointStore {
   }
 }
 
+/**
+ * The `lstat` of a listed path when every folder on its way inside `work` is a real folder (not a
+ * file, not a link), else undefined: what lies past a link is not the folder's. `folders` caches
+ * the folders checked during one snapshot.
+ */
+async function lstatInside(
+  work: string,
+  relative: string,
+  folders: Map<string, Promise<boolean>>,
+): Promise<Stats | undefined> {
+  const parts = relative.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const dir = parts.slice(0, i).join('/');
+    let real = folders.get(dir);
+    if (!real) {
+      real = fs.lstat(path.join(work, dir)).then(
+        (stat) => stat.isDirectory(),
+        () => false,
+      );
+      folders.set(dir, real);
+    }
+    if (!(await real)) return undefined;
+  }
+  return fs.lstat(path.join(work, relative)).catch(() => undefined);
+}
+
 function timedOut(started: number): CheckpointError {
   return new CheckpointError(`The time budget ran out after ${Date.now() - started} ms.`, 'timeout');
 }
@@ -552,13 +582,20 @@ export async function safeTarget(folder: string, relative: string): Promise<stri
   return target;
 }
 
-/** Writes a stored file back, exactly: content, executable bit, or link. Never through a link. */
+/**
+ * Writes a stored file back, exactly: content, executable bit, or link. Never through a link; an
+ * empty folder in its place is removed.
+ */
 export async function writeEntry(target: string, entry: TreeEntry, bytes: Buffer): Promise<void> {
   await fs.mkdir(path.dirname(target), { recursive: true });
   const now = await fs.lstat(target).catch(() => undefined);
   if (now && (now.isSymbolicLink() || entry.mode === '120000' || !now.isFile())) {
-    if (now.isDirectory()) throw new Error(`${target} is a folder now.`);
-    await fs.unlink(target);
+    // A folder that took a file's place goes only when nothing is left in it (its files the
+    // checkpoint covered were removed first; any other file keeps it, and the file is not restored).
+    if (now.isDirectory()) {
+      if (!(await removeEmptyFolders(target)))
+        throw new Error(`${target} is a folder now, with files this checkpoint does not hold.`);
+    } else await fs.unlink(target);
   }
   if (entry.mode === '120000') {
     await fs.symlink(bytes.toString('utf8'), target);
@@ -592,7 +629,9 @@ export async function applyPlan(options: {
   const { folder, folderName, plan, target } = options;
   const failures: string[] = [];
   const recreated = new Set(plan.recreated);
-  for (const relative of [...plan.changed, ...plan.recreated, ...plan.removed]) {
+  // Removals first: a file or link where the checkpoint had a folder goes before the folder's
+  // files are written back, and a folder's files go before a file takes its place.
+  for (const relative of [...plan.removed, ...plan.changed, ...plan.recreated]) {
     const file = await safeTarget(folder, relative).catch(() => undefined);
     if (!file) {
       failures.push(`${relative} (not a path inside ${folderName})`);
@@ -617,6 +656,21 @@ export async function applyPlan(options: {
     }
   }
   return failures;
+}
+
+/**
+ * Removes `dir` when it holds nothing but (empty) folders, and says whether it did; a folder with
+ * any file or link in it stays (only empty folders inside it may have gone).
+ */
+async function removeEmptyFolders(dir: string, depth = 0): Promise<boolean> {
+  if (depth > 64) return false;
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => undefined);
+  if (!entries || entries.some((e) => !e.isDirectory())) return false;
+  for (const e of entries) if (!(await removeEmptyFolders(path.join(dir, e.name), depth + 1))) return false;
+  return fs.rmdir(dir).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Removes a file the checkpoint did not have (a link is removed, not what it points to). */
