@@ -8,13 +8,16 @@
  *   a folder that is itself `.aws` (its `credentials` has no `.aws` in its relative path);
  * - `two-folders/`: a two-folder workspace, where the model names `app/.vscode/tasks.json`;
  * - `linked-always-ask/`: `docs/setup.md` is a link to `.vscode/tasks.json`;
- * and *Undo this turn* writing through a folder swapped for a link after the turn.
+ * and *Undo this turn* writing through a folder swapped for a link after the turn; and the
+ * checkpoints of such workspaces, which follow the same rules.
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -28,6 +31,7 @@ import { ToolInputError } from '../../src/core/agent/types';
 import type { PreparedCall, ToolCallRecord } from '../../src/core/agent/types';
 import { Approvals } from '../../src/host/agent/approvals';
 import { BuiltinTools, toolSettings } from '../../src/host/agent/builtinTools';
+import { WorkspaceCheckpoints } from '../../src/host/agent/checkpoints/workspaceCheckpoints';
 import { undoTurnChanges } from '../../src/host/agent/turnUndo';
 import type { Settings } from '../../src/host/config/settings';
 import { gatewayApi } from './helpers';
@@ -133,6 +137,43 @@ describe('Hostile workspaces: every path decision on the real path', function ()
       assert.equal(await run(set, 'search_text', { query: 'needle' }), 'readme.md:3: needle in the project');
     } finally {
       set.dispose();
+    }
+  });
+
+  it('checkpoints copy nothing the tools leave out: folders linked to the home folder, ~/.aws or /proc/self/root, nor a secret by any name', async () => {
+    const root = fixture('linked-home');
+    const secretNames = fixture('secret-names');
+    process.env.HOME = path.join(root, 'fake-home');
+    const folders = [
+      ...workspaceFileFolders(path.join(root, 'repo', 'hostile.code-workspace')),
+      folder(secretNames, 4),
+      folder(path.join(secretNames, 'home', '.aws'), 5, 'aws-folder'),
+    ];
+    const storage = path.join(scratch, `checkpoints-${copies}`);
+    const logged: string[] = [];
+    const checkpoints = new WorkspaceCheckpoints({
+      storage: vscode.Uri.file(storage),
+      secretPatterns: secrets,
+      logger: { info: (m: string) => void logged.push(m), warn: (m: string) => void logged.push(m) },
+      folders: () => folders,
+    });
+    const outcome = await checkpoints.take('hostile');
+    assert.ok(outcome.ok, outcome.ok ? '' : outcome.reason);
+    // app/readme.md, and the secret-names project's three files that are no secret.
+    assert.equal(outcome.files, 4, logged.join('\n'));
+    for (const name of ['home', 'aws', 'root'])
+      assert.ok(
+        logged.some((m) => m.startsWith(`Checkpoints leave out the workspace folder ${name}:`)),
+        name,
+      );
+    // Every object of every store: no secret of the fake home folder nor of the project.
+    const stores = readdirSync(path.join(storage, 'checkpoints'));
+    assert.equal(stores.length, 3, 'one store per folder used: app, secret-names and its .aws folder');
+    for (const store of stores) {
+      const objects = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+        env: { ...process.env, GIT_DIR: path.join(storage, 'checkpoints', store) },
+      }).toString('latin1');
+      assert.doesNotMatch(objects, /needle-(git-token|aws-secret|secret)|AKIANEEDLE/, store);
     }
   });
 

@@ -47,6 +47,35 @@ describe('chat webview: the mode picker and the plan hand-off', function () {
     assert.deepStrictEqual((await chat.posted()).at(-1), { type: 'setMode', mode: 'plan' });
   });
 
+  it('a workspace agent named with a homoglyph ("Аsk") is marked as a workspace agent in the closed picker; built-in modes never are', async () => {
+    const { chat } = fixture;
+    await chat.send(initMessage([]));
+    const fake = 'custom:.github/agents/ask.agent.md';
+    const state = (current: string): HostMessage =>
+      modes({
+        current,
+        options: [
+          { id: 'agent', label: 'Agent', description: '', custom: false },
+          { id: 'ask', label: 'Ask', description: 'Changes nothing', custom: false },
+          // The host renames it; even a message that claims it is built-in cannot unmark it.
+          { id: fake, label: '\u0410sk', description: 'Changes nothing', custom: false },
+        ],
+      });
+    const origin = chat.page.locator('.mode-origin');
+    await chat.send(state('ask'));
+    assert.strictEqual(await origin.isVisible(), false, 'the built-in Ask mode carries no mark');
+    await chat.send(state(fake));
+    assert.ok(await origin.isVisible(), 'the workspace agent is marked');
+    assert.match((await origin.textContent()) ?? '', /workspace/);
+    assert.match(
+      (await chat.page.locator('.mode-select').getAttribute('aria-label')) ?? '',
+      /^Mode: workspace agent /,
+    );
+    // Choosing the built-in mode takes the mark away at once.
+    await chat.page.locator('.mode-select').selectOption('ask');
+    assert.strictEqual(await origin.isVisible(), false);
+  });
+
   it('offers "Run in Agent" on a finished Plan answer only, and posts its turn', async () => {
     const { chat } = fixture;
     const plan = assistantTurn('1. Do it.', { plan: true });

@@ -12,6 +12,7 @@
  */
 import { parseFrontmatter, stringList } from '../instructions/frontmatter';
 import type { FrontValue } from '../instructions/frontmatter';
+import { nameSkeleton } from '../util/confusables';
 import { inertText } from '../util/text';
 
 /** The folders agent files are read from, relative to each workspace folder. */
@@ -26,8 +27,11 @@ const MAX_DESCRIPTION = 300;
 const MAX_TOOLS = 100;
 const MAX_STEPS = 1000;
 const MAX_PROBLEMS = 12;
-/** The built-in modes' names (as compared: NFKC, lower case), which no workspace agent takes. */
-const BUILTIN_NAMES = new Set(['agent', 'plan', 'ask']);
+/**
+ * The built-in modes' names as skeletons (`nameSkeleton`: NFKC, lookalike letters, case, invisible
+ * characters), which no workspace agent takes: "Аsk" with a Cyrillic "А" is "Ask".
+ */
+const BUILTIN_SKELETONS = new Set(['Agent', 'Plan', 'Ask'].map(nameSkeleton));
 /** What a tool name in an agent file may look like (ours, MCP's, Copilot's `server/*`). */
 const TOOL_NAME = /^[A-Za-z0-9_.\-/*]{1,100}$/;
 /** A model id as gateways write them (`vendor/model:variant`). */
@@ -109,8 +113,9 @@ export function parseAgentFile(path: string, raw: string): AgentFile {
     name = `${name.slice(0, MAX_AGENT_NAME - 1)}…`;
   }
   if (!name) name = shownText(nameFromPath(path), MAX_AGENT_NAME) || 'agent';
-  // A workspace agent named like a built-in mode would pass for it in the closed picker.
-  if (BUILTIN_NAMES.has(name.normalize('NFKC').trim().toLowerCase())) {
+  // A workspace agent named like a built-in mode, or with letters that look like its, would pass
+  // for it in the closed picker (which also marks workspace agents, by their id).
+  if (BUILTIN_SKELETONS.has(nameSkeleton(name))) {
     report(`"${name}" is the name of a built-in mode; it is shown as "${name} (workspace)"`);
     name = `${name} (workspace)`;
   }

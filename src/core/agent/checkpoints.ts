@@ -3,8 +3,8 @@
  * changes, and which old checkpoints go. The host (`src/host/agent/checkpoints/`) runs git
  * against a repository of our own and hands this module its output; nothing here touches a file.
  */
-import { excludedBy } from '../inline/exclude';
 import { isCheckpointId } from '../protocol/protocolFields';
+import { offLimitsPath } from './workspacePaths';
 
 export { isCheckpointId };
 
@@ -72,23 +72,87 @@ export interface RestorePlan {
   recreated: string[];
   /** Files created since: removed. */
   removed: string[];
+  /**
+   * Files the snapshot of now holds and the checkpoint does not, but that it did not cover: they
+   * were there and left out (ignored, possible secrets, over the size cap), or the checkpoint
+   * cannot say. A restore leaves them as they are.
+   */
+  kept: string[];
 }
 
-/** The files that differ between the checkpoint (`target`) and a snapshot of now (`current`). */
+/**
+ * What a checkpoint left out of the files that were there when it was taken: files, and folders
+ * (ending in `/`) whose files were all left out (`git ls-files --others --ignored --directory`).
+ */
+export interface LeftOutList {
+  paths: string[];
+  /** False when the list was cut at its cap, or is unknown (a checkpoint of an earlier version). */
+  complete: boolean;
+}
+
+/** Most entries a left-out list keeps; a longer one is cut and marked incomplete. */
+export const MAX_LEFT_OUT_ENTRIES = 100_000;
+const LEFT_OUT_HEADER = 'gateway-left-out v1 ';
+
+/** A left-out list as our store keeps it (a blob): a header line, then NUL-separated paths. */
+export function leftOutText(paths: readonly string[]): string {
+  const kept = paths.filter((p) => isStorablePath(p.endsWith('/') ? p.slice(0, -1) : p));
+  const complete = kept.length <= MAX_LEFT_OUT_ENTRIES;
+  return `${LEFT_OUT_HEADER}${complete ? 'complete' : 'partial'}\n${kept.slice(0, MAX_LEFT_OUT_ENTRIES).join('\0')}`;
+}
+
+/**
+ * A stored left-out list, read as outside data: anything but our header gives undefined; paths
+ * that could leave the folder are dropped; at most MAX_LEFT_OUT_ENTRIES are read (more make it
+ * incomplete). Never throws.
+ */
+export function parseLeftOut(text: unknown): LeftOutList | undefined {
+  if (typeof text !== 'string' || !text.startsWith(LEFT_OUT_HEADER)) return undefined;
+  const newline = text.indexOf('\n');
+  if (newline < 0) return undefined;
+  const state = text.slice(LEFT_OUT_HEADER.length, newline);
+  if (state !== 'complete' && state !== 'partial') return undefined;
+  const all = text.slice(newline + 1).split('\0', MAX_LEFT_OUT_ENTRIES + 1);
+  const paths = all
+    .slice(0, MAX_LEFT_OUT_ENTRIES)
+    .filter((p) => isStorablePath(p.endsWith('/') ? p.slice(0, -1) : p));
+  return { paths, complete: state === 'complete' && all.length <= MAX_LEFT_OUT_ENTRIES };
+}
+
+/** Whether a left-out list names `path`, or a folder it lies in. */
+function leftOutIndex(list: LeftOutList): (path: string) => boolean {
+  const names = new Set(list.paths);
+  return (path) => {
+    if (names.has(path)) return true;
+    for (let at = path.indexOf('/'); at >= 0; at = path.indexOf('/', at + 1))
+      if (names.has(path.slice(0, at + 1))) return true;
+    return false;
+  };
+}
+
+/**
+ * The files that differ between the checkpoint (`target`) and a snapshot of now (`current`). A
+ * file only the snapshot of now holds is removed when the checkpoint covered it (it was not
+ * there then), and kept when the checkpoint's `leftOut` names it or cannot say (incomplete).
+ */
 export function restorePlan(
   target: ReadonlyMap<string, TreeEntry>,
   current: ReadonlyMap<string, TreeEntry>,
+  leftOut: LeftOutList = { paths: [], complete: true },
 ): RestorePlan {
-  const plan: RestorePlan = { changed: [], recreated: [], removed: [] };
+  const plan: RestorePlan = { changed: [], recreated: [], removed: [], kept: [] };
   for (const [path, entry] of target) {
     const now = current.get(path);
     if (!now) plan.recreated.push(path);
     else if (now.oid !== entry.oid || now.mode !== entry.mode) plan.changed.push(path);
   }
-  for (const path of current.keys()) if (!target.has(path)) plan.removed.push(path);
+  const wasLeftOut = leftOutIndex(leftOut);
+  for (const path of current.keys())
+    if (!target.has(path)) (leftOut.complete && !wasLeftOut(path) ? plan.removed : plan.kept).push(path);
   plan.changed.sort();
   plan.recreated.sort();
   plan.removed.sort();
+  plan.kept.sort();
   return plan;
 }
 
@@ -96,15 +160,21 @@ export function planSize(plan: RestorePlan): number {
   return plan.changed.length + plan.recreated.length + plan.removed.length;
 }
 
-/** Why a file is left out of snapshots, or undefined when it is kept. */
+/**
+ * Why a file is left out of snapshots, or undefined when it is kept. `path` is relative to the
+ * folder's real path; `realPath`, its absolute real path, is judged too, as the agent's tools judge
+ * it (`offLimitsPath`): `credentials` in a folder that is `~/.aws`, any file of a project inside a
+ * folder named `secrets`.
+ */
 export function leftOutBecause(
   path: string,
   bytes: number,
   secretPatterns: readonly string[],
   maxFileBytes = CHECKPOINT_MAX_FILE_BYTES,
+  realPath = '',
 ): 'secret' | 'large' | 'path' | undefined {
   if (!isStorablePath(path)) return 'path';
-  if (excludedBy(path, secretPatterns) !== undefined) return 'secret';
+  if (offLimitsPath([path, realPath], secretPatterns)) return 'secret';
   if (bytes > maxFileBytes) return 'large';
   return undefined;
 }
@@ -196,6 +266,11 @@ export function describePlan(plan: RestorePlan, folderLabel: string | undefined,
     ...plan.recreated.map((p) => `brought back: ${p}`),
     ...plan.removed.map((p) => `removed: ${p}`),
   ].map((line) => (folderLabel ? `${folderLabel}: ${line}` : line));
-  if (lines.length <= max) return lines;
-  return [...lines.slice(0, max), `… and ${lines.length - max} more`];
+  const kept = plan.kept.length
+    ? [
+        `${folderLabel ? `${folderLabel}: ` : ''}left as ${plan.kept.length === 1 ? 'it is' : 'they are'}: ${plan.kept.length} ${plan.kept.length === 1 ? 'file' : 'files'} this checkpoint did not hold (ignored, possible secrets or over ${CHECKPOINT_MAX_FILE_BYTES / 1024 / 1024} MB when it was taken)`,
+      ]
+    : [];
+  if (lines.length <= max) return [...lines, ...kept];
+  return [...lines.slice(0, max), `… and ${lines.length - max} more`, ...kept];
 }

@@ -5,6 +5,7 @@
  *
  * Pure: folders are given as absolute paths (`/` or `\` separators, a drive letter or not).
  */
+import { excludedByAny } from '../inline/exclude';
 import { ToolInputError } from './types';
 
 export interface WorkspaceFolderPath {
@@ -173,4 +174,35 @@ export function broadFolderReason(
 /** Whether a workspace folder is too broad for the tools (see `broadFolderReason`). */
 export function tooBroadFolder(folder: string, home: string | undefined): boolean {
   return broadFolderReason(folder, home) !== undefined;
+}
+
+/** Why a folder is too broad, in words (after "it is"). */
+export const BROAD_WHY: Record<NonNullable<ReturnType<typeof broadFolderReason>>, string> = {
+  root: "a disk's root",
+  home: 'the home folder or a folder above it',
+  'home settings': 'a settings folder in the home folder (like ~/.aws or ~/.config) or inside one',
+  system: 'a system folder (like /proc or /etc)',
+};
+
+/**
+ * Why a workspace folder is too broad for anything of ours to read (see `broadFolderReason`), in
+ * words, judged by each of its paths (as written, real) against each of the home folder's, or
+ * undefined. The agent's tools and the checkpoints share this rule.
+ */
+export function broadFolderWhy(paths: readonly string[], homes: readonly string[]): string | undefined {
+  for (const path of paths)
+    for (const home of homes) {
+      const reason = broadFolderReason(path, home);
+      if (reason) return BROAD_WHY[reason];
+    }
+  return undefined;
+}
+
+/**
+ * Whether a file named by any of its paths (relative to its folder as given, relative to its real
+ * folder, its absolute real path) is off limits to everything of ours that reads the workspace:
+ * inside `.git`, or matched by the secrets list. The agent's tools and the checkpoints share it.
+ */
+export function offLimitsPath(paths: readonly string[], secretPatterns: readonly string[]): boolean {
+  return paths.some((path) => inGitFolder(path)) || excludedByAny(paths, secretPatterns) !== undefined;
 }

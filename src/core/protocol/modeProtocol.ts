@@ -5,7 +5,7 @@
  */
 import { isRecord } from '../../api/json';
 import { shownText } from '../agent/agentFiles';
-import { isModeId } from '../agent/modes';
+import { isBuiltinMode, isModeId } from '../agent/modes';
 import { isId } from './protocolFields';
 
 const MAX_OPTIONS = 60;
@@ -16,7 +16,7 @@ export interface ModeOption {
   id: string;
   label: string;
   description: string;
-  /** A custom agent from a workspace file (shown apart, with its path). */
+  /** A custom agent from a workspace file (shown apart, with its path, and marked when chosen). */
   custom: boolean;
   /** What of its file could not be used (unknown tools, a bad header), shown as a warning. */
   warning?: string;
@@ -48,7 +48,9 @@ function parseOption(value: unknown): ModeOption | undefined {
     id: value.id,
     label: text(value.label, 100) || value.id.slice(0, 100),
     description: text(value.description, 400),
-    custom: value.custom === true,
+    // Built-in or not is the id's to say (a workspace agent's starts with `custom:`), never a flag
+    // or a name that came with it.
+    custom: !isBuiltinMode(value.id),
   };
   const warning = text(value.warning, 1000);
   if (warning) option.warning = warning;

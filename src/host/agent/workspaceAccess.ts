@@ -1,20 +1,20 @@
 import { realpath } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { IgnoreMatcher, parseGitignore, sortIgnoreFiles } from '../../core/agent/gitignore';
 import type { IgnoreFile } from '../../core/agent/gitignore';
 import { ToolInputError } from '../../core/agent/types';
 import {
-  broadFolderReason,
   displayPath,
   inGitFolder,
   isAbsolutePath,
   normalizeSegments,
+  offLimitsPath,
   relativeInside,
   resolveWorkspacePath,
 } from '../../core/agent/workspacePaths';
 import type { ResolvedPath, WorkspaceFolderPath } from '../../core/agent/workspacePaths';
 import { excludedByAny, expandBraces } from '../../core/inline/exclude';
+import { judgeFolder } from './paths/folderRules';
 
 /**
  * The agent's view of the workspace: every path the model names resolved inside a workspace
@@ -59,13 +59,6 @@ export const LIST_SCAN_LIMIT = 20_000;
 /** The longest the listing runs without letting the extension host do other work. */
 const SLICE_MS = 20;
 
-const BROAD_WHY: Record<NonNullable<ReturnType<typeof broadFolderReason>>, string> = {
-  root: "a disk's root",
-  home: 'the home folder or a folder above it',
-  'home settings': 'a settings folder in the home folder (like ~/.aws or ~/.config) or inside one',
-  system: 'a system folder (like /proc or /etc)',
-};
-
 export class WorkspaceAccess {
   constructor(
     private readonly folders: () => readonly vscode.WorkspaceFolder[],
@@ -91,28 +84,16 @@ export class WorkspaceAccess {
 
   /** Every folder on disk, with its real path and why it is too broad, if it is. */
   private async judged(): Promise<Array<UsableFolder & { why?: string }>> {
-    const home = homedir();
-    const homes = [home, await realpath(home).catch(() => home)];
     return Promise.all(
       this.folders()
         .filter((folder) => folder.uri.scheme === 'file')
-        .map(async (folder) => {
-          const written = folder.uri.fsPath;
-          const real = await realpath(written).catch(() => written);
-          let why: string | undefined;
-          for (const path of [written, real])
-            for (const at of homes) {
-              const reason = broadFolderReason(path, at);
-              if (reason && !why) why = BROAD_WHY[reason];
-            }
-          return { folder, real, ...(why ? { why } : {}) };
-        }),
+        .map(async (folder) => ({ folder, ...(await judgeFolder(folder.uri.fsPath)) })),
     );
   }
 
   /** Whether the tools keep off a file, named by any of its paths: a possible secret, or inside `.git`. */
   offLimits(...paths: string[]): boolean {
-    return paths.some((path) => inGitFolder(path)) || this.secretPattern(...paths) !== undefined;
+    return offLimitsPath(paths, this.secretPatterns());
   }
 
   private static paths(usable: readonly UsableFolder[]): WorkspaceFolderPath[] {

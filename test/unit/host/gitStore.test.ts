@@ -12,11 +12,10 @@ import * as path from 'node:path';
 import { restorePlan } from '../../../src/core/agent/checkpoints';
 import { DEFAULT_EXCLUDE } from '../../../src/core/inline/exclude';
 import {
+  applyPlan,
   CheckpointError,
   GitCheckpointStore,
-  removeEntry,
   safeTarget,
-  writeEntry,
 } from '../../../src/host/agent/checkpoints/gitStore';
 
 const far = () => Date.now() + 60_000;
@@ -66,17 +65,17 @@ function files(dir: string): Record<string, string> {
   return Object.fromEntries(Object.entries(all).filter(([p]) => !p.startsWith(`.git${path.sep}`)));
 }
 
-async function restore(store: GitCheckpointStore, work: string, id: string, nowId: string): Promise<void> {
+/** What *Restore to here* does to one folder: a snapshot of now, then the plan applied. */
+async function restore(
+  store: GitCheckpointStore,
+  work: string,
+  id: string,
+  nowId: string,
+): Promise<string[]> {
   await store.snapshot(nowId, far());
   const target = await store.files(id);
-  const plan = restorePlan(target, await store.files(nowId));
-  for (const p of [...plan.changed, ...plan.recreated]) {
-    const file = await safeTarget(work, p);
-    assert.ok(file, p);
-    const entry = target.get(p)!;
-    await writeEntry(file, entry, await store.blob(entry.oid));
-  }
-  for (const p of plan.removed) await removeEntry((await safeTarget(work, p))!);
+  const plan = restorePlan(target, await store.files(nowId), await store.leftOut(id));
+  return applyPlan({ folder: work, folderName: 'work', plan, target, blob: (oid) => store.blob(oid) });
 }
 
 describe('Checkpoint store (real git)', function () {
@@ -216,6 +215,175 @@ describe('Checkpoint store (real git)', function () {
       none.snapshot('cp-1-a', far()),
       (e: unknown) => e instanceof CheckpointError && e.kind === 'noGit',
     );
+  });
+
+  /** Every object in a store, as text: what would be kept for 30 days. */
+  function storeObjects(dir: string): string {
+    if (!fs.existsSync(path.join(dir, 'HEAD'))) return '';
+    return execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+      env: { ...process.env, GIT_DIR: dir },
+    }).toString('latin1');
+  }
+
+  it('a checkpoint of a workspace that includes ~/.aws, the home folder, or a secrets/ project holds none of their files', async () => {
+    const savedHome = process.env.HOME;
+    const home = path.join(root, 'home');
+    fs.mkdirSync(path.join(home, '.aws'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.aws', 'credentials'), 'aws_secret_access_key=AWS-SECRET\n');
+    fs.writeFileSync(path.join(home, '.git-credentials'), 'https://u:HOME-TOKEN@example.com\n');
+    fs.writeFileSync(path.join(home, 'notes.txt'), 'HOME-NOTES\n');
+    const project = path.join(root, 'secrets', 'deploy');
+    fs.mkdirSync(project, { recursive: true });
+    fs.writeFileSync(path.join(project, 'prod.json'), '{"token": "SECRETS-PROJECT"}\n');
+    fs.writeFileSync(path.join(project, 'readme.md'), 'SECRETS-README\n');
+    // Links name them another way: judged by their real paths.
+    fs.symlinkSync(home, path.join(root, 'linked-home'));
+    fs.symlinkSync(path.join(home, '.aws'), path.join(root, 'linked-aws'));
+    fs.symlinkSync(project, path.join(root, 'linked-project'));
+    process.env.HOME = home;
+    try {
+      let n = 0;
+      const storeOf = (folder: string) =>
+        new GitCheckpointStore({
+          dir: path.join(root, `store-${++n}`),
+          workTree: folder,
+          secretPatterns: () => DEFAULT_EXCLUDE,
+        });
+      for (const folder of [
+        home,
+        path.join(home, '.aws'),
+        path.join(root, 'linked-home'),
+        path.join(root, 'linked-aws'),
+      ]) {
+        const one = storeOf(folder);
+        await assert.rejects(one.snapshot('cp-1-a', far()), (e: unknown) => {
+          assert.ok(e instanceof CheckpointError, String(e));
+          assert.equal(e.kind, 'refused');
+          assert.match(e.message, /home folder|settings folder in the home folder/);
+          return true;
+        });
+        assert.equal(storeObjects(one.dir), '', folder);
+      }
+      for (const folder of [project, path.join(root, 'linked-project')]) {
+        const one = storeOf(folder);
+        const result = await one.snapshot('cp-1-a', far());
+        assert.equal(result.files, 0, folder);
+        assert.deepEqual(result.leftOut, { secret: 2, large: 0 });
+        assert.equal((await one.files('cp-1-a')).size, 0);
+        assert.doesNotMatch(storeObjects(one.dir), /SECRETS-PROJECT|SECRETS-README/);
+      }
+    } finally {
+      if (savedHome === undefined) delete process.env.HOME;
+      else process.env.HOME = savedHome;
+    }
+  });
+
+  it('an index made under other rules (an older version, a shorter secrets list) is judged again', async () => {
+    let patterns: readonly string[] = [];
+    const loose = new GitCheckpointStore({
+      dir: path.join(root, 'store'),
+      workTree: work,
+      secretPatterns: () => patterns,
+    });
+    fs.writeFileSync(path.join(work, '.env'), 'KEY=LATER-SECRET\n');
+    fs.writeFileSync(path.join(work, 'a.txt'), 'a\n');
+    await loose.snapshot('cp-1-a', far());
+    assert.deepEqual([...(await loose.files('cp-1-a')).keys()].sort(), ['.env', 'a.txt']);
+    // The file is unchanged, so it is not listed again; the new rules still take it out.
+    patterns = DEFAULT_EXCLUDE;
+    await loose.snapshot('cp-2-a', far());
+    assert.deepEqual([...(await loose.files('cp-2-a')).keys()], ['a.txt']);
+  });
+
+  it('"Restore to here" never deletes or changes a file the checkpoint left out (gitignored data that existed before)', async () => {
+    let patterns = [...DEFAULT_EXCLUDE, 'private.txt'];
+    store = new GitCheckpointStore({
+      dir: path.join(root, 'store'),
+      workTree: work,
+      secretPatterns: () => patterns,
+      maxFileBytes: 1000,
+    });
+    fs.writeFileSync(path.join(work, 'private.txt'), 'PRIVATE\n');
+    fs.writeFileSync(path.join(work, '.gitignore'), 'data/\n*.log\n');
+    fs.mkdirSync(path.join(work, 'data', 'cache'), { recursive: true });
+    fs.writeFileSync(path.join(work, 'data', 'cache', 'users.db'), 'USER DATA\n');
+    fs.writeFileSync(path.join(work, 'run.log'), 'LOG\n');
+    fs.writeFileSync(path.join(work, 'big.bin'), Buffer.alloc(2000, 1));
+    fs.writeFileSync(path.join(work, '.env.local'), 'KEY=1\n');
+    fs.writeFileSync(path.join(work, 'grows.txt'), 'small\n');
+    fs.writeFileSync(path.join(work, 'a.txt'), 'a\n');
+    await store.snapshot('cp-1-a', far());
+    // Then: .gitignore no longer ignores anything, a large file shrank, a secret stopped being one
+    // (the user's list), a tracked file grew over the cap, and the agent created a file.
+    fs.writeFileSync(path.join(work, '.gitignore'), '');
+    patterns = [...DEFAULT_EXCLUDE];
+    fs.writeFileSync(path.join(work, 'big.bin'), 'now small\n');
+    fs.writeFileSync(path.join(work, 'grows.txt'), Buffer.alloc(2000, 2));
+    fs.writeFileSync(path.join(work, 'a.txt'), 'changed\n');
+    fs.writeFileSync(path.join(work, 'created.txt'), 'new\n');
+    const failures = await restore(store, work, 'cp-1-a', 'cp-2-a');
+    assert.deepEqual(failures, [
+      'grows.txt (left as it is: the snapshot taken before this restore does not hold it)',
+    ]);
+    assert.equal(fs.readFileSync(path.join(work, 'a.txt'), 'utf8'), 'a\n');
+    assert.equal(fs.readFileSync(path.join(work, '.gitignore'), 'utf8'), 'data/\n*.log\n');
+    assert.ok(!fs.existsSync(path.join(work, 'created.txt')));
+    // Untouched: what the checkpoint left out, and what the snapshot of now could not hold.
+    assert.equal(fs.readFileSync(path.join(work, 'data', 'cache', 'users.db'), 'utf8'), 'USER DATA\n');
+    assert.equal(fs.readFileSync(path.join(work, 'run.log'), 'utf8'), 'LOG\n');
+    assert.equal(fs.readFileSync(path.join(work, 'big.bin'), 'utf8'), 'now small\n');
+    assert.equal(fs.readFileSync(path.join(work, '.env.local'), 'utf8'), 'KEY=1\n');
+    assert.equal(fs.readFileSync(path.join(work, 'private.txt'), 'utf8'), 'PRIVATE\n');
+    assert.equal(fs.statSync(path.join(work, 'grows.txt')).size, 2000);
+  });
+
+  it('a folder replaced by a file or a link: the next snapshot records what is there now, never follows the link, and the first restore works', async () => {
+    const outside = path.join(root, 'outside');
+    fs.mkdirSync(path.join(outside, 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'lib', 'b.txt'), 'OUTSIDE-B\n');
+    fs.writeFileSync(path.join(outside, 'lib', 'c.txt'), 'OUTSIDE-C\n');
+    for (const dir of ['docs', 'lib', 'emptied'])
+      fs.mkdirSync(path.join(work, dir, 'deep'), { recursive: true });
+    fs.writeFileSync(path.join(work, 'docs', 'a.txt'), 'a\n');
+    fs.writeFileSync(path.join(work, 'docs', 'deep', 'z.txt'), 'z\n');
+    fs.writeFileSync(path.join(work, 'lib', 'b.txt'), 'b\n');
+    fs.writeFileSync(path.join(work, 'emptied', 'deep', 'e.txt'), 'e\n');
+    fs.writeFileSync(path.join(work, 'was-file'), 'a file\n');
+    fs.writeFileSync(path.join(work, 'was-file-2'), 'another\n');
+    const before = files(work);
+    await store.snapshot('cp-1-a', far());
+
+    // A folder becomes a file, another a link out of the folder, a third an empty folder; two
+    // files become folders (one with a file, one empty).
+    fs.rmSync(path.join(work, 'docs'), { recursive: true });
+    fs.writeFileSync(path.join(work, 'docs'), 'now a file\n');
+    fs.rmSync(path.join(work, 'lib'), { recursive: true });
+    fs.symlinkSync(path.join(outside, 'lib'), path.join(work, 'lib'));
+    fs.rmSync(path.join(work, 'emptied', 'deep'), { recursive: true });
+    fs.rmSync(path.join(work, 'was-file'));
+    fs.mkdirSync(path.join(work, 'was-file'));
+    fs.writeFileSync(path.join(work, 'was-file', 'x.txt'), 'x\n');
+    fs.rmSync(path.join(work, 'was-file-2'));
+    fs.mkdirSync(path.join(work, 'was-file-2'));
+
+    await store.snapshot('cp-2-a', far());
+    const now = await store.files('cp-2-a');
+    assert.deepEqual([...now.keys()].sort(), ['docs', 'lib', 'was-file/x.txt']);
+    assert.equal(now.get('lib')?.mode, '120000', 'the link is stored as a link');
+    const objects = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+      env: { ...process.env, GIT_DIR: path.join(root, 'store') },
+    }).toString('latin1');
+    assert.doesNotMatch(objects, /OUTSIDE-/, 'nothing was read through the link');
+
+    assert.deepEqual(await restore(store, work, 'cp-1-a', 'cp-3-a'), []);
+    assert.deepEqual(files(work), before);
+    assert.ok(fs.lstatSync(path.join(work, 'lib')).isDirectory());
+    assert.equal(fs.readFileSync(path.join(outside, 'lib', 'b.txt'), 'utf8'), 'OUTSIDE-B\n');
+    // And Redo goes forward again.
+    assert.deepEqual(await restore(store, work, 'cp-3-a', 'cp-4-a'), []);
+    assert.equal(fs.readFileSync(path.join(work, 'docs'), 'utf8'), 'now a file\n');
+    assert.ok(fs.lstatSync(path.join(work, 'lib')).isSymbolicLink());
+    assert.equal(fs.readFileSync(path.join(work, 'was-file', 'x.txt'), 'utf8'), 'x\n');
   });
 
   it('never writes through a link out of the folder', async () => {

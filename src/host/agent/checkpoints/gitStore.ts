@@ -11,6 +11,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -21,19 +22,29 @@ import {
   isCheckpointId,
   isStorablePath,
   leftOutBecause,
+  leftOutText,
+  parseLeftOut,
   parseCheckpointRefs,
   parseCountObjects,
   parseLsTree,
   parsePathList,
 } from '../../../core/agent/checkpoints';
-import type { PruneLimits, StoredCheckpoint, TreeEntry } from '../../../core/agent/checkpoints';
+import type {
+  LeftOutList,
+  PruneLimits,
+  RestorePlan,
+  StoredCheckpoint,
+  TreeEntry,
+} from '../../../core/agent/checkpoints';
+import { judgeFolder } from '../paths/folderRules';
 
 /** Why a git call did not give an answer. */
 export class CheckpointError extends Error {
   override readonly name = 'CheckpointError';
   constructor(
     message: string,
-    readonly kind: 'noGit' | 'timeout' | 'failed',
+    /** `refused`: the folder is one checkpoints never copy (the home folder, `~/.aws`, …). */
+    readonly kind: 'noGit' | 'timeout' | 'failed' | 'refused',
   ) {
     super(message);
   }
@@ -86,6 +97,18 @@ export interface GitStoreOptions {
   git?: string;
 }
 
+/** The left-out list's name in its commit's tree. */
+const LEFT_OUT_FILE = 'left-out';
+
+/** Bumped when what snapshots leave out changes, so indexes made before are judged again. */
+const RULES_VERSION = 1;
+
+function rulesKey(work: string, patterns: readonly string[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify([RULES_VERSION, work, patterns]))
+    .digest('hex');
+}
+
 /** The store's folder name for a workspace folder: a hash of its real path. */
 export function storeNameFor(realFolder: string): string {
   return createHash('sha256').update(realFolder).digest('hex').slice(0, 24);
@@ -132,18 +155,38 @@ export class GitCheckpointStore {
 
   private async snapshotNow(id: string, deadline: number, message: string): Promise<SnapshotResult> {
     const started = Date.now();
+    // The agent's tools' rule: a folder too broad by its path as written or its real path (the
+    // home folder, `~/.aws`, a system folder) is never read, so never copied here either.
+    const judged = await judgeFolder(this.options.workTree);
+    if (judged.why)
+      throw new CheckpointError(
+        `${this.options.workTree} is ${judged.why}; checkpoints never copy its files.`,
+        'refused',
+      );
     const work = await this.prepare(deadline);
+    const patterns = this.options.secretPatterns();
+    await this.dropNowOffLimits(work, patterns, deadline);
     const exclude = await this.userExcludeFile(work);
     const excludeConfig = exclude ? ['-c', `core.excludesFile=${exclude}`] : [];
-    const listed = parsePathList(
-      await this.run(
+    const [listing, ignored] = await Promise.all([
+      this.run(
         [...excludeConfig, 'ls-files', '-z', '--others', '--modified', '--deleted', '--exclude-standard'],
         deadline,
         work,
       ),
-    );
+      // What is there and ignored (a wholly ignored folder as `dir/`): with what is left out
+      // below, the files this checkpoint does not cover, which a restore must leave alone.
+      this.run(
+        [...excludeConfig, 'ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'],
+        deadline,
+        work,
+      ),
+    ]);
+    const listed = parsePathList(listing);
+    const notCovered = ignored.split('\0').filter(Boolean);
     const leftOut = { secret: 0, large: 0 };
-    const patterns = this.options.secretPatterns();
+    /** Folders of the work tree already checked: true when a real folder (no link). */
+    const folders = new Map<string, Promise<boolean>>();
     const maxBytes = this.options.maxFileBytes ?? CHECKPOINT_MAX_FILE_BYTES;
     // A batch at a time, each written to our index: a snapshot that runs out of time keeps what
     // it hashed, and the next one (which lists only what is new or changed) goes on from there.
@@ -154,33 +197,71 @@ export class GitCheckpointStore {
       for (let i = 0; i < batch.length; i += STAT_CONCURRENCY) {
         if (Date.now() > deadline) throw timedOut(started);
         const chunk = batch.slice(i, i + STAT_CONCURRENCY);
-        const stats = await Promise.all(
-          chunk.map((p) => fs.lstat(path.join(work, p)).catch(() => undefined)),
-        );
+        const stats = await Promise.all(chunk.map((p) => lstatInside(work, p, folders)));
         chunk.forEach((p, j) => {
           const stat = stats[j];
-          if (!stat) {
-            add.push(p); // gone: `--remove` takes it out of our index
+          // Gone, or no longer a file or link (a folder now, or under a path that is no longer
+          // a folder: replaced by a file or a link, never followed): out of our index.
+          if (!stat || (!stat.isFile() && !stat.isSymbolicLink())) {
+            drop.push(p);
             return;
           }
-          if (!stat.isFile() && !stat.isSymbolicLink()) return;
-          const why = leftOutBecause(p, stat.size, patterns, maxBytes);
+          const why = leftOutBecause(p, stat.size, patterns, maxBytes, path.join(work, p));
           if (why === 'secret') leftOut.secret++;
           if (why === 'large') leftOut.large++;
-          if (why) drop.push(p);
-          else add.push(p);
+          if (why) {
+            drop.push(p);
+            notCovered.push(p);
+          } else add.push(p);
         });
       }
       if (drop.length)
         await this.run(['update-index', '-z', '--force-remove', '--stdin'], deadline, work, drop);
+      // `--replace`: a file where our index has a folder (or the reverse, in a later batch)
+      // takes the place of the entries it conflicts with.
       if (add.length)
-        await this.run(['update-index', '-z', '--add', '--remove', '--stdin'], deadline, work, add);
+        await this.run(['update-index', '-z', '--add', '--replace', '--stdin'], deadline, work, add);
     }
     const tree = (await this.run(['write-tree'], deadline, work)).trim();
-    const commit = (await this.run(['commit-tree', tree, '-m', message], deadline, work)).trim();
+    // The left-out list is kept in a commit of its own, the checkpoint's parent: reachable, so
+    // pruning keeps it as long as the checkpoint, and the same list is stored once.
+    const list = (
+      await this.run(['hash-object', '-w', '--stdin'], deadline, work, [leftOutText(notCovered)], '')
+    ).trim();
+    const listTree = (
+      await this.run(['mktree'], deadline, work, [`100644 blob ${list}\t${LEFT_OUT_FILE}`], '\n')
+    ).trim();
+    const listCommit = (await this.run(['commit-tree', listTree, '-m', 'left out'], deadline, work)).trim();
+    const commit = (
+      await this.run(['commit-tree', tree, '-p', listCommit, '-m', message], deadline, work)
+    ).trim();
     await this.run(['update-ref', `${CHECKPOINT_REF_PREFIX}${id}`, commit], deadline, work);
     const files = Number((await this.run(['ls-files', '-z'], deadline, work)).split('\0').length - 1);
+    await fs.writeFile(this.rulesFile, rulesKey(work, patterns)).catch(() => undefined);
     return { commit, tree, leftOut, files, ms: Date.now() - started };
+  }
+
+  /**
+   * When the rules changed since this index was last used (the secrets list, the folder's real
+   * path, or the rules themselves in an update), every file our index holds is judged again and
+   * those now off limits are taken out: an unchanged file is never listed again, so it would
+   * otherwise stay in every later snapshot.
+   */
+  private async dropNowOffLimits(work: string, patterns: readonly string[], deadline: number): Promise<void> {
+    const key = rulesKey(work, patterns);
+    if ((await fs.readFile(this.rulesFile, 'utf8').catch(() => '')) === key) return;
+    if (!(await exists(this.indexFile))) return;
+    const held = parsePathList(await this.run(['ls-files', '-z'], deadline, work));
+    const drop = held.filter(
+      (p) => leftOutBecause(p, 0, patterns, Infinity, path.join(work, p)) !== undefined,
+    );
+    if (drop.length)
+      await this.run(['update-index', '-z', '--force-remove', '--stdin'], deadline, work, drop);
+  }
+
+  /** What rules this window's index was last snapshotted under. */
+  private get rulesFile(): string {
+    return `${this.indexFile}.rules`;
   }
 
   /** Whether the store has this checkpoint. */
@@ -207,6 +288,22 @@ export class GitCheckpointStore {
         ),
       ),
     );
+  }
+
+  /**
+   * What checkpoint `id` left out of the files that were there (see `LeftOutList`): incomplete
+   * when it cannot say (a checkpoint of an earlier version has no list).
+   */
+  leftOut(id: string): Promise<LeftOutList> {
+    const unknown: LeftOutList = { paths: [], complete: false };
+    if (!isCheckpointId(id)) return Promise.resolve(unknown);
+    return this.serial(async () => {
+      const text = await this.run(
+        ['cat-file', 'blob', `${CHECKPOINT_REF_PREFIX}${id}^1:${LEFT_OUT_FILE}`],
+        Infinity,
+      ).catch(() => undefined);
+      return parseLeftOut(text) ?? unknown;
+    });
   }
 
   /** A stored file's bytes. */
@@ -299,7 +396,8 @@ export class GitCheckpointStore {
       const file = path.join(dir, name);
       const stat = await fs.stat(file).catch(() => undefined);
       if (stat) others.push({ file, mtime: stat.mtimeMs });
-      if (!isAlive(Number(match[1]))) await fs.rm(file, { force: true }).catch(() => undefined);
+      if (!isAlive(Number(match[1])))
+        for (const gone of [file, `${file}.rules`]) await fs.rm(gone, { force: true }).catch(() => undefined);
     }
     const newest = others.sort((a, b) => b.mtime - a.mtime)[0];
     if (newest && !(await exists(this.indexFile)))
@@ -416,6 +514,32 @@ export class GitCheckpointStore {
   }
 }
 
+/**
+ * The `lstat` of a listed path when every folder on its way inside `work` is a real folder (not a
+ * file, not a link), else undefined: what lies past a link is not the folder's. `folders` caches
+ * the folders checked during one snapshot.
+ */
+async function lstatInside(
+  work: string,
+  relative: string,
+  folders: Map<string, Promise<boolean>>,
+): Promise<Stats | undefined> {
+  const parts = relative.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const dir = parts.slice(0, i).join('/');
+    let real = folders.get(dir);
+    if (!real) {
+      real = fs.lstat(path.join(work, dir)).then(
+        (stat) => stat.isDirectory(),
+        () => false,
+      );
+      folders.set(dir, real);
+    }
+    if (!(await real)) return undefined;
+  }
+  return fs.lstat(path.join(work, relative)).catch(() => undefined);
+}
+
 function timedOut(started: number): CheckpointError {
   return new CheckpointError(`The time budget ran out after ${Date.now() - started} ms.`, 'timeout');
 }
@@ -458,13 +582,20 @@ export async function safeTarget(folder: string, relative: string): Promise<stri
   return target;
 }
 
-/** Writes a stored file back, exactly: content, executable bit, or link. Never through a link. */
+/**
+ * Writes a stored file back, exactly: content, executable bit, or link. Never through a link; an
+ * empty folder in its place is removed.
+ */
 export async function writeEntry(target: string, entry: TreeEntry, bytes: Buffer): Promise<void> {
   await fs.mkdir(path.dirname(target), { recursive: true });
   const now = await fs.lstat(target).catch(() => undefined);
   if (now && (now.isSymbolicLink() || entry.mode === '120000' || !now.isFile())) {
-    if (now.isDirectory()) throw new Error(`${target} is a folder now.`);
-    await fs.unlink(target);
+    // A folder that took a file's place goes only when nothing is left in it (its files the
+    // checkpoint covered were removed first; any other file keeps it, and the file is not restored).
+    if (now.isDirectory()) {
+      if (!(await removeEmptyFolders(target)))
+        throw new Error(`${target} is a folder now, with files this checkpoint does not hold.`);
+    } else await fs.unlink(target);
   }
   if (entry.mode === '120000') {
     await fs.symlink(bytes.toString('utf8'), target);
@@ -475,6 +606,71 @@ export async function writeEntry(target: string, entry: TreeEntry, bytes: Buffer
   const mode = (await fs.stat(target)).mode & 0o777;
   const wanted = entry.mode === '100755' ? mode | ((mode & 0o444) >> 2) : mode & ~0o111;
   if (wanted !== mode) await fs.chmod(target, wanted).catch(() => undefined);
+}
+
+/**
+ * Puts one folder back as `plan` says (`target` is the checkpoint's files), and returns what could
+ * not be done, one short line each. A path is located again just before it is written, never
+ * through a link; a file the plan would bring back where the snapshot of now holds nothing but
+ * the disk has something (left out of that snapshot: ignored, a possible secret, too large) is
+ * left as it is, since Redo could not bring it back.
+ */
+export async function applyPlan(options: {
+  folder: string;
+  folderName: string;
+  plan: RestorePlan;
+  target: ReadonlyMap<string, TreeEntry>;
+  blob: (oid: string) => Promise<Buffer>;
+  /** Files the user chose to leave alone (unsaved in an editor). */
+  skip?: (file: string) => boolean;
+  /** Called after each file is written back. */
+  written?: (file: string) => Promise<void>;
+}): Promise<string[]> {
+  const { folder, folderName, plan, target } = options;
+  const failures: string[] = [];
+  const recreated = new Set(plan.recreated);
+  // Removals first: a file or link where the checkpoint had a folder goes before the folder's
+  // files are written back, and a folder's files go before a file takes its place.
+  for (const relative of [...plan.removed, ...plan.changed, ...plan.recreated]) {
+    const file = await safeTarget(folder, relative).catch(() => undefined);
+    if (!file) {
+      failures.push(`${relative} (not a path inside ${folderName})`);
+      continue;
+    }
+    if (options.skip?.(file)) continue;
+    try {
+      const entry = target.get(relative);
+      if (!entry) {
+        await removeEntry(file);
+        continue;
+      }
+      const there = recreated.has(relative) ? await fs.lstat(file).catch(() => undefined) : undefined;
+      if (there && !there.isDirectory()) {
+        failures.push(`${relative} (left as it is: the snapshot taken before this restore does not hold it)`);
+        continue;
+      }
+      await writeEntry(file, entry, await options.blob(entry.oid));
+      await options.written?.(file);
+    } catch (error) {
+      failures.push(`${relative} (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  return failures;
+}
+
+/**
+ * Removes `dir` when it holds nothing but (empty) folders, and says whether it did; a folder with
+ * any file or link in it stays (only empty folders inside it may have gone).
+ */
+async function removeEmptyFolders(dir: string, depth = 0): Promise<boolean> {
+  if (depth > 64) return false;
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => undefined);
+  if (!entries || entries.some((e) => !e.isDirectory())) return false;
+  for (const e of entries) if (!(await removeEmptyFolders(path.join(dir, e.name), depth + 1))) return false;
+  return fs.rmdir(dir).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Removes a file the checkpoint did not have (a link is removed, not what it points to). */

@@ -12,14 +12,8 @@ import {
 import type { RestorePlan, TreeEntry } from '../../../core/agent/checkpoints';
 import type { Logger } from '../../log/logger';
 import { notify } from '../../notify';
-import {
-  CheckpointError,
-  GitCheckpointStore,
-  removeEntry,
-  safeTarget,
-  storeNameFor,
-  writeEntry,
-} from './gitStore';
+import { judgeFolder } from '../paths/folderRules';
+import { applyPlan, CheckpointError, GitCheckpointStore, storeNameFor } from './gitStore';
 
 /** What taking a checkpoint came to. */
 export type CheckpointOutcome =
@@ -43,6 +37,8 @@ export interface WorkspaceCheckpointsDeps {
   /** The git executable (tests may point elsewhere). */
   git?: string;
   budgetMs?: number;
+  /** The workspace's folders (VS Code's by default; tests name others). */
+  folders?: () => readonly vscode.WorkspaceFolder[];
 }
 
 /**
@@ -52,6 +48,8 @@ export interface WorkspaceCheckpointsDeps {
 export class WorkspaceCheckpoints {
   private readonly stores = new Map<string, GitCheckpointStore>();
   private readonly prunedAt = new Map<string, number>();
+  /** Folders already logged as left out, so each is said once. */
+  private readonly toldLeftOut = new Set<string>();
 
   constructor(private readonly deps: WorkspaceCheckpointsDeps) {}
 
@@ -59,9 +57,24 @@ export class WorkspaceCheckpoints {
     return this.deps.budgetMs ?? CHECKPOINT_BUDGET_MS;
   }
 
-  /** The folders checkpoints cover: those on this computer's disk. */
-  private folders(): vscode.WorkspaceFolder[] {
-    return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+  /**
+   * The folders checkpoints cover: those on this computer's disk that the agent's tools use. A
+   * folder too broad by its path or its real path (the home folder, `~/.aws`, a system folder) is
+   * left out, by the tools' own rule (`judgeFolder`), so its files are never copied here.
+   */
+  private async folders(): Promise<vscode.WorkspaceFolder[]> {
+    const all = (this.deps.folders?.() ?? vscode.workspace.workspaceFolders ?? []).filter(
+      (f) => f.uri.scheme === 'file',
+    );
+    const judged = await Promise.all(all.map((f) => judgeFolder(f.uri.fsPath)));
+    return all.filter((folder, i) => {
+      const why = judged[i].why;
+      if (why && !this.toldLeftOut.has(folder.uri.fsPath)) {
+        this.toldLeftOut.add(folder.uri.fsPath);
+        this.deps.logger.info(`Checkpoints leave out the workspace folder ${folder.name}: it is ${why}.`);
+      }
+      return !why;
+    });
   }
 
   private async storeFor(folder: vscode.WorkspaceFolder): Promise<GitCheckpointStore | undefined> {
@@ -94,9 +107,14 @@ export class WorkspaceCheckpoints {
     budgetMs = this.budgetMs,
     id = newCheckpointId(Date.now()),
   ): Promise<CheckpointOutcome> {
-    const folders = this.folders();
+    const folders = await this.folders();
     if (!folders.length)
-      return { ok: false, kind: 'noFolder', reason: 'No workspace folder on this disk is open.' };
+      return {
+        ok: false,
+        kind: 'noFolder',
+        reason:
+          'No workspace folder on this disk that checkpoints may copy is open (the home folder, settings folders like ~/.aws and system folders never are).',
+      };
     const deadline = Date.now() + budgetMs;
     const started = Date.now();
     const leftOut = { secret: 0, large: 0 };
@@ -114,9 +132,11 @@ export class WorkspaceCheckpoints {
         const reason =
           kind === 'noGit'
             ? 'Git was not found on this computer, so there are no checkpoints; install Git to restore files to earlier messages.'
-            : kind === 'timeout'
-              ? `The snapshot of ${folder.name} took longer than its ${Math.round(budgetMs / 1000)} s budget, so this message has no checkpoint.`
-              : `The snapshot of ${folder.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+            : kind === 'refused'
+              ? (error as Error).message
+              : kind === 'timeout'
+                ? `The snapshot of ${folder.name} took longer than its ${Math.round(budgetMs / 1000)} s budget, so this message has no checkpoint.`
+                : `The snapshot of ${folder.name} failed: ${error instanceof Error ? error.message : String(error)}`;
         this.deps.logger.warn(`Checkpoint ${id}: ${reason}`);
         return { ok: false, kind, reason };
       }
@@ -148,7 +168,8 @@ export class WorkspaceCheckpoints {
    */
   async restore(id: string, options: { offerConversation: boolean; redo: boolean }): Promise<RestoreOutcome> {
     const targets: { folder: vscode.WorkspaceFolder; store: GitCheckpointStore }[] = [];
-    for (const folder of this.folders()) {
+    const folders = await this.folders();
+    for (const folder of folders) {
       const store = await this.storeFor(folder);
       if (store && (await store.has(id))) targets.push({ folder, store });
     }
@@ -176,17 +197,18 @@ export class WorkspaceCheckpoints {
     }[] = [];
     for (const { folder, store } of targets) {
       const target = await store.files(id);
-      plans.push({ folder, store, target, plan: restorePlan(target, await store.files(redoId)) });
+      const plan = restorePlan(target, await store.files(redoId), await store.leftOut(id));
+      plans.push({ folder, store, target, plan });
     }
     const total = plans.reduce((sum, p) => sum + planSize(p.plan), 0);
-    const several = this.folders().length > 1;
+    const several = folders.length > 1;
     const lines = plans.flatMap((p) => describePlan(p.plan, several ? p.folder.name : undefined));
     const restoreFiles = options.redo ? 'Redo' : 'Restore Files';
     const withChat = 'Restore Files and Conversation';
     const actions = options.offerConversation ? [restoreFiles, withChat] : [restoreFiles];
     const note = options.redo
       ? 'This puts back the files as they were before you restored.'
-      : 'Redo puts them forward again. Files .gitignore leaves out, files over 5 MB, possible secrets, and what commands did outside the workspace (network, databases, other folders) are not restored.';
+      : 'Redo puts them forward again. Files .gitignore leaves out, files over 5 MB and possible secrets are left as they are (never changed or removed), and what commands did outside the workspace (network, databases, other folders) is not restored.';
     const question =
       total === 0
         ? 'No file differs from this checkpoint.'
@@ -204,25 +226,18 @@ export class WorkspaceCheckpoints {
     const skip = await this.askAboutUnsaved(plans);
     if (skip === undefined) return { done: false };
     const failures: string[] = [];
-    for (const { folder, store, plan, target } of plans) {
-      const write = [...plan.changed, ...plan.recreated];
-      for (const relative of [...write, ...plan.removed]) {
-        const file = await safeTarget(folder.uri.fsPath, relative).catch(() => undefined);
-        if (!file) {
-          failures.push(`${relative} (not a path inside ${folder.name})`);
-          continue;
-        }
-        if (skip.has(file)) continue;
-        try {
-          const entry = target.get(relative);
-          if (entry) await writeEntry(file, entry, await store.blob(entry.oid));
-          else await removeEntry(file);
-          await this.syncOpenEditor(file, entry && (await fs.readFile(file).catch(() => undefined)));
-        } catch (error) {
-          failures.push(`${relative} (${error instanceof Error ? error.message : String(error)})`);
-        }
-      }
-    }
+    for (const { folder, store, plan, target } of plans)
+      failures.push(
+        ...(await applyPlan({
+          folder: folder.uri.fsPath,
+          folderName: folder.name,
+          plan,
+          target,
+          blob: (oid) => store.blob(oid),
+          skip: (file) => skip.has(file),
+          written: async (file) => this.syncOpenEditor(file, await fs.readFile(file).catch(() => undefined)),
+        })),
+      );
     if (failures.length)
       void notify.warn(
         `Gateway AI: ${failures.length} ${failures.length === 1 ? 'file was' : 'files were'} not restored: ${failures.slice(0, 10).join(', ')}. Redo puts the rest forward again.`,

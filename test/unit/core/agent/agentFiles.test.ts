@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import fc from 'fast-check';
 import {
   MAX_AGENT_FILES,
@@ -9,6 +11,25 @@ import {
 } from '../../../../src/core/agent/agentFiles';
 
 const PATH = '.github/agents/reviewer.agent.md';
+/** test/fixtures/hostile/lookalike-agents: names that pass for a built-in mode, and names that do not. */
+const LOOKALIKES = JSON.parse(
+  readFileSync(
+    path.resolve(
+      __dirname,
+      '..',
+      '..',
+      '..',
+      '..',
+      '..',
+      'test',
+      'fixtures',
+      'hostile',
+      'lookalike-agents',
+      'names.json',
+    ),
+    'utf8',
+  ),
+) as { lookalike: string[]; distinct: string[] };
 
 describe('Agent files', () => {
   it('reads name, description, tools, model, step cap and the body as instructions', () => {
@@ -40,6 +61,29 @@ describe('Agent files', () => {
       assert.match(agent.problems.join(), /built-in mode/);
     }
     assert.equal(parseAgentFile(PATH, '---\nname: Planner\n---\n').name, 'Planner');
+  });
+
+  it('a workspace agent named with a homoglyph ("Аsk" with a Cyrillic А) never passes for the built-in Ask mode', () => {
+    const cyrillic = parseAgentFile(
+      PATH,
+      '---\nname: \u0410sk\ntools: [edit_file, run_command]\n---\nDo everything.',
+    );
+    assert.equal(cyrillic.name, '\u0410sk (workspace)');
+    assert.match(cyrillic.problems.join(), /built-in mode/);
+    // It stays a workspace agent, by its id: no name makes it the built-in mode.
+    assert.equal(cyrillic.id, `custom:${PATH}`);
+    // The corpus: lookalike letters (Cyrillic, Greek, Cherokee), invisible and format characters,
+    // compatibility forms, accents, punctuation.
+    assert.ok(LOOKALIKES.lookalike.length >= 30);
+    for (const name of LOOKALIKES.lookalike) {
+      const agent = parseAgentFile(PATH, `---\nname: ${JSON.stringify(name)}\n---\n`);
+      assert.match(agent.name, / \(workspace\)$/, JSON.stringify(name));
+    }
+    for (const name of LOOKALIKES.distinct) {
+      const agent = parseAgentFile(PATH, `---\nname: ${JSON.stringify(name)}\n---\n`);
+      assert.doesNotMatch(agent.name, /\(workspace\)$/, JSON.stringify(name));
+      assert.deepEqual(agent.problems, [], JSON.stringify(name));
+    }
   });
 
   it('reports a bad header, unknown keys and fields only the user decides, and keeps the file', () => {

@@ -6,7 +6,10 @@ import {
   isCheckpointId,
   isStorablePath,
   leftOutBecause,
+  leftOutText,
+  MAX_LEFT_OUT_ENTRIES,
   newCheckpointId,
+  parseLeftOut,
   parseCheckpointRefs,
   parseCountObjects,
   parseLsTree,
@@ -73,8 +76,61 @@ describe('Checkpoints (pure)', () => {
       changed: ['edited.txt', 'mode.sh'],
       recreated: ['deleted.txt'],
       removed: ['created.txt'],
+      kept: [],
     });
-    assert.deepEqual(restorePlan(current, current), { changed: [], recreated: [], removed: [] });
+    assert.deepEqual(restorePlan(current, current), { changed: [], recreated: [], removed: [], kept: [] });
+  });
+
+  it('"Restore to here" never deletes or changes a file the checkpoint left out: only what it covered is removed', () => {
+    const target = new Map([['a.txt', entry(A)]]);
+    // Since the checkpoint, .gitignore stopped ignoring data/, a large file shrank and a secret
+    // stopped matching: the snapshot of now holds them all.
+    const current = new Map([
+      ['a.txt', entry(A)],
+      ['data/cache/x.db', entry(B)],
+      ['big.bin', entry(B)],
+      ['.env.local', entry(C)],
+      ['created.txt', entry(C)],
+    ]);
+    const leftOut = { paths: ['data/', 'big.bin', '.env.local'], complete: true };
+    const plan = restorePlan(target, current, leftOut);
+    assert.deepEqual(plan.removed, ['created.txt']);
+    assert.deepEqual(plan.kept, ['.env.local', 'big.bin', 'data/cache/x.db']);
+    assert.deepEqual(plan.changed, []);
+    assert.match(
+      describePlan(plan, undefined).at(-1)!,
+      /^left as they are: 3 files this checkpoint did not hold/,
+    );
+    // A checkpoint that cannot say what it left out (an earlier version's, a list over its cap)
+    // removes nothing.
+    const unknown = restorePlan(target, current, { paths: [], complete: false });
+    assert.deepEqual(unknown.removed, []);
+    assert.equal(unknown.kept.length, 4);
+  });
+
+  it('reads a stored left-out list as outside data: our header only, paths inside the folder, bounded (property)', () => {
+    const text = leftOutText(['data/', 'big.bin', '../escape', '/abs', 'a/.git/x', 'ok/file']);
+    assert.deepEqual(parseLeftOut(text), { paths: ['data/', 'big.bin', 'ok/file'], complete: true });
+    assert.equal(parseLeftOut('left-out'), undefined);
+    assert.equal(parseLeftOut(42), undefined);
+    assert.equal(
+      parseLeftOut(leftOutText(Array.from({ length: MAX_LEFT_OUT_ENTRIES + 1 }, (_, i) => `f${i}`)))
+        ?.complete,
+      false,
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string().map((t) => `gateway-left-out v1 complete\n${t}`),
+        ),
+        (raw) => {
+          const list = parseLeftOut(raw);
+          if (!list) return;
+          for (const p of list.paths) assert.ok(isStorablePath(p.endsWith('/') ? p.slice(0, -1) : p), p);
+        },
+      ),
+    );
   });
 
   it('a restore and then its redo leave the files as they were (property)', () => {
@@ -145,7 +201,7 @@ describe('Checkpoints (pure)', () => {
   });
 
   it('describes a plan with each file and caps long lists', () => {
-    const plan = { changed: ['a'], recreated: ['b'], removed: ['c'] };
+    const plan = { changed: ['a'], recreated: ['b'], removed: ['c'], kept: [] };
     assert.deepEqual(describePlan(plan, undefined), ['changed back: a', 'brought back: b', 'removed: c']);
     assert.deepEqual(describePlan(plan, 'web', 2), [
       'web: changed back: a',

@@ -3,6 +3,26 @@ import { parseHostMessage, parseTurn, parseWebviewMessage } from '../../../../sr
 import { parseConversation } from '../../../../src/core/chat/conversationCodec';
 
 describe('Protocol: modes and custom agents', () => {
+  it('a workspace agent named with a homoglyph is marked as a workspace agent by its id, whatever its fields claim', () => {
+    const parsed = parseHostMessage({
+      type: 'modes',
+      current: 'custom:.github/agents/ask.agent.md',
+      options: [
+        { id: 'ask', label: 'Ask', description: '', custom: true },
+        { id: 'custom:.github/agents/ask.agent.md', label: '\u0410sk', description: '', custom: false },
+      ],
+      warnings: [],
+    });
+    assert.ok(parsed && parsed.type === 'modes');
+    assert.deepEqual(
+      parsed.options.map((o) => [o.id, o.custom]),
+      [
+        ['ask', false],
+        ['custom:.github/agents/ask.agent.md', true],
+      ],
+    );
+  });
+
   it('takes a mode choice only for a mode id, and a plan hand-off only for a turn id', () => {
     assert.deepEqual(parseWebviewMessage({ type: 'setMode', mode: 'plan' }), {
       type: 'setMode',
