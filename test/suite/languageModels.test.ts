@@ -303,17 +303,14 @@ describe('Language models in VS Code chat (vendor "gateway")', function () {
     assert.ok(!failure.message.includes(TEST_KEY));
   });
 
-  it('with no key for a gateway off this computer offers no models and shows no error', async () => {
+  it('with no key offers no models and shows no error', async () => {
     const api = await gatewayApi();
     const errorsBefore = observed.notifications.filter((n) => n.severity === 'error').length;
     await api.apiKey.clear();
-    // A gateway on this computer is asked without a key (a local server may need none).
-    await setSetting('baseUrl', 'https://gateway.invalid/api');
     try {
       await gatewayModels(0);
       assert.equal(observed.notifications.filter((n) => n.severity === 'error').length, errorsBefore);
     } finally {
-      await setSetting('baseUrl', sim.baseUrl);
       await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
     }
     await gatewayModels(3);
