@@ -40,7 +40,7 @@ import {
 } from './mediaModelSources';
 import { Semaphore } from './limiter';
 import { ProblemReporter } from './problems';
-import { redact, redactError, urlCredentials } from './redact';
+import { isSecretHeaderName, redact, redactError, urlCredentials } from './redact';
 import type { Secrets } from './redact';
 import { learnRefusal, refusedField, shapeRequest } from './requestShaper';
 import type { ShapedPath } from './requestShaper';
@@ -868,7 +868,12 @@ class UndiciGatewayClient implements GatewayClient {
         cause: error,
       });
     }
-    this.headerSecrets = [...new Set([...this.headerSecrets, ...Object.values(headers)])].slice(-64);
+    // Only the values of headers named like credentials: `x-portkey-provider: openai` is not one,
+    // and redacting it would blank every "openai" in the gateway's messages.
+    const secrets = Object.entries(headers)
+      .filter(([name]) => isSecretHeaderName(name))
+      .map(([, value]) => value);
+    this.headerSecrets = [...new Set([...this.headerSecrets, ...secrets])].slice(-64);
     return headers;
   }
 

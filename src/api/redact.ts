@@ -107,3 +107,20 @@ export function redactError(error: GatewayError, secrets: Secrets): GatewayError
     cause: error.cause,
   });
 }
+
+/** Words of a header name (split at `-`, `_`, `.`) that say its value is a credential. */
+const SECRET_WORD =
+  /^(?:auth|authorization|bearer|password|passwd|credentials?|session|signature|cookie|.*key|.*token|.*secret)$/;
+/** Words that end like one but are names (Portkey's own headers: `x-portkey-provider`). */
+const NOT_SECRET_WORDS = new Set(['portkey']);
+
+/**
+ * Whether a header's value is a secret, by its name's words (`Helicone-Auth`, `x-portkey-api-key`,
+ * `cf-aig-authorization`, `X-Api-Token`): kept in secret storage, redacted from every text.
+ */
+export function isSecretHeaderName(name: string): boolean {
+  return name
+    .toLowerCase()
+    .split(/[-_.]+/)
+    .some((word) => SECRET_WORD.test(word) && !NOT_SECRET_WORDS.has(word));
+}

@@ -1,4 +1,3 @@
-import { keyIsOptional } from '../core/config/keyOrigin';
 import * as vscode from 'vscode';
 import type { Usage } from '../api/types';
 import { inertText } from '../core/util/text';
@@ -60,9 +59,8 @@ export class ModelStatusItem extends Disposable {
     this.render();
   }
 
-  /** Whether requests can go: a key is stored, or none is needed (a local server, the `none` form). */
   private setHasKey(hasKey: boolean): void {
-    this.hasKey = hasKey || keyIsOptional(this.settings.current);
+    this.hasKey = hasKey;
     void vscode.commands.executeCommand('setContext', ContextKey.hasApiKey, hasKey);
     this.render();
   }

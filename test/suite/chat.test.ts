@@ -209,16 +209,34 @@ describe('Chat', function () {
     }
   });
 
-  it('with no key, keeps the prompt and offers Set API Key instead of calling the gateway', async () => {
+  it('with no key for a gateway off this computer, keeps the prompt and offers Set API Key instead of calling it', async () => {
+    const api = await gatewayApi();
+    await vscode.commands.executeCommand('gateway.clearApiKey');
+    await setSetting('baseUrl', 'https://gateway.invalid/api');
+    try {
+      await api.chat.send('is anyone there?');
+      const turns = (await api.chat.current()).turns;
+      assert.equal(turns.at(-2)?.content, 'is anyone there?');
+      const reply = await lastAssistant();
+      assert.match(reply.error?.message ?? '', /No API key is set/);
+      assert.deepEqual(reply.error?.actions, ['setApiKey', 'retry']);
+    } finally {
+      await setSetting('baseUrl', gateway.sim.baseUrl);
+      await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
+    }
+  });
+
+  it('with no key for a gateway on this computer, asks it without one; its 401 offers Set API Key', async () => {
     const api = await gatewayApi();
     await vscode.commands.executeCommand('gateway.clearApiKey');
     try {
       const before = chatRequests(gateway.sim).length;
-      await api.chat.send('is anyone there?');
-      assert.equal(chatRequests(gateway.sim).length, before);
-      const turns = (await api.chat.current()).turns;
-      assert.equal(turns.at(-2)?.content, 'is anyone there?');
+      await api.chat.send('is a local model there?');
+      assert.equal(chatRequests(gateway.sim).length, before + 1);
+      assert.equal(chatRequests(gateway.sim).at(-1)?.headers.authorization, undefined);
       const reply = await lastAssistant();
+      assert.equal(reply.error?.status, 401);
+      assert.match(reply.error?.message ?? '', /none is set/);
       assert.deepEqual(reply.error?.actions, ['setApiKey', 'retry']);
     } finally {
       await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);

@@ -6,9 +6,11 @@
  * skipped with a message that says why, never thrown.
  */
 import { isRecord } from '../../api/json';
+import { isSecretHeaderName } from '../../api/redact';
 import type { AuthHeaderForm } from '../../api/types';
 
 export type { AuthHeaderForm } from '../../api/types';
+export { isSecretHeaderName } from '../../api/redact';
 
 export const AUTH_HEADER_FORMS: readonly AuthHeaderForm[] = ['bearer', 'api-key', 'none'];
 
@@ -52,23 +54,6 @@ const RESERVED = new Set([
   'accept-encoding',
   'user-agent',
 ]);
-
-/** Words of a header name (split at `-`, `_`, `.`) that say its value is a credential. */
-const SECRET_WORD =
-  /^(?:auth|authorization|bearer|password|passwd|credentials?|session|signature|cookie|.*key|.*token|.*secret)$/;
-/** Words that end like one but are names (Portkey's own headers: `x-portkey-provider`). */
-const NOT_SECRET_WORDS = new Set(['portkey']);
-
-/**
- * Whether a header's value is a secret, by its name's words (`Helicone-Auth`, `x-portkey-api-key`,
- * `cf-aig-authorization`, `X-Api-Token`): kept in secret storage, redacted from every text.
- */
-export function isSecretHeaderName(name: string): boolean {
-  return name
-    .toLowerCase()
-    .split(/[-_.]+/)
-    .some((word) => SECRET_WORD.test(word) && !NOT_SECRET_WORDS.has(word));
-}
 
 /** Why a header name cannot be sent (with the auth form in force), or undefined when it can. */
 export function headerNameRefusal(name: string, auth: AuthHeaderForm): string | undefined {

@@ -45,20 +45,18 @@ export class SecretHeaderStore extends Disposable {
     this.loaded = Promise.resolve(next);
   }
 
-  private all(): Promise<SecretHeaders> {
-    if (!this.loaded) {
-      const reading = Promise.resolve(this.secrets.get(StorageKey.secretHeaders)).then(
-        (text) => {
-          this.cached = decodeSecretHeaders(text);
-          return this.cached;
-        },
-        (error: unknown) => {
-          if (this.loaded === reading) this.loaded = undefined;
-          throw new SecretStorageUnavailableError(error);
-        },
-      );
-      this.loaded = reading;
+  private async all(): Promise<SecretHeaders> {
+    const reading = (this.loaded ??= this.read());
+    try {
+      return await reading;
+    } catch (error) {
+      if (this.loaded === reading) this.loaded = undefined;
+      throw new SecretStorageUnavailableError(error);
     }
-    return this.loaded;
+  }
+
+  private async read(): Promise<SecretHeaders> {
+    this.cached = decodeSecretHeaders(await this.secrets.get(StorageKey.secretHeaders));
+    return this.cached;
   }
 }

@@ -1,4 +1,3 @@
-import { keyIsOptional } from '../../core/config/keyOrigin';
 import * as vscode from 'vscode';
 import { forView } from '../../core/chat/viewTurns';
 import { Disposable } from '../../core/util/lifecycle';
@@ -161,8 +160,7 @@ export class ChatSession extends Disposable {
       type: 'init',
       conversation: toView(conversation),
       model: this.deps.settings.current.chat.model,
-      hasApiKey:
-        keyIsOptional(this.deps.settings.current) || !!(await this.deps.apiKey.get().catch(() => undefined)),
+      hasApiKey: !!(await this.deps.apiKey.get().catch(() => undefined)),
       history: await this.deps.store.list(),
     });
     this.runner.showCompaction(conversation);

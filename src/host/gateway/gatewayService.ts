@@ -8,7 +8,7 @@ import type { SecretHeaderStore } from '../auth/secretHeaderStore';
 import { mergeHeaders, parseExtraHeaders } from '../../core/config/requestHeaders';
 import type { AuthHeaderForm } from '../../core/config/requestHeaders';
 import { offerKeyFor } from '../auth/keyCommands';
-import { keyOriginRefusal, originOf } from '../../core/config/keyOrigin';
+import { isLoopbackHost, keyIsOptional, keyOriginRefusal, originOf } from '../../core/config/keyOrigin';
 import { Disposable } from '../../core/util/lifecycle';
 import { validateBaseUrl } from '../config/settings';
 import { apiRoot } from '../../api/endpoint';
@@ -192,6 +192,14 @@ export class GatewayService extends Disposable {
     if (!stored) return undefined;
     const refusal = keyOriginRefusal(stored.origin, baseUrl);
     if (!refusal) return stored.key;
+    // A local server is asked without the key of a gateway elsewhere (it may need none; its 401
+    // then offers Set API Key), and the user is not asked to send that key to it. A key entered
+    // for another local server is offered as usual: it may be the same gateway on a new port.
+    if (
+      keyIsOptional({ baseUrl, request: this.settings.current.request }) &&
+      !isLoopbackHost(new URL(stored.origin).hostname)
+    )
+      return undefined;
     const origin = originOf(baseUrl);
     const pair = `${stored.origin} ${origin}`;
     if (origin && !this.offered.has(pair)) {

@@ -5,7 +5,6 @@
  * log); the models come from the shared model catalog; the mapping itself lives in src/core/lm and
  * is tested in plain Node.
  */
-import { keyIsOptional } from '../../core/config/keyOrigin';
 import * as vscode from 'vscode';
 import type { Usage } from '../../api/types';
 import { Command } from '../../core/ids';
@@ -67,16 +66,14 @@ export class GatewayChatModelProvider {
     options: PrepareLanguageModelChatModelOptions,
     token: vscode.CancellationToken,
   ): Promise<LmModelInfo[]> {
-    // A local server (or the `none` auth form) needs no key: its models are asked for without one.
-    const optional = keyIsOptional(this.deps.settings.current);
-    let key = optional ? undefined : await this.deps.apiKey.get().catch(() => undefined);
-    if (!optional && !key && !options.silent) {
+    let key = await this.deps.apiKey.get().catch(() => undefined);
+    if (!key && !options.silent) {
       // Not silent: the user asked for these models (e.g. "Add Models → Gateway AI" in the
       // Language Models editor), so ask for the key there and then, as a sign-in would.
       await this.askForKey();
       key = await this.deps.apiKey.get().catch(() => undefined);
     }
-    if (!optional && !key) {
+    if (!key) {
       // VS Code asks silently many times a minute; only an ask the user made is worth a line.
       if (!options.silent)
         this.deps.logger.info("VS Code asked for the gateway's models; no API key is set.");

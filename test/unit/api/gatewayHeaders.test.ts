@@ -74,6 +74,8 @@ describe('api: extra request headers go to the gateway, and only there', () => {
     const error = await expectGatewayError(client.chat(userRequest('hi')), 'http');
     assert.ok(error.message.includes('x-portkey-api-key'), error.message);
     assert.ok(!error.message.includes('pk-0123456789abcdef'), error.message);
+    // A header that is not a credential is not blanked from the gateway's words.
+    assert.ok(error.message.includes('anthropic'), error.message);
   });
 });
 
