@@ -336,7 +336,12 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
         droppedByUs = true;
       },
     };
-    if (route.name === 'model-info') return sendJson(response, 200, liteLlmModelInfo());
+    // LiteLLM's mode describes its own models; elsewhere `/model/info` is what the test set (or 404).
+    if (route.name === 'model-info') {
+      if (this.dialect === 'litellm') return sendJson(response, 200, liteLlmModelInfo());
+      this.extras.answer('GET', '/v1/model/info', response);
+      return;
+    }
     if (route.name === 'models' && this.dialect) return sendJson(response, 200, modeCatalog(this.dialect));
     if (route.name === 'models')
       return handleModels(
