@@ -286,7 +286,7 @@ class Caps {
   }
 
   /** The turn's cost now: a paid call's hold may have ended since the last look. */
-  private update(): number {
+  update(): number {
     const calls = this.calls.reduce((sum, hold) => sum + hold.counted, 0);
     if (this.requestCost !== undefined || this.calls.length > 0)
       this.progress.cost = (this.requestCost ?? 0) + calls;
@@ -546,6 +546,9 @@ async function runPaid(
     return judged.pause;
   }
   await execute(call, planned.prepared, deps, changed, signal, judged.hold, paid);
+  // Its reported cost (or kept estimate) shows in the turn's cost at once.
+  caps.update();
+  changed();
   return undefined;
 }
 
