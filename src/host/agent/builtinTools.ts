@@ -299,8 +299,8 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     // A failure while running is a result the model reads, never an exception that ends the turn.
     return {
       ...prepared,
-      run: (runSignal) =>
-        prepared.run(runSignal).catch((error: unknown): ToolOutput => ({
+      run: (runSignal, hold) =>
+        prepared.run(runSignal, hold).catch((error: unknown): ToolOutput => ({
           text: error instanceof Error ? error.message : String(error),
           isError: true,
         })),
