@@ -63,6 +63,11 @@ function postedTurns(mark: number): AssistantTurn[] {
     .flatMap((m) => (m?.type === 'turnUpdated' && m.turn.role === 'assistant' ? [m.turn] : []));
 }
 
+/** The first turn posted paused (at a cap) since `mark`. */
+function pausedTurn(mark: number, what: string): Promise<AssistantTurn> {
+  return waitFor(() => postedTurns(mark).find((t) => t.agent?.pause), what, 60_000);
+}
+
 /** The first `generate_media` call waiting for approval since `mark`. */
 function awaitingApproval(mark: number): { turnId: string; call: ToolCallRecord } | undefined {
   for (const m of observed.webviewMessages.slice(mark)) {
@@ -132,11 +137,7 @@ describe('Agent: spend caps cover paid tool calls (media jobs)', function () {
   it('with a $0.50 turn cap, ten $0.20 jobs start at most two, then the turn pauses and asks', async () => {
     await setSetting('agent.maxTurnCost', 0.5);
     const { finished } = await start(mediaJobs(10));
-    const paused = await waitFor(
-      () => postedTurns(postMark).find((t) => t.agent?.pause),
-      'the turn to pause at the turn cap',
-      60_000,
-    );
+    const paused = await pausedTurn(postMark, 'the turn to pause at the turn cap');
     assert.equal(paused.agent?.pause?.kind, 'turnCost');
     assert.equal(paused.agent?.pause?.cap, 0.5);
     assert.deepEqual(paused.agent?.pause?.call, { name: 'generate_media', estimate: 0.2 });
@@ -175,11 +176,7 @@ describe('Agent: spend caps cover paid tool calls (media jobs)', function () {
     // The second turn, in the same chat: its first job would pass the day's cap, so none starts.
     postMark = observed.webviewMessages.length;
     const { finished } = await sendPrompt(mediaJobs(2));
-    const paused = await waitFor(
-      () => postedTurns(postMark).find((t) => t.agent?.pause),
-      'the second turn to pause at the daily cap',
-      30_000,
-    );
+    const paused = await pausedTurn(postMark, 'the second turn to pause at the daily cap');
     assert.equal(paused.agent?.pause?.kind, 'dayCost');
     assert.ok(
       (paused.agent?.pause?.spent ?? 0) >= before + 0.4 - 1e-9,

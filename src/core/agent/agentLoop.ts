@@ -302,7 +302,7 @@ class Caps {
   /** The pause the user answered "stop" to, or undefined to send the request. */
   async beforeRequest(signal: AbortSignal): Promise<AgentPause | undefined> {
     const spent = this.update();
-    return this.judge(spent > 0 ? this.lastCost : undefined, undefined, signal);
+    return this.judge(spent > 0 ? this.lastCost : undefined, signal);
   }
 
   /**
@@ -315,7 +315,8 @@ class Caps {
     signal: AbortSignal,
   ): Promise<{ pause: AgentPause } | { hold: SpendHold }> {
     this.update();
-    const pause = await this.judge(paid.estimate ?? Infinity, name, signal, paid.estimate);
+    const call = { name, ...(paid.estimate !== undefined ? { estimate: paid.estimate } : {}) };
+    const pause = await this.judge(paid.estimate ?? Infinity, signal, call);
     if (pause) return { pause };
     const hold = this.holds.hold(paid.estimate, this.deps.now());
     this.calls.push(hold);
@@ -329,12 +330,10 @@ class Caps {
    */
   private async judge(
     next: number | undefined,
-    call: string | undefined,
     signal: AbortSignal,
-    estimate?: number,
+    call?: AgentPause['call'],
   ): Promise<AgentPause | undefined> {
-    const about =
-      call === undefined ? {} : { call: { name: call, ...(estimate !== undefined ? { estimate } : {}) } };
+    const about = call ? { call } : {};
     const spent = this.progress.cost ?? 0;
     if (this.turnCap !== undefined && next !== undefined && spent + next > this.turnCap) {
       const pause: AgentPause = { kind: 'turnCost', spent, cap: this.turnCap, ...about };
