@@ -9,6 +9,7 @@
  */
 import type { AgentPause, AgentProgress, AgentStep, ToolCallRecord } from '../core/agent/types';
 import type { AssistantTurn } from '../core/protocol/chatProtocol';
+import { pauseSubject } from '../core/agent/agentRequest';
 import { formatCost } from '../core/util/text';
 import { codicon, h, iconButton, spinner } from './dom';
 import { StreamingMarkdown } from './streamingRenderer';
@@ -226,8 +227,8 @@ function pauseView(turnId: string, pause: AgentPause): HTMLElement {
     pause.kind === 'steps'
       ? `The turn has taken ${pause.spent} steps, the limit (gateway.agent.maxSteps). Continue for as many again?`
       : pause.kind === 'turnCost'
-        ? `This turn has spent ${formatCost(pause.spent)}; the next request would pass its cap of ${formatCost(pause.cap)} (gateway.agent.maxTurnCost). Continue for another ${formatCost(pause.cap)}?`
-        : `Today's spending is ${formatCost(pause.spent)}; the next request would pass the daily cap of ${formatCost(pause.cap)} (gateway.agent.maxDailyCost). Continue this turn?`;
+        ? `This turn has spent ${formatCost(pause.spent)}; ${pauseSubject(pause)} would pass its cap of ${formatCost(pause.cap)} (gateway.agent.maxTurnCost). Continue for another ${formatCost(pause.cap)}?`
+        : `Today's spending is ${formatCost(pause.spent)}; ${pauseSubject(pause)} would pass the daily cap of ${formatCost(pause.cap)} (gateway.agent.maxDailyCost). Continue this turn?`;
   const decide = (choice: 'continue' | 'stop', buttons: HTMLButtonElement[]) => {
     for (const button of buttons) button.disabled = true;
     postToHost({ type: 'agentPauseDecision', turnId, choice });

@@ -220,8 +220,11 @@ function mediaStatus(job: MediaJob, core: SimulatorCore, apiKey: string): Record
   else if (markers.has('text-untyped-url'))
     output = [{ url: `${core.origin}/api/files/${encodeURIComponent(job.id)}?as=text` }];
   else output = [`data:image/png;base64,${base64}`];
-  // What it cost, as OpenRouter-style gateways report it (a numeric string with #sim:cost-text).
-  const cost = markers.has('cost-text') ? '0.0400' : MEDIA_COST;
+  // What it cost, as OpenRouter-style gateways report it (a numeric string with #sim:cost-text);
+  // #sim:cost:<usd> reports that figure, #sim:no-cost none at all.
+  const cost = markers.has('cost-text') ? '0.0400' : markers.numberArg('cost', MEDIA_COST);
+  if (markers.has('no-cost'))
+    return { id: job.id, status: 'completed', [markers.has('result') ? 'result' : 'output']: output };
   return {
     id: job.id,
     status: 'completed',

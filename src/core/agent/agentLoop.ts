@@ -10,12 +10,19 @@
  * - read-only calls that need no approval run together; anything else runs alone, in order,
  *   after the user approved it (the host decides; nothing the model writes can approve);
  * - a step cap, a spend cap per turn and per day (judged before each request by the last reply's
- *   cost), and the same call three times in a row pause for the user;
+ *   cost, and before each paid call by its estimate), and the same call three times in a row
+ *   pause for the user;
+ * - a paid call (a media job) runs alone, with its estimate held against both caps until its cost
+ *   is known; past a cap it pauses and asks as a request does, and what the user stops is
+ *   answered "not run";
  * - Stop aborts the request and the running tool at once, and answers the rest "not run".
  */
 import type { ChatDelta, ChatMessage, ToolCall, Usage } from '../../api/types';
 import { applyChatDelta, emptyCompletion } from '../../api/fold';
 import { notRunResult, stepMessages } from '../chat/conversation';
+import { SpendHolds } from '../cost/spendHolds';
+import type { SpendHold } from '../cost/spendHolds';
+import { formatCost } from '../util/text';
 import { mayAlwaysAllow } from './approvalPolicy';
 import type {
   AgentPause,
@@ -23,6 +30,7 @@ import type {
   AgentStep,
   ApprovalDecision,
   FileChange,
+  PaidCall,
   PreparedCall,
   ToolCallRecord,
   ToolSet,
@@ -84,8 +92,13 @@ export interface AgentLoopDeps {
     steps: readonly AgentStep[],
     signal: AbortSignal,
   ): Promise<{ history?: ChatMessage[]; cost?: number } | undefined>;
-  /** Spend caps in USD (absent or 0: none), and what today cost so far outside this turn. */
-  budget?: { maxTurnCost?: number; maxDailyCost?: number; spentToday(): number };
+  /**
+   * Spend caps in USD (absent or 0: none), and what today cost so far outside this turn's
+   * requests. `holds` is where paid calls hold their estimates: the window's, whose held total
+   * `spentToday` must include (paid calls' reported costs are in it too, by the jobs' own
+   * records). Without one, the loop keeps its own and counts its calls itself.
+   */
+  budget?: { maxTurnCost?: number; maxDailyCost?: number; spentToday(): number; holds?: SpendHolds };
   /**
    * Asks the user whether to go on past a cap (`progress.pause` says which); true to go on.
    * Rejects when `signal` aborts. Absent: a cap ends the turn.
@@ -100,7 +113,7 @@ export type AgentEnd =
   | { kind: 'repeatDenied' }
   /** The step cap was reached with the model still calling tools. */
   | { kind: 'stepCap'; steps: number }
-  /** The next request would have passed a spend cap, and the user chose to stop there. */
+  /** The next request or paid call would have passed a spend cap, and the user chose to stop there. */
   | { kind: 'budget'; pause: AgentPause };
 
 /** What the turn's requests used and where they are recorded, kept up to date as the loop runs. */
@@ -174,7 +187,7 @@ export async function runAgentLoop(
     if (deps.compact) {
       const compacted = await deps.compact(history, steps, signal);
       if (compacted?.cost !== undefined) {
-        progress.cost = (progress.cost ?? 0) + compacted.cost;
+        caps.addRequestCost(compacted.cost);
         tally.usage = addUsage(tally.usage, { cost: compacted.cost });
       }
       if (signal.aborted) throw new AgentStopped(steps);
@@ -206,7 +219,7 @@ export async function runAgentLoop(
       progress.promptTokens += reply.usage.prompt_tokens ?? 0;
       progress.completionTokens += reply.usage.completion_tokens ?? 0;
       if (reply.usage.cost !== undefined) {
-        progress.cost = (progress.cost ?? 0) + reply.usage.cost;
+        caps.addRequestCost(reply.usage.cost);
         caps.lastCost = reply.usage.cost;
       }
     }
@@ -221,9 +234,10 @@ export async function runAgentLoop(
     if (reply.reasoningDetails.length) step.reasoningDetails = reply.reasoningDetails;
     const index = steps.push(step) - 1;
     deps.events.stepAdded(index, step, { ...progress });
-    const repeatDenied = await runCalls(step, index, specs, deps, progress, repeats, signal);
+    const ran = await runCalls(step, index, specs, deps, progress, repeats, caps, signal);
     if (signal.aborted) throw new AgentStopped(steps);
-    if (repeatDenied) return { end: { kind: 'repeatDenied' }, steps };
+    if (ran.repeatDenied) return { end: { kind: 'repeatDenied' }, steps };
+    if (ran.budget) return { end: { kind: 'budget', pause: ran.budget }, steps };
     if (steps.length >= caps.stepLimit && !(await caps.moreSteps(steps.length, signal))) {
       if (signal.aborted) throw new AgentStopped(steps);
       return { end: { kind: 'stepCap', steps: steps.length }, steps };
@@ -234,14 +248,24 @@ export async function runAgentLoop(
 /**
  * The turn's caps: steps, and dollars for the turn and the day. Before each request, the cost of
  * the last reply stands for the next one's: when spent + that would pass a cap, the loop pauses
- * and asks. Going on past the turn's cap allows one more cap's worth; past the day's, the rest of
- * the turn (the turn's cap still holds); past the step cap, as many steps again.
+ * and asks. Before each paid call, its estimate stands for it the same way, and is then held
+ * until the call's cost is known (a call with no known price asks whenever a cap is set). Going
+ * on past the turn's cap allows one more cap's worth; past the day's, the rest of the turn (the
+ * turn's cap still holds); past the step cap, as many steps again.
+ *
+ * What the turn spent (`progress.cost`) is its requests' cost plus what its paid calls count:
+ * their reported cost, else their estimate.
  */
 class Caps {
   lastCost = 0;
   stepLimit: number;
   private turnCap: number | undefined;
   private dayCap: number | undefined;
+  private requestCost: number | undefined;
+  private readonly calls: SpendHold[] = [];
+  private readonly holds: SpendHolds;
+  /** The window's holds are in `spentToday`; the loop's own are not, so it adds them. */
+  private readonly ownHolds: boolean;
 
   constructor(
     private readonly deps: AgentLoopDeps,
@@ -251,22 +275,76 @@ class Caps {
     this.turnCap = positive(deps.budget?.maxTurnCost);
     this.dayCap = positive(deps.budget?.maxDailyCost);
     if (this.turnCap !== undefined) progress.costCap = this.turnCap;
+    this.requestCost = progress.cost;
+    this.ownHolds = !deps.budget?.holds;
+    this.holds = deps.budget?.holds ?? new SpendHolds();
+  }
+
+  addRequestCost(cost: number): void {
+    this.requestCost = (this.requestCost ?? 0) + cost;
+    this.update();
+  }
+
+  /** The turn's cost now: a paid call's hold may have ended since the last look. */
+  update(): number {
+    const calls = this.calls.reduce((sum, hold) => sum + hold.counted, 0);
+    if (this.requestCost !== undefined || this.calls.length > 0)
+      this.progress.cost = (this.requestCost ?? 0) + calls;
+    return this.progress.cost ?? 0;
+  }
+
+  /** Today's spending as the daily cap sees it, this turn's included. */
+  private today(): number {
+    const own = this.ownHolds ? this.calls.reduce((sum, hold) => sum + hold.counted, 0) : 0;
+    return (this.deps.budget?.spentToday() ?? 0) + (this.requestCost ?? 0) + own;
   }
 
   /** The pause the user answered "stop" to, or undefined to send the request. */
   async beforeRequest(signal: AbortSignal): Promise<AgentPause | undefined> {
+    const spent = this.update();
+    return this.judge(spent > 0 ? this.lastCost : undefined, signal);
+  }
+
+  /**
+   * Before a paid call: the pause the user answered "stop" to, or the hold of its estimate (on
+   * the turn and on the day) to run it with.
+   */
+  async beforePaidCall(
+    name: string,
+    paid: PaidCall,
+    signal: AbortSignal,
+  ): Promise<{ pause: AgentPause } | { hold: SpendHold }> {
+    this.update();
+    const call = { name, ...(paid.estimate !== undefined ? { estimate: paid.estimate } : {}) };
+    const pause = await this.judge(paid.estimate ?? Infinity, signal, call);
+    if (pause) return { pause };
+    const hold = this.holds.hold(paid.estimate, this.deps.now());
+    this.calls.push(hold);
+    this.update();
+    return { hold };
+  }
+
+  /**
+   * Whether `next` more would pass a cap (undefined: the turn's cap is not judged, as before a
+   * turn's first request); asks at each cap it would pass.
+   */
+  private async judge(
+    next: number | undefined,
+    signal: AbortSignal,
+    call?: AgentPause['call'],
+  ): Promise<AgentPause | undefined> {
+    const about = call ? { call } : {};
     const spent = this.progress.cost ?? 0;
-    const next = this.lastCost;
-    if (this.turnCap !== undefined && spent > 0 && spent + next > this.turnCap) {
-      const pause: AgentPause = { kind: 'turnCost', spent, cap: this.turnCap };
+    if (this.turnCap !== undefined && next !== undefined && spent + next > this.turnCap) {
+      const pause: AgentPause = { kind: 'turnCost', spent, cap: this.turnCap, ...about };
       if (!(await this.ask(pause, signal))) return pause;
       this.turnCap = spent + (positive(this.deps.budget?.maxTurnCost) ?? 0);
       this.progress.costCap = this.turnCap;
     }
     if (this.dayCap !== undefined) {
-      const today = (this.deps.budget?.spentToday() ?? 0) + spent;
-      if (today + next > this.dayCap) {
-        const pause: AgentPause = { kind: 'dayCost', spent: today, cap: this.dayCap };
+      const today = this.today();
+      if (today + (next ?? this.lastCost) > this.dayCap) {
+        const pause: AgentPause = { kind: 'dayCost', spent: today, cap: this.dayCap, ...about };
         if (!(await this.ask(pause, signal))) return pause;
         this.dayCap = undefined;
       }
@@ -341,6 +419,12 @@ function callRecords(calls: readonly ToolCall[], used: Set<string>): ToolCallRec
 /** A call checked and ready to run, or already answered (bad arguments, unknown tool…). */
 type Planned = { call: ToolCallRecord; spec: ToolSpec; prepared: PreparedCall; ask: boolean } | undefined;
 
+/** How a step's calls ended: normally, at a denied repeat, or at a spend cap the user stopped at. */
+interface CallsEnd {
+  repeatDenied?: true;
+  budget?: AgentPause;
+}
+
 async function runCalls(
   step: AgentStep,
   index: number,
@@ -348,11 +432,12 @@ async function runCalls(
   deps: AgentLoopDeps,
   progress: AgentProgress,
   repeats: RepeatTracker,
+  caps: Caps,
   signal: AbortSignal,
-): Promise<boolean> {
+): Promise<CallsEnd> {
   const changed = () => deps.events.stepChanged(index, step, { ...progress });
   try {
-    return await runEach(step, specs, deps, repeats, signal, changed);
+    return await runEach(step, specs, deps, repeats, caps, signal, changed);
   } finally {
     // Stopped or failed: whatever did not finish is answered "not run", so the history stays valid.
     for (const call of step.calls)
@@ -369,13 +454,15 @@ async function runEach(
   specs: readonly ToolSpec[],
   deps: AgentLoopDeps,
   repeats: RepeatTracker,
+  caps: Caps,
   signal: AbortSignal,
   changed: () => void,
-): Promise<boolean> {
+): Promise<CallsEnd> {
   const byName = new Map(specs.map((spec) => [spec.name, spec]));
   let batch: Exclude<Planned, undefined>[] = [];
   let denied = false;
   let repeatDenied = false;
+  let capped: AgentPause | undefined;
   const runBatch = async () => {
     const now = batch;
     batch = [];
@@ -391,18 +478,27 @@ async function runEach(
       answer(call, 'cancelled', 'Not run: the user denied an earlier call of this reply.');
       continue;
     }
+    if (capped) {
+      answer(call, 'cancelled', notRunAtCap(capped));
+      continue;
+    }
     const planned = await plan(call, byName, deps, repeats, signal);
     if (!planned) {
       changed();
       continue;
     }
-    if (!planned.ask) {
+    const { paid } = planned.prepared;
+    if (!planned.ask && !paid) {
       batch.push(planned);
       continue;
     }
-    // A call that asks runs alone: the reads before it have finished first.
+    // A call that asks, or costs, runs alone: the reads before it have finished first.
     await runBatch();
     if (signal.aborted) break;
+    if (!planned.ask && paid) {
+      capped = await runPaid(planned, paid, deps, caps, changed, signal);
+      continue;
+    }
     call.state = 'awaitingApproval';
     changed();
     let decision: ApprovalDecision;
@@ -421,10 +517,61 @@ async function runEach(
       changed();
       continue;
     }
-    await execute(call, planned.prepared, deps, changed, signal);
+    if (paid) capped = await runPaid(planned, paid, deps, caps, changed, signal);
+    else await execute(call, planned.prepared, deps, changed, signal);
   }
   await runBatch();
-  return repeatDenied;
+  return { ...(repeatDenied ? { repeatDenied: true } : {}), ...(capped ? { budget: capped } : {}) };
+}
+
+/**
+ * A paid call: judged against the caps by its estimate (pausing to ask past one), then run with
+ * its hold. The pause the user stopped at, with the call answered "not run", or undefined.
+ */
+async function runPaid(
+  planned: Exclude<Planned, undefined>,
+  paid: PaidCall,
+  deps: AgentLoopDeps,
+  caps: Caps,
+  changed: () => void,
+  signal: AbortSignal,
+): Promise<AgentPause | undefined> {
+  const { call } = planned;
+  const judged = await caps.beforePaidCall(call.name, paid, signal);
+  if (signal.aborted) return undefined;
+  if ('pause' in judged) {
+    answer(call, 'cancelled', notRunAtCap(judged.pause));
+    changed();
+    return judged.pause;
+  }
+  await execute(call, planned.prepared, deps, changed, signal, judged.hold, paid);
+  // Its reported cost (or kept estimate) shows in the turn's cost at once.
+  caps.update();
+  changed();
+  return undefined;
+}
+
+/** The result of a call left unrun when the user stopped at a spend cap. */
+function notRunAtCap(pause: AgentPause): string {
+  const cap =
+    pause.kind === 'dayCost'
+      ? `the daily spend cap of ${formatCost(pause.cap)} (today: ${formatCost(pause.spent)})`
+      : `this turn's spend cap of ${formatCost(pause.cap)} (spent: ${formatCost(pause.spent)})`;
+  return `Not run: spend cap. It would have passed ${cap}, and the user stopped the turn there.`;
+}
+
+/** What a paid call's result says of its cost: the reported figure, else the estimate counted. */
+function costLine(hold: SpendHold, paid: PaidCall): string {
+  const end = hold.end;
+  if (end?.kind === 'reported') return `Cost: ${formatCost(end.cost)}, as the gateway reported.`;
+  if (end?.kind === 'notSent') return 'Cost: none, nothing was sent.';
+  const estimate =
+    paid.estimate !== undefined
+      ? `the estimate of ${formatCost(paid.estimate)} (${paid.basis})`
+      : `no estimate: ${paid.basis}`;
+  return end
+    ? `Cost: not reported by the gateway; ${paid.estimate !== undefined ? `${estimate} counts against the spend caps` : estimate}.`
+    : `Cost: not known yet; ${paid.estimate !== undefined ? `${estimate} is held against the spend caps until the job ends` : estimate}.`;
 }
 
 function answer(call: ToolCallRecord, state: ToolCallRecord['state'], text: string): void {
@@ -498,11 +645,13 @@ async function execute(
   deps: AgentLoopDeps,
   changed: () => void,
   signal: AbortSignal,
+  hold?: SpendHold,
+  paid?: PaidCall,
 ): Promise<void> {
   call.state = 'running';
   call.startedAt = deps.now();
   changed();
-  const running = prepared.run(signal);
+  const running = prepared.run(signal, hold);
   // A tool that finishes after Stop still changed what it changed: undo must know.
   running.then(
     (output) => {
@@ -514,7 +663,8 @@ async function execute(
     // Stop does not wait for a tool that ignores it: the call is answered "not run" at once.
     const output = await untilAborted(running, signal);
     call.state = output.isError ? 'failed' : 'done';
-    const text = output.isError ? `Error: ${output.text}` : output.text;
+    const said = output.isError ? `Error: ${output.text}` : output.text;
+    const text = hold && paid ? `${said}\n${costLine(hold, paid)}` : said;
     call.result = capResult(signal.aborted ? `${text}\n(The user then stopped the turn.)` : text);
   } catch (error) {
     if (signal.aborted) {

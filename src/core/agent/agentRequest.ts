@@ -4,6 +4,7 @@
 import type { ChatRequest } from '../../api/types';
 import type { AssistantTurn } from '../protocol/chatProtocol';
 import type { AgentResult } from './agentLoop';
+import type { AgentPause } from './types';
 import { formatCost, shorten } from '../util/text';
 
 /** Whether a model may be offered tools, and why not (shown in the tool picker). */
@@ -48,15 +49,28 @@ export function endTurn(turn: AssistantTurn, result: AgentResult): void {
     };
   } else if (result.end.kind === 'budget') {
     const { pause } = result.end;
+    const next = pauseSubject(pause);
     turn.status = 'error';
     turn.error = {
       message:
         pause.kind === 'dayCost'
-          ? `Stopped before the next request: today's spending is ${formatCost(pause.spent)}, and the next request would pass the daily cap of ${formatCost(pause.cap)} (gateway.agent.maxDailyCost).`
-          : `Stopped before the next request: this turn has spent ${formatCost(pause.spent)}, and the next request would pass its cap of ${formatCost(pause.cap)} (gateway.agent.maxTurnCost).`,
+          ? `Stopped before ${next}: today's spending is ${formatCost(pause.spent)}, and ${next} would pass the daily cap of ${formatCost(pause.cap)} (gateway.agent.maxDailyCost).`
+          : `Stopped before ${next}: this turn has spent ${formatCost(pause.spent)}, and ${next} would pass its cap of ${formatCost(pause.cap)} (gateway.agent.maxTurnCost).`,
       actions: ['openSettings'],
     };
   } else turn.status = 'complete';
+}
+
+/**
+ * What a spend-cap pause stopped before: the next request, or a paid call with its estimate (or
+ * its missing price, which asks whenever a cap is set).
+ */
+export function pauseSubject(pause: AgentPause): string {
+  if (!pause.call) return 'the next request';
+  const name = shorten(pause.call.name, 64);
+  return pause.call.estimate !== undefined
+    ? `the next paid call (${name}, about ${formatCost(pause.call.estimate)})`
+    : `the next paid call (${name}, whose price is unknown)`;
 }
 
 /**

@@ -5,6 +5,8 @@
  * chat protocol and the webview all speak it.
  */
 
+import type { SpendHold } from '../cost/spendHolds';
+
 /** Where a tool comes from; the tool picker has one toggle per source. */
 export interface ToolSource {
   kind: 'builtin' | 'mcp' | 'extension';
@@ -104,7 +106,24 @@ export interface PreparedCall {
    * or always: the always-ask pattern its file's real path matches (see `alwaysAskPattern`).
    */
   alwaysAsk?: string;
-  run(signal: AbortSignal): Promise<ToolOutput>;
+  /**
+   * Set when the call costs money (a media job): its price by the catalog. Such a call runs
+   * alone, and only after its estimate was held against the spend caps.
+   */
+  paid?: PaidCall;
+  /**
+   * Runs the call. A paid call gets its hold, and ends it when its cost is known (see
+   * `SpendHold`); a hold it leaves open keeps counting the estimate.
+   */
+  run(signal: AbortSignal, hold?: SpendHold): Promise<ToolOutput>;
+}
+
+/** A call's price, as the host works it out before the call runs. */
+export interface PaidCall {
+  /** USD expected; undefined when no price is known (with a cap set, the user is asked first). */
+  estimate?: number;
+  /** How the estimate was made, or why there is none, in words for the user and the model. */
+  basis: string;
 }
 
 /**
@@ -186,14 +205,19 @@ export interface AgentProgress {
 }
 
 /**
- * Why the loop waits before its next request: the turn's or the day's spend cap would be passed
- * (judged by the last reply's cost), or the step cap was reached. `spent` and `cap` are dollars,
+ * Why the loop waits before its next request or paid call: the turn's or the day's spend cap
+ * would be passed (judged by the last reply's cost, or the call's estimate), or the step cap was reached. `spent` and `cap` are dollars,
  * or steps for `steps`.
  */
 export interface AgentPause {
   kind: 'turnCost' | 'dayCost' | 'steps';
   spent: number;
   cap: number;
+  /**
+   * A spend cap reached before a paid call rather than a request: the call's tool, and its
+   * estimate (absent: no known price, which with a cap set always asks).
+   */
+  call?: { name: string; estimate?: number };
 }
 
 /** The per-chat tool picker's state: which sources are off (all are on by default). */

@@ -231,13 +231,24 @@ export function parseAgentProgress(value: unknown): AgentProgress | undefined {
   if (pause && (PAUSE_KINDS as readonly unknown[]).includes(pause.kind)) {
     const spent = num(pause.spent, 0, MAX_USD);
     const cap = num(pause.cap, 0, MAX_USD);
-    if (spent !== undefined && cap !== undefined)
+    if (spent !== undefined && cap !== undefined) {
       progress.pause = { kind: pause.kind as AgentPause['kind'], spent, cap };
+      const call = pauseCall(pause.call);
+      if (call && pause.kind !== 'steps') progress.pause.call = call;
+    }
   }
   return progress;
 }
 
 const PAUSE_KINDS: readonly AgentPause['kind'][] = ['turnCost', 'dayCost', 'steps'];
+
+/** The paid call a spend-cap pause is about: a tool name as providers take them, and its estimate. */
+function pauseCall(value: unknown): AgentPause['call'] {
+  if (!isRecord(value) || typeof value.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(value.name))
+    return undefined;
+  const estimate = num(value.estimate, 0, MAX_USD);
+  return { name: value.name, ...(estimate !== undefined ? { estimate } : {}) };
+}
 
 /**
  * A workspace-relative path that stays inside its folder: forward slashes, no empty, `.` or `..`

@@ -17,9 +17,17 @@ import {
   parseRunCommandArgs,
   parseSearchTextArgs,
 } from '../../core/agent/toolArgs';
-import type { PreparedCall, ToolOutput, ToolSet, ToolSource, ToolSpec } from '../../core/agent/types';
+import type {
+  PaidCall,
+  PreparedCall,
+  ToolOutput,
+  ToolSet,
+  ToolSource,
+  ToolSpec,
+} from '../../core/agent/types';
 import { ToolInputError } from '../../core/agent/types';
 import { unifiedDiff } from '../../core/agent/unifiedDiff';
+import type { SpendHold } from '../../core/cost/spendHolds';
 import {
   confirmationLines,
   parseGenerateMediaInput,
@@ -34,8 +42,19 @@ import type { RegexFile } from './regexSearch';
 import { WorkspaceAccess } from './workspaceAccess';
 import type { Located } from './workspaceAccess';
 
-/** What `generate_media` runs: the media feature's own tool (`gateway_generateMedia`), loaded lazily. */
-export type MediaTool = Pick<vscode.LanguageModelTool<GenerateMediaInput>, 'prepareInvocation' | 'invoke'>;
+/**
+ * What `generate_media` runs: the media feature's own tool (`gateway_generateMedia`), loaded
+ * lazily. `price` and `invokePaid` let the agent's spend caps count its jobs; a tool without them
+ * has an unknown price, and its hold keeps the estimate.
+ */
+export type MediaTool = Pick<vscode.LanguageModelTool<GenerateMediaInput>, 'prepareInvocation' | 'invoke'> & {
+  price?(input: GenerateMediaInput): Promise<PaidCall>;
+  invokePaid?(
+    options: vscode.LanguageModelToolInvocationOptions<GenerateMediaInput>,
+    token: vscode.CancellationToken,
+    hold: SpendHold,
+  ): Promise<vscode.LanguageModelToolResult>;
+};
 
 export interface BuiltinToolsDeps {
   /** The workspace folders (`vscode.workspace.workspaceFolders`). */
@@ -280,8 +299,8 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     // A failure while running is a result the model reads, never an exception that ends the turn.
     return {
       ...prepared,
-      run: (runSignal) =>
-        prepared.run(runSignal).catch((error: unknown): ToolOutput => ({
+      run: (runSignal, hold) =>
+        prepared.run(runSignal, hold).catch((error: unknown): ToolOutput => ({
           text: error instanceof Error ? error.message : String(error),
           isError: true,
         })),
@@ -617,21 +636,34 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     const cancel = new vscode.CancellationTokenSource();
     await tool.prepareInvocation?.({ input }, cancel.token);
     cancel.dispose();
+    // The catalog's price is held against the spend caps before the job starts.
+    const paid: PaidCall = tool.price
+      ? await tool.price(input).catch(() => ({ basis: "the gateway's catalogs could not be read" }))
+      : { basis: 'no price is known for it' };
     if (signal.aborted) throw new ToolInputError('Stopped.');
     const lines = confirmationLines(planToolRequest(input, this.deps.settings().media));
+    const price =
+      paid.estimate !== undefined
+        ? `Estimated cost: ${paid.basis}; it counts against the spend caps until the gateway reports the cost.`
+        : `Estimated cost: unknown (${paid.basis}). With a spend cap set, it pauses to ask before it runs.`;
     return {
       confirmation: {
         kind: 'tool',
         name: 'generate_media',
         source: BUILTIN_SOURCE.label,
-        arguments: lines.join('\n'),
+        arguments: [...lines, price].join('\n'),
       },
-      run: async (runSignal) => {
+      paid,
+      run: async (runSignal, hold) => {
         const source = new vscode.CancellationTokenSource();
         const onAbort = () => source.cancel();
         runSignal.addEventListener('abort', onAbort, { once: true });
         try {
-          const result = await tool.invoke({ input, toolInvocationToken: undefined }, source.token);
+          const options = { input, toolInvocationToken: undefined };
+          const result =
+            hold && tool.invokePaid
+              ? await tool.invokePaid(options, source.token, hold)
+              : await tool.invoke(options, source.token);
           const text = (result?.content ?? [])
             .map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : ''))
             .join('');

@@ -302,7 +302,8 @@ export class TurnRunner {
               ? [{ ...sent[0], content: system }, ...sent.slice(1)]
               : [{ role: 'system', content: system }, ...sent];
           },
-          spentToday: () => this.deps.costs?.today().total ?? 0,
+          spentToday: () => this.deps.costs?.spentForCaps() ?? 0,
+          holds: this.deps.costs?.holds,
         });
         endTurn(turn, result);
       } else {

@@ -3,6 +3,7 @@ import type { Generation } from '../../api/types';
 import { CostLedger, dayKey, readLedgerFile, sumDay } from '../../core/cost/costLedger';
 import type { CostSource, DayCosts } from '../../core/cost/costLedger';
 import { GenerationLookup } from '../../core/cost/generationLookup';
+import { SpendHolds } from '../../core/cost/spendHolds';
 import { asideOverflow, describeError, isAsideName, keepAside } from '../../core/storage/storeFiles';
 import { Disposable } from '../../core/util/lifecycle';
 import type { Settings } from '../config/settings';
@@ -50,6 +51,12 @@ export class CostTracker extends Disposable {
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   /** Fires when today's figures change (a cost here, or another window's file). */
   readonly onDidChange = this.changed.event;
+  /**
+   * Estimates held for paid agent calls (media jobs) until their cost is known, and kept for
+   * those whose cost never came: this window's, in memory. The spend caps count them; today's
+   * shown figures do not (they are not costs yet).
+   */
+  readonly holds = new SpendHolds();
 
   constructor(
     private readonly folder: StorageFolder,
@@ -93,6 +100,12 @@ export class CostTracker extends Disposable {
   today(): TodayCosts {
     const day = dayKey(Date.now());
     return { day, ...sumDay([this.own, ...this.others.values()], day) };
+  }
+
+  /** Today's spending as the agent's daily cap judges it: every window's costs, and what is held. */
+  spentForCaps(): number {
+    const { day, total } = this.today();
+    return total + this.holds.total(day);
   }
 
   /** Reads other windows' files once, and follows them from then on. */

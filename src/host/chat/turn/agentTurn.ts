@@ -3,6 +3,7 @@ import { runAgentLoop } from '../../../core/agent/agentLoop';
 import type { AgentLoopDeps, AgentResult, AgentTally } from '../../../core/agent/agentLoop';
 import type { AgentStep, ToolSpec } from '../../../core/agent/types';
 import { estimateMessages } from '../../../core/chat/compaction';
+import type { SpendHolds } from '../../../core/cost/spendHolds';
 import type { Conversation } from '../../../core/chat/conversation';
 import type { AssistantTurn, HostMessage } from '../../../core/protocol/chatProtocol';
 import type { TurnTools } from '../../agent/agentTools';
@@ -36,8 +37,10 @@ export interface AgentTurnRun {
   save(): void;
   /** A last look at each request (the project instructions the touched files bring in). */
   prepare?(this: void, messages: ChatMessage[], steps: readonly AgentStep[]): ChatMessage[];
-  /** What today cost so far (every window and feature), for the daily cap. */
+  /** What today cost so far (every window and feature) and what is held, for the daily cap. */
   spentToday?(): number;
+  /** The window's holds for paid calls, which `spentToday` counts. */
+  holds?: SpendHolds;
 }
 
 /**
@@ -101,6 +104,7 @@ export function runAgentTurn(
         maxTurnCost: settings.maxTurnCost,
         maxDailyCost: settings.maxDailyCost,
         spentToday: () => run.spentToday?.() ?? 0,
+        ...(run.holds ? { holds: run.holds } : {}),
       },
       askToContinue: (progress, signal) => agent.askToContinue(turn, (m) => run.post(m), progress, signal),
       contextLength: run.contextLength,

@@ -73,11 +73,14 @@ export function checkpointGuard(
       if (tools.specs().find((s) => s.name === name)?.readOnly !== false) return prepared;
       return {
         ...prepared,
-        run: async (runSignal) => {
+        run: async (runSignal, hold) => {
           await beforeChange();
-          // Stopped while the snapshot ran: the change does not start.
-          if (runSignal.aborted) throw new Error('The turn was stopped.');
-          return prepared.run(runSignal);
+          // Stopped while the snapshot ran: the change does not start (nor does a paid call cost).
+          if (runSignal.aborted) {
+            hold?.settle({ kind: 'notSent' });
+            throw new Error('The turn was stopped.');
+          }
+          return prepared.run(runSignal, hold);
         },
       };
     },

@@ -1,6 +1,10 @@
 import * as vscode from 'vscode';
+import type { SpendHold } from '../../../core/cost/spendHolds';
+import { isFinal } from '../../../core/media/mediaJob';
+import type { MediaJob } from '../../../core/media/mediaJob';
 import { waitForJob } from '../../../core/media/waitForJob';
 import type { WaitOutcome } from '../../../core/media/waitForJob';
+import { GatewayError } from '../../../api/errors';
 import type { MediaModelInfo } from '../../../api/mediaRoutes';
 import {
   checkMediaChoice,
@@ -8,6 +12,8 @@ import {
   listMediaModelLines,
   mediaModelsHeading,
 } from '../../../core/mediaStudio/mediaModelChoice';
+import { estimateMediaCost } from '../../../core/mediaStudio/mediaPrice';
+import type { PriceEstimate } from '../../../core/mediaStudio/mediaPrice';
 import {
   ConfirmedPlans,
   confirmationLines,
@@ -32,6 +38,11 @@ import type { MediaStudioActions } from '../results/studioActions';
  * must end: a job left queued for hours, or one whose checks are held, would hold it forever.
  */
 export const TOOL_WAIT_MS = 15 * 60_000;
+/**
+ * How long a paid call's hold follows a job the tool stopped waiting for: when it ends, its
+ * reported cost replaces the estimate. A job that has not ended by then keeps the estimate.
+ */
+export const HOLD_FOLLOW_MS = 6 * 60 * 60_000;
 
 export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMediaInput> {
   private readonly confirmed = new ConfirmedPlans();
@@ -61,9 +72,66 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
     };
   }
 
-  async invoke(
+  /** What this input would cost by its model's catalog price (the chat agent's spend caps). */
+  async price(input: GenerateMediaInput): Promise<PriceEstimate> {
+    const { request } = this.plan(input);
+    const entry = (await this.models()).find((model) => model.id === request.model);
+    return entry
+      ? estimateMediaCost(entry.price, request.parameters)
+      : {
+          basis: `${inertText(request.model, 100)} is not in the gateway's catalogs, so its price is unknown`,
+        };
+  }
+
+  invoke(
     options: vscode.LanguageModelToolInvocationOptions<GenerateMediaInput>,
     token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
+    return this.run(options, token);
+  }
+
+  /**
+   * `invoke` for the chat agent, which held the job's estimate against its spend caps: the hold
+   * ends when the job's cost is known (see `SpendHolds`), even after the tool stopped waiting.
+   */
+  async invokePaid(
+    options: vscode.LanguageModelToolInvocationOptions<GenerateMediaInput>,
+    token: vscode.CancellationToken,
+    hold: SpendHold,
+  ): Promise<vscode.LanguageModelToolResult> {
+    let sending = false;
+    let sent: string | undefined;
+    try {
+      return await this.run(options, token, {
+        sending: () => (sending = true),
+        started: (id) => (sent = id),
+      });
+    } catch (error) {
+      // Refused before anything was sent, or by the gateway with a 4xx (no job was made): free.
+      // Any other failure while sending (the network, a 5xx) may still have been billed.
+      if (sent === undefined && sending && !refusedByGateway(error)) hold.settle({ kind: 'unreported' });
+      throw error;
+    } finally {
+      if (sent === undefined) hold.settle({ kind: 'notSent' });
+      else this.settleWhenEnded(sent, hold);
+    }
+  }
+
+  /** Ends `hold` with the job's reported cost once it ends (now, or later while it goes on). */
+  private settleWhenEnded(id: string, hold: SpendHold): void {
+    const ended = (job: MediaJob | undefined): void =>
+      hold.settle(job?.cost !== undefined ? { kind: 'reported', cost: job.cost } : { kind: 'unreported' });
+    const job = this.studio.media.model.get(id);
+    if (!job || isFinal(job)) return ended(job);
+    void waitForJob(this.studio.media.model, id, { timeoutMs: HOLD_FOLLOW_MS }).then((outcome) =>
+      ended(outcome.kind === 'final' ? outcome.job : undefined),
+    );
+  }
+
+  private async run(
+    options: vscode.LanguageModelToolInvocationOptions<GenerateMediaInput>,
+    token: vscode.CancellationToken,
+    watch?: { sending(): void; started(id: string): void },
   ): Promise<vscode.LanguageModelToolResult> {
     // It saves into the workspace: an agent's write, which Restricted Mode does not allow.
     if (!vscode.workspace.isTrusted)
@@ -102,10 +170,12 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
         // (cancelled, or out of time), the usual notification tells the user about the job.
         let gaveUp = false;
         // Exactly the confirmed request: the settings' parameters are in it already.
+        watch?.sending();
         const id = await this.studio.media.generate(request, {
           announce: () => cancelled() || gaveUp,
           asGiven: true,
         });
+        watch?.started(id);
         const abort = new AbortController();
         const listeners = [token, progressToken].map((t) => t.onCancellationRequested(() => abort.abort()));
         let outcome: WaitOutcome;
@@ -166,4 +236,15 @@ export class GenerateMediaTool implements vscode.LanguageModelTool<GenerateMedia
       saveFolder: settings.saveFolder,
     });
   }
+}
+
+/** A gateway's answer that no job was made: a 4xx status (the request was refused). */
+function refusedByGateway(error: unknown): boolean {
+  return (
+    GatewayError.is(error) &&
+    error.kind === 'http' &&
+    error.status !== undefined &&
+    error.status >= 400 &&
+    error.status < 500
+  );
 }

@@ -55,6 +55,30 @@ describe('Protocol: instruction chips and paused turns', () => {
         pause: { kind: 'turnCost', spent: 0.04, cap: 0.05 },
       },
     );
+    // A pause before a paid call names it, with its estimate; an odd call is dropped, not the pause.
+    assert.deepEqual(
+      parseAgentProgress({
+        steps: 1,
+        pause: { kind: 'dayCost', spent: 0.4, cap: 0.5, call: { name: 'generate_media', estimate: 0.2 } },
+      })?.pause,
+      { kind: 'dayCost', spent: 0.4, cap: 0.5, call: { name: 'generate_media', estimate: 0.2 } },
+    );
+    for (const call of [{ name: 'no spaces' }, { name: 'x'.repeat(65) }, { estimate: 1 }, 'generate_media'])
+      assert.deepEqual(
+        parseAgentProgress({ steps: 1, pause: { kind: 'turnCost', spent: 1, cap: 1, call } })?.pause,
+        {
+          kind: 'turnCost',
+          spent: 1,
+          cap: 1,
+        },
+      );
+    assert.deepEqual(
+      parseAgentProgress({
+        steps: 1,
+        pause: { kind: 'turnCost', spent: 1, cap: 1, call: { name: 'm', estimate: -1 } },
+      })?.pause?.call,
+      { name: 'm' },
+    );
     const odd = parseAgentProgress({ steps: 1, pause: { kind: 'forever', spent: 1, cap: 1 }, costCap: -1 });
     assert.equal(odd?.pause, undefined);
     assert.equal(odd?.costCap, undefined);
