@@ -304,7 +304,7 @@ interface StreamRun {
 }
 
 /** A fresh chat page with one prompt and an empty reply that is streaming, painted. */
-async function openStreamingTurn(harness: ChatHarness) {
+export async function openStreamingTurn(harness: ChatHarness) {
   const chat = await harness.openPage({ viewport: { width: 420, height: 800 } });
   try {
     await chat.waitForPosted('ready');
