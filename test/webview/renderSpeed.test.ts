@@ -10,10 +10,12 @@ import { assistantTurn, initMessage, userTurn } from './harness';
 import { BARE_PAGE, deltasOf, LAST_LINE, postAndWatch } from './replyTiming';
 
 /**
- * Before frame budgets the chat took 13× the bare page (one slice of 4 ms a frame); it takes
- * 4 to 6× on a loaded machine since. The bound sits between, for a test that holds under load.
+ * Before frame budgets the chat took 13× the bare page or more (one slice of 4 ms a frame); it
+ * takes 4 to 9× since, best of three, on a machine loaded 8 processes a core (the chat's side is
+ * CPU-bound, the bare page's hardly, so load weighs on the chat's side more). The bound sits
+ * between, for a test that holds under such load; the bench holds the goal (2×).
  */
-const MAX_RATIO = 10;
+const MAX_RATIO = 12;
 const RUNS = 3;
 
 /** About `size` characters of Markdown (headings, paragraphs, lists, code, tables), then LAST_LINE. */
