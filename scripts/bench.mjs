@@ -2,7 +2,7 @@
 // figure with a goal or a peer. Prints one table and writes bench/results.json.
 //   npm run bench
 //   npm run bench -- webview          (only the named sections; or GATEWAY_BENCH_SECTIONS=size,webview)
-// Sections: size → activation → streaming → media → webview → agentView → catalog → gallery →
+// Sections: size → activation → streaming → media → webview → renderSpeed → agentView → catalog → gallery →
 // inline → agent. A section that fails prints its
 // error and the others still run; the exit code is 1 if any section (or the build) failed.
 import { spawnSync } from 'node:child_process';
@@ -21,6 +21,7 @@ const allSections = [
   { name: 'streaming', module: 'streaming.js', fn: 'benchStreaming' },
   { name: 'media', module: 'media.js', fn: 'benchMedia' },
   { name: 'webview', module: 'webview.js', fn: 'benchWebview' },
+  { name: 'renderSpeed', module: 'renderSpeed.js', fn: 'benchRenderSpeed' },
   { name: 'agentView', module: 'agentView.js', fn: 'benchAgentView' },
   { name: 'catalog', module: 'catalog.js', fn: 'benchCatalog' },
   { name: 'gallery', module: 'gallery.js', fn: 'benchGallery' },

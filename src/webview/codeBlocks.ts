@@ -18,23 +18,33 @@ function languageOf(code: Element): string {
   return '';
 }
 
+/** The toolbar, built once; each block gets a copy (a long reply has hundreds of blocks). */
+let toolbarTemplate: HTMLElement | undefined;
+
+function newToolbar(language: string): HTMLElement {
+  toolbarTemplate ??= h(
+    'div',
+    { className: 'code-toolbar' },
+    h('span', { className: 'code-language' }),
+    h(
+      'span',
+      { className: 'code-actions' },
+      iconButton({ icon: 'copy', label: 'Copy code', action: CODE_ACTIONS.copy }),
+      iconButton({ icon: 'insert', label: 'Insert at cursor', action: CODE_ACTIONS.insert }),
+      iconButton({ icon: 'go-to-file', label: 'Open in new editor', action: CODE_ACTIONS.open }),
+    ),
+  );
+  const toolbar = toolbarTemplate.cloneNode(true) as HTMLElement;
+  (toolbar.firstElementChild as HTMLElement).textContent = language || 'text';
+  return toolbar;
+}
+
 export function decorateCodeBlocks(root: DocumentFragment | Element): void {
   for (const pre of Array.from(root.querySelectorAll('pre'))) {
     const code = pre.firstElementChild;
     if (!code || code.tagName !== 'CODE' || pre.parentElement?.classList.contains('code-block')) continue;
     const language = languageOf(code);
-    const toolbar = h(
-      'div',
-      { className: 'code-toolbar' },
-      h('span', { className: 'code-language', text: language || 'text' }),
-      h(
-        'span',
-        { className: 'code-actions' },
-        iconButton({ icon: 'copy', label: 'Copy code', action: CODE_ACTIONS.copy }),
-        iconButton({ icon: 'insert', label: 'Insert at cursor', action: CODE_ACTIONS.insert }),
-        iconButton({ icon: 'go-to-file', label: 'Open in new editor', action: CODE_ACTIONS.open }),
-      ),
-    );
+    const toolbar = newToolbar(language);
     const block = h('div', { className: 'code-block' });
     if (language) block.dataset.language = language;
     pre.replaceWith(block);

@@ -4,6 +4,7 @@
  * wrong on short snippets.
  */
 import { escapeHtml } from '../core/util/text';
+import { whenIdle } from './dom';
 import hljs from 'highlight.js/lib/core';
 import bash from 'highlight.js/lib/languages/bash';
 import c from 'highlight.js/lib/languages/c';
@@ -184,14 +185,15 @@ const jobs: HighlightJob[] = [];
 let scheduled = false;
 
 /**
- * Highlights `element` (a code element holding `code` as plain text) in short tasks. The text
- * stays readable throughout: each highlighted piece replaces its plain part in place.
+ * Highlights `element` (a code element holding `code` as plain text) in short tasks, in idle
+ * time: after the text of a reply that is catching up, not in its way. The text stays readable
+ * throughout: each highlighted piece replaces its plain part in place.
  */
 export function highlightLater(element: HTMLElement, code: string, language: string): void {
   jobs.push({ element, language, code, parts: pieces(code), html: [] });
   if (!scheduled) {
     scheduled = true;
-    setTimeout(runJobs, 0);
+    whenIdle(runJobs);
   }
 }
 
@@ -227,13 +229,14 @@ export function setHighlightSanitizer(sanitize: (html: string) => DocumentFragme
   fragmentOf = sanitize;
 }
 
-function runJobs(): void {
-  const deadline = performance.now() + SLICE_MS;
+/** At least one piece per call (an idle callback that timed out has no time left at all). */
+function runJobs(idle: { timeRemaining(): number }): void {
+  const deadline = performance.now() + Math.min(SLICE_MS, idle.timeRemaining());
   do {
     const job = jobs[0];
     if (!job) break;
     if (!step(job, fragmentOf)) jobs.shift();
   } while (performance.now() < deadline);
   scheduled = jobs.length > 0;
-  if (scheduled) setTimeout(runJobs, 0);
+  if (scheduled) whenIdle(runJobs);
 }

@@ -26,6 +26,11 @@ import {
 export interface RenderEnv extends Env {
   /** Tells whether a fence's closing marker has not arrived yet; absent: every fence is closed. */
   isFenceOpen?: (token: Token) => boolean;
+  /**
+   * Closed fences are highlighted after this render, in idle time (a reply catching up: its
+   * text first); absent: short code in a language whose grammar is ready is highlighted now.
+   */
+  highlightLater?: boolean;
 }
 
 /** Token attributes are typed loosely (numbers too); every one this file reads is text. */
@@ -101,7 +106,10 @@ renderRules.fence = (tokens, index, _options, env?: RenderEnv) => {
   let body: string;
   let later = false;
   if (open) body = escapeHtml(code);
-  else if (!canHighlight(language) || (code.length <= HIGHLIGHT_NOW_CHARS && isGrammarReady(language)))
+  else if (
+    !canHighlight(language) ||
+    (!env?.highlightLater && code.length <= HIGHLIGHT_NOW_CHARS && isGrammarReady(language))
+  )
     body = highlightCode(code, language);
   else {
     const recent = recentHighlight(code, language);

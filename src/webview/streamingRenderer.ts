@@ -10,12 +10,16 @@
  * last block, not the size of the whole reply. (One giant block, such as a single paragraph
  * without blank lines, is the exception: it is re-rendered whole until it ends.)
  *
- * Text is queued by `append` (cheap, once per message) and rendered by `render` (once per
- * animation frame, by the caller's scheduler), in steps of a few KB until the frame's time is
- * up; a long tail (a 16 KiB network read, a restored reply) is worked off over several frames.
+ * Text is queued by `append` (cheap, once per message) and rendered by `render` (by the caller's
+ * scheduler, in the time a frame leaves), in steps sized to that time: a step takes as many whole
+ * blocks as the time left is likely to render, at the speed recent steps had, so a long tail (a
+ * 16 KiB network read, a restored reply) is caught up a few paragraphs and code blocks at a time,
+ * over as few frames as it can, and no step runs much past the deadline. While it catches up,
+ * code is highlighted after the text, in idle time (see `highlightLater`).
  */
 import type { Token } from 'markdown-it';
 import { h } from './dom';
+import { inputPending } from './frameBudget';
 import { parseMarkdown, renderTokens } from './markdown';
 import type { RenderEnv } from './markdown';
 
@@ -82,11 +86,16 @@ function fenceChecker(source: string): (token: Token) => boolean {
 const NODES_PER_PAGE = 16;
 
 /**
- * Characters of Markdown parsed and rendered in one step: a millisecond or two of markdown-it,
- * DOMPurify and DOM building on a slow machine. A render stops between steps when its time is
- * up, so a step is what a frame can overrun its budget by.
+ * The least Markdown (characters) one step parses and renders: well under a millisecond of
+ * markdown-it, DOMPurify and DOM building. A step takes more when the time left allows it.
  */
 const STEP_CHARS = 1024;
+/** The most one step takes, however much time is left (an unbounded deadline, a fast machine). */
+const MAX_STEP_CHARS = 32 * 1024;
+/** A step is sized to this share of the time left, for the steps that run slower than the last. */
+const STEP_SHARE = 0.6;
+/** Cost of a character before any step was measured (ms): 2 ms per KB, a slow machine's. */
+const FIRST_MS_PER_CHAR = 0.002;
 
 /** A line that may define a link reference (`[label]: url`); see `rememberReferences`. */
 const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:/m;
@@ -99,15 +108,17 @@ export class StreamingMarkdown {
   /** Link reference definitions (`[label]: url`) from the stable part, for later blocks to use. */
   private references: RenderEnv['references'] = {};
   private pending: string[] = [];
-  private pendingChars = 0;
   private tail = '';
   private receivedLength = 0;
   /** Characters the next step parses; grows while one block is longer. */
   private stepChars = STEP_CHARS;
   /** The last render ran out of time with text left to render. */
   private behind = false;
-  /** How long a step took lately (ms), so a render does not start one it has no time left for. */
-  private stepMs = 0;
+  /**
+   * What a character of a step cost lately (ms), the slowest recent step counting most: it sizes
+   * steps to the time left, and keeps a render from starting one it has no time left for.
+   */
+  private msPerChar = FIRST_MS_PER_CHAR;
 
   constructor(className: string) {
     this.element = h('div', { className: `markdown-body ${className}` }, this.stable, this.live);
@@ -120,7 +131,6 @@ export class StreamingMarkdown {
   append(text: string): void {
     if (!text) return;
     this.pending.push(text);
-    this.pendingChars += text.length;
     this.receivedLength += text.length;
   }
 
@@ -131,7 +141,6 @@ export class StreamingMarkdown {
     this.live.replaceChildren();
     this.references = {};
     this.pending = [];
-    this.pendingChars = 0;
     this.tail = '';
     this.receivedLength = 0;
     this.stepChars = STEP_CHARS;
@@ -140,40 +149,45 @@ export class StreamingMarkdown {
   }
 
   /**
-   * Renders what arrived since the last call, until `deadline` (a `performance.now()` time):
-   * text is parsed in steps of about STEP_CHARS, so a big delta, or a long reply restored at
-   * once, never becomes one long task. Returns false when text is left for another call.
-   * `complete`: no more text will come, so the whole tail becomes stable and every code fence
-   * counts as closed (and is highlighted).
+   * Renders what arrived since the last call, until `deadline` (a `performance.now()` time), or
+   * until input is waiting: text is parsed in steps sized to the time left, so a big delta, or a
+   * long reply restored at once, never becomes one long task. Returns false when text is left
+   * for another call. `complete`: no more text will come, so the whole tail becomes stable and
+   * every code fence counts as closed (and is highlighted).
    */
   render(complete: boolean, deadline = Infinity): boolean {
     if (this.pending.length > 0) {
       this.tail += this.pending.join('');
       this.pending = [];
-      this.pendingChars = 0;
     } else if (!this.behind && (!complete || this.tail === '')) {
       return true;
     }
+    // More than one small step's worth: text first, code colours once the text has caught up.
+    const catchingUp = this.tail.length > STEP_CHARS;
     for (let first = true; ; first = false) {
       // Out of time before the first step (the caller spent the frame on other turns): all of it
-      // waits for the next call. After it, a step that would likely end past the deadline waits
-      // too: the deadline is what the caller's task may cost, not a point to start from.
+      // waits for the next call. After it, a step too small to be worth it, or input waiting,
+      // stops the render too: the deadline is what the caller's task may cost.
       const started = performance.now();
-      if (started + (first ? 0 : this.stepMs) >= deadline) {
+      const left = deadline - started;
+      if (left <= 0 || (!first && (left < this.msPerChar * STEP_CHARS || inputPending()))) {
         this.behind = true;
         // The live block was moved into the stable part, or lies beyond what was parsed.
         if (!first) this.live.replaceChildren();
         return false;
       }
-      if (this.tail.length <= this.stepChars) {
-        this.renderWholeTail(complete);
+      const fits = Number.isFinite(left) ? Math.floor((left * STEP_SHARE) / this.msPerChar) : MAX_STEP_CHARS;
+      const stepChars = Math.max(this.stepChars, Math.min(MAX_STEP_CHARS, fits));
+      if (this.tail.length <= stepChars) {
+        this.renderWholeTail(complete, catchingUp);
         this.behind = false;
         return true;
       }
-      this.renderStep();
-      // The slowest recent step, fading: one slow step (a table, a grammar's first use) counts
-      // for a few steps, not for the rest of the reply.
-      this.stepMs = Math.max(performance.now() - started, this.stepMs * 0.75);
+      const parsed = this.renderStep(stepChars);
+      // The slowest recent step, fading: one slow step (a table, a grammar's first use, a
+      // collection) counts for a few steps, not for the rest of the reply.
+      const msPerChar = (performance.now() - started) / Math.max(parsed, 1);
+      this.msPerChar = Math.max(msPerChar, this.msPerChar * 0.75, FIRST_MS_PER_CHAR / 16);
     }
   }
 
@@ -182,48 +196,46 @@ export class StreamingMarkdown {
     return this.behind || this.pending.length > 0;
   }
 
-  /** More is waiting than one step renders: the last render ran out of time, or a big read came. */
-  get hasBacklog(): boolean {
-    return this.behind || this.pendingChars > STEP_CHARS;
-  }
-
   /**
-   * Renders the stable blocks in the tail's first STEP_CHARS (up to a line end). When one block
-   * is longer than that, the next step takes twice as much, until the block fits.
+   * Renders the stable blocks in the tail's first `size` characters (up to a line end), and
+   * returns how many characters it parsed. When one block is longer than that, the next step
+   * takes twice as much, until the block fits.
    */
-  private renderStep(): void {
-    // Up to the first line end after stepChars; when the text after stepChars is one unfinished
-    // line, up to the last line end before it. (Taking the whole tail there would leave no cut
-    // and make the next step render everything at once: a long task, and after that a step size
-    // that never came back down.)
-    const after = this.tail.indexOf('\n', this.stepChars);
-    const before = this.tail.lastIndexOf('\n', this.stepChars);
+  private renderStep(size: number): number {
+    // Up to the first line end after `size`; when the text after it is one unfinished line, up
+    // to the last line end before it. (Taking the whole tail there would leave no cut and make
+    // the next step render everything at once: a long task, and after that a step size that
+    // never came back down.)
+    const after = this.tail.indexOf('\n', size);
+    const before = this.tail.lastIndexOf('\n', size);
     const end = after >= 0 ? after + 1 : before > 0 ? before + 1 : this.tail.length;
     const prefix = this.tail.slice(0, end);
     const tokens = parseMarkdown(prefix, { references: { ...this.references } });
     const cut = end < this.tail.length ? findStableCut(prefix, tokens) : undefined;
     if (!cut) {
-      this.stepChars = Math.max(this.stepChars * 2, end + 1);
-      return;
+      this.stepChars = Math.max(size * 2, end + 1);
+      return end;
     }
-    this.appendStable(renderTokens(tokens.slice(0, cut.tokenIndex), {}));
+    this.appendStable(renderTokens(tokens.slice(0, cut.tokenIndex), { highlightLater: true }));
     this.rememberReferences(prefix.slice(0, cut.offset));
     this.tail = this.tail.slice(cut.offset);
     this.stepChars = STEP_CHARS;
+    return end;
   }
 
-  private renderWholeTail(complete: boolean): void {
+  private renderWholeTail(complete: boolean, catchingUp: boolean): void {
     const tokens = parseMarkdown(this.tail, { references: { ...this.references } });
+    const env: RenderEnv = { highlightLater: catchingUp };
     if (complete) {
-      this.appendStable(renderTokens(tokens, {}));
+      this.appendStable(renderTokens(tokens, env));
       this.live.replaceChildren();
       this.tail = '';
       return;
     }
     const cut = findStableCut(this.tail, tokens);
     const liveTokens = cut ? tokens.slice(cut.tokenIndex) : tokens;
-    if (cut) this.appendStable(renderTokens(tokens.slice(0, cut.tokenIndex), {}));
-    this.live.replaceChildren(renderTokens(liveTokens, { isFenceOpen: fenceChecker(this.tail) }));
+    if (cut) this.appendStable(renderTokens(tokens.slice(0, cut.tokenIndex), env));
+    this.live.replaceChildren(renderTokens(liveTokens, { ...env, isFenceOpen: fenceChecker(this.tail) }));
     if (cut) {
       this.rememberReferences(this.tail.slice(0, cut.offset));
       this.tail = this.tail.slice(cut.offset);

@@ -11,6 +11,7 @@ import type { AgentProgress, AgentStep } from '../core/agent/types';
 import type { Turn } from '../core/protocol/chatProtocol';
 import { BottomStick } from './bottomStick';
 import { h, iconButton, whenIdle } from './dom';
+import { FRAME_WORK_MS, mustYield, sliceDeadline, watchInput } from './frameBudget';
 import { attachTranscriptActions } from './transcriptActions';
 import { AssistantTurnView, createTurnView, FailedTurnView } from './turnView';
 import type { TurnView } from './turnView';
@@ -38,9 +39,9 @@ const INITIAL_MIN_TURNS = 2;
 /** ...and the rest waits for idle time, in slices short enough not to delay input. */
 const IDLE_SLICE_MS = 10;
 /**
- * Rendering time per animation frame (and per task for a backlog, see `backlog`). Style, layout
- * and paint of what was rendered follow in the frame's task, so this stays well under the 16 ms
- * of one frame.
+ * Rendering time inside an animation frame's own task: style, layout and paint of what was
+ * rendered follow in that task, so this stays well under the 16 ms of one frame. A backlog gets
+ * the rest of the frame's budget in a task of its own (see `backlog` and `frameBudget.ts`).
  */
 const FRAME_BUDGET_MS = 4;
 /**
@@ -83,15 +84,18 @@ export class Transcript {
   private readonly dirtyViews = new Set<TurnView>();
   /**
    * Dirty views with more text waiting than a step renders (a 16 KiB read, a restored reply, a
-   * render that ran out of time). Their text is rendered in a task of its own after each frame
-   * (`renderBacklogSoon`), not in the frame: a frame's task then holds the layout and paint of
-   * what the last task rendered, not that and the rendering too, so neither task grows past a
-   * frame.
+   * render that ran out of time). The frame renders a first part of it (what arrived shows in
+   * the frame it arrived for); the rest is rendered in a task of its own after each frame
+   * (`renderBacklogSoon`), until FRAME_WORK_MS of the frame are used: a frame's task then holds
+   * the layout and paint of what the last task rendered and a little rendering, not all of it,
+   * so neither task grows past a frame.
    */
   private readonly backlog = new Set<TurnView>();
   private frameRequested = false;
   private idleRequested = false;
   private backlogRequested = false;
+  /** When the last animation frame began (its `requestAnimationFrame` timestamp). */
+  private frameStart = 0;
   private readonly bottom: BottomStick;
   private readonly streamingIds = new Set<string>();
   private lastUserTurnId?: string;
@@ -113,6 +117,7 @@ export class Transcript {
       this.jumpToBottom.classList.toggle('is-visible', !pinned),
     );
     this.jumpToBottom.addEventListener('click', () => this.bottom.pin());
+    watchInput(document);
     this.nearObserver = new IntersectionObserver((records) => this.placeholdersMoved(records), {
       root: this.scroller,
       rootMargin: RENDER_MARGIN,
@@ -472,15 +477,16 @@ export class Transcript {
   private requestFrame(): void {
     if (this.frameRequested) return;
     this.frameRequested = true;
-    requestAnimationFrame(() => this.renderFrame());
+    requestAnimationFrame((frameStart) => this.renderFrame(frameStart));
   }
 
   /**
    * Renders what changed, within the frame's budget; views with text left stay dirty for the
    * next frame (oldest change first, so every turn gets its turn).
    */
-  private renderFrame(): void {
+  private renderFrame(frameStart: number): void {
     this.frameRequested = false;
+    this.frameStart = frameStart;
     const deadline = performance.now() + FRAME_BUDGET_MS;
     // Placeholders scrolled near come first: the user is looking for them. At least one per
     // frame, newest first, so scrolling up never waits on a busy stream.
@@ -491,7 +497,7 @@ export class Transcript {
       if (this.entries.get(id)?.placeholder) this.createView(id, deadline);
       this.wanted.delete(id);
     }
-    this.renderDirty(deadline, false);
+    this.renderDirty(deadline);
     // Turns rendered while the user scrolled fast may have left the viewport already.
     this.dropFarTurns();
     if (this.dirtyViews.size > 0 || this.wanted.size > 0) this.requestFrame();
@@ -502,14 +508,10 @@ export class Transcript {
     this.bottom.follow();
   }
 
-  /** Renders dirty views until `deadline`; `withBacklog` false leaves the backlog's views out. */
-  private renderDirty(deadline: number, withBacklog = true): void {
+  /** Renders dirty views until `deadline`, or until input is waiting. */
+  private renderDirty(deadline: number): void {
     for (const view of [...this.dirtyViews]) {
-      if (performance.now() >= deadline) break;
-      if (!withBacklog && (this.backlog.has(view) || view.hasBacklog)) {
-        this.backlog.add(view);
-        continue;
-      }
+      if (mustYield(deadline)) break;
       this.dirtyViews.delete(view);
       this.backlog.delete(view);
       if (this.entries.get(view.id)?.view !== view) continue;
@@ -524,14 +526,17 @@ export class Transcript {
     }
   }
 
-  /** One frame's share of the backlog, in a task right after the frame (see `backlog`). */
+  /**
+   * The rest of the frame's budget for the backlog, in a task right after the frame (see
+   * `backlog`): until FRAME_WORK_MS after the frame began, or a minimum slice.
+   */
   private renderBacklogSoon(): void {
     if (this.backlogRequested) return;
     this.backlogRequested = true;
     setTimeout(() => {
       this.backlogRequested = false;
       if (this.backlog.size === 0) return;
-      this.renderDirty(performance.now() + FRAME_BUDGET_MS);
+      this.renderDirty(sliceDeadline(this.frameStart));
       this.syncBusy();
       // The next frame shows it, and follows it to the bottom.
       this.requestFrame();
@@ -543,7 +548,7 @@ export class Transcript {
     this.idleRequested = true;
     whenIdle((idle) => {
       this.idleRequested = false;
-      const budget = Math.min(FRAME_BUDGET_MS, idle.timeRemaining());
+      const budget = Math.min(FRAME_WORK_MS, idle.timeRemaining());
       if (budget <= 0 || this.dirtyViews.size === 0) return;
       this.renderDirty(performance.now() + budget);
       this.syncBusy();

@@ -206,10 +206,6 @@ export class AssistantTurnView implements TurnView {
     this.requestRender(this);
   }
 
-  get hasBacklog(): boolean {
-    return this.content.hasBacklog || (this.reasoning?.markdown.hasBacklog ?? false);
-  }
-
   render(deadline = Infinity): boolean {
     const complete = this.turn.status !== 'streaming';
     let done = this.agent.render(deadline);

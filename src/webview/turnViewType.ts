@@ -11,6 +11,4 @@ export interface TurnView {
    * animation frame. Returns false when text is left for the next frame.
    */
   render(deadline?: number): boolean;
-  /** More text is waiting than one step of rendering takes (see `Transcript.backlog`). */
-  readonly hasBacklog?: boolean;
 }
