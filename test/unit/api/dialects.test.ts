@@ -15,6 +15,7 @@ import {
   resolveDialect,
 } from '../../../src/api/dialects';
 import { apiRoot, resolveEndpoint } from '../../../src/api/endpoint';
+import { parseModelInfo } from '../../../src/api/modelInfo';
 import { learnRefusal, refusedField, shapeRequest } from '../../../src/api/requestShaper';
 import { agentRequest } from '../../../src/core/agent/agentRequest';
 
@@ -243,6 +244,31 @@ describe('api: gateway dialects', () => {
     assert.equal(apiRoot('http://127.0.0.1:4000/v1/'), 'http://127.0.0.1:4000/v1');
   });
 
+  it("reads LiteLLM's /model/info: modes, tools, vision and prices by its model names", () => {
+    const entries = parseModelInfo({
+      data: [
+        {
+          model_name: 'gpt-4o',
+          model_info: {
+            mode: 'chat',
+            supports_function_calling: true,
+            supports_vision: true,
+            input_cost_per_token: 2.5e-6,
+          },
+        },
+        { model_name: 'gpt-image-1', model_info: { mode: 'image_generation' } },
+        { model_name: 'gpt-4o', model_info: {} },
+        { model_name: 'bad\nname' },
+        { model_info: { mode: 'chat' } },
+        'nope',
+      ],
+    });
+    assert.deepEqual(entries, [
+      { id: 'gpt-4o', mode: 'chat', tools: true, vision: true, inputCostPerToken: 2.5e-6 },
+      { id: 'gpt-image-1', mode: 'image_generation' },
+    ]);
+  });
+
   describe('boundaries (property)', () => {
     const hostileBody = fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), {
       maxKeys: 8,
@@ -284,6 +310,10 @@ describe('api: gateway dialects', () => {
           assert.ok(fromHeaders === undefined || DIALECT_KINDS.includes(fromHeaders));
           const learned = parseLearnedDialect(value);
           assert.ok((learned.refusedFields?.length ?? 0) <= 64);
+          for (const entry of parseModelInfo(value))
+            assert.ok(typeof entry.id === 'string' && entry.id.length <= 200);
+          for (const entry of parseModelInfo({ data: [{ model_name: 'm', model_info: value }] }))
+            assert.ok(entry.tools === undefined || typeof entry.tools === 'boolean');
           assert.ok(learned.kind === undefined || DIALECT_KINDS.includes(learned.kind));
         }),
       );
