@@ -579,7 +579,9 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   private endpoint(apiPath: string): URL {
-    return resolveEndpoint(this.options.baseUrl, apiPath);
+    // Cloudflare's base URL is its API root already (`…/compat`): its paths have no `/v1`.
+    const path = this.dialect().baseIsApiRoot ? apiPath.replace(/^\/v1(?=[/?]|$)/, '') : apiPath;
+    return resolveEndpoint(this.options.baseUrl, path);
   }
 
   async download(url: string, callOptions: DownloadOptions = {}): Promise<DownloadedFile> {
@@ -779,7 +781,7 @@ class UndiciGatewayClient implements GatewayClient {
   ): Promise<{ exchange: HttpExchange; apiKey: string }> {
     if (callOptions.signal?.aborted)
       throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
-    const url = resolveEndpoint(this.options.baseUrl, spec.apiPath);
+    const url = this.endpoint(spec.apiPath);
     const apiKey = await readApiKey(this.options.apiKey);
     try {
       const maxRetries = callOptions.maxRetries;

@@ -3,7 +3,10 @@
  * which field a 400 refused, and where a pasted base URL puts the API. Fuzzed at each boundary.
  */
 import * as assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
+import { createGatewayClient } from '../../../src/api/client';
 import {
   DIALECTS,
   DIALECT_KINDS,
@@ -267,6 +270,30 @@ describe('api: gateway dialects', () => {
       { id: 'gpt-4o', mode: 'chat', tools: true, vision: true, inputCostPerToken: 2.5e-6 },
       { id: 'gpt-image-1', mode: 'image_generation' },
     ]);
+  });
+
+  it("sends Cloudflare's requests on its compat root, without another /v1", async () => {
+    const paths: string[] = [];
+    const server = createServer((request, response) => {
+      paths.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'ok' } }] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = server.address() as AddressInfo;
+    const client = createGatewayClient({
+      baseUrl: `http://127.0.0.1:${port}/v1/acct/gw/compat`,
+      apiKey: () => 'k',
+      dialect: 'cloudflare',
+      proxy: { url: '', noProxy: ['127.0.0.1'] },
+    });
+    try {
+      assert.equal((await client.chat({ model: 'openai/gpt-4o', messages: [] })).content, 'ok');
+      assert.deepEqual(paths, ['/v1/acct/gw/compat/chat/completions']);
+    } finally {
+      await client.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   describe('boundaries (property)', () => {
