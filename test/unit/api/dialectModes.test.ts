@@ -229,6 +229,16 @@ describe('api: other gateways (simulator modes)', () => {
       assert.equal(requestsTo(ctx.sim, 'POST', '/chat/completions').length, 2, 'neither retried');
     });
 
+    it('passes no Retry-After on', async () => {
+      const { client } = makeClient(ctx.sim, { maxRetries: 0 });
+      const error = await expectGatewayError(
+        client.chat({ model: 'gpt-4o', messages: [{ role: 'user', content: 'busy #sim:429:7' }] }),
+        'http',
+      );
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfter, undefined);
+    });
+
     it('ends a stream its upstream cut as finished, as LiteLLM does', async () => {
       const { client } = makeClient(ctx.sim, { dialect: 'litellm' });
       const { error, completion } = await collect(
