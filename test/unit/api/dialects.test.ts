@@ -296,6 +296,32 @@ describe('api: gateway dialects', () => {
     }
   });
 
+  it("takes the gateway's own headers over its catalog's shape (Portkey in front of OpenRouter)", async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'x-portkey-trace-id': 't1' });
+      response.end(
+        JSON.stringify({ data: [{ id: 'a/b', supported_parameters: ['tools'], pricing: { prompt: '0' } }] }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const learned: string[] = [];
+    const client = createGatewayClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      apiKey: () => 'k',
+      proxy: { url: '', noProxy: ['127.0.0.1'] },
+      onDialectLearned: (_base, record) => learned.push(record.kind ?? ''),
+    });
+    try {
+      await client.listModels();
+      await client.listModels();
+      assert.equal(client.dialect().kind, 'portkey');
+      assert.deepEqual(learned, ['portkey'], 'learned once, never flipped by the catalog');
+    } finally {
+      await client.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   describe('boundaries (property)', () => {
     const hostileBody = fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), {
       maxKeys: 8,
