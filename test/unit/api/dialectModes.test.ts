@@ -357,6 +357,8 @@ describe('api: other gateways (simulator modes)', () => {
               await client.close();
             }
             assert.ok(seen.length >= 1 && seen.length <= 2, `${seen.length} requests`);
+            for (const field of client.learned().refusedFields ?? [])
+              assert.ok(!['model', 'messages', 'stream'].includes(field), `learned to leave out ${field}`);
             for (const request of seen) assert.equal(request.headers.authorization, `Bearer ${key}`);
             if (seen.length === 2)
               assert.notEqual(seen[0].body, seen[1].body, 'the retry left something out');

@@ -219,6 +219,9 @@ describe('api: gateway dialects', () => {
         undefined,
       ],
       [JSON.stringify({ error: { message: 'Invalid model name passed in model=x' } }), undefined],
+      // Never a field no request goes without.
+      [JSON.stringify({ error: { message: "'model' is not supported" } }), undefined],
+      [JSON.stringify({ error: { message: 'Unrecognized request argument supplied: messages' } }), undefined],
       ['', undefined],
     ];
     for (const [text, field] of cases) assert.equal(refusedField(text, body), field, text);
@@ -348,6 +351,7 @@ describe('api: gateway dialects', () => {
         fc.property(words, hostileBody, (text, body) => {
           const field = refusedField(text, body);
           if (field === undefined) return;
+          assert.ok(!['model', 'messages', 'prompt', 'stream'].includes(field), field);
           const nested = field === 'cache_control' || field === 'reasoning_details';
           assert.ok(Object.prototype.hasOwnProperty.call(body, field) || nested || field === 'tools', field);
         }),
