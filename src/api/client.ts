@@ -257,13 +257,18 @@ class UndiciGatewayClient implements GatewayClient {
   private observe(url: URL, headers: Readonly<Record<string, string | string[] | undefined>>): void {
     if (this.options.dialect && this.options.dialect !== 'auto') return;
     if (url.origin !== this.endpoint('').origin) return;
-    this.detected(dialectFromHeaders(headers));
+    this.detected(dialectFromHeaders(headers), 'headers');
   }
 
-  private detected(kind: Dialect['kind'] | undefined): void {
+  /**
+   * Learns the kind the gateway gave away. Its own headers outrank its catalog's shape (a gateway
+   * in front of OpenRouter lists OpenRouter's catalog), so a catalog never overrides a kind known.
+   */
+  private detected(kind: Dialect['kind'] | undefined, from: 'headers' | 'catalog'): void {
     if (!kind || (this.options.dialect !== undefined && this.options.dialect !== 'auto')) return;
     const before = this.dialect().kind;
-    if (this.learned().kind === kind) return;
+    const known = this.learned().kind;
+    if (known === kind || (from === 'catalog' && known !== undefined)) return;
     this.learn((learned) => ({ ...learned, kind }));
     const after = this.dialect();
     if (after.kind !== before)
@@ -611,7 +616,9 @@ class UndiciGatewayClient implements GatewayClient {
   }
 
   private endpoint(apiPath: string): URL {
-    return resolveEndpoint(this.options.baseUrl, apiPath);
+    // Cloudflare's base URL is its API root already (`…/compat`): its paths have no `/v1`.
+    const path = this.dialect().baseIsApiRoot ? apiPath.replace(/^\/v1(?=[/?]|$)/, '') : apiPath;
+    return resolveEndpoint(this.options.baseUrl, path);
   }
 
   async download(url: string, callOptions: DownloadOptions = {}): Promise<DownloadedFile> {
@@ -678,7 +685,7 @@ class UndiciGatewayClient implements GatewayClient {
       ? `/v1/models?output_modalities=${query.outputModalities}`
       : '/v1/models';
     const catalog = await this.getJson(callOptions, path, 'models', 'model catalog');
-    this.detected(dialectFromCatalog(catalog));
+    this.detected(dialectFromCatalog(catalog), 'catalog');
     return catalog;
   }
 
@@ -834,7 +841,7 @@ class UndiciGatewayClient implements GatewayClient {
   ): Promise<{ exchange: HttpExchange; apiKey: string | undefined }> {
     if (callOptions.signal?.aborted)
       throw new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
-    const url = resolveEndpoint(this.options.baseUrl, spec.apiPath);
+    const url = this.endpoint(spec.apiPath);
     const apiKey = await this.gatewayKey();
     try {
       const maxRetries = callOptions.maxRetries;

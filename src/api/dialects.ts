@@ -91,6 +91,11 @@ export interface Dialect {
   auth: 'bearer' | 'api-key';
   /** It usually answers without a key (local servers). */
   keyOptional: boolean;
+  /**
+   * The base URL users are given is the API root itself, and paths go on it without `/v1`
+   * (Cloudflare: `https://gateway.ai.cloudflare.com/v1/<account>/<gateway>/compat`).
+   */
+  baseIsApiRoot?: boolean;
 }
 
 /** The body fields of OpenAI's `POST /v1/chat/completions` (openai 6.x `ChatCompletionCreateParams`). */
@@ -256,6 +261,7 @@ export const DIALECTS: Readonly<Record<DialectKind, Dialect>> = {
     ...OPENAI_STYLE,
     kind: 'cloudflare',
     label: 'Cloudflare AI Gateway',
+    baseIsApiRoot: true,
   },
   local: {
     ...OPENAI_STYLE,

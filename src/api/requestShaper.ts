@@ -118,6 +118,11 @@ const REFUSAL_PATTERNS: readonly RegExp[] = [
   ),
   new RegExp(`['"](${FIELD})['"]:?\\s*(?:is )?not (?:a )?(?:permitted|allowed|supported|recognized)`, 'i'),
 ];
+/**
+ * Fields no request goes without: a gateway's words that seem to refuse one are about something
+ * else (its value), and learning them would break every request after.
+ */
+const ESSENTIAL: ReadonlySet<string> = new Set(['model', 'messages', 'prompt', 'stream']);
 /** A model or server that takes no tools (Ollama: "… does not support tools"). */
 const NO_TOOLS =
   /\b(?:does not|doesn't|do not) support (?:tools|tool[ _]?(?:use|calling|calls)|function[ _]?calling)\b/i;
@@ -130,8 +135,9 @@ const NO_TOOLS =
 export function refusedField(bodyText: string, sent: Readonly<Record<string, unknown>>): string | undefined {
   const text = bodyText.slice(0, MAX_REFUSAL_TEXT);
   const carried = (field: string): boolean =>
-    Object.prototype.hasOwnProperty.call(sent, field) ||
-    ((field === 'cache_control' || field === 'reasoning_details') && messagesCarry(sent.messages, field));
+    !ESSENTIAL.has(field) &&
+    (Object.prototype.hasOwnProperty.call(sent, field) ||
+      ((field === 'cache_control' || field === 'reasoning_details') && messagesCarry(sent.messages, field)));
   for (const field of pydanticExtraFields(text)) if (carried(field)) return field;
   for (const words of gatewayWords(text)) {
     for (const pattern of REFUSAL_PATTERNS) {

@@ -23,7 +23,11 @@ import { sendJson } from './respond';
 export const SIM_DIALECTS = ['strict-openai', 'litellm', 'local'] as const;
 export type SimDialect = (typeof SIM_DIALECTS)[number];
 
-/** OpenAI's chat body fields (its API reference; the `openai` SDK's ChatCompletionCreateParams). */
+/**
+ * OpenAI's chat body fields (its API reference; the `openai` SDK's ChatCompletionCreateParams).
+ * Written out here apart from the client's own list (src/api/dialects.ts) on purpose: the
+ * simulator is the judge of that list, and a shared one would hide its mistakes.
+ */
 export const STRICT_CHAT_FIELDS: ReadonlySet<string> = new Set([
   'messages',
   'model',

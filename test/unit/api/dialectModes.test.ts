@@ -229,6 +229,16 @@ describe('api: other gateways (simulator modes)', () => {
       assert.equal(requestsTo(ctx.sim, 'POST', '/chat/completions').length, 2, 'neither retried');
     });
 
+    it('passes no Retry-After on', async () => {
+      const { client } = makeClient(ctx.sim, { maxRetries: 0 });
+      const error = await expectGatewayError(
+        client.chat({ model: 'gpt-4o', messages: [{ role: 'user', content: 'busy #sim:429:7' }] }),
+        'http',
+      );
+      assert.equal(error.status, 429);
+      assert.equal(error.retryAfter, undefined);
+    });
+
     it('ends a stream its upstream cut as finished, as LiteLLM does', async () => {
       const { client } = makeClient(ctx.sim, { dialect: 'litellm' });
       const { error, completion } = await collect(
@@ -347,6 +357,8 @@ describe('api: other gateways (simulator modes)', () => {
               await client.close();
             }
             assert.ok(seen.length >= 1 && seen.length <= 2, `${seen.length} requests`);
+            for (const field of client.learned().refusedFields ?? [])
+              assert.ok(!['model', 'messages', 'stream'].includes(field), `learned to leave out ${field}`);
             for (const request of seen) assert.equal(request.headers.authorization, `Bearer ${key}`);
             if (seen.length === 2)
               assert.notEqual(seen[0].body, seen[1].body, 'the retry left something out');

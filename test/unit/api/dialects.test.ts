@@ -3,7 +3,10 @@
  * which field a 400 refused, and where a pasted base URL puts the API. Fuzzed at each boundary.
  */
 import * as assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
+import { createGatewayClient } from '../../../src/api/client';
 import {
   DIALECTS,
   DIALECT_KINDS,
@@ -15,6 +18,7 @@ import {
   resolveDialect,
 } from '../../../src/api/dialects';
 import { apiRoot, resolveEndpoint } from '../../../src/api/endpoint';
+import { parseModelInfo } from '../../../src/api/modelInfo';
 import { learnRefusal, refusedField, shapeRequest } from '../../../src/api/requestShaper';
 import { agentRequest } from '../../../src/core/agent/agentRequest';
 
@@ -215,6 +219,9 @@ describe('api: gateway dialects', () => {
         undefined,
       ],
       [JSON.stringify({ error: { message: 'Invalid model name passed in model=x' } }), undefined],
+      // Never a field no request goes without.
+      [JSON.stringify({ error: { message: "'model' is not supported" } }), undefined],
+      [JSON.stringify({ error: { message: 'Unrecognized request argument supplied: messages' } }), undefined],
       ['', undefined],
     ];
     for (const [text, field] of cases) assert.equal(refusedField(text, body), field, text);
@@ -243,6 +250,81 @@ describe('api: gateway dialects', () => {
     assert.equal(apiRoot('http://127.0.0.1:4000/v1/'), 'http://127.0.0.1:4000/v1');
   });
 
+  it("reads LiteLLM's /model/info: modes, tools, vision and prices by its model names", () => {
+    const entries = parseModelInfo({
+      data: [
+        {
+          model_name: 'gpt-4o',
+          model_info: {
+            mode: 'chat',
+            supports_function_calling: true,
+            supports_vision: true,
+            input_cost_per_token: 2.5e-6,
+          },
+        },
+        { model_name: 'gpt-image-1', model_info: { mode: 'image_generation' } },
+        { model_name: 'gpt-4o', model_info: {} },
+        { model_name: 'bad\nname' },
+        { model_info: { mode: 'chat' } },
+        'nope',
+      ],
+    });
+    assert.deepEqual(entries, [
+      { id: 'gpt-4o', mode: 'chat', tools: true, vision: true, inputCostPerToken: 2.5e-6 },
+      { id: 'gpt-image-1', mode: 'image_generation' },
+    ]);
+  });
+
+  it("sends Cloudflare's requests on its compat root, without another /v1", async () => {
+    const paths: string[] = [];
+    const server = createServer((request, response) => {
+      paths.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'ok' } }] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = server.address() as AddressInfo;
+    const client = createGatewayClient({
+      baseUrl: `http://127.0.0.1:${port}/v1/acct/gw/compat`,
+      apiKey: () => 'k',
+      dialect: 'cloudflare',
+      proxy: { url: '', noProxy: ['127.0.0.1'] },
+    });
+    try {
+      assert.equal((await client.chat({ model: 'openai/gpt-4o', messages: [] })).content, 'ok');
+      assert.deepEqual(paths, ['/v1/acct/gw/compat/chat/completions']);
+    } finally {
+      await client.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it("takes the gateway's own headers over its catalog's shape (Portkey in front of OpenRouter)", async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'x-portkey-trace-id': 't1' });
+      response.end(
+        JSON.stringify({ data: [{ id: 'a/b', supported_parameters: ['tools'], pricing: { prompt: '0' } }] }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const learned: string[] = [];
+    const client = createGatewayClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      apiKey: () => 'k',
+      proxy: { url: '', noProxy: ['127.0.0.1'] },
+      onDialectLearned: (_base, record) => learned.push(record.kind ?? ''),
+    });
+    try {
+      await client.listModels();
+      await client.listModels();
+      assert.equal(client.dialect().kind, 'portkey');
+      assert.deepEqual(learned, ['portkey'], 'learned once, never flipped by the catalog');
+    } finally {
+      await client.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   describe('boundaries (property)', () => {
     const hostileBody = fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), {
       maxKeys: 8,
@@ -269,6 +351,7 @@ describe('api: gateway dialects', () => {
         fc.property(words, hostileBody, (text, body) => {
           const field = refusedField(text, body);
           if (field === undefined) return;
+          assert.ok(!['model', 'messages', 'prompt', 'stream'].includes(field), field);
           const nested = field === 'cache_control' || field === 'reasoning_details';
           assert.ok(Object.prototype.hasOwnProperty.call(body, field) || nested || field === 'tools', field);
         }),
@@ -284,6 +367,10 @@ describe('api: gateway dialects', () => {
           assert.ok(fromHeaders === undefined || DIALECT_KINDS.includes(fromHeaders));
           const learned = parseLearnedDialect(value);
           assert.ok((learned.refusedFields?.length ?? 0) <= 64);
+          for (const entry of parseModelInfo(value))
+            assert.ok(typeof entry.id === 'string' && entry.id.length <= 200);
+          for (const entry of parseModelInfo({ data: [{ model_name: 'm', model_info: value }] }))
+            assert.ok(entry.tools === undefined || typeof entry.tools === 'boolean');
           assert.ok(learned.kind === undefined || DIALECT_KINDS.includes(learned.kind));
         }),
       );
