@@ -14,7 +14,6 @@ import * as vscode from 'vscode';
 import { modelToolName, prettyArguments, toolResultText } from '../../../core/agent/externalTools';
 import type { ExternalToolInfo } from '../../../core/agent/externalTools';
 import {
-  describeMcpServer,
   environmentReads,
   launchIdentity,
   parseEnvFile,
@@ -26,8 +25,11 @@ import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../../core/
 import { StorageKey, VsCodeSetting } from '../../../core/ids';
 import { Disposable } from '../../../core/util/lifecycle';
 import { notify } from '../../notify';
+import { hostProgramSearch } from '../../programPath';
+import type { ProgramResolution, ProgramSearch } from '../../programPath';
 import { descendantLevels, isAlive, killTree } from '../processTree';
 import type { McpConnection } from './mcpBundle';
+import { mcpConsentKey, mcpDetail, mcpLaunchOf, mcpProgram } from './mcpProgram';
 import { profileMcpFile, readMcpServers } from './mcpServerConfigs';
 
 export type McpServerState = 'off' | 'starting' | 'running' | 'error';
@@ -67,6 +69,8 @@ export interface McpHubDeps {
   /** The MCP bundle; the default requires `dist/mcp.js`. */
   loadClient?: () => typeof import('./mcpBundle');
   connectTimeoutMs?: number;
+  /** Where a command's program is looked for; the default is this process's PATH, outside the workspace folders. */
+  programSearch?: (workspaceFolders: readonly string[]) => ProgramSearch;
 }
 
 interface Entry {
@@ -80,6 +84,8 @@ interface Entry {
   /** Bumped on every start and stop, so a late answer of an older start is dropped. */
   generation: number;
   stderrLogged: number;
+  /** The program a stdio launch runs (an absolute path), or why it cannot run; found on each reload and start. */
+  program?: ProgramResolution;
 }
 
 /** How much of one server's stderr reaches our log, per start. */
@@ -149,8 +155,14 @@ export class McpHub extends Disposable implements ToolSet {
       this.setState(entry, 'error', refusal);
       return this.status(entry);
     }
-    if (!(await this.consent(entry))) return this.status(entry);
-    await this.start(entry);
+    // Found again now: the consent names this program, and this program is what starts.
+    const program = (entry.program = await this.findProgram(entry));
+    if (program && !program.ok) {
+      this.setState(entry, 'error', program.reason);
+      return this.status(entry);
+    }
+    if (!(await this.consent(entry, program))) return this.status(entry);
+    await this.start(entry, program);
     return this.status(entry);
   }
 
@@ -216,6 +228,7 @@ export class McpHub extends Disposable implements ToolSet {
         });
       }
       for (const [name, old] of this.entries) if (!entries.has(name)) await this.stop(old, 'off');
+      for (const entry of entries.values()) entry.program = await this.findProgram(entry);
       this.entries = entries;
       this.fire();
     });
@@ -253,8 +266,24 @@ export class McpHub extends Disposable implements ToolSet {
     return undefined;
   }
 
-  private async consent(entry: Entry): Promise<boolean> {
-    const key = sha256(entry.identity);
+  /** Where a stdio launch's command is found: its absolute path outside the workspace, or why none. */
+  private findProgram(entry: Entry): Promise<ProgramResolution | undefined> {
+    const folders = (vscode.workspace.workspaceFolders ?? []).flatMap((f) =>
+      f.uri.scheme === 'file' ? [f.uri.fsPath] : [],
+    );
+    const search = (this.deps.programSearch ?? hostProgramSearch)(folders);
+    return mcpProgram(entry.server, this.cwdOf(entry), search);
+  }
+
+  /** A stdio server's working folder: the configuration's, or its workspace folder. */
+  private cwdOf(entry: Entry): string | undefined {
+    const launch = entry.server.launch;
+    if (launch.type !== 'stdio') return undefined;
+    return launch.cwd ?? (entry.folder?.uri.scheme === 'file' ? entry.folder.uri.fsPath : undefined);
+  }
+
+  private async consent(entry: Entry, program: ProgramResolution | undefined): Promise<boolean> {
+    const key = mcpConsentKey(entry.identity, program);
     const agreed = this.deps.workspaceState.get<unknown>(StorageKey.mcpConsent);
     const list = Array.isArray(agreed) ? agreed.filter((k): k is string => typeof k === 'string') : [];
     if (list.includes(key)) return true;
@@ -265,7 +294,7 @@ export class McpHub extends Disposable implements ToolSet {
     return true;
   }
 
-  private async start(entry: Entry): Promise<void> {
+  private async start(entry: Entry, program: ProgramResolution | undefined): Promise<void> {
     const generation = ++entry.generation;
     entry.stderrLogged = 0;
     this.setState(entry, 'starting');
@@ -273,7 +302,7 @@ export class McpHub extends Disposable implements ToolSet {
     const secrets = secretsOf(entry.server.launch);
     let connection: McpConnection | undefined;
     try {
-      const launch = await this.launchOf(entry);
+      const launch = await this.launchOf(entry, program);
       const client = (this.deps.loadClient ?? loadMcpBundle)();
       connection = await client.connectMcpServer({
         launch,
@@ -307,10 +336,14 @@ export class McpHub extends Disposable implements ToolSet {
     }
   }
 
-  /** The launch with the env file's variables under the config's own, and the folder as cwd. */
-  private async launchOf(entry: Entry): Promise<McpLaunch> {
+  /**
+   * The launch with the env file's variables under the config's own, the folder as cwd, and the
+   * program the user agreed to by its absolute path.
+   */
+  private async launchOf(entry: Entry, program: ProgramResolution | undefined): Promise<McpLaunch> {
     const launch = entry.server.launch;
     if (launch.type !== 'stdio') return launch;
+    if (!program?.ok) throw new Error(program?.reason ?? 'its program was not found');
     let fromFile: Record<string, string> = {};
     if (launch.envFile) {
       const absolute = /^([\\/]|[A-Za-z]:[\\/])/.test(launch.envFile);
@@ -320,8 +353,17 @@ export class McpHub extends Disposable implements ToolSet {
           : vscode.Uri.file(launch.envFile);
       fromFile = parseEnvFile(new TextDecoder().decode(await vscode.workspace.fs.readFile(file)));
     }
-    const cwd = launch.cwd ?? (entry.folder?.uri.scheme === 'file' ? entry.folder.uri.fsPath : undefined);
-    return { ...launch, env: { ...fromFile, ...launch.env }, ...(cwd ? { cwd } : {}) };
+    const cwd = this.cwdOf(entry);
+    const search = (this.deps.programSearch ?? hostProgramSearch)(
+      (vscode.workspace.workspaceFolders ?? []).flatMap((f) =>
+        f.uri.scheme === 'file' ? [f.uri.fsPath] : [],
+      ),
+    );
+    return mcpLaunchOf(
+      { ...launch, env: { ...fromFile, ...launch.env }, ...(cwd ? { cwd } : {}) },
+      program.program,
+      search,
+    );
   }
 
   private async refreshTools(entry: Entry, generation: number): Promise<void> {
@@ -412,12 +454,13 @@ export class McpHub extends Disposable implements ToolSet {
     const status: McpSourceStatus = {
       source: sourceOf(entry),
       state: entry.state,
-      detail: describeMcpServer(entry.server),
+      detail: mcpDetail(entry.server, entry.program),
       environment: environmentReads(entry.server.template),
       origin: entry.server.origin,
       tools: this.specList.filter((s) => this.byName.get(s.name)?.entry === entry),
     };
-    const error = entry.error ?? (entry.state === 'off' ? this.refusal(entry) : undefined);
+    const unfound = entry.program && !entry.program.ok ? entry.program.reason : undefined;
+    const error = entry.error ?? (entry.state === 'off' ? (this.refusal(entry) ?? unfound) : undefined);
     if (error) status.error = error;
     const pid = entry.state === 'running' ? entry.connection?.pid : undefined;
     if (pid !== undefined) status.pid = pid;
