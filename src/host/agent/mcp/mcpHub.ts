@@ -25,12 +25,14 @@ import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../../core/
 import { StorageKey, VsCodeSetting } from '../../../core/ids';
 import { Disposable } from '../../../core/util/lifecycle';
 import { notify } from '../../notify';
+import { textOf } from '../../boundedRead';
 import { hostProgramSearch } from '../../programPath';
 import type { ProgramResolution, ProgramSearch } from '../../programPath';
 import { descendantLevels, isAlive, killTree } from '../processTree';
 import type { McpConnection } from './mcpBundle';
 import { mcpConsentKey, mcpDetail, mcpLaunchOf, mcpProgram } from './mcpProgram';
-import { profileMcpFile, readMcpServers } from './mcpServerConfigs';
+import { readWorkspaceFile, reportSkipped } from '../../workspaceFile';
+import { MAX_MCP_CONFIG_BYTES, profileMcpFile, readMcpServers } from './mcpServerConfigs';
 
 export type McpServerState = 'off' | 'starting' | 'running' | 'error';
 
@@ -207,6 +209,8 @@ export class McpHub extends Disposable implements ToolSet {
       if (this.isDisposed) return;
       const read = await readMcpServers({ userFile: this.userFile });
       for (const problem of read.problems) this.deps.logger.warn(`MCP configuration: ${problem}`);
+      for (const { file, reason } of read.skipped)
+        reportSkipped(this.deps.logger, 'the MCP configuration', file, reason);
       const entries = new Map<string, Entry>();
       for (const server of read.servers) {
         const identity = identityOf(server);
@@ -351,7 +355,9 @@ export class McpHub extends Disposable implements ToolSet {
         !absolute && entry.folder
           ? vscode.Uri.joinPath(entry.folder.uri, launch.envFile)
           : vscode.Uri.file(launch.envFile);
-      fromFile = parseEnvFile(new TextDecoder().decode(await vscode.workspace.fs.readFile(file)));
+      const read = await readWorkspaceFile(file, MAX_MCP_CONFIG_BYTES);
+      if (!read.ok) throw new Error(`its envFile ${file.fsPath} was not read: ${read.reason}`);
+      fromFile = parseEnvFile(textOf(read.bytes));
     }
     const cwd = this.cwdOf(entry);
     const search = (this.deps.programSearch ?? hostProgramSearch)(
