@@ -110,6 +110,8 @@ export async function runHostile(
       GATEWAY_SUITE_RESULTS: resultsFile,
       GATEWAY_TEST_MODE: '1',
       GATEWAY_HOSTILE_SUITE: run.suite,
+      // The main suite's narrowing is not this run's.
+      GATEWAY_SUITE_GREP: '',
     };
     const settings: Record<string, unknown> = {};
     const values: Record<string, string> = {};

@@ -494,6 +494,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
           servers: {
             'from-profile': { command: '${userHome}/bin/tool', args: ['--flag'] },
             everything: { command: 'not-this-one' },
+            declined: { command: process.execPath, args: ['--flag'] },
           },
         }),
       ),
@@ -509,10 +510,14 @@ describe('Agent: MCP servers and VS Code tools', function () {
       assert.equal(byId.get('from-profile')?.detail, `${os.homedir()}/bin/tool --flag`);
       assert.equal(byId.get('everything')?.origin, 'workspace');
       assert.ok(log.some((line) => /server "everything" is named earlier too/.test(line)));
+      // A program that is not there is said before anything is asked.
+      const missing = await hub.setEnabled('from-profile', true);
+      assert.equal(missing?.state, 'error');
+      assert.match(missing?.error ?? '', /cannot start: the program ".*bin\/tool" does not exist/);
       // Declining the question starts nothing.
-      const declined = await hub.setEnabled('from-profile', false);
+      const declined = await hub.setEnabled('declined', false);
       assert.equal(declined?.state, 'off');
-      assert.equal((await hub.setEnabled('from-profile', true))?.state, 'off');
+      assert.equal((await hub.setEnabled('declined', true))?.state, 'off');
       assert.deepEqual(hub.specs(), []);
     } finally {
       hub.dispose();
