@@ -65,9 +65,16 @@ export async function readBounded(file: string, maxBytes: number): Promise<Bound
       return { ok: false, missing: false, reason: `it is ${kind}, not a regular file${target}` };
     }
     if (stat.size > maxBytes) return over(sizeText(stat.size));
-    const bytes = new Uint8Array(maxBytes + 1);
+    // Room for what it says it holds and one byte more, grown (up to cap + 1) if it holds more.
+    let bytes = new Uint8Array(Math.min(maxBytes, stat.size) + 1);
     let length = 0;
-    while (length < bytes.length) {
+    for (;;) {
+      if (length === bytes.length) {
+        if (bytes.length > maxBytes) break;
+        const grown = new Uint8Array(Math.min(maxBytes + 1, bytes.length * 2 + 4096));
+        grown.set(bytes);
+        bytes = grown;
+      }
       const { bytesRead } = await handle.read(bytes, length, bytes.length - length, null);
       if (bytesRead === 0) break;
       length += bytesRead;
