@@ -86,6 +86,10 @@ describe('readBounded: a regular file under its cap, by real path, or why not', 
     const read = await readBounded('/proc/self/maps', 16);
     assert.equal(read.ok, false);
     assert.match(read.ok ? '' : read.reason, /larger than its size says \(more than 16 bytes\)/);
+    // Within the cap, all it holds is read, though its size said 0.
+    const whole = await readBounded('/proc/self/maps', 16 * 1024 * 1024);
+    assert.ok(whole.ok && whole.bytes.length > 16, whole.ok ? `${whole.bytes.length} bytes` : whole.reason);
+    assert.match(whole.ok ? textOf(whole.bytes) : '', /\n$/);
   });
 
   it('property: any file is read exactly when it is within the cap, and is then the bytes written', async () => {
