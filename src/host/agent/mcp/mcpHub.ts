@@ -24,14 +24,14 @@ import { ToolInputError } from '../../../core/agent/types';
 import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../../core/agent/types';
 import { StorageKey, VsCodeSetting } from '../../../core/ids';
 import { Disposable } from '../../../core/util/lifecycle';
-import { notify } from '../../notify';
 import { textOf } from '../../boundedRead';
+import { notify } from '../../notify';
 import { hostProgramSearch } from '../../programPath';
 import type { ProgramResolution, ProgramSearch } from '../../programPath';
+import { readWorkspaceFile, reportSkipped } from '../../workspaceFile';
 import { descendantLevels, isAlive, killTree } from '../processTree';
 import type { McpConnection } from './mcpBundle';
 import { mcpConsentKey, mcpDetail, mcpLaunchOf, mcpProgram } from './mcpProgram';
-import { readWorkspaceFile, reportSkipped } from '../../workspaceFile';
 import { MAX_MCP_CONFIG_BYTES, profileMcpFile, readMcpServers } from './mcpServerConfigs';
 
 export type McpServerState = 'off' | 'starting' | 'running' | 'error';
@@ -272,11 +272,15 @@ export class McpHub extends Disposable implements ToolSet {
 
   /** Where a stdio launch's command is found: its absolute path outside the workspace, or why none. */
   private findProgram(entry: Entry): Promise<ProgramResolution | undefined> {
+    return mcpProgram(entry.server, this.cwdOf(entry), this.programSearch());
+  }
+
+  /** PATH and the file system, with the workspace's folders as the places never searched. */
+  private programSearch(): ProgramSearch {
     const folders = (vscode.workspace.workspaceFolders ?? []).flatMap((f) =>
       f.uri.scheme === 'file' ? [f.uri.fsPath] : [],
     );
-    const search = (this.deps.programSearch ?? hostProgramSearch)(folders);
-    return mcpProgram(entry.server, this.cwdOf(entry), search);
+    return (this.deps.programSearch ?? hostProgramSearch)(folders);
   }
 
   /** A stdio server's working folder: the configuration's, or its workspace folder. */
@@ -360,15 +364,10 @@ export class McpHub extends Disposable implements ToolSet {
       fromFile = parseEnvFile(textOf(read.bytes));
     }
     const cwd = this.cwdOf(entry);
-    const search = (this.deps.programSearch ?? hostProgramSearch)(
-      (vscode.workspace.workspaceFolders ?? []).flatMap((f) =>
-        f.uri.scheme === 'file' ? [f.uri.fsPath] : [],
-      ),
-    );
     return mcpLaunchOf(
       { ...launch, env: { ...fromFile, ...launch.env }, ...(cwd ? { cwd } : {}) },
       program.program,
-      search,
+      this.programSearch(),
     );
   }
 
