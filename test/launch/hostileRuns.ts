@@ -9,15 +9,20 @@
  *   Both gateways run here, in the launcher, from before the window opens, so the second one sees
  *   every request made from start-up on; the suite asks it through `/__sim/requests`.
  * - `untrusted`: workspace trust on and the folder not trusted (Restricted Mode).
+ * - `hugeFiles`: Restricted Mode, instruction files read there by the user's choice; the run makes
+ *   `.vscode/mcp.json` a link to /dev/zero and `AGENTS.md` a 1 GB sparse file (neither can be
+ *   kept in the repository: a tool that walks it would read them).
  */
 import {
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
+  symlinkSync,
+  truncateSync,
   writeFileSync,
 } from 'node:fs';
 import * as path from 'node:path';
@@ -37,11 +42,30 @@ export interface HostileRun {
   workspaceTrust: boolean;
   /** The user's gateway and the workspace's, started here before the window opens. */
   gateways: boolean;
+  /** The user's own settings for the run. */
+  userSettings?: Record<string, unknown>;
+  /** Makes what the fixture cannot hold, in the copied workspace. */
+  prepare?: (workspace: string) => void;
 }
 
 export const HOSTILE_RUNS: readonly HostileRun[] = [
   { suite: 'workspaceSettings', fixture: 'workspace-settings', workspaceTrust: false, gateways: true },
   { suite: 'untrusted', fixture: 'untrusted', workspaceTrust: true, gateways: false },
+  {
+    suite: 'hugeFiles',
+    fixture: 'huge-files',
+    workspaceTrust: true,
+    gateways: false,
+    userSettings: { 'gateway.agent.instructionsInRestrictedMode': true },
+    prepare: (workspace) => {
+      mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
+      symlinkSync('/dev/zero', path.join(workspace, '.vscode', 'mcp.json'));
+      const agents = path.join(workspace, 'AGENTS.md');
+      writeFileSync(agents, '');
+      // Sparse: 1 GB by its size, no disk.
+      truncateSync(agents, 1024 ** 3);
+    },
+  },
 ];
 
 /** The key the user has stored (bound to their own gateway) when the window opens. */
@@ -54,8 +78,10 @@ function copyFixture(fixture: string, to: string, values: Record<string, string>
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {
       const full = path.join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else {
+      // By what each entry is, never what a link leads to (a link to /dev/zero is never read).
+      const entry = lstatSync(full);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) {
         const text = readFileSync(full, 'utf8');
         const replaced = text.replace(/__(USER|HOSTILE)_GATEWAY__/g, (whole) => values[whole] ?? whole);
         if (replaced !== text) writeFileSync(full, replaced);
@@ -84,6 +110,8 @@ export async function runHostile(
       GATEWAY_SUITE_RESULTS: resultsFile,
       GATEWAY_TEST_MODE: '1',
       GATEWAY_HOSTILE_SUITE: run.suite,
+      // The main suite's narrowing is not this run's.
+      GATEWAY_SUITE_GREP: '',
     };
     const settings: Record<string, unknown> = {};
     const values: Record<string, string> = {};
@@ -102,6 +130,8 @@ export async function runHostile(
       });
     }
     copyFixture(run.fixture, workspace, values);
+    run.prepare?.(workspace);
+    Object.assign(settings, run.userSettings);
     const server = await startVsCodeServer({
       codeServerVersion,
       userDataDir: path.join(dir, 'user-data'),
@@ -152,5 +182,7 @@ export async function runHostile(
     return result;
   } finally {
     for (const gateway of gateways) await gateway.close();
+    // What `prepare` made (a link to /dev/zero) is not left for a later tool to walk into.
+    if (run.prepare) rmSync(workspace, { recursive: true, force: true });
   }
 }

@@ -135,10 +135,12 @@ async function main(): Promise<number> {
           durationMs: 0,
         };
     // The hostile workspaces, each in a server of its own (test/launch/hostileRuns.ts), after the
-    // main one is stopped. GATEWAY_SUITE_GREP narrows the main suite only: they run unless it is set.
+    // main one is stopped. GATEWAY_SUITE_GREP narrows the main suite only: they run unless it is
+    // set, or when GATEWAY_HOSTILE_GREP (a pattern of their suites' names) picks some.
     await server.stop();
-    if (!process.env.GATEWAY_SUITE_GREP)
-      for (const run of HOSTILE_RUNS) {
+    const hostileGrep = process.env.GATEWAY_HOSTILE_GREP;
+    if (!process.env.GATEWAY_SUITE_GREP || hostileGrep)
+      for (const run of HOSTILE_RUNS.filter((r) => !hostileGrep || new RegExp(hostileGrep).test(r.suite))) {
         const extra = await runHostile(run, codeServerVersion, browser, runDir).catch(
           (error: unknown): TierResult => ({
             tier: 'integration',

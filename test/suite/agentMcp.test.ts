@@ -17,6 +17,7 @@ import * as vscode from 'vscode';
 import { launchIdentity, parseJsonc, parseMcpConfig } from '../../src/core/agent/mcpConfig';
 import type { McpConfigOrigin } from '../../src/core/agent/mcpConfig';
 import type { McpSourceStatus } from '../../src/host/agent/mcp/mcpHub';
+import { hostProgramSearch, resolveProgram } from '../../src/host/programPath';
 import { freePort } from '../launch/ports';
 import { gatewayApi, waitFor } from './helpers';
 
@@ -403,7 +404,10 @@ describe('Agent: MCP servers and VS Code tools', function () {
     try {
       const status = await hub.setEnabled('missing', true);
       assert.equal(status?.state, 'error');
-      assert.match(status?.error ?? '', /did not start/);
+      assert.match(
+        status?.error ?? '',
+        /cannot start: the program "\/nonexistent\/mcp-server" does not exist/,
+      );
       assert.deepEqual(hub.specs(), []);
       assert.ok(!log.some((line) => line.includes('s3cret-value-123')));
     } finally {
@@ -431,8 +435,11 @@ describe('Agent: MCP servers and VS Code tools', function () {
     try {
       await hub.ready();
       const byId = new Map(hub.sources().map((s) => [s.source.id, s]));
-      const preload =
-        "NODE_OPTIONS='--require ./x.js' LD_PRELOAD=./evil.so HIDDEN='a⟨U+202E⟩b' node server.js";
+      // `node` as the program found for it on PATH outside the workspace: what would run.
+      const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+      const node = await resolveProgram('node', hostProgramSearch(folders));
+      assert.ok(node.ok, node.ok ? '' : node.reason);
+      const preload = `NODE_OPTIONS='--require ./x.js' LD_PRELOAD=./evil.so HIDDEN='a⟨U+202E⟩b' ${node.program} server.js`;
       const userinfo =
         'HTTP https://openrouter.ai:sk-or-v1-payload0123456789abcdef@evil.example/mcp, header Authorization: Bearer sk-or-v1-0123456789abcdef0123';
       assert.equal(byId.get('preload')?.detail, preload);
@@ -487,6 +494,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
           servers: {
             'from-profile': { command: '${userHome}/bin/tool', args: ['--flag'] },
             everything: { command: 'not-this-one' },
+            declined: { command: process.execPath, args: ['--flag'] },
           },
         }),
       ),
@@ -502,10 +510,14 @@ describe('Agent: MCP servers and VS Code tools', function () {
       assert.equal(byId.get('from-profile')?.detail, `${os.homedir()}/bin/tool --flag`);
       assert.equal(byId.get('everything')?.origin, 'workspace');
       assert.ok(log.some((line) => /server "everything" is named earlier too/.test(line)));
+      // A program that is not there is said before anything is asked.
+      const missing = await hub.setEnabled('from-profile', true);
+      assert.equal(missing?.state, 'error');
+      assert.match(missing?.error ?? '', /cannot start: the program ".*bin\/tool" does not exist/);
       // Declining the question starts nothing.
-      const declined = await hub.setEnabled('from-profile', false);
+      const declined = await hub.setEnabled('declined', false);
       assert.equal(declined?.state, 'off');
-      assert.equal((await hub.setEnabled('from-profile', true))?.state, 'off');
+      assert.equal((await hub.setEnabled('declined', true))?.state, 'off');
       assert.deepEqual(hub.specs(), []);
     } finally {
       hub.dispose();

@@ -6,14 +6,12 @@
  * in the panel, calls one of its tools, which asks first and runs once allowed.
  */
 import * as assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { StorageKey } from '../../src/core/ids';
-import { launchIdentity, parseJsonc, parseMcpConfig } from '../../src/core/agent/mcpConfig';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
 import { gatewayApi, openChatView, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
-import { everythingMcpJson, fromView, mcpJson, posts } from './panelMessages';
+import { consentKeyOf, everythingMcpJson, fromView, mcpJson, posts } from './panelMessages';
 
 describe('Agent: an MCP server from the panel', function () {
   this.timeout(120_000);
@@ -29,8 +27,7 @@ describe('Agent: an MCP server from the panel', function () {
     const api = await gatewayApi();
     const text = await everythingMcpJson();
     // What the consent dialog records for this exact launch (the hub keeps only its hash).
-    const server = parseMcpConfig(parseJsonc(text), 'workspace').servers[0];
-    const key = createHash('sha256').update(launchIdentity(server)).digest('hex');
+    const key = await consentKeyOf(text);
     await api.context.workspaceState.update(StorageKey.mcpConsent, [key]);
     // From before the file is written: a page that loads after it gets the list in its first
     // state, one already open gets it when the file is read again.

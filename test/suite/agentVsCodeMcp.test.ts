@@ -9,14 +9,12 @@
  * also turns on our own copy of the same server in the picker, its tools are offered once.
  */
 import * as assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { StorageKey } from '../../src/core/ids';
-import { launchIdentity, parseJsonc, parseMcpConfig } from '../../src/core/agent/mcpConfig';
 import type { AssistantTurn } from '../../src/core/protocol/chatProtocol';
 import { gatewayApi, openChatView, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
-import { everythingMcpJson, fromView, mcpJson, posts } from './panelMessages';
+import { consentKeyOf, everythingMcpJson, fromView, mcpJson, posts } from './panelMessages';
 
 /** A reply to the next prompt; listened for before it is sent. */
 function nextTurn(): Promise<AssistantTurn> {
@@ -157,9 +155,7 @@ describe('Agent: an MCP server VS Code runs', function () {
     const api = await gatewayApi();
     // What our consent dialog records for this exact launch (the hub keeps only its hash).
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(mcpJson()));
-    const ours = parseMcpConfig(parseJsonc(text), 'workspace').servers[0];
-    assert.ok(ours);
-    const key = createHash('sha256').update(launchIdentity(ours)).digest('hex');
+    const key = await consentKeyOf(text);
     await api.context.workspaceState.update(StorageKey.mcpConsent, [key]);
     let mark = observed.webviewMessages.length;
     await fromView({ type: 'setToolSource', sourceId: 'everything', enabled: true });

@@ -5,8 +5,11 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { launchIdentity, parseJsonc, parseMcpConfig } from '../../src/core/agent/mcpConfig';
 import { parseHostMessage, parseWebviewMessage } from '../../src/core/protocol/chatProtocol';
 import type { HostMessage, WebviewMessage } from '../../src/core/protocol/chatProtocol';
+import { mcpConsentKey } from '../../src/host/agent/mcp/mcpProgram';
+import { hostProgramSearch, resolveProgram } from '../../src/host/programPath';
 import { gatewayApi } from './helpers';
 import { observed } from './observed';
 
@@ -56,4 +59,19 @@ export async function everythingMcpJson(): Promise<string> {
     env: { ELECTRON_RUN_AS_NODE: '1' },
   };
   return JSON.stringify({ servers: { everything } });
+}
+
+/**
+ * What the consent dialog records for the first server of a workspace `mcp.json` text (the hub
+ * keeps only its hash): the launch as written and the program it runs, found as the hub finds it.
+ */
+export async function consentKeyOf(text: string): Promise<string> {
+  const server = parseMcpConfig(parseJsonc(text), 'workspace').servers[0];
+  assert.ok(server, 'the configuration names a server');
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const program =
+    server.launch.type === 'stdio'
+      ? await resolveProgram(server.launch.command, hostProgramSearch(folders), folders[0])
+      : undefined;
+  return mcpConsentKey(launchIdentity(server), program);
 }

@@ -18,7 +18,7 @@ import { inertText } from '../util/text';
 /** The folders agent files are read from, relative to each workspace folder. */
 export const AGENT_FOLDERS = ['.github/agents', '.gateway/agents'] as const;
 export const AGENT_FILE_SUFFIX = '.agent.md';
-/** Largest agent file read; the rest of a larger one is left out and reported. */
+/** Largest agent file read; the host skips a larger one and says why (text past it here is cut and reported). */
 export const MAX_AGENT_FILE_CHARS = 64 * 1024;
 /** Most agent files read in a workspace. */
 export const MAX_AGENT_FILES = 40;

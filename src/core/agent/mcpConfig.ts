@@ -262,7 +262,7 @@ const masked = (value: string): string => showText(value, () => MASK).replace(/(
  * configuration), values of the environment and of the headers are `•••`: often the user's
  * credentials, and nothing a repository chose.
  */
-export function describeLaunch(launch: McpLaunch, verbatim = false): string {
+export function describeLaunch(launch: McpLaunch, verbatim = false, program?: string): string {
   const plain = (piece: string) => visibleText(piece);
   if (launch.type !== 'stdio') {
     const headers = Object.entries(launch.headers).map(([k, v]) => {
@@ -280,23 +280,26 @@ export function describeLaunch(launch: McpLaunch, verbatim = false): string {
   );
   const cwd = launch.cwd ? `cd ${quote(launch.cwd)} && ` : '';
   const envFile = launch.envFile ? ` (environment from ${showText(launch.envFile, plain)})` : '';
-  return `${cwd}${env.join('')}${[launch.command, ...launch.args].map(quote).join(' ')}${envFile}`;
+  // The program found for the command (its absolute path), as written: it is what runs.
+  const first = program === undefined ? quote(launch.command) : shellQuote(visibleText(program));
+  return `${cwd}${env.join('')}${[first, ...launch.args.map(quote)].join(' ')}${envFile}`;
 }
 
 /**
  * The text the tool picker and the consent show for a server: its launch, and first, for a
  * server a workspace names, every variable of the user's environment it reads: a repository's
  * configuration can send `${env:GITHUB_TOKEN}` anywhere, and the user must see that before it does.
- * A workspace's server is shown verbatim (see `describeLaunch`).
+ * A workspace's server is shown verbatim (see `describeLaunch`). `program` is the absolute path
+ * the command was found at, shown in its place: the program the user agrees to run.
  */
-export function describeMcpServer(server: ResolvedMcpServer): string {
+export function describeMcpServer(server: ResolvedMcpServer, program?: string): string {
   const reads = environmentReads(server.template);
   const workspace = server.origin === 'workspace';
   const warning =
     workspace && reads.length
       ? `Reads your environment variable${reads.length > 1 ? 's' : ''} ${reads.map((n) => `$${n}`).join(', ')} and passes ${reads.length > 1 ? 'them' : 'it'} to the server. `
       : '';
-  return `${warning}${describeLaunch(server.shown, workspace)}`;
+  return `${warning}${describeLaunch(server.shown, workspace, program)}`;
 }
 
 /**

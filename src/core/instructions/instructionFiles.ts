@@ -52,7 +52,7 @@ export const INSTRUCTION_PATTERNS = [
   '**/AGENTS.md',
 ] as const;
 
-/** Largest file read (bytes); a larger one is cut at this size, and the cut said. */
+/** Largest file read (bytes); a larger one is skipped, and the user told why. */
 export const MAX_INSTRUCTION_FILE_BYTES = 256 * 1024;
 /** Most instruction files kept from one workspace. */
 export const MAX_INSTRUCTION_FILES = 200;

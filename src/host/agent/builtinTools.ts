@@ -35,6 +35,7 @@ import {
 } from '../../core/mediaStudio/toolInput';
 import type { GenerateMediaInput, ToolDefaults } from '../../core/mediaStudio/toolInput';
 import type { Settings } from '../config/settings';
+import { readWorkspaceFile } from '../workspaceFile';
 import { CommandRunner } from './commandRunner';
 import type { CommandResult } from './commandRunner';
 import { checkRegex, regexSearch } from './regexSearch';
@@ -690,7 +691,10 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
       throw new ToolInputError(
         `"${file.display}" is too large to read (${Math.round(stat.size / 1024)} KB).`,
       );
-    const bytes = await vscode.workspace.fs.readFile(file.uri);
+    // A FIFO, a device or a file that holds more than its size says is never read on and on.
+    const read = await readWorkspaceFile(file.uri, FILE_MAX_BYTES);
+    if (!read.ok) throw new ToolInputError(`"${file.display}" is not read: ${read.reason}.`);
+    const bytes = read.bytes;
     if (looksBinary(bytes)) throw new ToolInputError(`"${file.display}" is a binary file.`);
     return new TextDecoder().decode(bytes);
   }
@@ -698,10 +702,9 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
   /** Text worth searching, or undefined for a binary, large or unreadable file. */
   private async searchableText(uri: vscode.Uri): Promise<string | undefined> {
     try {
-      const stat = await vscode.workspace.fs.stat(uri);
-      if (stat.size > SEARCH_MAX_FILE_BYTES) return undefined;
-      const bytes = await vscode.workspace.fs.readFile(uri);
-      return looksBinary(bytes) ? undefined : new TextDecoder().decode(bytes);
+      // Through the bounded reader: a FIFO among the files would stop the search for good.
+      const read = await readWorkspaceFile(uri, SEARCH_MAX_FILE_BYTES);
+      return !read.ok || looksBinary(read.bytes) ? undefined : new TextDecoder().decode(read.bytes);
     } catch {
       return undefined;
     }

@@ -15,6 +15,8 @@ import {
 import type { ResolvedPath, WorkspaceFolderPath } from '../../core/agent/workspacePaths';
 import { excludedByAny, expandBraces } from '../../core/inline/exclude';
 import { judgeFolder } from './paths/folderRules';
+import { textOf } from '../boundedRead';
+import { readWorkspaceFile } from '../workspaceFile';
 
 /**
  * The agent's view of the workspace: every path the model names resolved inside a workspace
@@ -317,15 +319,9 @@ export class WorkspaceAccess {
     for (const uri of uris) {
       const relative = relativeInside(folder.uri.fsPath, uri.fsPath);
       if (relative === undefined) continue;
-      try {
-        const bytes = await vscode.workspace.fs.readFile(uri);
-        if (bytes.length > 512 * 1024) continue;
-        files.push(
-          parseGitignore(new TextDecoder().decode(bytes), relative.split('/').slice(0, -1).join('/')),
-        );
-      } catch {
-        // An unreadable .gitignore hides nothing.
-      }
+      // An unreadable .gitignore (a FIFO, a link to /dev/zero, over 512 KB) hides nothing.
+      const read = await readWorkspaceFile(uri, 512 * 1024);
+      if (read.ok) files.push(parseGitignore(textOf(read.bytes), relative.split('/').slice(0, -1).join('/')));
     }
     const all = new IgnoreMatcher(sortIgnoreFiles(files));
     // Files a .gitignore itself ignores (one inside node_modules) say nothing.

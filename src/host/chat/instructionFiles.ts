@@ -8,8 +8,6 @@
  * *Gateway AI: Instruction Files…* for this workspace). The user may switch any file off; the
  * choice is kept per workspace.
  */
-import { open } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import {
   INSTRUCTION_PATTERNS,
@@ -22,8 +20,10 @@ import { StorageKey } from '../../core/ids';
 import type { Settings } from '../config/settings';
 import { toolSettings } from '../agent/builtinTools';
 import { WorkspaceAccess } from '../agent/workspaceAccess';
+import { textOf } from '../boundedRead';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
+import { readWorkspaceFile, reportSkipped } from '../workspaceFile';
 
 const ORIGIN_LABELS: Record<InstructionFile['origin'], string> = {
   agents: 'AGENTS.md',
@@ -90,8 +90,8 @@ export class InstructionFiles {
   }
 
   /**
-   * The workspace's files matching `patterns` in each folder (at most `limit` per folder, each
-   * cut at `maxBytes`), judged as the agent's tools judge a file: its real path inside a usable
+   * The workspace's files matching `patterns` in each folder (at most `limit` per folder; one
+   * larger than `maxBytes` is skipped, and the user told), judged as the agent's tools judge a file: its real path inside a usable
    * folder, no secret, not in .git. A repository's `.clinerules` may be a link to ~/.ssh, and an
    * `AGENTS.md` one to /proc/self/environ; what is read here goes to the gateway. Paths carry the
    * folder's name first in a multi-root workspace (`prefix`). Whether they may be read at all
@@ -138,40 +138,14 @@ export class InstructionFiles {
           }
           continue;
         }
-        const text = await this.read(vscode.Uri.file(located.real), maxBytes);
-        if (text !== undefined) out.push({ path, prefix, text });
+        // By its real path, through the one bounded reader: a regular file within the cap, or
+        // skipped, and the user told why (a 1 GB AGENTS.md, a FIFO, a link to /dev/zero).
+        const read = await readWorkspaceFile(vscode.Uri.file(located.real), maxBytes);
+        if (read.ok) out.push({ path, prefix, text: textOf(read.bytes) });
+        else if (!read.missing) reportSkipped(this.logger, `the ${kind.toLowerCase()}`, path, read.reason);
       }
     }
     return out;
-  }
-
-  /**
-   * The file's first `maxBytes` as text: only a regular file (a FIFO would never end), and only
-   * that much of it is read, however large the workspace made it.
-   */
-  private async read(uri: vscode.Uri, maxBytes: number): Promise<string | undefined> {
-    let handle: FileHandle | undefined;
-    try {
-      const stat = await vscode.workspace.fs.stat(uri);
-      if (!(stat.type & vscode.FileType.File)) return undefined;
-      handle = await open(uri.fsPath, 'r');
-      const bytes = new Uint8Array(maxBytes + 1);
-      let length = 0;
-      for (;;) {
-        const { bytesRead } = await handle.read(bytes, length, bytes.length - length, length);
-        if (bytesRead === 0) break;
-        length += bytesRead;
-        if (length === bytes.length) break;
-      }
-      const text = new TextDecoder('utf-8', { fatal: false }).decode(
-        bytes.subarray(0, Math.min(length, maxBytes)),
-      );
-      return length > maxBytes ? `${text}\n[… cut: the file is larger than ${maxBytes / 1024} KB.]` : text;
-    } catch {
-      return undefined;
-    } finally {
-      await handle?.close().catch(() => undefined);
-    }
   }
 
   /**

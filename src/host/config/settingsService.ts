@@ -16,8 +16,10 @@ import type { ResolvedSetting, SettingPolicy } from '../../core/config/settingsP
 import { Setting, SettingSection, StorageKey } from '../../core/ids';
 import { inertText } from '../../core/util/text';
 import { Disposable } from '../../core/util/lifecycle';
+import { textOf } from '../boundedRead';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
+import { readWorkspaceFile } from '../workspaceFile';
 import type { Settings, SettingsChange } from './settings';
 
 /** Every key read, with its policy: ours, then VS Code's proxy settings. */
@@ -323,16 +325,10 @@ async function workspaceSettingsFiles(): Promise<Array<[string, unknown]>> {
     files.push({ uri: workspaceFile, inner: 'settings' });
   const found: Array<[string, unknown]> = [];
   for (const { uri, inner } of files) {
-    let text: string;
-    try {
-      // Only a file of a sane size: a repository can make it a link to /dev/zero or a huge file.
-      const stat = await vscode.workspace.fs.stat(uri);
-      if (!(stat.type & vscode.FileType.File) || stat.size > MAX_SETTINGS_FILE_BYTES) continue;
-      text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-    } catch {
-      continue;
-    }
-    const json = parseJsonc(text);
+    // Only a regular file of a sane size: a repository can make it a link to /dev/zero or a huge file.
+    const read = await readWorkspaceFile(uri, MAX_SETTINGS_FILE_BYTES);
+    if (!read.ok) continue;
+    const json = parseJsonc(textOf(read.bytes));
     const settings = inner ? (isRecord(json) ? json[inner] : undefined) : json;
     found.push(...settingsIn(settings, OURS));
   }

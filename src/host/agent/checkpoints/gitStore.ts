@@ -37,6 +37,7 @@ import type {
   TreeEntry,
 } from '../../../core/agent/checkpoints';
 import { judgeFolder } from '../paths/folderRules';
+import { pathCandidates } from '../../programPath';
 
 /** Why a git call did not give an answer. */
 export class CheckpointError extends Error {
@@ -118,11 +119,11 @@ export class GitCheckpointStore {
   private ready: Promise<void> | undefined;
   /** One operation at a time: our index and refs are written by one git at once. */
   private queue: Promise<unknown> = Promise.resolve();
-  /** Undefined where no git was found (Windows only: elsewhere PATH is searched when it runs). */
+  /** Undefined where no git was found on PATH outside the workspace. */
   private readonly git: string | undefined;
 
   constructor(private readonly options: GitStoreOptions) {
-    this.git = options.git ?? gitOnPath();
+    this.git = options.git ?? gitOnPath(options.workTree);
   }
 
   get dir(): string {
@@ -680,17 +681,15 @@ export async function removeEntry(target: string): Promise<void> {
 }
 
 /**
- * The git to run. On Windows a bare name is looked up in the child's working folder before PATH,
- * and the working folder is the user's workspace: a repository's own `git.exe` there would run on
- * the first snapshot. So there the name is resolved on PATH alone (no folder of the workspace);
- * elsewhere PATH is the only place a bare name is looked up.
+ * The git to run, by its absolute path. On Windows a bare name is looked up in the child's working
+ * folder before PATH, and the working folder is the user's workspace: a repository's own `git.exe`
+ * there would run on the first snapshot; a relative or empty PATH entry does the same elsewhere.
+ * So the name is found on PATH alone, outside the workspace (see `programPath`).
  */
-function gitOnPath(): string | undefined {
-  if (process.platform !== 'win32') return 'git';
-  for (const folder of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!folder || !path.isAbsolute(folder)) continue;
-    const candidate = path.join(folder, 'git.exe');
-    if (existsSync(candidate)) return candidate;
-  }
-  return undefined;
+function gitOnPath(workTree: string): string | undefined {
+  return pathCandidates('git', {
+    platform: process.platform,
+    env: process.env,
+    workspaceFolders: [workTree],
+  }).find((file) => existsSync(file));
 }

@@ -14,7 +14,6 @@ import * as vscode from 'vscode';
 import { modelToolName, prettyArguments, toolResultText } from '../../../core/agent/externalTools';
 import type { ExternalToolInfo } from '../../../core/agent/externalTools';
 import {
-  describeMcpServer,
   environmentReads,
   launchIdentity,
   parseEnvFile,
@@ -25,10 +24,15 @@ import { ToolInputError } from '../../../core/agent/types';
 import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../../core/agent/types';
 import { StorageKey, VsCodeSetting } from '../../../core/ids';
 import { Disposable } from '../../../core/util/lifecycle';
+import { textOf } from '../../boundedRead';
 import { notify } from '../../notify';
+import { hostProgramSearch } from '../../programPath';
+import type { ProgramResolution, ProgramSearch } from '../../programPath';
+import { readWorkspaceFile, reportSkipped } from '../../workspaceFile';
 import { descendantLevels, isAlive, killTree } from '../processTree';
 import type { McpConnection } from './mcpBundle';
-import { profileMcpFile, readMcpServers } from './mcpServerConfigs';
+import { mcpConsentKey, mcpDetail, mcpLaunchOf, mcpProgram } from './mcpProgram';
+import { MAX_MCP_CONFIG_BYTES, profileMcpFile, readMcpServers } from './mcpServerConfigs';
 
 export type McpServerState = 'off' | 'starting' | 'running' | 'error';
 
@@ -67,6 +71,8 @@ export interface McpHubDeps {
   /** The MCP bundle; the default requires `dist/mcp.js`. */
   loadClient?: () => typeof import('./mcpBundle');
   connectTimeoutMs?: number;
+  /** Where a command's program is looked for; the default is this process's PATH, outside the workspace folders. */
+  programSearch?: (workspaceFolders: readonly string[]) => ProgramSearch;
 }
 
 interface Entry {
@@ -80,6 +86,8 @@ interface Entry {
   /** Bumped on every start and stop, so a late answer of an older start is dropped. */
   generation: number;
   stderrLogged: number;
+  /** The program a stdio launch runs (an absolute path), or why it cannot run; found on each reload and start. */
+  program?: ProgramResolution;
 }
 
 /** How much of one server's stderr reaches our log, per start. */
@@ -149,8 +157,14 @@ export class McpHub extends Disposable implements ToolSet {
       this.setState(entry, 'error', refusal);
       return this.status(entry);
     }
-    if (!(await this.consent(entry))) return this.status(entry);
-    await this.start(entry);
+    // Found again now: the consent names this program, and this program is what starts.
+    const program = (entry.program = await this.findProgram(entry));
+    if (program && !program.ok) {
+      this.setState(entry, 'error', program.reason);
+      return this.status(entry);
+    }
+    if (!(await this.consent(entry, program))) return this.status(entry);
+    await this.start(entry, program);
     return this.status(entry);
   }
 
@@ -195,6 +209,8 @@ export class McpHub extends Disposable implements ToolSet {
       if (this.isDisposed) return;
       const read = await readMcpServers({ userFile: this.userFile });
       for (const problem of read.problems) this.deps.logger.warn(`MCP configuration: ${problem}`);
+      for (const { file, reason } of read.skipped)
+        reportSkipped(this.deps.logger, 'the MCP configuration', file, reason);
       const entries = new Map<string, Entry>();
       for (const server of read.servers) {
         const identity = identityOf(server);
@@ -216,6 +232,7 @@ export class McpHub extends Disposable implements ToolSet {
         });
       }
       for (const [name, old] of this.entries) if (!entries.has(name)) await this.stop(old, 'off');
+      for (const entry of entries.values()) entry.program = await this.findProgram(entry);
       this.entries = entries;
       this.fire();
     });
@@ -253,8 +270,28 @@ export class McpHub extends Disposable implements ToolSet {
     return undefined;
   }
 
-  private async consent(entry: Entry): Promise<boolean> {
-    const key = sha256(entry.identity);
+  /** Where a stdio launch's command is found: its absolute path outside the workspace, or why none. */
+  private findProgram(entry: Entry): Promise<ProgramResolution | undefined> {
+    return mcpProgram(entry.server, this.cwdOf(entry), this.programSearch());
+  }
+
+  /** PATH and the file system, with the workspace's folders as the places never searched. */
+  private programSearch(): ProgramSearch {
+    const folders = (vscode.workspace.workspaceFolders ?? []).flatMap((f) =>
+      f.uri.scheme === 'file' ? [f.uri.fsPath] : [],
+    );
+    return (this.deps.programSearch ?? hostProgramSearch)(folders);
+  }
+
+  /** A stdio server's working folder: the configuration's, or its workspace folder. */
+  private cwdOf(entry: Entry): string | undefined {
+    const launch = entry.server.launch;
+    if (launch.type !== 'stdio') return undefined;
+    return launch.cwd ?? (entry.folder?.uri.scheme === 'file' ? entry.folder.uri.fsPath : undefined);
+  }
+
+  private async consent(entry: Entry, program: ProgramResolution | undefined): Promise<boolean> {
+    const key = mcpConsentKey(entry.identity, program);
     const agreed = this.deps.workspaceState.get<unknown>(StorageKey.mcpConsent);
     const list = Array.isArray(agreed) ? agreed.filter((k): k is string => typeof k === 'string') : [];
     if (list.includes(key)) return true;
@@ -265,7 +302,7 @@ export class McpHub extends Disposable implements ToolSet {
     return true;
   }
 
-  private async start(entry: Entry): Promise<void> {
+  private async start(entry: Entry, program: ProgramResolution | undefined): Promise<void> {
     const generation = ++entry.generation;
     entry.stderrLogged = 0;
     this.setState(entry, 'starting');
@@ -273,7 +310,7 @@ export class McpHub extends Disposable implements ToolSet {
     const secrets = secretsOf(entry.server.launch);
     let connection: McpConnection | undefined;
     try {
-      const launch = await this.launchOf(entry);
+      const launch = await this.launchOf(entry, program);
       const client = (this.deps.loadClient ?? loadMcpBundle)();
       connection = await client.connectMcpServer({
         launch,
@@ -307,10 +344,14 @@ export class McpHub extends Disposable implements ToolSet {
     }
   }
 
-  /** The launch with the env file's variables under the config's own, and the folder as cwd. */
-  private async launchOf(entry: Entry): Promise<McpLaunch> {
+  /**
+   * The launch with the env file's variables under the config's own, the folder as cwd, and the
+   * program the user agreed to by its absolute path.
+   */
+  private async launchOf(entry: Entry, program: ProgramResolution | undefined): Promise<McpLaunch> {
     const launch = entry.server.launch;
     if (launch.type !== 'stdio') return launch;
+    if (!program?.ok) throw new Error(program?.reason ?? 'its program was not found');
     let fromFile: Record<string, string> = {};
     if (launch.envFile) {
       const absolute = /^([\\/]|[A-Za-z]:[\\/])/.test(launch.envFile);
@@ -318,10 +359,16 @@ export class McpHub extends Disposable implements ToolSet {
         !absolute && entry.folder
           ? vscode.Uri.joinPath(entry.folder.uri, launch.envFile)
           : vscode.Uri.file(launch.envFile);
-      fromFile = parseEnvFile(new TextDecoder().decode(await vscode.workspace.fs.readFile(file)));
+      const read = await readWorkspaceFile(file, MAX_MCP_CONFIG_BYTES);
+      if (!read.ok) throw new Error(`its envFile ${file.fsPath} was not read: ${read.reason}`);
+      fromFile = parseEnvFile(textOf(read.bytes));
     }
-    const cwd = launch.cwd ?? (entry.folder?.uri.scheme === 'file' ? entry.folder.uri.fsPath : undefined);
-    return { ...launch, env: { ...fromFile, ...launch.env }, ...(cwd ? { cwd } : {}) };
+    const cwd = this.cwdOf(entry);
+    return mcpLaunchOf(
+      { ...launch, env: { ...fromFile, ...launch.env }, ...(cwd ? { cwd } : {}) },
+      program.program,
+      this.programSearch(),
+    );
   }
 
   private async refreshTools(entry: Entry, generation: number): Promise<void> {
@@ -412,12 +459,13 @@ export class McpHub extends Disposable implements ToolSet {
     const status: McpSourceStatus = {
       source: sourceOf(entry),
       state: entry.state,
-      detail: describeMcpServer(entry.server),
+      detail: mcpDetail(entry.server, entry.program),
       environment: environmentReads(entry.server.template),
       origin: entry.server.origin,
       tools: this.specList.filter((s) => this.byName.get(s.name)?.entry === entry),
     };
-    const error = entry.error ?? (entry.state === 'off' ? this.refusal(entry) : undefined);
+    const unfound = entry.program && !entry.program.ok ? entry.program.reason : undefined;
+    const error = entry.error ?? (entry.state === 'off' ? (this.refusal(entry) ?? unfound) : undefined);
     if (error) status.error = error;
     const pid = entry.state === 'running' ? entry.connection?.pid : undefined;
     if (pid !== undefined) status.pid = pid;

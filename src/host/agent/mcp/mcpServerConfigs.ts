@@ -12,6 +12,11 @@ import * as vscode from 'vscode';
 import { VsCodeSetting } from '../../../core/ids';
 import { parseJsonc, parseMcpConfig, resolveMcpServer } from '../../../core/agent/mcpConfig';
 import type { McpConfigParse, ResolvedMcpServer } from '../../../core/agent/mcpConfig';
+import { textOf } from '../../boundedRead';
+import { readWorkspaceFile } from '../../workspaceFile';
+
+/** The largest `mcp.json` read; a larger one (or a link to `/dev/zero`) is skipped, and the user told. */
+export const MAX_MCP_CONFIG_BYTES = 1024 * 1024;
 
 export interface McpConfigSources {
   /** The profile's `mcp.json`, or `undefined` where it cannot be found. */
@@ -29,12 +34,18 @@ export function workspaceMcpFile(folder: vscode.WorkspaceFolder): vscode.Uri {
   return vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json');
 }
 
-async function readText(uri: vscode.Uri): Promise<string | undefined> {
-  try {
-    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-  } catch {
-    return undefined; // Missing: no servers there.
-  }
+/** The file's text; undefined when it is missing (no servers there) or skipped (said in `skipped`). */
+async function readText(uri: vscode.Uri, skipped: SkippedFile[]): Promise<string | undefined> {
+  const read = await readWorkspaceFile(uri, MAX_MCP_CONFIG_BYTES);
+  if (read.ok) return textOf(read.bytes);
+  if (!read.missing) skipped.push({ file: uri.fsPath, reason: read.reason });
+  return undefined;
+}
+
+/** A configuration file that exists but was not read, and why. */
+export interface SkippedFile {
+  file: string;
+  reason: string;
 }
 
 export interface ReadMcpServers {
@@ -42,6 +53,8 @@ export interface ReadMcpServers {
   /** The folder each workspace server belongs to (its default working folder). */
   folders: Map<string, vscode.WorkspaceFolder>;
   problems: string[];
+  /** Files not read (not a regular file, too large): the user is told. */
+  skipped: SkippedFile[];
 }
 
 /** Reads every configuration now, in order: workspace folders first, then the user's. */
@@ -51,6 +64,7 @@ export async function readMcpServers(sources: McpConfigSources): Promise<ReadMcp
   const servers: ResolvedMcpServer[] = [];
   const folders = new Map<string, vscode.WorkspaceFolder>();
   const problems: string[] = [];
+  const skipped: SkippedFile[] = [];
   const add = (parse: McpConfigParse, where: string, folder?: vscode.WorkspaceFolder) => {
     problems.push(...parse.problems.map((p) => `${where}: ${p}`));
     for (const server of parse.servers) {
@@ -65,14 +79,14 @@ export async function readMcpServers(sources: McpConfigSources): Promise<ReadMcp
   };
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
     const file = workspaceMcpFile(folder);
-    const text = await readText(file);
+    const text = await readText(file, skipped);
     if (text === undefined) continue;
     const value = parseJsonc(text);
     if (value === undefined) problems.push(`${file.fsPath}: not valid JSON`);
     else add(parseMcpConfig(value, 'workspace'), file.fsPath, folder);
   }
   if (sources.userFile) {
-    const text = await readText(sources.userFile);
+    const text = await readText(sources.userFile, skipped);
     if (text !== undefined) {
       const value = parseJsonc(text);
       if (value === undefined) problems.push(`${sources.userFile.fsPath}: not valid JSON`);
@@ -82,5 +96,5 @@ export async function readMcpServers(sources: McpConfigSources): Promise<ReadMcp
   // Only the user's value: a workspace's settings.json must not add servers by this older route.
   const setting = vscode.workspace.getConfiguration().inspect<unknown>(VsCodeSetting.mcp)?.globalValue;
   add(parseMcpConfig(setting, 'user'), `the "${VsCodeSetting.mcp}" user setting`);
-  return { servers, folders, problems };
+  return { servers, folders, problems, skipped };
 }
