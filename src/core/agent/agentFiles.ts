@@ -13,6 +13,7 @@
 import { parseFrontmatter, stringList } from '../instructions/frontmatter';
 import type { FrontValue } from '../instructions/frontmatter';
 import { inertText } from '../util/text';
+import { toModelId } from '../config/modelId';
 
 /** The folders agent files are read from, relative to each workspace folder. */
 export const AGENT_FOLDERS = ['.github/agents', '.gateway/agents'] as const;
@@ -30,8 +31,6 @@ const MAX_PROBLEMS = 12;
 const BUILTIN_NAMES = new Set(['agent', 'plan', 'ask']);
 /** What a tool name in an agent file may look like (ours, MCP's, Copilot's `server/*`). */
 const TOOL_NAME = /^[A-Za-z0-9_.\-/*]{1,100}$/;
-/** A model id as gateways write them (`vendor/model:variant`). */
-const MODEL_ID = /^[A-Za-z0-9._:/@+~-]{1,200}$/;
 
 /** Fields Copilot's agent files have that mean nothing here: reported as not used. */
 const NOT_USED = new Set(['argument-hint', 'target', 'handoffs', 'mcp-servers', 'infer', 'applyTo']);
@@ -145,8 +144,8 @@ export function parseAgentFile(path: string, raw: string): AgentFile {
 
   const rawModel = field('model');
   if (rawModel !== undefined) {
-    const model = typeof rawModel === 'string' ? rawModel.trim() : '';
-    if (MODEL_ID.test(model)) agent.model = model;
+    const model = toModelId(rawModel);
+    if (model) agent.model = model;
     else report('"model" is not a model id; your own model is used');
   }
 

@@ -7,6 +7,7 @@
  */
 
 import { isRecord } from '../../api/json';
+import { isModelId } from '../config/modelId';
 import { MAX_TOKEN_COUNT, MAX_USD } from '../../api/types';
 import type { Attachment, AttachmentKind } from '../chat/attachments';
 import type { FileSuggestion } from '../chat/fileMention';
@@ -355,11 +356,6 @@ function isText(value: unknown, max = MAX_WEBVIEW_TEXT): value is string {
   return typeof value === 'string' && value.length <= max;
 }
 
-/** A model id (`vendor/model`), as the model menu names the model its choices are for. */
-function isModelKey(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= 200 && /^[^/\s]+\/\S+$/.test(value);
-}
-
 /**
  * Validates a message from the webview. Returns it typed, or `undefined` for anything malformed
  * (which the host ignores and logs).
@@ -436,13 +432,13 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'mediaAction':
       return parseMediaAction(m);
     case 'setEffort': {
-      if (!isModelKey(m.model)) return undefined;
+      if (!isModelId(m.model)) return undefined;
       if (m.effort === undefined) return { type: 'setEffort', model: m.model };
       const effort = parseEffort(m.effort);
       return effort ? { type: 'setEffort', model: m.model, effort } : undefined;
     }
     case 'setRouting':
-      return isModelKey(m.model) && isRecord(m.routing)
+      return isModelId(m.model) && isRecord(m.routing)
         ? { type: 'setRouting', model: m.model, routing: parseRouting(m.routing) }
         : undefined;
     case 'setChatTools':
