@@ -84,8 +84,17 @@ export interface AgentLoopDeps {
     steps: readonly AgentStep[],
     signal: AbortSignal,
   ): Promise<{ history?: ChatMessage[]; cost?: number } | undefined>;
-  /** Spend caps in USD (absent or 0: none), and what today cost so far outside this turn. */
-  budget?: { maxTurnCost?: number; maxDailyCost?: number; spentToday(): number };
+  /**
+   * Spend caps in USD (absent or 0: none), and what today cost so far outside this turn.
+   * `estimate`: a reply's cost from its tokens × the catalog's price, for a gateway that reports
+   * no cost (the caps then count that, and the counter says it is estimated).
+   */
+  budget?: {
+    maxTurnCost?: number;
+    maxDailyCost?: number;
+    spentToday(): number;
+    estimate?(usage: Usage): number | undefined;
+  };
   /**
    * Asks the user whether to go on past a cap (`progress.pause` says which); true to go on.
    * Rejects when `signal` aborts. Absent: a cap ends the turn.
@@ -205,10 +214,12 @@ export async function runAgentLoop(
       tally.usage = addUsage(tally.usage, reply.usage);
       progress.promptTokens += reply.usage.prompt_tokens ?? 0;
       progress.completionTokens += reply.usage.completion_tokens ?? 0;
-      if (reply.usage.cost !== undefined) {
-        progress.cost = (progress.cost ?? 0) + reply.usage.cost;
-        caps.lastCost = reply.usage.cost;
-      }
+      const cost = reply.usage.cost ?? deps.budget?.estimate?.(reply.usage);
+      if (cost !== undefined) {
+        progress.cost = (progress.cost ?? 0) + cost;
+        caps.lastCost = cost;
+        if (reply.usage.cost === undefined) progress.costEstimated = true;
+      } else progress.costUnreported = true;
     }
     progress.steps++;
     if (reply.calls.length === 0)

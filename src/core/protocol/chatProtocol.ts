@@ -51,8 +51,13 @@ export interface TurnUsage {
   completionTokens?: number;
   reasoningTokens?: number;
   totalTokens?: number;
-  /** In the gateway's credits (usually USD). */
+  /**
+   * In the gateway's credits (usually USD), as the gateway reported it; absent when it did not
+   * (then "cost not reported", never $0). A real 0 is a free model.
+   */
   cost?: number;
+  /** USD from tokens × the catalog's prices, when the gateway reported no cost: said as estimated. */
+  estimatedCost?: number;
   /** Prompt tokens read from the provider's cache, and written to it. */
   cachedTokens?: number;
   cacheWriteTokens?: number;
@@ -107,6 +112,10 @@ export interface ContextState {
   acceptsImages: boolean;
   /** The conversation's total cost so far, in the gateway's credits (usually USD). */
   cost?: number;
+  /** Part of `cost` is estimated from tokens × the catalog's prices (the gateway reported none). */
+  costEstimated?: boolean;
+  /** Some replies carried neither a cost nor a price to estimate one: `cost` leaves them out. */
+  costUnreported?: boolean;
   /** What prompt caching saved in this conversation so far, in USD. */
   saved?: number;
 }
@@ -567,6 +576,7 @@ const USAGE_RANGES: ReadonlyArray<readonly [keyof TurnUsage, number, number]> = 
   ['reasoningTokens', 0, MAX_TOKEN_COUNT],
   ['totalTokens', 0, MAX_TOKEN_COUNT],
   ['cost', 0, MAX_USD],
+  ['estimatedCost', 0, MAX_USD],
   ['cachedTokens', 0, MAX_TOKEN_COUNT],
   ['cacheWriteTokens', 0, MAX_TOKEN_COUNT],
   ['cacheSavings', -MAX_USD, MAX_USD],
@@ -874,6 +884,8 @@ export function parseHostMessage(
       if (contextLength !== undefined) context.contextLength = contextLength;
       if (cost !== undefined) context.cost = cost;
       if (saved !== undefined) context.saved = saved;
+      if (fields.boolean('costEstimated', false)) context.costEstimated = true;
+      if (fields.boolean('costUnreported', false)) context.costUnreported = true;
       return context;
     }
     case 'mediaJob': {

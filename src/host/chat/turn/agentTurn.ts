@@ -38,6 +38,8 @@ export interface AgentTurnRun {
   prepare?(this: void, messages: ChatMessage[], steps: readonly AgentStep[]): ChatMessage[];
   /** What today cost so far (every window and feature), for the daily cap. */
   spentToday?(): number;
+  /** A reply's cost from tokens × the catalog's price, where the gateway reported none. */
+  estimate?: NonNullable<AgentLoopDeps['budget']>['estimate'];
 }
 
 /**
@@ -101,6 +103,7 @@ export function runAgentTurn(
         maxTurnCost: settings.maxTurnCost,
         maxDailyCost: settings.maxDailyCost,
         spentToday: () => run.spentToday?.() ?? 0,
+        estimate: run.estimate,
       },
       askToContinue: (progress, signal) => agent.askToContinue(turn, (m) => run.post(m), progress, signal),
       contextLength: run.contextLength,
