@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Usage } from '../api/types';
-import { inertText } from '../core/util/text';
+import { COST_NOT_REPORTED, inertText } from '../core/util/text';
 import type { ApiKeyStore } from './auth/apiKeyStore';
 import type { CreditsService } from './catalog/credits';
 import { Disposable } from '../core/util/lifecycle';
@@ -17,7 +17,7 @@ export class ModelStatusItem extends Disposable {
   );
   private hasKey: boolean | undefined;
   /** Requests from VS Code's chat (the language-model provider) in this session, and their cost. */
-  readonly usageTotal = { requests: 0, tokens: 0, cost: 0 };
+  readonly usageTotal = { requests: 0, tokens: 0, cost: 0, unpriced: 0 };
 
   constructor(
     apiKey: ApiKeyStore,
@@ -55,7 +55,9 @@ export class ModelStatusItem extends Disposable {
     const tokens = usage?.total_tokens;
     this.usageTotal.tokens += typeof tokens === 'number' && tokens > 0 ? tokens : 0;
     const cost = usage?.cost;
-    this.usageTotal.cost += typeof cost === 'number' && Number.isFinite(cost) && cost > 0 ? cost : 0;
+    const priced = typeof cost === 'number' && Number.isFinite(cost) && cost >= 0;
+    this.usageTotal.cost += priced ? cost : 0;
+    if (!priced) this.usageTotal.unpriced += 1;
     this.render();
   }
 
@@ -72,13 +74,18 @@ export class ModelStatusItem extends Disposable {
       this.item.command = Command.setApiKey;
     } else {
       const model = this.settings.current.chat.model || 'no model';
-      const { requests, tokens, cost } = this.usageTotal;
+      const { requests, tokens, cost, unpriced } = this.usageTotal;
+      // Requests the gateway reported no cost for are not $0: said apart.
+      const spent =
+        unpriced === requests
+          ? COST_NOT_REPORTED
+          : `$${cost.toFixed(6)}${unpriced ? ` (${unpriced} not reported)` : ''}`;
       // Today's cost has an item of its own (src/host/cost), across every window and feature.
       this.item.text = `$(sparkle) ${inertText(model, 80)}`;
       const credit = this.credits?.describe();
       const used =
         requests > 0
-          ? `\nVS Code's chat used gateway models ${requests} time${requests === 1 ? '' : 's'} this session: ${tokens} tokens, $${cost.toFixed(6)}.`
+          ? `\nVS Code's chat used gateway models ${requests} time${requests === 1 ? '' : 's'} this session: ${tokens} tokens, ${spent}.`
           : '';
       this.item.tooltip = `Gateway AI chat model: ${inertText(model)}.${credit ? ` ${credit}.` : ''} Click to select another.${used}`;
       this.item.command = Command.selectModel;

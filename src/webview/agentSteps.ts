@@ -10,7 +10,7 @@
 import type { AgentPause, AgentProgress, AgentStep, ToolCallRecord } from '../core/agent/types';
 import type { AssistantTurn } from '../core/protocol/chatProtocol';
 import { pauseSubject } from '../core/agent/agentRequest';
-import { formatCost } from '../core/util/text';
+import { COST_NOT_REPORTED, ESTIMATE_NOTE, formatCost } from '../core/util/text';
 import { codicon, h, iconButton, spinner } from './dom';
 import { StreamingMarkdown } from './streamingRenderer';
 import { ToolCard } from './toolCard';
@@ -184,7 +184,8 @@ export class AgentStepsView {
     this.summaryKey = key;
     const parts: HTMLElement[] = [];
     if (progress && (streaming || progress.steps > 0)) parts.push(counterView(progress, streaming));
-    if (progress?.pause && streaming) parts.push(pauseView(turn.id, progress.pause));
+    if (progress?.pause && streaming)
+      parts.push(pauseView(turn.id, progress.pause, progress.costEstimated === true));
     this.undoButton = undefined;
     if (edited.length > 0 && !streaming) {
       const undo = undoView(turn.id, edited, turn.undone === true);
@@ -203,11 +204,14 @@ function counterView(progress: AgentProgress, running: boolean): HTMLElement {
     `${tokens.toLocaleString('en-US')} tokens`,
     ...(progress.cost !== undefined || progress.costCap !== undefined
       ? [
-          progress.costCap !== undefined
-            ? `${formatCost(progress.cost ?? 0)} of ${formatCost(progress.costCap)}`
-            : formatCost(progress.cost ?? 0),
+          // `~`: part of it is tokens × the catalog's price, where the gateway reported no cost.
+          `${progress.costEstimated ? '~' : ''}${formatCost(progress.cost ?? 0)}${
+            progress.costCap !== undefined ? ` of ${formatCost(progress.costCap)}` : ''
+          }${progress.costEstimated ? ' (estimated)' : ''}`,
         ]
       : []),
+    // Tokens but no cost and no price: the cost is unknown, not $0.
+    ...(progress.costUnreported && progress.cost === undefined ? [COST_NOT_REPORTED] : []),
   ].join(' · ');
   return h(
     'div',
@@ -222,13 +226,15 @@ function counterView(progress: AgentProgress, running: boolean): HTMLElement {
 }
 
 /** A turn paused at a cap: what was spent against which cap, and Continue or Stop. */
-function pauseView(turnId: string, pause: AgentPause): HTMLElement {
-  const message =
+function pauseView(turnId: string, pause: AgentPause, estimated: boolean): HTMLElement {
+  const base =
     pause.kind === 'steps'
       ? `The turn has taken ${pause.spent} steps, the limit (gateway.agent.maxSteps). Continue for as many again?`
       : pause.kind === 'turnCost'
         ? `This turn has spent ${formatCost(pause.spent)}; ${pauseSubject(pause)} would pass its cap of ${formatCost(pause.cap)} (gateway.agent.maxTurnCost). Continue for another ${formatCost(pause.cap)}?`
         : `Today's spending is ${formatCost(pause.spent)}; ${pauseSubject(pause)} would pass the daily cap of ${formatCost(pause.cap)} (gateway.agent.maxDailyCost). Continue this turn?`;
+  const message =
+    estimated && pause.kind !== 'steps' ? `${base} (Part of the spending is ${ESTIMATE_NOTE}.)` : base;
   const decide = (choice: 'continue' | 'stop', buttons: HTMLButtonElement[]) => {
     for (const button of buttons) button.disabled = true;
     postToHost({ type: 'agentPauseDecision', turnId, choice });

@@ -7,7 +7,7 @@
  */
 import { estimateTokens } from '../core/chat/attachments';
 import type { ContextState } from '../core/protocol/chatProtocol';
-import { formatCost } from '../core/util/text';
+import { COST_NOT_REPORTED, ESTIMATE_NOTE, formatCost } from '../core/util/text';
 import { codicon, h, iconButton } from './dom';
 import { postToHost } from './vscodeApi';
 
@@ -78,15 +78,29 @@ export class ContextMeter {
       : `~${formatTokens(used)} tok`;
     this.element.dataset.used = String(used);
     this.element.classList.toggle('is-warning', share >= WARN_SHARE && share < 1);
-    this.cost.textContent =
-      state.cost !== undefined ? `$${state.cost.toFixed(state.cost < 0.01 ? 4 : 2)}` : '';
+    // `~` marks a total that counts tokens × price for replies whose gateway reported no cost.
+    const spentText =
+      state.cost !== undefined
+        ? `${state.costEstimated ? '~' : ''}$${state.cost.toFixed(state.cost < 0.01 ? 4 : 2)}`
+        : '';
+    this.cost.textContent = spentText || (state.costUnreported ? COST_NOT_REPORTED : '');
     const title = total
       ? `About ${used} of ${total} tokens of the model's context${used > total ? ': the next send would overflow it. Drop the oldest turns, start a new chat or remove attachments.' : share >= WARN_SHARE ? ': close to the limit.' : '.'}`
       : `About ${used} tokens (the model's context is not known).`;
     const saved =
       state.saved !== undefined && state.saved > 0 ? ` Prompt caching saved ${formatCost(state.saved)}.` : '';
-    this.element.title =
-      state.cost !== undefined ? `${title} This chat has cost ${formatCost(state.cost)}.${saved}` : title;
+    const estimated = state.costEstimated ? ` Part of it is ${ESTIMATE_NOTE}.` : '';
+    const unreported = state.costUnreported
+      ? state.cost !== undefined
+        ? ' Some replies are left out: the gateway reported no cost and the catalog no price.'
+        : ' The gateway reported no cost and the catalog no price: only tokens are counted.'
+      : '';
+    const spent =
+      state.cost !== undefined
+        ? ` This chat has cost ${state.costEstimated ? 'about ' : ''}${formatCost(state.cost)}.${estimated}`
+        : '';
+    this.element.title = `${title}${spent}${unreported}${state.cost !== undefined ? saved : ''}`;
+    this.cost.dataset.estimated = state.costEstimated ? 'true' : '';
     this.cost.dataset.saved = state.saved !== undefined ? String(state.saved) : '';
     this.refreshWarning();
   }

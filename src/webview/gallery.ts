@@ -8,7 +8,7 @@ import { filterGallery, parseGalleryHostMessage } from '../core/protocol/gallery
 import { encodeDraggedJobs } from '../core/protocol/mediaDrag';
 import type { GalleryItem, GalleryMessage } from '../core/protocol/galleryProtocol';
 import { UiId } from '../core/ids';
-import { formatCost, relativeTime } from '../core/util/text';
+import { COST_NOT_REPORTED, formatCost, relativeTime } from '../core/util/text';
 import { h } from './dom';
 
 interface GalleryApi {
@@ -86,7 +86,11 @@ function card(item: GalleryItem): HTMLElement {
   preview.draggable = item.status === 'completed';
   if (preview.draggable) preview.title = 'Drag into an editor with Shift held to save and insert';
   const cost =
-    typeof item.cost === 'number' && Number.isFinite(item.cost) ? ` · ${formatCost(item.cost)}` : '';
+    typeof item.cost === 'number' && Number.isFinite(item.cost)
+      ? ` · ${formatCost(item.cost)}`
+      : item.status === 'completed'
+        ? ` · ${COST_NOT_REPORTED}`
+        : '';
   const meta = `${item.model} · ${relativeTime(item.createdAt)}${cost}`;
   const actions = h('div', { className: 'actions' });
   const buttons: Array<[string, string]> =

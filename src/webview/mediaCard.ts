@@ -9,7 +9,7 @@ import type { AssistantTurn, Turn, WebviewMessage } from '../core/protocol/chatP
 import { MEDIA_CARD_ACTIONS, REMOVED_STATUS } from '../core/protocol/mediaCardProtocol';
 import type { MediaCardAction, MediaCardRef, MediaCardState } from '../core/protocol/mediaCardProtocol';
 import { codicon, h, iconButton, spinner } from './dom';
-import { formatCost } from '../core/util/text';
+import { COST_NOT_REPORTED, formatCost } from '../core/util/text';
 import type { TurnView } from './turnViewType';
 
 const states = new Map<string, MediaCardState>();
@@ -219,7 +219,8 @@ function statusLine(state: MediaCardState | undefined): string {
       return `Processing${progress} · ${formatElapsed(Date.now() - state.createdAt)}`;
     }
     case 'completed': {
-      const cost = state.cost !== undefined ? ` · ${formatCost(state.cost)}` : '';
+      // A job the gateway priced at nothing says so; one it gave no price for is not $0.
+      const cost = ` · ${state.cost !== undefined ? formatCost(state.cost) : COST_NOT_REPORTED}`;
       return state.finishedAt !== undefined
         ? `Completed in ${formatElapsed(state.finishedAt - state.createdAt)}${cost}`
         : `Completed${cost}`;

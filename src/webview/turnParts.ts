@@ -11,7 +11,7 @@ import type {
   TurnError,
   TurnUsage,
 } from '../core/protocol/chatProtocol';
-import { formatCost } from '../core/util/text';
+import { describeCost, formatCost } from '../core/util/text';
 import { codicon, h, iconButton, spinner } from './dom';
 
 export const TURN_ACTIONS = {
@@ -150,7 +150,14 @@ function usageParts(usage: TurnUsage | undefined): string[] {
   if (usage.cacheWriteTokens) parts.push(`${count(usage.cacheWriteTokens)} written to cache`);
   if (usage.completionTokens !== undefined) parts.push(`${count(usage.completionTokens)} out`);
   if (usage.reasoningTokens) parts.push(`${count(usage.reasoningTokens)} reasoning`);
-  if (usage.cost !== undefined) parts.push(formatCost(usage.cost));
+  // A cost the gateway did not report is said so (or estimated), never shown as $0.
+  if (
+    parts.length ||
+    usage.totalTokens !== undefined ||
+    usage.cost !== undefined ||
+    usage.estimatedCost !== undefined
+  )
+    parts.push(describeCost(usage));
   const saved = usage.cacheSavings;
   if (saved !== undefined && saved > 0) parts.push(`cache saved ${formatCost(saved)}`);
   else if (saved !== undefined && saved < 0) parts.push(`cache write +${formatCost(-saved)}`);

@@ -209,7 +209,9 @@ export async function handleChat(context: RequestContext, core: SimulatorCore): 
   }
   const hostile = scenarios.first(HOSTILE_SCENARIOS);
   if (hostile) applyHostile(plan, scenarios, hostile.name);
-  core.quirks.remember(plan.id, { usage: plan.usage, model, provider: core.providerName });
+  // `#sim:no-cost`: tokens but no cost, and no generation record, as OpenAI-style gateways answer.
+  if (scenarios.has('no-cost')) delete plan.usage.cost;
+  else core.quirks.remember(plan.id, { usage: plan.usage, model, provider: core.providerName });
   if (body.stream === true) await streamReply(context, core, scenarios, plan);
   else answerWhole(context, core, scenarios, plan);
 }

@@ -30,9 +30,10 @@ export const CONTENT_SCENARIOS = ['slow', 'long', 'tools', 'call', 'xss', 'citat
 export const HOSTILE_SCENARIOS = ['hostile-types', 'keepalive', 'endless', 'huge'] as const;
 /**
  * OpenRouter's ways (see openRouterQuirks.ts): `no-usage` (a stream without `usage`),
- * `402-inflight[:n]` (the first n chat requests refused while the balance is held in flight).
+ * `402-inflight[:n]` (the first n chat requests refused while the balance is held in flight);
+ * and other gateways': `no-cost` (tokens but no cost, and no generation record).
  */
-export const QUIRK_SCENARIOS = ['no-usage', '402-inflight'] as const;
+export const QUIRK_SCENARIOS = ['no-usage', '402-inflight', 'no-cost'] as const;
 /** How the bytes are written. `processing`: a `: PROCESSING` comment before every content chunk. */
 export const TRANSPORT_SCENARIOS = ['chunk', 'crlf', 'processing'] as const;
 /** Shape of a media job's result. */

@@ -240,6 +240,39 @@ describe('Cost and caching', function () {
     assert.ok(sim.quirks.generations.has(id));
   });
 
+  it('a reply without a cost is estimated from tokens × the catalog price, and today says so', async () => {
+    const api = await gatewayApi();
+    await setSetting('chat.model', 'openai/gpt-4o-mini');
+    await vscode.commands.executeCommand('gateway.newChat');
+    const before = api.costs.today();
+    const reply = await ask('Tokens but no cost #sim:no-cost');
+    assert.ok(!sim.quirks.generations.has(`gen-sim-${lastChat(sim).id}`), 'no generation record');
+    assert.equal(reply.usage?.cost, undefined, 'no cost was reported');
+    const pricing = (await api.catalog.catalog.models()).find((m) => m.id === 'openai/gpt-4o-mini')?.pricing;
+    assert.ok(pricing, 'the catalog prices the model');
+    const expected =
+      (reply.usage?.promptTokens ?? 0) * pricing.prompt +
+      (reply.usage?.completionTokens ?? 0) * pricing.completion;
+    assert.ok(expected > 0);
+    assert.ok(
+      Math.abs((reply.usage?.estimatedCost ?? 0) - expected) < 1e-12,
+      `${reply.usage?.estimatedCost}`,
+    );
+    // After the generation record was asked for and never came, today's total counts the estimate.
+    await waitFor(
+      () => Math.abs(api.costs.today().estimated - before.estimated - expected) < 1e-12,
+      "the estimate in today's total",
+      15_000,
+    );
+    assert.ok(Math.abs(api.costs.today().total - before.total - expected) < 1e-12);
+    const lines = api.costStatus.lines();
+    assert.match(lines[0], /^Gateway AI today: ~\$/);
+    assert.ok(
+      lines.some((line) => /estimated from tokens × the catalog price/.test(line)),
+      lines.join(' | '),
+    );
+  });
+
   it("VS Code's chat marks the prompt for anthropic/* too", async function () {
     if (!hasProviderApi) {
       this.skip();

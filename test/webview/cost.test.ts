@@ -5,6 +5,8 @@ import { assistantTurn, initMessage, userTurn } from './harness';
 describe('chat webview: cost and caching in the footer and the header', function () {
   this.timeout(30_000);
   const fixture = useChatPage();
+  const footerOf = async (id: string) =>
+    (await fixture.chat.page.locator(`[data-turn-id="${id}"] .turn-facts`).textContent()) ?? '';
 
   it("shows a reply's cached, cache-write and reasoning tokens, its cost and what the cache saved", async () => {
     const { chat } = fixture;
@@ -29,8 +31,6 @@ describe('chat webview: cost and caching in the footer and the header', function
     });
     await chat.send(initMessage([userTurn('q1'), written, userTurn('q2'), cached]));
     await chat.nextFrames();
-    const footerOf = async (id: string) =>
-      (await chat.page.locator(`[data-turn-id="${id}"] .turn-facts`).textContent()) ?? '';
     assert.strictEqual(
       await footerOf(cached.id),
       'openai/gpt-4o-mini · 2,400 in · 2,000 cached · 40 out · 12 reasoning · $0.0031 · cache saved $0.0054',
@@ -59,6 +59,37 @@ describe('chat webview: cost and caching in the footer and the header', function
       (await meter.getAttribute('title')) ?? '',
       /This chat has cost \$0\.0136\. Prompt caching saved \$0\.0039\./,
     );
+  });
+
+  it('says a cost the gateway did not report, never $0, and marks an estimate; a free model is $0', async () => {
+    const { chat } = fixture;
+    const unreported = assistantTurn('No cost', { usage: { promptTokens: 1200, completionTokens: 34 } });
+    const estimated = assistantTurn('Estimated', {
+      usage: { promptTokens: 1200, completionTokens: 34, estimatedCost: 0.0042 },
+    });
+    const free = assistantTurn('Free', { usage: { promptTokens: 1200, completionTokens: 34, cost: 0 } });
+    await chat.send(
+      initMessage([userTurn('q1'), unreported, userTurn('q2'), estimated, userTurn('q3'), free]),
+    );
+    await chat.nextFrames();
+    assert.strictEqual(
+      await footerOf(unreported.id),
+      'openai/gpt-4o-mini · 1,200 in · 34 out · cost not reported',
+    );
+    assert.strictEqual(
+      await footerOf(estimated.id),
+      'openai/gpt-4o-mini · 1,200 in · 34 out · ~$0.0042 (estimated)',
+    );
+    assert.strictEqual(await footerOf(free.id), 'openai/gpt-4o-mini · 1,200 in · 34 out · $0');
+    const meter = chat.page.locator('.context-meter');
+    const context = { type: 'context', attachments: [], usedTokens: 120, acceptsImages: true };
+    await chat.send({ ...context, costUnreported: true });
+    assert.strictEqual(await meter.locator('.context-cost').textContent(), 'cost not reported');
+    assert.match((await meter.getAttribute('title')) ?? '', /reported no cost and the catalog no price/);
+    await chat.send({ ...context, cost: 0.0042, costEstimated: true });
+    assert.strictEqual(await meter.locator('.context-cost').textContent(), '~$0.0042');
+    assert.match((await meter.getAttribute('title')) ?? '', /estimated from tokens × the catalog price/);
+    assert.deepStrictEqual(chat.errors(), []);
   });
 
   it('offers Add Credits beside a 402, which posts addCredits', async () => {

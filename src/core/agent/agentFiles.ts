@@ -14,6 +14,7 @@ import { parseFrontmatter, stringList } from '../instructions/frontmatter';
 import type { FrontValue } from '../instructions/frontmatter';
 import { nameSkeleton } from '../util/confusables';
 import { inertText } from '../util/text';
+import { toModelId } from '../config/modelId';
 
 /** The folders agent files are read from, relative to each workspace folder. */
 export const AGENT_FOLDERS = ['.github/agents', '.gateway/agents'] as const;
@@ -34,8 +35,6 @@ const MAX_PROBLEMS = 12;
 const BUILTIN_SKELETONS = new Set(['Agent', 'Plan', 'Ask'].map(nameSkeleton));
 /** What a tool name in an agent file may look like (ours, MCP's, Copilot's `server/*`). */
 const TOOL_NAME = /^[A-Za-z0-9_.\-/*]{1,100}$/;
-/** A model id as gateways write them (`vendor/model:variant`). */
-const MODEL_ID = /^[A-Za-z0-9._:/@+~-]{1,200}$/;
 
 /** Fields Copilot's agent files have that mean nothing here: reported as not used. */
 const NOT_USED = new Set(['argument-hint', 'target', 'handoffs', 'mcp-servers', 'infer', 'applyTo']);
@@ -150,8 +149,8 @@ export function parseAgentFile(path: string, raw: string): AgentFile {
 
   const rawModel = field('model');
   if (rawModel !== undefined) {
-    const model = typeof rawModel === 'string' ? rawModel.trim() : '';
-    if (MODEL_ID.test(model)) agent.model = model;
+    const model = toModelId(rawModel);
+    if (model) agent.model = model;
     else report('"model" is not a model id; your own model is used');
   }
 

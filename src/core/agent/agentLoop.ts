@@ -97,8 +97,16 @@ export interface AgentLoopDeps {
    * requests. `holds` is where paid calls hold their estimates: the window's, whose held total
    * `spentToday` must include (paid calls' reported costs are in it too, by the jobs' own
    * records). Without one, the loop keeps its own and counts its calls itself.
+   * `estimate`: a reply's cost from its tokens × the catalog's price, for a gateway that reports
+   * no cost (the caps then count that, and the counter says it is estimated).
    */
-  budget?: { maxTurnCost?: number; maxDailyCost?: number; spentToday(): number; holds?: SpendHolds };
+  budget?: {
+    maxTurnCost?: number;
+    maxDailyCost?: number;
+    spentToday(): number;
+    holds?: SpendHolds;
+    estimate?(usage: Usage): number | undefined;
+  };
   /**
    * Asks the user whether to go on past a cap (`progress.pause` says which); true to go on.
    * Rejects when `signal` aborts. Absent: a cap ends the turn.
@@ -218,10 +226,12 @@ export async function runAgentLoop(
       tally.usage = addUsage(tally.usage, reply.usage);
       progress.promptTokens += reply.usage.prompt_tokens ?? 0;
       progress.completionTokens += reply.usage.completion_tokens ?? 0;
-      if (reply.usage.cost !== undefined) {
-        caps.addRequestCost(reply.usage.cost);
-        caps.lastCost = reply.usage.cost;
-      }
+      const cost = reply.usage.cost ?? deps.budget?.estimate?.(reply.usage);
+      if (cost !== undefined) {
+        caps.addRequestCost(cost);
+        caps.lastCost = cost;
+        if (reply.usage.cost === undefined) progress.costEstimated = true;
+      } else progress.costUnreported = true;
     }
     progress.steps++;
     if (reply.calls.length === 0)

@@ -196,8 +196,15 @@ export interface AgentProgress {
   steps: number;
   promptTokens: number;
   completionTokens: number;
-  /** Credits (USD) spent by the turn's requests so far, where the gateway said. */
+  /**
+   * Credits (USD) spent by the turn's requests so far: what the gateway reported, and tokens ×
+   * the catalog's price for replies it reported no cost for (`costEstimated`).
+   */
   cost?: number;
+  /** Part of `cost` is estimated from tokens × price. */
+  costEstimated?: boolean;
+  /** A reply had neither a reported cost nor a price: `cost` leaves it out. */
+  costUnreported?: boolean;
   /** The turn's spend cap now (USD), where one is set: the counter shows the cost against it. */
   costCap?: number;
   /** The loop is waiting for the user: a cap would be passed by the next request. */

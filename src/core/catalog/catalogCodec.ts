@@ -4,7 +4,7 @@
  * An entry without a usable id is skipped; a field of the wrong type is left out, not guessed.
  */
 import { isRecord } from '../../api/json';
-import { isModelId } from '../config/settingsModel';
+import { toModelId } from '../config/modelId';
 
 export interface CatalogPricing {
   /** USD per input token. */
@@ -18,7 +18,7 @@ export interface CatalogPricing {
 }
 
 export interface CatalogModel {
-  /** `<vendor>/<model_name>`. */
+  /** As the gateway names it: `openai/gpt-4o`, `gpt-4o`, `llama3.2:3b` (see isModelId). */
   id: string;
   /** Display name (the id when the catalog gives none). */
   name: string;
@@ -73,8 +73,8 @@ function parseModels(list: unknown[]): CatalogModel[] {
 
 export function parseModel(entry: unknown): CatalogModel | undefined {
   if (!isRecord(entry)) return undefined;
-  const id = typeof entry.id === 'string' ? entry.id.trim() : '';
-  if (id.length > MAX_NAME || !isModelId(id)) return undefined;
+  const id = toModelId(entry.id);
+  if (id === undefined) return undefined;
   const name = typeof entry.name === 'string' ? oneLine(entry.name) : '';
   const architecture = isRecord(entry.architecture) ? entry.architecture : {};
   const topProvider = isRecord(entry.top_provider) ? entry.top_provider : {};

@@ -7,6 +7,8 @@ import { isFreeModel, undescribedModel } from './catalogCodec';
 import type { CatalogModel } from './catalogCodec';
 import { capabilitiesOf } from './capabilities';
 import { inertText } from '../util/text';
+import { modelIdProblem } from '../config/modelId';
+import { visibleText } from '../agent/hiddenText';
 
 export interface PickerEntry {
   id: string;
@@ -110,6 +112,24 @@ export function pickerEntries(
   for (const id of options.recent) place(id, 'recent');
   for (const model of models) place(model.id, 'models');
   return entries;
+}
+
+/**
+ * The row the picker adds for what the user typed, when no listed row has that id: any model id
+ * the gateway may serve (`gpt-4o`, `llama3.2:3b`, `vendor/model`) is offered as typed; text that
+ * cannot be a model id gets a row saying why, which picks nothing.
+ */
+export function typedModelEntry(
+  typed: string,
+  listed: readonly string[],
+): { id?: string; label: string; description: string } | undefined {
+  const id = typed.trim();
+  if (!id || listed.includes(id)) return undefined;
+  const problem = modelIdProblem(id);
+  // What cannot be an id is shown with its hidden characters written out, so none rearranges the row.
+  return problem
+    ? { label: inertText(visibleText(id), 200), description: problem }
+    : { id, label: inertText(id, 200), description: 'use this model' };
 }
 
 /** Models that make images, video or audio: what the media picker offers. */

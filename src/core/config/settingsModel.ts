@@ -14,6 +14,7 @@ import { excludePatterns } from '../inline/exclude';
 import { isLoopbackHost } from './keyOrigin';
 import { parseAuthHeaderForm, parseExtraHeaders } from './requestHeaders';
 import type { AuthHeaderForm } from './requestHeaders';
+import { isModelId, toModelId } from './modelId';
 import type { SettingId } from '../ids';
 
 /** Every setting of the extension, typed, read through one service (host/config/settingsService). */
@@ -108,11 +109,7 @@ export interface GatewaySettings {
 
 export const DEFAULT_BASE_URL = 'https://openrouter.ai/api';
 export const DEFAULT_SAVE_FOLDER = 'assets/generated';
-const MODEL_ID = /^[^/\s]+\/\S+$/;
-
-export function isModelId(value: unknown): value is string {
-  return typeof value === 'string' && MODEL_ID.test(value.trim());
-}
+export { isModelId, modelIdProblem, toModelId } from './modelId';
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -157,8 +154,8 @@ const SECTIONS: SectionParsers = {
   chat: (get) => {
     const effort = str(get(Setting.chatReasoningEffort));
     return {
-      model: (str(get(Setting.chatModel)) ?? '').trim(),
-      models: strings(get(Setting.chatModels)),
+      model: toModelId(get(Setting.chatModel)) ?? '',
+      models: strings(get(Setting.chatModels)).filter(isModelId),
       systemPrompt: str(get(Setting.chatSystemPrompt)) ?? '',
       temperature: optionalNum(get(Setting.chatTemperature), 0, 2),
       maxTokens: optionalNum(get(Setting.chatMaxTokens), 1, Number.MAX_SAFE_INTEGER),
@@ -173,12 +170,12 @@ const SECTIONS: SectionParsers = {
       imageInput: imageInputMode(get(Setting.chatImageInput)),
       forceParameters: get(Setting.chatForceParameters) === true,
       promptCaching: get(Setting.chatPromptCaching) !== false,
-      compactionModel: (str(get(Setting.chatCompactionModel)) ?? '').trim(),
+      compactionModel: toModelId(get(Setting.chatCompactionModel)) ?? '',
     };
   },
   languageModels: (get) => ({ include: strings(get(Setting.languageModelsInclude)) }),
   media: (get) => ({
-    model: (str(get(Setting.mediaModel)) ?? '').trim(),
+    model: toModelId(get(Setting.mediaModel)) ?? '',
     parameters: record(get(Setting.mediaParameters)) ?? {},
     maxConcurrentPolls: Math.round(num(get(Setting.mediaMaxConcurrentPolls), 1, 16, 4)),
     maxPollIntervalSeconds: num(get(Setting.mediaMaxPollIntervalSeconds), 5, 300, 30),
@@ -205,7 +202,7 @@ const SECTIONS: SectionParsers = {
   }),
   inlineCompletions: (get) => ({
     enabled: get(Setting.inlineEnabled) === true,
-    model: (str(get(Setting.inlineModel)) ?? '').trim(),
+    model: toModelId(get(Setting.inlineModel)) ?? '',
     mode: inlineMode(get(Setting.inlineMode)),
     // The defaults always apply: a workspace's settings may add patterns, never remove them.
     exclude: excludePatterns(strings(get(Setting.inlineExclude))),

@@ -46,19 +46,34 @@ export function isRecordableCost(cost: unknown): cost is number {
 
 export class CostLedger {
   private readonly days = new Map<string, DayCosts>();
+  /**
+   * USD of each day's figures that are estimates (tokens × the catalog's price, where the gateway
+   * reported no cost): counted in the day's figures, as the caps need, and said apart. Stored
+   * beside `days`, so a version that does not know it still reads the totals.
+   */
+  private readonly estimates = new Map<string, number>();
 
-  /** Adds one cost; false (and nothing recorded) for a figure that is not a cost. */
-  record(source: CostSource, cost: number, at: number): boolean {
+  /**
+   * Adds one cost (`estimated`: tokens × price, the gateway reported none); false (and nothing
+   * recorded) for a figure that is not a cost.
+   */
+  record(source: CostSource, cost: number, at: number, estimated = false): boolean {
     if (!isCostSource(source) || !isRecordableCost(cost)) return false;
     const key = dayKey(at);
     const day = this.days.get(key) ?? {};
     day[source] = (day[source] ?? 0) + cost;
     this.days.set(key, day);
+    if (estimated) this.estimates.set(key, (this.estimates.get(key) ?? 0) + cost);
     return true;
   }
 
   day(key: string): DayCosts {
     return { ...this.days.get(key) };
+  }
+
+  /** USD of the day's figures that are estimated (0: none). */
+  estimatedOn(key: string): number {
+    return this.estimates.get(key) ?? 0;
   }
 
   /** The newest day with any cost, or undefined for an empty ledger. */
@@ -70,12 +85,18 @@ export class CostLedger {
   prune(now: number): void {
     const oldest = dayKey(now - KEEP_DAYS * 86_400_000);
     for (const key of [...this.days.keys()]) if (key < oldest) this.days.delete(key);
+    for (const key of [...this.estimates.keys()]) if (!this.days.has(key)) this.estimates.delete(key);
   }
 
   encode(): string {
     const days: Record<string, DayCosts> = {};
     for (const key of [...this.days.keys()].sort()) days[key] = this.day(key);
-    return JSON.stringify({ version: LEDGER_VERSION, days });
+    const estimated = Object.fromEntries([...this.estimates.entries()].sort());
+    return JSON.stringify({
+      version: LEDGER_VERSION,
+      days,
+      ...(this.estimates.size ? { estimated } : {}),
+    });
   }
 
   /**
@@ -106,6 +127,13 @@ export class CostLedger {
     }
     if (entries.length > 0 && ledger.days.size === 0)
       return { ledger, problem: 'none of its days could be read' };
+    // The estimated part of a day, where one was written: never more than the day's total.
+    const estimated = isRecord(parsed.value.estimated) ? parsed.value.estimated : {};
+    for (const [key, day] of ledger.days) {
+      const part = estimated[key];
+      const total = COST_SOURCES.reduce((sum, source) => sum + (day[source] ?? 0), 0);
+      if (isRecordableCost(part)) ledger.estimates.set(key, Math.min(part, total));
+    }
     return { ledger };
   }
 }
@@ -131,11 +159,16 @@ export function readLedgerFile(text: string, now: number): LedgerFile {
     : { kind: 'current', ledger };
 }
 
-/** One day summed over several ledgers (every window's), with the total. */
-export function sumDay(ledgers: Iterable<CostLedger>, key: string): { total: number; bySource: DayCosts } {
+/** One day summed over several ledgers (every window's), with the total and its estimated part. */
+export function sumDay(
+  ledgers: Iterable<CostLedger>,
+  key: string,
+): { total: number; bySource: DayCosts; estimated: number } {
   const bySource: DayCosts = {};
   let total = 0;
+  let estimated = 0;
   for (const ledger of ledgers) {
+    estimated += ledger.estimatedOn(key);
     const day = ledger.day(key);
     for (const source of COST_SOURCES) {
       const cost = day[source];
@@ -144,5 +177,5 @@ export function sumDay(ledgers: Iterable<CostLedger>, key: string): { total: num
       total += cost;
     }
   }
-  return { total, bySource };
+  return { total, bySource, estimated };
 }

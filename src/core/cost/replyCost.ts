@@ -64,13 +64,58 @@ export function withSavings(usage: TurnUsage, pricing: CatalogPricing | undefine
   return saved === undefined ? usage : { ...usage, cacheSavings: saved };
 }
 
-/** What a chat's replies cost and saved, summed; undefined where no reply said. */
-export function chatTotals(usages: ReadonlyArray<TurnUsage | undefined>): { cost?: number; saved?: number } {
-  let cost: number | undefined;
-  let saved: number | undefined;
+/**
+ * USD for tokens at the catalog's prices (prompt and completion, per token), for a reply whose
+ * gateway reported no cost. Undefined when the price or every token count is unknown: then the
+ * cost is unknown, not 0.
+ */
+export function estimateCost(
+  tokens: { promptTokens?: number; completionTokens?: number },
+  pricing: CatalogPricing | undefined,
+): number | undefined {
+  if (!pricing) return undefined;
+  const { promptTokens, completionTokens } = tokens;
+  if (promptTokens === undefined && completionTokens === undefined) return undefined;
+  const cost = (promptTokens ?? 0) * pricing.prompt + (completionTokens ?? 0) * pricing.completion;
+  return Number.isFinite(cost) && cost >= 0 ? Math.min(MAX_USD, cost) : undefined;
+}
+
+/** The turn's usage with an estimated cost where the gateway reported none and a price is known. */
+export function withEstimate(usage: TurnUsage, pricing: CatalogPricing | undefined): TurnUsage {
+  const { estimatedCost: _old, ...rest } = usage;
+  if (usage.cost !== undefined) return rest;
+  const estimate = estimateCost(usage, pricing);
+  return estimate === undefined ? rest : { ...rest, estimatedCost: estimate };
+}
+
+export interface ChatTotals {
+  /** Reported costs plus estimated ones; undefined when no reply had either. */
+  cost?: number;
+  saved?: number;
+  /** Part of `cost` is estimated from tokens × price. */
+  estimated?: true;
+  /** Some reply had usage but neither a cost nor a price: left out of `cost`. */
+  unreported?: true;
+}
+
+/** What a chat's replies cost and saved, summed, saying which part is estimated or unknown. */
+export function chatTotals(usages: ReadonlyArray<TurnUsage | undefined>): ChatTotals {
+  const totals: ChatTotals = {};
   for (const usage of usages) {
-    if (usage?.cost !== undefined) cost = (cost ?? 0) + usage.cost;
-    if (usage?.cacheSavings !== undefined) saved = (saved ?? 0) + usage.cacheSavings;
+    if (!usage) continue;
+    const cost = usage.cost ?? usage.estimatedCost;
+    if (cost !== undefined) totals.cost = (totals.cost ?? 0) + cost;
+    if (usage.cost === undefined && usage.estimatedCost !== undefined) totals.estimated = true;
+    if (cost === undefined && hasTokens(usage)) totals.unreported = true;
+    if (usage.cacheSavings !== undefined) totals.saved = (totals.saved ?? 0) + usage.cacheSavings;
   }
-  return { cost, saved };
+  return totals;
+}
+
+function hasTokens(usage: TurnUsage): boolean {
+  return (
+    usage.promptTokens !== undefined ||
+    usage.completionTokens !== undefined ||
+    usage.totalTokens !== undefined
+  );
 }

@@ -8,7 +8,7 @@ import { capabilitiesOf } from '../catalog/capabilities';
 import { effortChoices } from '../catalog/modelOptions';
 import type { CatalogModel } from '../catalog/catalogCodec';
 import { perMillion } from '../catalog/catalogView';
-import { isModelId } from '../config/settingsModel';
+import { isModelId } from '../config/modelId';
 import { inertText } from '../util/text';
 
 export interface LmModelInfo {
@@ -100,9 +100,11 @@ function thousands(tokens: number): string {
 }
 
 export function toModelInfo(id: string, entry: CatalogModel | undefined): LmModelInfo {
+  // `openai/gpt-4o`: family `openai`, version `gpt-4o`; an id without a vendor (`gpt-4o`,
+  // `llama3.2:3b`) is its own family and version.
   const slash = id.indexOf('/');
-  const family = plainText(id.slice(0, slash), 60);
-  const version = plainText(id.slice(slash + 1), 100);
+  const family = plainText(slash > 0 ? id.slice(0, slash) : id, 60);
+  const version = plainText(slash > 0 ? id.slice(slash + 1) : id, 100);
   const context = entry?.contextLength ?? DEFAULT_CONTEXT_LENGTH;
   // The context window holds the prompt and the reply: what the reply may take is not for the prompt.
   const maxOutputTokens = Math.max(

@@ -47,7 +47,7 @@ export function planChatMedia(
   if (!model)
     return {
       ok: false,
-      error: 'No media model is set. Set gateway.media.model, or add --model vendor/name to the command.',
+      error: 'No media model is set. Set gateway.media.model, or add --model <model id> to the command.',
     };
   return {
     ok: true,

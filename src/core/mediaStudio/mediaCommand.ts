@@ -4,10 +4,12 @@
  *
  * Grammar: a command word (`/image`, `/video`, `/audio`, `/media`), then words of the prompt and
  * flags in any order. A flag is `--name value`, `--name=value` or a bare `--name` (true). A value
- * may be quoted ("two words"). `--model vendor/name` picks the model; every other flag is a
+ * may be quoted ("two words"). `--model <id>` picks the model; every other flag is a
  * parameter for the gateway. Numbers and `true`/`false` become JSON numbers and booleans; a
  * quoted value always stays a string. A lone `--` ends the flags: what follows is prompt.
  */
+
+import { isModelId } from '../config/modelId';
 
 export const MEDIA_COMMAND_KINDS = ['image', 'video', 'audio', 'media'] as const;
 export type MediaCommandKind = (typeof MEDIA_COMMAND_KINDS)[number];
@@ -22,7 +24,6 @@ export interface MediaCommand {
 export type MediaCommandResult = { ok: true; command: MediaCommand } | { ok: false; error: string };
 
 const FLAG_NAME = /^[A-Za-z][\w.-]{0,63}$/;
-const MODEL_ID = /^[^/\s]+\/\S+$/;
 /** Names that would clash with the request's own fields or with object internals. */
 const RESERVED = new Set(['prompt', '__proto__', 'constructor', 'prototype']);
 
@@ -107,8 +108,8 @@ export function parseMediaCommand(text: string): MediaCommandResult | undefined 
     else if (i + 1 < tokens.length && !isFlag(tokens[i + 1])) value = typed(tokens[++i]);
     else value = true;
     if (name === 'model') {
-      if (typeof value !== 'string' || !MODEL_ID.test(value))
-        return { ok: false, error: `--model needs a model id like openai/gpt-image-1.` };
+      if (typeof value !== 'string' || !isModelId(value))
+        return { ok: false, error: `--model needs a model id, such as gpt-image-1 or openai/gpt-image-1.` };
       model = value;
     } else {
       parameters[name] = value;

@@ -11,7 +11,7 @@
 import { isRecord } from '../../api/json';
 import { RESERVED_MEDIA_KEYS, withoutReservedKeys } from '../../api/media';
 import type { MediaRequest } from '../../api/types';
-import { isModelId } from '../config/settingsModel';
+import { modelIdProblem, toModelId } from '../config/modelId';
 import { UNKNOWN_STATUS } from '../media/mediaJob';
 import type { MediaJob } from '../media/mediaJob';
 import { inertText } from '../util/text';
@@ -48,8 +48,9 @@ export function parseGenerateMediaInput(value: unknown): ParsedToolInput {
     return { ok: false, error: `"listModels" must be one of ${LISTED_KINDS.join(', ')}.` };
   if (typeof prompt !== 'string' || !prompt.trim())
     return { ok: false, error: '"prompt" must be a non-empty string.' };
-  if (model !== undefined && model !== null && !isModelId(model))
-    return { ok: false, error: '"model" must look like <vendor>/<model_name>, e.g. openai/gpt-image-1.' };
+  const modelId = model === undefined || model === null ? undefined : toModelId(model);
+  if (model !== undefined && model !== null && modelId === undefined)
+    return { ok: false, error: `"model" is not a model id: ${modelIdProblem(model) ?? ''}` };
   if (parameters !== undefined && parameters !== null && !isRecord(parameters))
     return { ok: false, error: '"parameters" must be an object.' };
   const reserved = isRecord(parameters)
@@ -69,7 +70,7 @@ export function parseGenerateMediaInput(value: unknown): ParsedToolInput {
     ok: true,
     input: {
       prompt: prompt.trim(),
-      ...(typeof model === 'string' ? { model: model.trim() } : {}),
+      ...(modelId ? { model: modelId } : {}),
       ...(isRecord(json) ? { parameters: json } : {}),
       ...(typeof saveTo === 'string' && saveTo.trim() ? { saveTo: saveTo.trim() } : {}),
     },

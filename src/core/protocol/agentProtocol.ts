@@ -225,6 +225,8 @@ export function parseAgentProgress(value: unknown): AgentProgress | undefined {
   };
   const cost = num(value.cost, 0, MAX_USD);
   if (cost !== undefined) progress.cost = cost;
+  if (value.costEstimated === true) progress.costEstimated = true;
+  if (value.costUnreported === true) progress.costUnreported = true;
   const costCap = num(value.costCap, 0, MAX_USD);
   if (costCap !== undefined && costCap > 0) progress.costCap = costCap;
   const pause = isRecord(value.pause) ? value.pause : undefined;

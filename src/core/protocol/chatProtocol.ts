@@ -7,6 +7,7 @@
  */
 
 import { isRecord } from '../../api/json';
+import { isModelId } from '../config/modelId';
 import { MAX_TOKEN_COUNT, MAX_USD } from '../../api/types';
 import type { Attachment, AttachmentKind } from '../chat/attachments';
 import type { FileSuggestion } from '../chat/fileMention';
@@ -50,8 +51,13 @@ export interface TurnUsage {
   completionTokens?: number;
   reasoningTokens?: number;
   totalTokens?: number;
-  /** In the gateway's credits (usually USD). */
+  /**
+   * In the gateway's credits (usually USD), as the gateway reported it; absent when it did not
+   * (then "cost not reported", never $0). A real 0 is a free model.
+   */
   cost?: number;
+  /** USD from tokens × the catalog's prices, when the gateway reported no cost: said as estimated. */
+  estimatedCost?: number;
   /** Prompt tokens read from the provider's cache, and written to it. */
   cachedTokens?: number;
   cacheWriteTokens?: number;
@@ -106,6 +112,10 @@ export interface ContextState {
   acceptsImages: boolean;
   /** The conversation's total cost so far, in the gateway's credits (usually USD). */
   cost?: number;
+  /** Part of `cost` is estimated from tokens × the catalog's prices (the gateway reported none). */
+  costEstimated?: boolean;
+  /** Some replies carried neither a cost nor a price to estimate one: `cost` leaves them out. */
+  costUnreported?: boolean;
   /** What prompt caching saved in this conversation so far, in USD. */
   saved?: number;
 }
@@ -355,11 +365,6 @@ function isText(value: unknown, max = MAX_WEBVIEW_TEXT): value is string {
   return typeof value === 'string' && value.length <= max;
 }
 
-/** A model id (`vendor/model`), as the model menu names the model its choices are for. */
-function isModelKey(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= 200 && /^[^/\s]+\/\S+$/.test(value);
-}
-
 /**
  * Validates a message from the webview. Returns it typed, or `undefined` for anything malformed
  * (which the host ignores and logs).
@@ -436,13 +441,13 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
     case 'mediaAction':
       return parseMediaAction(m);
     case 'setEffort': {
-      if (!isModelKey(m.model)) return undefined;
+      if (!isModelId(m.model)) return undefined;
       if (m.effort === undefined) return { type: 'setEffort', model: m.model };
       const effort = parseEffort(m.effort);
       return effort ? { type: 'setEffort', model: m.model, effort } : undefined;
     }
     case 'setRouting':
-      return isModelKey(m.model) && isRecord(m.routing)
+      return isModelId(m.model) && isRecord(m.routing)
         ? { type: 'setRouting', model: m.model, routing: parseRouting(m.routing) }
         : undefined;
     case 'setChatTools':
@@ -571,6 +576,7 @@ const USAGE_RANGES: ReadonlyArray<readonly [keyof TurnUsage, number, number]> = 
   ['reasoningTokens', 0, MAX_TOKEN_COUNT],
   ['totalTokens', 0, MAX_TOKEN_COUNT],
   ['cost', 0, MAX_USD],
+  ['estimatedCost', 0, MAX_USD],
   ['cachedTokens', 0, MAX_TOKEN_COUNT],
   ['cacheWriteTokens', 0, MAX_TOKEN_COUNT],
   ['cacheSavings', -MAX_USD, MAX_USD],
@@ -878,6 +884,8 @@ export function parseHostMessage(
       if (contextLength !== undefined) context.contextLength = contextLength;
       if (cost !== undefined) context.cost = cost;
       if (saved !== undefined) context.saved = saved;
+      if (fields.boolean('costEstimated', false)) context.costEstimated = true;
+      if (fields.boolean('costUnreported', false)) context.costUnreported = true;
       return context;
     }
     case 'mediaJob': {

@@ -76,3 +76,17 @@ export function formatCost(cost: number): string {
   const small = cost.toFixed(4);
   return `$${Number(small) >= 1 ? cost.toFixed(2) : small}`;
 }
+
+export const COST_NOT_REPORTED = 'cost not reported';
+/** What an estimated cost is, for tooltips. */
+export const ESTIMATE_NOTE = 'estimated from tokens × the catalog price: the gateway reported no cost';
+
+/**
+ * A cost the gateway may not have reported, as every view shows it: `$0.0400`, `~$0.0400
+ * (estimated)` from tokens × price, or `cost not reported` (never `$0`, which is a free model).
+ */
+export function describeCost(usage: { cost?: number; estimatedCost?: number }): string {
+  if (usage.cost !== undefined) return formatCost(usage.cost);
+  if (usage.estimatedCost !== undefined) return `~${formatCost(usage.estimatedCost)} (estimated)`;
+  return COST_NOT_REPORTED;
+}

@@ -1,9 +1,7 @@
 import * as vscode from 'vscode';
-import { pickerEntries } from '../../core/catalog/catalogView';
+import { pickerEntries, typedModelEntry } from '../../core/catalog/catalogView';
 import type { PickerEntry } from '../../core/catalog/catalogView';
 import type { CatalogModel } from '../../core/catalog/catalogCodec';
-import { isModelId } from '../config/settings';
-import { inertText } from '../../core/util/text';
 import type { ModelCatalog } from './modelCatalog';
 import type { FavouriteModels } from './favouriteModels';
 
@@ -57,7 +55,8 @@ export function toQuickPickItems(entries: readonly PickerEntry[]): ModelItem[] {
 /**
  * A model picker over the catalog: it opens at once (busy while the catalog loads), shows name,
  * id, price per million tokens, context and capabilities, and searches all of them. Favourites
- * (the star button) and recent models come first; typing any `<vendor>/<model_name>` offers it.
+ * (the star button) and recent models come first; typing any model id (`gpt-4o`,
+ * `openai/gpt-4o`, `llama3.2:3b`) offers it.
  */
 export async function pickCatalogModel(
   catalog: ModelCatalog,
@@ -65,7 +64,7 @@ export async function pickCatalogModel(
 ): Promise<string | undefined> {
   const pick = vscode.window.createQuickPick<ModelItem>();
   pick.title = options.title;
-  pick.placeholder = 'Search by name, id, price, context or capability, or type any <vendor>/<model_name>';
+  pick.placeholder = 'Search by name, id, price, context or capability, or type any model id';
   pick.matchOnDescription = true;
   pick.matchOnDetail = true;
   pick.busy = true;
@@ -87,21 +86,18 @@ export async function pickCatalogModel(
     if (keep && !pick.value.trim()) pick.activeItems = [keep];
   };
   const showTyped = (value: string) => {
-    const typed = value.trim();
-    if (typed && !base.some((i) => i.model === typed)) {
-      const custom: ModelItem = isModelId(typed)
-        ? {
-            label: inertText(typed, 200),
-            model: typed,
-            description: 'use this model',
-            alwaysShow: true,
-            iconPath: new vscode.ThemeIcon('edit'),
-          }
-        : {
-            label: inertText(typed, 200),
-            description: 'model ids look like vendor/model_name',
-            alwaysShow: true,
-          };
+    const typed = typedModelEntry(
+      value,
+      base.flatMap((i) => (i.model ? [i.model] : [])),
+    );
+    if (typed) {
+      const custom: ModelItem = {
+        label: typed.label,
+        description: typed.description,
+        model: typed.id,
+        alwaysShow: true,
+        iconPath: typed.id ? new vscode.ThemeIcon('edit') : undefined,
+      };
       pick.items = [custom, ...base];
     } else {
       pick.items = base;

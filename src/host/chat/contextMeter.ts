@@ -37,6 +37,8 @@ export class ContextMeter {
       contextLength: models.contextLength(settings.model),
       acceptsImages: models.acceptsImagesNow(settings.model),
       cost: totals.cost,
+      ...(totals.estimated ? { costEstimated: true } : {}),
+      ...(totals.unreported ? { costUnreported: true } : {}),
       saved: totals.saved,
     });
   }

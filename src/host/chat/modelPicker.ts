@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { isModelId } from '../config/settings';
+import { isModelId, modelIdProblem } from '../config/settings';
 import { StorageKey } from '../../core/ids';
 
 const RECENT_KEY = StorageKey.recentModels;
@@ -25,11 +25,8 @@ export class RecentModels {
 /** Sets the chat model (user settings) and remembers it as recent. */
 export async function setChatModel(model: string, recent: RecentModels): Promise<void> {
   const id = model.trim();
-  if (!isModelId(id)) {
-    throw new Error(
-      `"${model}" is not a model id. Use the form <vendor>/<model_name>, for example openai/gpt-4o-mini.`,
-    );
-  }
+  const problem = modelIdProblem(id);
+  if (problem) throw new Error(`That is not a model id. ${problem}`);
   await vscode.workspace
     .getConfiguration('gateway')
     .update('chat.model', id, vscode.ConfigurationTarget.Global);

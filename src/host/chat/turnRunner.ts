@@ -22,7 +22,7 @@ import { DeltaBatcher } from '../../core/chat/deltaBatcher';
 import { buildChatRequest } from '../../core/chat/requestBuilder';
 import { isAbort, toTurnError } from '../../core/chat/turnError';
 import type { TurnQueue } from '../../core/chat/turnQueue';
-import { toTurnUsage, withSavings } from '../../core/cost/replyCost';
+import { estimateCost, toTurnUsage, withEstimate, withSavings } from '../../core/cost/replyCost';
 import {
   INSTRUCTION_TOKEN_BUDGET,
   instructionsText,
@@ -304,6 +304,11 @@ export class TurnRunner {
           },
           spentToday: () => this.deps.costs?.spentForCaps() ?? 0,
           holds: this.deps.costs?.holds,
+          estimate: (usage) =>
+            estimateCost(
+              { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens },
+              this.deps.models.pricing(requested),
+            ),
         });
         endTurn(turn, result);
       } else {
@@ -331,7 +336,11 @@ export class TurnRunner {
       batcher.flush();
       // An agent turn's usage is every request's, however the turn ended.
       if (tally?.usage) turn.usage = toTurnUsage(tally.usage);
-      if (turn.usage) turn.usage = withSavings(turn.usage, this.deps.models.pricing(requested));
+      if (turn.usage) {
+        const pricing = this.deps.models.pricing(requested);
+        // No cost from the gateway: tokens × the catalog's price, said as estimated.
+        turn.usage = withEstimate(withSavings(turn.usage, pricing), pricing);
+      }
       conversation.updatedAt = Date.now();
       host.post({ type: 'turnUpdated', turn });
       // Stop and the next turn wait for this, never for the disk: a save that fails is
@@ -351,6 +360,8 @@ export class TurnRunner {
         : turn.usage?.cost === undefined && generationId
           ? [generationId]
           : [];
+      if (!unpriced.length && turn.usage?.estimatedCost !== undefined)
+        this.deps.costs?.record('panel', turn.usage.estimatedCost, { estimated: true });
       if (unpriced.length)
         void costFromGeneration(
           this.deps.costs,

@@ -4,6 +4,8 @@ import type { GatewaySettings } from '../../core/config/settingsModel';
 export {
   DEFAULT_BASE_URL,
   isModelId,
+  modelIdProblem,
+  toModelId,
   validateBaseUrl,
   type GatewaySettings,
 } from '../../core/config/settingsModel';

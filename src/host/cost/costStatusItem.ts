@@ -3,7 +3,7 @@ import { COST_SOURCES } from '../../core/cost/costLedger';
 import type { CostSource } from '../../core/cost/costLedger';
 import { Command, UiId } from '../../core/ids';
 import { Disposable } from '../../core/util/lifecycle';
-import { formatCost } from '../../core/util/text';
+import { ESTIMATE_NOTE, formatCost } from '../../core/util/text';
 import type { CreditsService } from '../catalog/credits';
 import type { CostTracker } from './costTracker';
 
@@ -41,11 +41,13 @@ export class CostStatusItem extends Disposable {
   /** The lines the tooltip and the quick pick show. */
   lines(): string[] {
     const today = this.costs.today();
-    const lines = [`Gateway AI today: ${formatCost(today.total)}`];
+    const about = today.estimated > 0 ? '~' : '';
+    const lines = [`Gateway AI today: ${about}${formatCost(today.total)}`];
     for (const source of COST_SOURCES) {
       const cost = today.bySource[source];
       if (cost !== undefined) lines.push(`${SOURCE_LABELS[source]}: ${formatCost(cost)}`);
     }
+    if (today.estimated > 0) lines.push(`Of which ${formatCost(today.estimated)} ${ESTIMATE_NOTE}`);
     const credit = this.credits?.describe();
     if (credit) lines.push(`Credit: ${credit}`);
     return lines;
@@ -57,9 +59,12 @@ export class CostStatusItem extends Disposable {
       this.item.hide();
       return;
     }
-    this.item.text = `$(credit-card) ${formatCost(today.total)}`;
+    const about = today.estimated > 0 ? '~' : '';
+    this.item.text = `$(credit-card) ${about}${formatCost(today.total)}`;
     this.item.tooltip = `${this.lines().join('\n')}\nAll windows, since midnight. Click for details.`;
-    this.item.accessibilityInformation = { label: `Gateway AI cost today: ${formatCost(today.total)}` };
+    this.item.accessibilityInformation = {
+      label: `Gateway AI cost today: ${today.estimated > 0 ? 'about ' : ''}${formatCost(today.total)}`,
+    };
     this.item.show();
   }
 

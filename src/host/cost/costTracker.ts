@@ -14,8 +14,11 @@ import type { StorageFolder } from '../storage/storageFolder';
 export interface TodayCosts {
   /** `YYYY-MM-DD`, local time. */
   day: string;
+  /** Every figure, estimated ones included (what the daily cap counts). */
   total: number;
   bySource: DayCosts;
+  /** USD of `total` estimated from tokens × price, where the gateway reported no cost. */
+  estimated: number;
 }
 
 const FILE_PREFIX = 'window-';
@@ -85,9 +88,10 @@ export class CostTracker extends Disposable {
   /**
    * Adds a cost (USD) to today's figures for `source`. The one entry point for every feature: the
    * chat panel, VS Code's chat, completions and media jobs. Figures that are not costs are ignored.
+   * `estimated`: tokens × the catalog's price, for a reply whose gateway reported no cost.
    */
-  record(source: CostSource, cost: number | undefined): void {
-    if (cost === undefined || !this.own.record(source, cost, Date.now())) return;
+  record(source: CostSource, cost: number | undefined, options?: { estimated?: boolean }): void {
+    if (cost === undefined || !this.own.record(source, cost, Date.now(), options?.estimated === true)) return;
     this.own.prune(Date.now());
     this.saving = this.saving
       .then(() => this.folder.write(this.ownFile, this.own.encode()))

@@ -16,6 +16,7 @@ import { ReplyAssembler } from '../../core/lm/replyParts';
 import type { ReplyPart } from '../../core/lm/replyParts';
 import { buildLmRequest } from '../../core/lm/request';
 import { estimateMessageTokens, estimateTextTokens } from '../../core/lm/tokens';
+import { estimateCost } from '../../core/cost/replyCost';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { ModelCatalog } from '../catalog/modelCatalog';
 import type { CostTracker } from '../cost/costTracker';
@@ -178,8 +179,21 @@ export class GatewayChatModelProvider {
     this.deps.onUsage?.({ model, usage });
     const costs = this.deps.costs;
     if (usage?.cost !== undefined) costs?.record('vscodeChat', usage.cost);
-    else if (reply.id && costs)
-      void costs.generation(reply.id).then((generation) => costs.record('vscodeChat', generation?.totalCost));
+    else if (costs) {
+      // No cost in the stream: the generation record, else tokens × the catalog's price (estimated).
+      const estimate = usage
+        ? estimateCost(
+            { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens },
+            this.deps.catalog.peek(model)?.pricing,
+          )
+        : undefined;
+      const lookup = reply.id ? costs.generation(reply.id) : Promise.resolve(undefined);
+      void lookup.then((generation) =>
+        generation?.totalCost !== undefined
+          ? costs.record('vscodeChat', generation.totalCost)
+          : costs.record('vscodeChat', estimate, { estimated: true }),
+      );
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { GatewayError } from '../../api/errors';
-import { isModelId } from '../config/settings';
+import { modelIdProblem, toModelId } from '../config/settings';
 import type { GatewaySettings } from '../config/settings';
 import { Command } from '../../core/ids';
 import { notify } from '../notify';
@@ -17,8 +17,9 @@ export function parseGenerateArgs(value: unknown): GenerateArgs {
   const v = value as Record<string, unknown>;
   if (typeof v.prompt !== 'string' || !v.prompt.trim())
     throw new Error('gateway.generateMedia needs a non-empty prompt.');
-  if (v.model !== undefined && !isModelId(v.model))
-    throw new Error(`${JSON.stringify(v.model)} is not a model id (<vendor>/<model_name>).`);
+  const model = v.model === undefined ? undefined : toModelId(v.model);
+  if (v.model !== undefined && model === undefined)
+    throw new Error(`gateway.generateMedia: the model is not a model id. ${modelIdProblem(v.model) ?? ''}`);
   if (
     v.parameters !== undefined &&
     (typeof v.parameters !== 'object' || v.parameters === null || Array.isArray(v.parameters))
@@ -27,7 +28,7 @@ export function parseGenerateArgs(value: unknown): GenerateArgs {
   }
   return {
     prompt: v.prompt.trim(),
-    model: v.model,
+    model,
     parameters: v.parameters as Record<string, unknown> | undefined,
   };
 }
@@ -58,11 +59,10 @@ export async function askGenerateArgs(
       ? await pickModel(settings.model)
       : await vscode.window.showInputBox({
           title: 'Generate Media (2/3): model',
-          prompt: 'Media model, <vendor>/<model_name>',
+          prompt: 'Media model id, as the gateway names it (gpt-image-1, openai/gpt-image-1)',
           value: settings.model,
           ignoreFocusOut: true,
-          validateInput: (v) =>
-            isModelId(v) ? undefined : 'Use the form <vendor>/<model_name>, for example openai/gpt-image-1.',
+          validateInput: (v) => modelIdProblem(v.trim()),
         });
   if (model === undefined) return undefined;
   const info = catalog.find((entry) => entry.id === model.trim());

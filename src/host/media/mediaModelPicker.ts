@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { MediaModelInfo } from '../../api/mediaRoutes';
-import { isModelId } from '../config/settings';
+import { modelIdProblem } from '../config/settings';
 
 const KIND_ICONS: Readonly<Record<MediaModelInfo['kind'], string>> = {
   image: '$(file-media)',
@@ -66,10 +66,9 @@ export async function pickMediaModel(
   if (!picked.other) return picked.id;
   return vscode.window.showInputBox({
     title: 'Generate Media (2/3): model',
-    prompt: 'Media model, <vendor>/<model_name>',
+    prompt: 'Media model id, as the gateway names it (gpt-image-1, openai/gpt-image-1)',
     value: current,
     ignoreFocusOut: true,
-    validateInput: (v) =>
-      isModelId(v) ? undefined : 'Use the form <vendor>/<model_name>, for example openai/gpt-image-1.',
+    validateInput: (v) => modelIdProblem(v.trim()),
   });
 }

@@ -41,6 +41,8 @@ export interface AgentTurnRun {
   spentToday?(): number;
   /** The window's holds for paid calls, which `spentToday` counts. */
   holds?: SpendHolds;
+  /** A reply's cost from tokens × the catalog's price, where the gateway reported none. */
+  estimate?: NonNullable<AgentLoopDeps['budget']>['estimate'];
 }
 
 /**
@@ -105,6 +107,7 @@ export function runAgentTurn(
         maxDailyCost: settings.maxDailyCost,
         spentToday: () => run.spentToday?.() ?? 0,
         ...(run.holds ? { holds: run.holds } : {}),
+        estimate: run.estimate,
       },
       askToContinue: (progress, signal) => agent.askToContinue(turn, (m) => run.post(m), progress, signal),
       contextLength: run.contextLength,

@@ -54,6 +54,7 @@ function tooltip(job: MediaJob): string {
   if (job.status === 'completed')
     lines.push(`${job.outputs.length} output${job.outputs.length === 1 ? '' : 's'}`);
   if (job.cost !== undefined) lines.push(`Cost: ${formatCost(job.cost)}`);
+  else if (job.status === 'completed') lines.push('Cost: not reported by the gateway');
   if (job.error) lines.push(`${job.status === 'failed' ? 'Failed' : 'Gateway said'}: ${job.error}`);
   if (job.status === 'cancelled') lines.push('The job was cancelled at the gateway.');
   if (job.status === 'expired') lines.push('The job expired at the gateway before its result was kept.');

@@ -32,6 +32,8 @@ interface Reply {
   text?: string;
   calls?: { id?: string; name: string; arguments: string }[];
   cost?: number;
+  /** The gateway reports tokens but no cost. */
+  noCost?: true;
 }
 
 function deltas(reply: Reply, n: number): ChatDelta[] {
@@ -48,7 +50,14 @@ function deltas(reply: Reply, n: number): ChatDelta[] {
       })),
     });
   out.push({ type: 'finish', reason: reply.calls?.length ? 'tool_calls' : 'stop' });
-  out.push({ type: 'usage', usage: { prompt_tokens: 10, completion_tokens: 5, cost: reply.cost ?? 0.001 } });
+  out.push({
+    type: 'usage',
+    usage: {
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      ...(reply.noCost ? {} : { cost: reply.cost ?? 0.001 }),
+    },
+  });
   return out;
 }
 
@@ -617,6 +626,42 @@ describe('Agent loop: spend and step caps', () => {
     assert.equal((pauses[1] as { requests: number }).requests, 4);
     assert.equal(h.requests.length, 5);
     assert.equal(tally.progress.pause, undefined);
+  });
+
+  it('counts tokens × price against the caps where the gateway reports no cost, and says it is estimated', async () => {
+    const unpriced = replies.map((r): Reply => ({ ...r, noCost: true }));
+    const h = harness(unpriced);
+    const seen: unknown[] = [];
+    h.deps.budget = {
+      maxTurnCost: 0.05,
+      spentToday: () => 0,
+      // $0.001 in, $0.002 out per token: 10 in and 5 out are $0.02 a reply.
+      estimate: (usage) => (usage.prompt_tokens ?? 0) * 0.001 + (usage.completion_tokens ?? 0) * 0.002,
+    };
+    h.deps.askToContinue = (progress) => {
+      seen.push({ pause: progress.pause, estimated: progress.costEstimated });
+      return Promise.resolve(false);
+    };
+    const tally = newTally();
+    const result = await runAgentLoop(history, h.deps, new AbortController().signal, tally);
+    assert.equal(result.end.kind, 'budget');
+    assert.equal(h.requests.length, 2);
+    assert.deepEqual(seen, [{ pause: { kind: 'turnCost', spent: 0.04, cap: 0.05 }, estimated: true }]);
+    assert.equal(tally.progress.costUnreported, undefined);
+    // The turn's usage keeps what the gateway said: no cost was reported.
+    assert.equal(tally.usage?.cost, undefined);
+  });
+
+  it('without a price either, counts tokens alone and says the cost is unknown', async () => {
+    const h = harness(replies.map((r): Reply => ({ ...r, noCost: true })));
+    h.deps.budget = { maxTurnCost: 0.05, spentToday: () => 0, estimate: () => undefined };
+    h.deps.askToContinue = () => Promise.resolve(false);
+    const tally = newTally();
+    const result = await runAgentLoop(history, h.deps, new AbortController().signal, tally);
+    assert.deepEqual(result.end, { kind: 'answered' });
+    assert.equal(tally.progress.cost, undefined);
+    assert.equal(tally.progress.costUnreported, true);
+    assert.equal(tally.progress.promptTokens, 50);
   });
 
   it('stops there, with every call answered, when the user says stop', async () => {

@@ -7,6 +7,7 @@ import {
   mediaModels,
   perMillion,
   pickerEntries,
+  typedModelEntry,
 } from '../../../../src/core/catalog/catalogView';
 import { describeCredits, parseCredits } from '../../../../src/core/catalog/creditsCodec';
 import { DEFAULT_CATALOG } from '../../../simulator/catalog';
@@ -97,6 +98,21 @@ describe('picker entries', () => {
       }),
       { numRuns: FUZZ_RUNS },
     );
+  });
+
+  it('offer any typed model id, with or without a vendor, and say why text is not one', () => {
+    const listed = ['openai/gpt-4o-mini', 'gpt-4o'];
+    for (const id of ['gpt-image-1', 'llama3.2:3b', 'my-team/claude', 'model@2024.05'])
+      assert.deepEqual(typedModelEntry(`  ${id} `, listed), { id, label: id, description: 'use this model' });
+    // A listed id has its own row; nothing typed adds nothing.
+    assert.equal(typedModelEntry('gpt-4o', listed), undefined);
+    assert.equal(typedModelEntry('   ', listed), undefined);
+    for (const text of ['two words', 'gpt\u202e4o', 'x'.repeat(300)]) {
+      const row = typedModelEntry(text, listed);
+      assert.equal(row?.id, undefined);
+      assert.match(row?.description ?? '', /model id/);
+      assert.ok(!/[\u202e]/.test(row?.label ?? ''));
+    }
   });
 
   it('format prices and context lengths', () => {

@@ -7,6 +7,7 @@ import {
   parseCatalog,
   parseCatalogCache,
 } from '../../../../src/core/catalog/catalogCodec';
+import { isModelId } from '../../../../src/core/config/modelId';
 import { DEFAULT_CATALOG, largeCatalog } from '../../../simulator/catalog';
 
 const FUZZ_RUNS = 3000;
@@ -95,13 +96,23 @@ describe('catalog codec (the GET /v1/models boundary)', () => {
     });
   });
 
-  it('answers undefined for another shape, and skips entries without a model id', () => {
+  it('answers undefined for another shape, and skips entries without a usable model id', () => {
     for (const value of [null, 3, 'x', {}, { data: {} }, { models: [] }])
       assert.equal(parseCatalog(value), undefined);
-    const models = parseCatalog([{ id: 'no-slash' }, { id: 'a/b' }, { id: 'a/b' }, 7, { name: 'x' }]);
+    const models = parseCatalog([
+      { id: 'no-slash' },
+      { id: 'a/b' },
+      { id: 'a/b' },
+      7,
+      { name: 'x' },
+      { id: 'bad\nid' },
+      { id: 'gpt\u202e4o' },
+      { id: 'x'.repeat(257) },
+      { id: '' },
+    ]);
     assert.deepEqual(
       models?.map((m) => m.id),
-      ['a/b'],
+      ['no-slash', 'a/b'],
     );
   });
 
@@ -123,7 +134,7 @@ describe('catalog codec (the GET /v1/models boundary)', () => {
           assert.ok(models.length <= MAX_CATALOG_MODELS);
           const ids = new Set<string>();
           for (const m of models) {
-            assert.match(m.id, /^[^/\s]+\/\S+$/);
+            assert.ok(isModelId(m.id), m.id);
             assert.ok(!ids.has(m.id));
             ids.add(m.id);
             assert.ok(m.name.length > 0 && m.name.length <= 200 && !/[\n\r]/.test(m.name));

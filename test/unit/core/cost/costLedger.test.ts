@@ -25,8 +25,8 @@ describe("cost ledger: today's cost by source, per window", () => {
     assert.ok(a.record('media', 1, NOON - DAY));
     assert.ok(b.record('vscodeChat', 0.125, NOON));
     const today = sumDay([a, b], dayKey(NOON));
-    assert.deepEqual(today, { total: 0.875, bySource: { panel: 0.75, vscodeChat: 0.125 } });
-    assert.deepEqual(sumDay([a, b], dayKey(NOON - DAY)), { total: 1, bySource: { media: 1 } });
+    assert.deepEqual(today, { total: 0.875, bySource: { panel: 0.75, vscodeChat: 0.125 }, estimated: 0 });
+    assert.deepEqual(sumDay([a, b], dayKey(NOON - DAY)), { total: 1, bySource: { media: 1 }, estimated: 0 });
     assert.equal(dayKey(new Date(2026, 0, 2, 23, 59).getTime()), '2026-01-02');
   });
 
@@ -59,7 +59,41 @@ describe("cost ledger: today's cost by source, per window", () => {
       }),
     );
     assert.equal(odd.problem, undefined, 'odd entries are skipped, not the whole file');
-    assert.deepEqual(sumDay([odd.ledger], '2026-11-25'), { total: 0.5, bySource: { media: 0.5 } });
+    assert.deepEqual(sumDay([odd.ledger], '2026-11-25'), {
+      total: 0.5,
+      bySource: { media: 0.5 },
+      estimated: 0,
+    });
+  });
+
+  it('counts estimated costs in the day and says how much of it is estimated, through the file', () => {
+    const ledger = new CostLedger();
+    ledger.record('panel', 0.5, NOON);
+    ledger.record('panel', 0.25, NOON + 1, true);
+    ledger.record('vscodeChat', 0.125, NOON + 2, true);
+    const today = sumDay([ledger], dayKey(NOON));
+    assert.deepEqual(today, { total: 0.875, bySource: { panel: 0.75, vscodeChat: 0.125 }, estimated: 0.375 });
+    const { ledger: back, problem } = CostLedger.decode(ledger.encode());
+    assert.equal(problem, undefined);
+    assert.deepEqual(sumDay([back], dayKey(NOON)), today);
+    // A file written before estimates were kept apart reads as it did: nothing estimated.
+    const old = CostLedger.decode(JSON.stringify({ version: 1, days: { [dayKey(NOON)]: { panel: 0.5 } } }));
+    assert.deepEqual(sumDay([old.ledger], dayKey(NOON)), {
+      total: 0.5,
+      bySource: { panel: 0.5 },
+      estimated: 0,
+    });
+    // A stored estimated part is bounded by the day's total and ignored when it is not a cost.
+    for (const estimated of [5, 'x', -1, null]) {
+      const odd = CostLedger.decode(
+        JSON.stringify({
+          version: 1,
+          days: { [dayKey(NOON)]: { panel: 0.5 } },
+          estimated: { [dayKey(NOON)]: estimated },
+        }),
+      );
+      assert.equal(sumDay([odd.ledger], dayKey(NOON)).estimated, estimated === 5 ? 0.5 : 0);
+    }
   });
 
   it('keeps aside a file with days of which none read, deletes only a file whose days are all past, and leaves a newer version be', () => {

@@ -12,10 +12,13 @@ import {
 import {
   cacheSavings,
   chatTotals,
+  estimateCost,
   toTurnUsage,
+  withEstimate,
   withGeneration,
   withSavings,
 } from '../../../../src/core/cost/replyCost';
+import { describeCost } from '../../../../src/core/util/text';
 
 const notFound = (): GatewayError => new GatewayError({ kind: 'http', status: 404, message: 'Not found' });
 
@@ -145,6 +148,60 @@ describe('reply cost: usage for the footer, savings from the catalog prices', ()
     );
     assert.deepEqual(usage, { promptTokens: 10, cost: 0.5, cachedTokens: 8, cacheSavings: 0.1 });
     assert.deepEqual(chatTotals([usage, undefined, { cost: 0.25 }]), { cost: 0.75, saved: 0.1 });
-    assert.deepEqual(chatTotals([undefined]), { cost: undefined, saved: undefined });
+    assert.deepEqual(chatTotals([undefined]), {});
+  });
+
+  it('estimates a cost the gateway did not report from tokens × the catalog price, and says so', () => {
+    const pricing = { prompt: 0.000001, completion: 0.000002 };
+    assert.equal(estimateCost({ promptTokens: 1000, completionTokens: 500 }, pricing), 0.002);
+    assert.equal(estimateCost({ completionTokens: 500 }, pricing), 0.001);
+    // No price, or no tokens: unknown, not 0.
+    assert.equal(estimateCost({ promptTokens: 1000 }, undefined), undefined);
+    assert.equal(estimateCost({}, pricing), undefined);
+    // A free model's price is a real 0.
+    assert.equal(estimateCost({ promptTokens: 10 }, { prompt: 0, completion: 0 }), 0);
+    // A reported cost wins, a real 0 included; an old estimate goes when the cost comes.
+    assert.deepEqual(withEstimate({ promptTokens: 1000, cost: 0 }, pricing), { promptTokens: 1000, cost: 0 });
+    assert.deepEqual(withEstimate({ promptTokens: 1000, cost: 0.5, estimatedCost: 0.001 }, pricing), {
+      promptTokens: 1000,
+      cost: 0.5,
+    });
+    assert.deepEqual(withEstimate({ promptTokens: 1000 }, pricing), {
+      promptTokens: 1000,
+      estimatedCost: 0.001,
+    });
+    assert.deepEqual(withEstimate({ promptTokens: 1000 }, undefined), { promptTokens: 1000 });
+    // The chat's total counts estimates and says so; replies with neither are said apart.
+    assert.deepEqual(chatTotals([{ cost: 0.5 }, { promptTokens: 1, estimatedCost: 0.25 }]), {
+      cost: 0.75,
+      estimated: true,
+    });
+    assert.deepEqual(chatTotals([{ promptTokens: 1 }]), { unreported: true });
+    assert.deepEqual(chatTotals([{ cost: 0 }, { completionTokens: 3 }]), { cost: 0, unreported: true });
+  });
+
+  it('shows a cost that was not reported as such, never as $0', () => {
+    assert.equal(describeCost({ cost: 0 }), '$0');
+    assert.equal(describeCost({ cost: 0.04 }), '$0.0400');
+    assert.equal(describeCost({ estimatedCost: 0.04 }), '~$0.0400 (estimated)');
+    assert.equal(describeCost({}), 'cost not reported');
+  });
+
+  it(`estimates never throw and stay within bounds (property)`, () => {
+    const count = fc.option(fc.oneof(fc.nat(), fc.double()), { nil: undefined });
+    const price = fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constant(0));
+    fc.assert(
+      fc.property(
+        count,
+        count,
+        fc.option(fc.record({ prompt: price, completion: price }), { nil: undefined }),
+        (p, c, pricing) => {
+          const estimate = estimateCost({ promptTokens: p, completionTokens: c }, pricing);
+          if (estimate !== undefined)
+            assert.ok(Number.isFinite(estimate) && estimate >= 0 && estimate <= MAX_USD);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

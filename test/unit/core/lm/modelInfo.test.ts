@@ -4,6 +4,7 @@ import type { CatalogModel } from '../../../../src/core/catalog/catalogCodec';
 import { parseCatalog, undescribedModel } from '../../../../src/core/catalog/catalogCodec';
 import { buildModelInfos, plainText, selectModelIds, toModelInfo } from '../../../../src/core/lm/modelInfo';
 import { DEFAULT_CATALOG, ECHO_MODELS } from '../../../simulator/catalog';
+import { isModelId } from '../../../../src/core/config/modelId';
 
 /** The models through the one catalog parser, as the catalog service holds them. */
 function parseModelCatalog(body: unknown): CatalogModel[] {
@@ -50,6 +51,29 @@ describe('language-model information', () => {
     );
     assert.equal(info.detail, '$0.15 in / $0.60 out per 1M tokens');
     assert.match(info.tooltip, /Context 200K tokens\. Price: \$0\.15 in \/ \$0\.60 out per 1M tokens\./);
+  });
+
+  it("offers VS Code's picker the ids other gateways use, with or without a vendor", () => {
+    const catalog = parseModelCatalog({
+      data: [{ id: 'gpt-4o' }, { id: 'llama3.2:3b' }, { id: 'my-team/claude' }, { id: 'model@2024.05' }],
+    });
+    assert.deepEqual(
+      buildModelInfos({ catalog, chatModels: [], currentModel: '', include: ['*'] }).map((m) => m.id),
+      ['gpt-4o', 'llama3.2:3b', 'my-team/claude', 'model@2024.05'],
+    );
+    assert.deepEqual(
+      buildModelInfos({
+        catalog: undefined,
+        chatModels: ['dall-e-3'],
+        currentModel: 'gpt-4o',
+        include: [],
+      }).map((m) => m.id),
+      ['gpt-4o', 'dall-e-3'],
+    );
+    const bare = toModelInfo('llama3.2:3b', undefined);
+    assert.deepEqual([bare.family, bare.version, bare.name], ['llama3.2:3b', 'llama3.2:3b', 'llama3.2:3b']);
+    const vendored = toModelInfo('my-team/claude', undefined);
+    assert.deepEqual([vendored.family, vendored.version], ['my-team', 'claude']);
   });
 
   it('falls back to defaults for a model the catalog does not describe', () => {
@@ -167,7 +191,7 @@ describe('language-model information', () => {
           const catalog = parseModelCatalog(body);
           assert.equal(new Set(catalog.map((m) => m.id)).size, catalog.length);
           for (const model of catalog) {
-            assert.match(model.id, /^[^/\s]+\/\S+$/);
+            assert.ok(isModelId(model.id), model.id);
             const info = toModelInfo(model.id, model);
             assert.ok(Number.isInteger(info.maxInputTokens) && info.maxInputTokens >= 1);
             assert.ok(Number.isInteger(info.maxOutputTokens) && info.maxOutputTokens >= 1);

@@ -27,6 +27,16 @@ describe('media slash commands', () => {
     });
   });
 
+  it('takes any model id the gateway uses, with or without a vendor', () => {
+    for (const id of ['gpt-image-1', 'dall-e-3', 'openai/gpt-image-1', 'llama3.2:3b', 'my-team/img@v2'])
+      assert.deepEqual(ok(`/image a red square --model ${id}`), {
+        kind: 'image',
+        prompt: 'a red square',
+        model: id,
+        parameters: {},
+      });
+  });
+
   it('keeps quoted values as strings and honours --', () => {
     assert.deepEqual(ok('/audio --voice "deep calm" --seed "42" hello -- --not-a-flag'), {
       kind: 'audio',
@@ -42,7 +52,8 @@ describe('media slash commands', () => {
     for (const [text, error] of [
       ['/image', /needs a prompt/],
       ['/image --size 1x1', /needs a prompt/],
-      ['/image x --model nope', /model id/],
+      ['/image x --model "two words"', /model id/],
+      ['/image x --model "a\u202eb"', /model id/],
       ['/image x --prompt y', /cannot be set/],
       ['/image x --constructor 1', /cannot be set/],
       ['/image x --9 1', /not a valid option/],

@@ -52,6 +52,19 @@ function readBack(lines: readonly string[]): Record<string, unknown> | undefined
 const onTheWire = (body: unknown): unknown => JSON.parse(JSON.stringify(body));
 
 describe('core: the agents’ media tool input and its confirmation', () => {
+  it('takes any model id the gateway names, and refuses one with hidden or control characters', () => {
+    for (const model of ['gpt-image-1', 'dall-e-3', ' openai/gpt-image-1 ', 'flux:dev', 'team/img@2'])
+      assert.deepEqual(parseGenerateMediaInput({ prompt: 'a fox', model }), {
+        ok: true,
+        input: { prompt: 'a fox', model: model.trim() },
+      });
+    for (const model of ['gpt\u202eimage', 'a\nb', '', 7]) {
+      const parsed = parseGenerateMediaInput({ prompt: 'a fox', model });
+      assert.ok(!parsed.ok);
+      assert.match(parsed.error, /not a model id/);
+    }
+  });
+
   it('F3: parameters may not name the model or the prompt; the body always carries the confirmed ones', () => {
     for (const parameters of [
       { model: 'evil/other' },
