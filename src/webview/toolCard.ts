@@ -159,6 +159,11 @@ function confirmationView(confirmation: Confirmation, openDiff: () => void): HTM
       );
       break;
   }
+  // The host's reason for asking every time, as inert text.
+  if (confirmation.why)
+    box.append(
+      h('div', { className: 'tool-confirm-why' }, codicon('shield'), h('span', { text: confirmation.why })),
+    );
   return box;
 }
 

@@ -8,6 +8,7 @@
  *   a folder that is itself `.aws` (its `credentials` has no `.aws` in its relative path);
  * - `two-folders/`: a two-folder workspace, where the model names `app/.vscode/tasks.json`;
  * - `linked-always-ask/`: `docs/setup.md` is a link to `.vscode/tasks.json`;
+ * - `key-content/`: key files under names no list knows (`notes.txt` links to one);
  * and *Undo this turn* writing through a folder swapped for a link after the turn.
  */
 import * as assert from 'node:assert/strict';
@@ -171,6 +172,17 @@ describe('Hostile workspaces: every path decision on the real path', function ()
         '.netrc',
         '.mcp.json',
         '.cursor/mcp.json',
+        // Still readable without approval in the last review.
+        'token.json',
+        'myapp-firebase-adminsdk-ab12c-0123456789.json',
+        'key.json',
+        'gcp-key.json',
+        'appsettings.Production.json',
+        'keystore.properties',
+        'signing.properties',
+        'release.asc',
+        'secring.gpg',
+        'wp-config.php',
       ])
         assert.match(await refusal(set, 'read_file', { path: name }), /may hold secrets/, name);
       // In a folder that is `.aws`, the relative path is `credentials`: the real path says `.aws`.
@@ -180,6 +192,53 @@ describe('Hostile workspaces: every path decision on the real path', function ()
     } finally {
       set.dispose();
       aws.dispose();
+    }
+  });
+
+  it('still readable without approval: a JSON or YAML file that holds a private key asks first, every time', async () => {
+    const root = fixture('key-content');
+    const set = tools([folder(root, 0)]);
+    const noState: vscode.Memento = {
+      keys: () => [],
+      get: <T>(_key: string, fallback?: T) => fallback,
+      update: () => Promise.resolve(),
+    };
+    const approvals = new Approvals(() => undefined, { warn: () => undefined }, noState, settings!);
+    try {
+      const spec = set.specs().find((s) => s.name === 'read_file')!;
+      for (const [name, held] of [
+        ['deploy/ci-account.json', 'a PEM private key block'],
+        ['deploy/values.yaml', 'a PEM private key block'],
+        ['notes.txt', 'a PEM private key block'],
+      ] as const) {
+        const prepared = await set.prepare('read_file', { path: name }, new AbortController().signal);
+        assert.equal(prepared.alwaysAsk, held, name);
+        assert.equal(prepared.confirmation?.kind, 'tool', name);
+        assert.match(prepared.confirmation?.why ?? '', /holds a PEM private key block/, name);
+        const call: ToolCallRecord = {
+          id: name,
+          name: 'read_file',
+          arguments: '{}',
+          state: 'awaitingApproval',
+          confirmation: prepared.confirmation,
+        };
+        assert.equal(approvals.needsApproval('keys', spec, call, prepared), true, name);
+      }
+      // Plain JSON is read as before, without asking.
+      const plain = await set.prepare(
+        'read_file',
+        { path: 'package-info.json' },
+        new AbortController().signal,
+      );
+      assert.equal(plain.alwaysAsk, undefined);
+      // A search cannot ask per file: key files are left out of it, and it says so.
+      const found = await run(set, 'search_text', { query: 'needle' });
+      assert.doesNotMatch(found, /needle-secret/);
+      assert.match(found, /package-info\.json:1:/);
+      assert.match(found, /[23] files that hold a private key skipped/);
+    } finally {
+      set.dispose();
+      approvals.dispose();
     }
   });
 

@@ -68,6 +68,11 @@ export type Confirmation = (
    * the card offers Allow once and Deny.
    */
   onceOnly?: boolean;
+  /**
+   * Why this call asks every time, in the host's words (an edit that can make something run
+   * later, a read of a file that holds a private key): shown on the card.
+   */
+  why?: string;
 };
 
 /** A file a call changed, with what it held before: what *Undo this turn* puts back. */

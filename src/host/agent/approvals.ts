@@ -53,10 +53,11 @@ export class Approvals extends Disposable {
    * user allowed the tool in this chat or always (`gateway.agent.alwaysAllow`, user settings only).
    */
   needsApproval(chatId: string, spec: ToolSpec, call: ToolCallRecord, prepared: PreparedCall): boolean {
-    if (spec.readOnly && spec.source.kind === 'builtin') return false;
-    // An edit that can make something run later (tasks, hooks, CI) asks every time: the tool
-    // judged the file by its real path when it prepared the call.
+    // An edit that can make something run later (tasks, hooks, CI), and a read of a file that
+    // holds a private key, ask every time: the tool judged the file by its real path and its
+    // content when it prepared the call.
     if (prepared.alwaysAsk) return true;
+    if (spec.readOnly && spec.source.kind === 'builtin') return false;
     const key = approvalKey(spec);
     if (this.allowedInChat.get(chatId)?.has(key)) return false;
     // Nothing is kept always for a server VS Code runs (see mayAlwaysAllow).

@@ -17,6 +17,8 @@ import {
   parseRunCommandArgs,
   parseSearchTextArgs,
 } from '../../core/agent/toolArgs';
+import { prettyArguments } from '../../core/agent/externalTools';
+import { privateKeyIn } from '../../core/agent/secretContent';
 import type { PreparedCall, ToolOutput, ToolSet, ToolSource, ToolSpec } from '../../core/agent/types';
 import { ToolInputError } from '../../core/agent/types';
 import { unifiedDiff } from '../../core/agent/unifiedDiff';
@@ -321,11 +323,32 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     const stat = await this.stat(file);
     if (stat.type & vscode.FileType.Directory)
       throw new ToolInputError(`"${file.display}" is a folder: list it with list_files.`);
+    // A key file under a name no list knows (a service account's JSON renamed): judged by what
+    // it holds, on the text that is read anyway. Such a read asks first, every time.
+    const names = [file.relative, file.realRelative, file.real];
+    const held = privateKeyIn(names, await this.readText(file));
+    const read = async (asked: boolean): Promise<ToolOutput> => {
+      const text = await this.readText(file);
+      const shown = sliceLines(text, args);
+      const found = privateKeyIn(names, text) ?? privateKeyIn(names, shown);
+      if (found && !asked)
+        return {
+          text: `"${file.display}" now holds ${found}, so it was not read without asking. Call read_file again: the user is asked first.`,
+          isError: true,
+        };
+      return { text: `${file.display}\n${shown}` };
+    };
+    if (!held) return { run: () => read(false) };
     return {
-      run: async () => {
-        const text = await this.readText(file);
-        return { text: `${file.display}\n${sliceLines(text, args)}` };
+      confirmation: {
+        kind: 'tool',
+        name: 'read_file',
+        source: BUILTIN_SOURCE.label,
+        arguments: prettyArguments(raw),
+        why: `${file.display} holds ${held}: it may be a key file, so reading it asks first, every time.`,
       },
+      alwaysAsk: held,
+      run: () => read(true),
     };
   }
 
@@ -367,12 +390,18 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
         const texts: RegexFile[] = [];
         let bytes = 0;
         let skipped = 0;
+        let keys = 0;
         for (const file of files) {
           if (signal.aborted || matches.length >= SEARCH_MAX_MATCHES || bytes >= SEARCH_MAX_TOTAL_BYTES)
             break;
           const text = await this.searchableText(file.uri);
           if (text === undefined) {
             skipped++;
+            continue;
+          }
+          // A key file is not searched (reading it asks first; a search cannot ask per file).
+          if (privateKeyIn([file.relative, file.real ?? ''], text)) {
+            keys++;
             continue;
           }
           bytes += text.length;
@@ -408,6 +437,10 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
           notes.push(`the first ${SEARCH_MAX_MATCHES} matches shown; narrow the search with glob`);
         if (bytes >= SEARCH_MAX_TOTAL_BYTES) notes.push('the search stopped after 32 MB of text');
         if (skipped) notes.push(`${skipped} binary or large file${skipped === 1 ? '' : 's'} skipped`);
+        if (keys)
+          notes.push(
+            `${keys} file${keys === 1 ? '' : 's'} that hold${keys === 1 ? 's' : ''} a private key skipped (read_file asks first)`,
+          );
         if (notice) notes.push(notice);
         const body = matches.length ? matches.join('\n') : 'No matches (files.exclude and .gitignore apply).';
         return { text: body + (notes.length ? `\n(${notes.join('; ')})` : '') };

@@ -46,6 +46,8 @@ export interface ListedFile {
   folder: number;
   relative: string;
   display: string;
+  /** Its absolute real path (a listed link is judged by what it leads to). */
+  real?: string;
 }
 
 /** A workspace folder the tools may use, with its real path. */
@@ -317,7 +319,7 @@ export class WorkspaceAccess {
         more = true;
         break;
       }
-      kept.push(file);
+      kept.push({ ...file, real: real.real });
     }
     return { files: kept, more, ...(notices.length ? { notice: notices.join('; ') } : {}) };
   }
