@@ -9,6 +9,7 @@
  * - `two-folders/`: a two-folder workspace, where the model names `app/.vscode/tasks.json`;
  * - `linked-always-ask/`: `docs/setup.md` is a link to `.vscode/tasks.json`;
  * - `key-content/`: key files under names no list knows (`notes.txt` links to one);
+ * - `package-scripts/`: files that `package.json` scripts run, at the root and in a package;
  * and *Undo this turn* writing through a folder swapped for a link after the turn.
  */
 import * as assert from 'node:assert/strict';
@@ -300,6 +301,36 @@ describe('Hostile workspaces: every path decision on the real path', function ()
           approvals.needsApproval('two-folders', spec, card('t', 'edit_file', tasks), tasks),
           true,
         );
+      } finally {
+        set.dispose();
+      }
+    });
+
+    it('the always-ask list misses scripts that package.json points to: they ask, after Allow in this chat', async () => {
+      const root = fixture('package-scripts');
+      const set = tools([folder(root, 0)]);
+      const plainEdit = (file: string) =>
+        set.prepare(
+          'edit_file',
+          { path: file, edits: [{ search: 'plain', replace: 'changed' }] },
+          new AbortController().signal,
+        );
+      try {
+        const plain = await plainEdit('src/index.js');
+        assert.equal(plain.alwaysAsk, undefined);
+        await allowInChat('scripts', set, plain);
+        const spec = set.specs().find((s) => s.name === 'edit_file')!;
+        for (const [file, why] of [
+          ['scripts/postinstall.js', 'scripts.postinstall of package.json'],
+          ['packages/web/tools/gen.sh', 'scripts.build of packages/web/package.json'],
+        ] as const) {
+          const prepared = await plainEdit(file);
+          assert.equal(prepared.alwaysAsk, why, file);
+          assert.equal(
+            approvals.needsApproval('scripts', spec, card(file, 'edit_file', prepared), prepared),
+            true,
+          );
+        }
       } finally {
         set.dispose();
       }

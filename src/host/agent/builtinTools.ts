@@ -1,5 +1,9 @@
 import * as vscode from 'vscode';
-import { alwaysAskPattern } from '../../core/agent/approvalPolicy';
+import {
+  alwaysAskPattern,
+  PACKAGE_JSON_MAX_BYTES,
+  packageScriptFiles,
+} from '../../core/agent/approvalPolicy';
 import { applyHunks, changedSpan } from '../../core/agent/editHunks';
 import {
   literalMatches,
@@ -498,7 +502,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
         diff: unifiedDiff(null, args.content, file.display),
       },
       preview: { path: file.relative, folder: file.folder, before: '', after: args.content },
-      ...alwaysAsk(file),
+      ...(await alwaysAsk(file)),
       run: async () => {
         if (!this.deps.trusted()) return restricted();
         await this.access.relocate(file, args.path);
@@ -550,7 +554,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
         diff: unifiedDiff(before, after, file.display),
       },
       preview: { path: file.relative, folder: file.folder, before, after },
-      ...alwaysAsk(file),
+      ...(await alwaysAsk(file)),
       run: async () => {
         if (!this.deps.trusted()) return restricted();
         let doc: vscode.TextDocument;
@@ -755,9 +759,42 @@ const SEVERITY: Record<vscode.DiagnosticSeverity, string> = {
  * relative to its real folder and absolute) and on the name it was given, never on the folder
  * name the model put in front of it.
  */
-function alwaysAsk(file: Located): { alwaysAsk?: string } {
-  const pattern = alwaysAskPattern([file.relative, file.realRelative, file.real]);
+async function alwaysAsk(file: Located): Promise<{ alwaysAsk?: string }> {
+  const pattern =
+    alwaysAskPattern([file.relative, file.realRelative, file.real]) ?? (await packageScriptOf(file));
   return pattern ? { alwaysAsk: pattern } : {};
+}
+
+/**
+ * The `package.json` script that runs this file, as `scripts.<name> of <package.json>`, or
+ * undefined: every `package.json` from the file's real folder up to its workspace folder is
+ * read (a regular file, at most PACKAGE_JSON_MAX_BYTES) and its scripts' file words compared
+ * with the file's real path, without case (a case-insensitive disk runs either spelling).
+ */
+async function packageScriptOf(file: Located): Promise<string | undefined> {
+  const parts = file.realRelative.split('/').filter(Boolean);
+  if (parts.length === 0) return undefined;
+  const root = file.real
+    .slice(0, Math.max(0, file.real.length - file.realRelative.length))
+    .replace(/[\\/]+$/, '');
+  for (let depth = parts.length - 1; depth >= 0; depth--) {
+    const folder = parts.slice(0, depth);
+    const manifest = vscode.Uri.file([root, ...folder, 'package.json'].join('/'));
+    let text: string;
+    try {
+      const stat = await vscode.workspace.fs.stat(manifest);
+      if (!(stat.type & vscode.FileType.File) || stat.size > PACKAGE_JSON_MAX_BYTES) continue;
+      const bytes = await vscode.workspace.fs.readFile(manifest);
+      if (bytes.length > PACKAGE_JSON_MAX_BYTES) continue;
+      text = new TextDecoder().decode(bytes);
+    } catch {
+      continue;
+    }
+    const rest = parts.slice(depth).join('/').toLowerCase();
+    const named = packageScriptFiles(text).find((entry) => entry.path.toLowerCase() === rest);
+    if (named) return `scripts.${named.script} of ${[...folder, 'package.json'].join('/')}`;
+  }
+  return undefined;
 }
 
 function restricted(): ToolOutput {
