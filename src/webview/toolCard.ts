@@ -146,6 +146,8 @@ function confirmationView(confirmation: Confirmation, openDiff: () => void): HTM
           ...(confirmation.created ? [h('span', { className: 'tool-badge', text: 'new file' })] : []),
           open,
         ),
+        // Named through a link: the file that is written.
+        ...(confirmation.realPath ? [fact('Link to', confirmation.realPath)] : []),
         diffView(confirmation.diff),
       );
       break;

@@ -349,6 +349,18 @@ describe('Hostile workspaces: every path decision on the real path', function ()
         const linked = await edit(set, 'docs/setup.md');
         const spec = set.specs().find((s) => s.name === 'edit_file')!;
         assert.equal(linked.alwaysAsk, '**/.vscode/**');
+        // An edit through a link alias: the card names the real file and why it asks.
+        const confirmation = linked.confirmation;
+        assert.equal(confirmation?.kind, 'edit');
+        assert.equal(confirmation?.kind === 'edit' ? confirmation.path : '', 'docs/setup.md');
+        assert.equal(
+          confirmation?.kind === 'edit' ? confirmation.realPath : '',
+          path.join(root, '.vscode', 'tasks.json'),
+        );
+        assert.match(
+          confirmation?.why ?? '',
+          /"docs\/setup\.md" is a link to .*tasks\.json: it is VS Code configuration/,
+        );
         assert.equal(approvals.needsApproval('linked', spec, card('l', 'edit_file', linked), linked), true);
         // Approved as the link was; then the link is pointed elsewhere: nothing is written.
         rmSync(path.join(root, 'docs', 'setup.md'));

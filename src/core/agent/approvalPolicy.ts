@@ -224,6 +224,31 @@ export function alwaysAskPattern(paths: readonly string[]): string | undefined {
   return excludedByAny(paths, ALWAYS_ASK_PATTERNS);
 }
 
+/** The always-ask rule a file matches, with its kind (`VS Code configuration`), or undefined. */
+export function alwaysAskRule(paths: readonly string[]): { pattern: string; kind: string } | undefined {
+  const pattern = alwaysAskPattern(paths);
+  const group = pattern ? ALWAYS_ASK.find((one) => one.patterns.includes(pattern)) : undefined;
+  return pattern && group ? { pattern, kind: group.kind } : undefined;
+}
+
+/**
+ * The card's reason for asking every time about an edit: what the file is (the rule it matches
+ * or the script that runs it) and, when the model named it through a link, that the link leads
+ * there.
+ */
+export function alwaysAskWhy(
+  shown: string,
+  real: string | undefined,
+  because: { rule: { pattern: string; kind: string } } | { script: string },
+): string {
+  const what =
+    'rule' in because
+      ? `it is ${because.rule.kind} (it matches "${because.rule.pattern}")`
+      : `${because.script} runs it`;
+  const link = real ? `"${shown}" is a link to ${real}: ` : '';
+  return `${link}${what}, so a change to it can make something run later. It asks every time, even after Allow in this chat.`;
+}
+
 /**
  * How a tool is named in `gateway.agent.alwaysAllow` and in a chat's allowed set: our own by
  * name, others by source and what runs behind it too, so a same-named tool of another server or

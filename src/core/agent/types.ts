@@ -47,6 +47,10 @@ export type Confirmation = (
       kind: 'edit';
       /** Workspace-relative path, forward slashes. */
       path: string;
+      /**
+       * The file's real path when `path` reaches it through a link (what is written), absolute.
+       */
+      realPath?: string;
       /** The file does not exist yet. */
       created: boolean;
       /** A unified diff of the change (shown in the card; the editor's diff opens beside it). */

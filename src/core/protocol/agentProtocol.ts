@@ -112,9 +112,11 @@ function parseConfirmationKind(value: unknown): Confirmation | undefined {
     case 'edit': {
       const path = str(value.path, 4096);
       if (path === undefined) return undefined;
+      const realPath = str(value.realPath, 4096);
       return {
         kind: 'edit',
         path,
+        ...(realPath ? { realPath } : {}),
         created: value.created === true,
         diff: str(value.diff, MAX_CONFIRMATION_CHARS) ?? '',
       };

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import {
-  alwaysAskPattern,
+  alwaysAskRule,
+  alwaysAskWhy,
   PACKAGE_JSON_MAX_BYTES,
   packageScriptFiles,
 } from '../../core/agent/approvalPolicy';
@@ -495,14 +496,8 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     if (await exists(file.uri))
       throw new ToolInputError(`"${file.display}" exists already: change it with edit_file (read it first).`);
     return {
-      confirmation: {
-        kind: 'edit',
-        path: file.display,
-        created: true,
-        diff: unifiedDiff(null, args.content, file.display),
-      },
+      ...(await editConfirmation(file, true, unifiedDiff(null, args.content, file.display))),
       preview: { path: file.relative, folder: file.folder, before: '', after: args.content },
-      ...(await alwaysAsk(file)),
       run: async () => {
         if (!this.deps.trusted()) return restricted();
         await this.access.relocate(file, args.path);
@@ -547,14 +542,8 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     if (after === before)
       throw new ToolInputError('The edits change nothing: each replace equals its search.');
     return {
-      confirmation: {
-        kind: 'edit',
-        path: file.display,
-        created: false,
-        diff: unifiedDiff(before, after, file.display),
-      },
+      ...(await editConfirmation(file, false, unifiedDiff(before, after, file.display))),
       preview: { path: file.relative, folder: file.folder, before, after },
-      ...(await alwaysAsk(file)),
       run: async () => {
         if (!this.deps.trusted()) return restricted();
         let doc: vscode.TextDocument;
@@ -759,10 +748,38 @@ const SEVERITY: Record<vscode.DiagnosticSeverity, string> = {
  * relative to its real folder and absolute) and on the name it was given, never on the folder
  * name the model put in front of it.
  */
-async function alwaysAsk(file: Located): Promise<{ alwaysAsk?: string }> {
-  const pattern =
-    alwaysAskPattern([file.relative, file.realRelative, file.real]) ?? (await packageScriptOf(file));
-  return pattern ? { alwaysAsk: pattern } : {};
+async function alwaysAsk(file: Located): Promise<{ alwaysAsk?: string; why?: string }> {
+  const rule = alwaysAskRule([file.relative, file.realRelative, file.real]);
+  const script = rule ? undefined : await packageScriptOf(file);
+  if (rule) return { alwaysAsk: rule.pattern, why: alwaysAskWhy(file.display, linkTarget(file), { rule }) };
+  if (script) return { alwaysAsk: script, why: alwaysAskWhy(file.display, linkTarget(file), { script }) };
+  return {};
+}
+
+/** The real path of a file the model named through a link inside the folders (what is written). */
+function linkTarget(file: Located): string | undefined {
+  return file.realRelative !== file.relative ? file.real : undefined;
+}
+
+/** An edit's confirmation: the path as named, the real file when a link leads there, and why it asks. */
+async function editConfirmation(
+  file: Located,
+  created: boolean,
+  diff: string,
+): Promise<Pick<PreparedCall, 'confirmation' | 'alwaysAsk'>> {
+  const real = linkTarget(file);
+  const { alwaysAsk: pattern, why } = await alwaysAsk(file);
+  return {
+    confirmation: {
+      kind: 'edit',
+      path: file.display,
+      ...(real ? { realPath: real } : {}),
+      created,
+      diff,
+      ...(why ? { why } : {}),
+    },
+    ...(pattern ? { alwaysAsk: pattern } : {}),
+  };
 }
 
 /**

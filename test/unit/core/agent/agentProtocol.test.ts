@@ -251,6 +251,15 @@ describe('agent protocol and history', () => {
     assert.deepEqual(parseConfirmation({ ...command, onceOnly: 1 }), command);
   });
 
+  it('an edit confirmation keeps the real file a link leads to, as text only', () => {
+    const edit = { kind: 'edit', path: 'docs/setup.md', created: false, diff: '' };
+    assert.deepEqual(parseConfirmation({ ...edit, realPath: '/w/.vscode/tasks.json' }), {
+      ...edit,
+      realPath: '/w/.vscode/tasks.json',
+    });
+    assert.deepEqual(parseConfirmation({ ...edit, realPath: ['x'] }), edit);
+  });
+
   it("a confirmation's reason for asking every time is text, capped, and dropped when it is not a string", () => {
     const tool = { kind: 'tool', name: 'read_file', source: 'Gateway AI', arguments: '{}' };
     assert.deepEqual(parseConfirmation({ ...tool, why: 'holds a key' }), { ...tool, why: 'holds a key' });

@@ -3,6 +3,8 @@ import fc from 'fast-check';
 import {
   ALWAYS_ASK,
   alwaysAskPattern,
+  alwaysAskRule,
+  alwaysAskWhy,
   approvalKey,
   PACKAGE_JSON_MAX_BYTES,
   packageScriptFiles,
@@ -288,5 +290,21 @@ describe('approval policy', () => {
         ),
       );
     });
+  });
+
+  it('an edit through a link alias: the card names the real file and says why it asks', () => {
+    const rule = alwaysAskRule(['docs/setup.md', '.vscode/tasks.json', '/w/app/.vscode/tasks.json']);
+    assert.deepEqual(rule, { pattern: '**/.vscode/**', kind: 'VS Code configuration' });
+    const why = alwaysAskWhy('docs/setup.md', '/w/app/.vscode/tasks.json', { rule: rule });
+    assert.match(why, /^"docs\/setup\.md" is a link to \/w\/app\/\.vscode\/tasks\.json: /);
+    assert.match(why, /it is VS Code configuration \(it matches "\*\*\/\.vscode\/\*\*"\)/);
+    assert.match(why, /can make something run later\. It asks every time/);
+    // Named as it is: no link mentioned; a package script says which script runs it.
+    const direct = alwaysAskWhy('scripts/x.js', undefined, { script: 'scripts.build of package.json' });
+    assert.equal(
+      direct,
+      'scripts.build of package.json runs it, so a change to it can make something run later. It asks every time, even after Allow in this chat.',
+    );
+    assert.equal(alwaysAskRule(['src/a.ts']), undefined);
   });
 });
