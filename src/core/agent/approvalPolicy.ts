@@ -263,12 +263,16 @@ export function approvalKey(spec: ToolSpec): string {
 /** The tool whose calls are never allowed wholesale: each command line is its own decision. */
 export const RUN_COMMAND = 'run_command';
 
-/** Whether *Always allow this tool* may be offered and kept for a tool: never for running commands. */
+/**
+ * Whether *Always allow this tool* may be offered and kept for a tool: only for our own tools
+ * that change files (each edit shown as a diff, files that make things run asking every time),
+ * never for running commands, and never for another extension's or an MCP server's tool. Such a
+ * tool can run anything (a package installer, a shell), its description and arguments are its
+ * own, and the setting is kept for every later workspace: a chat's *Allow in this chat* is the
+ * widest it gets.
+ */
 export function mayAlwaysAllow(spec: ToolSpec): boolean {
-  if (spec.source.kind === 'builtin' && spec.name === RUN_COMMAND) return false;
-  // A server VS Code runs is known only by names its definer chose (a workspace's `github` can
-  // report the same names as the user's): nothing tells two apart, so nothing is kept for it.
-  return !spec.source.id.startsWith(VSCODE_MCP_PREFIX);
+  return spec.source.kind === 'builtin' && spec.name !== RUN_COMMAND;
 }
 
 /** The source id of every MCP server VS Code runs (see the host's lmTools). */

@@ -41,6 +41,13 @@ export interface ToolSpec {
 }
 
 /** What the user sees before approving, exactly as it will run. All of it is shown as inert text. */
+/**
+ * What the card says when it offers no *Always allow this tool* (a tool of another extension or
+ * an MCP server: see `mayAlwaysAllow`).
+ */
+export const NO_ALWAYS_NOTE =
+  'Always allow is not offered for tools of other extensions and MCP servers: they can run programs, and an Always would hold in every later workspace. Allow it once, or in this chat.';
+
 export type Confirmation = (
   | { kind: 'command'; command: string; cwd: string; timeoutSeconds: number }
   | {
