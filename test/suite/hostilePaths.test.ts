@@ -27,12 +27,13 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ToolInputError } from '../../src/core/agent/types';
-import type { PreparedCall, ToolCallRecord } from '../../src/core/agent/types';
+import { approvalKey } from '../../src/core/agent/approvalPolicy';
+import type { PreparedCall, ToolCallRecord, ToolSpec } from '../../src/core/agent/types';
 import { Approvals } from '../../src/host/agent/approvals';
 import { BuiltinTools, toolSettings } from '../../src/host/agent/builtinTools';
 import { undoTurnChanges } from '../../src/host/agent/turnUndo';
 import type { Settings } from '../../src/host/config/settings';
-import { gatewayApi } from './helpers';
+import { gatewayApi, waitFor } from './helpers';
 
 /** The fixtures, in the repository (this file compiles to out/test/suite/). */
 const FIXTURES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'hostile');
@@ -239,6 +240,57 @@ describe('Hostile workspaces: every path decision on the real path', function ()
       assert.match(found, /[23] files that hold a private key skipped/);
     } finally {
       set.dispose();
+      approvals.dispose();
+    }
+  });
+
+  it("Always allow this tool on another extension's tool: not kept, and an older entry for it is ignored", async () => {
+    const warnings: string[] = [];
+    const noState: vscode.Memento = {
+      keys: () => [],
+      get: <T>(_key: string, fallback?: T) => fallback,
+      update: () => Promise.resolve(),
+    };
+    const approvals = new Approvals(
+      () => undefined,
+      { warn: (line) => warnings.push(line) },
+      noState,
+      settings!,
+    );
+    const installer: ToolSpec = {
+      name: 'install_package',
+      description: 'Installs a package',
+      parameters: { type: 'object' },
+      source: { kind: 'extension', id: 'acme.installer', label: 'Acme Installer' },
+      readOnly: false,
+    };
+    const key = approvalKey(installer);
+    const config = vscode.workspace.getConfiguration('gateway');
+    const before = config.inspect<string[]>('agent.alwaysAllow')?.globalValue;
+    const prepared: PreparedCall = { run: () => Promise.resolve({ text: 'installed' }) };
+    const call = (id: string): ToolCallRecord => ({
+      id,
+      name: installer.name,
+      arguments: '{"name":"left-pad"}',
+      state: 'awaitingApproval',
+    });
+    try {
+      // An entry an earlier version wrote: the tool asks anyway, and the log says so once.
+      await config.update('agent.alwaysAllow', [key], vscode.ConfigurationTarget.Global);
+      await waitFor(() => settings!.current.agent.alwaysAllow.includes(key), 'the entry to be read');
+      assert.equal(approvals.needsApproval('c1', installer, call('a'), prepared), true);
+      assert.equal(approvals.needsApproval('c1', installer, call('b'), prepared), true);
+      assert.equal(warnings.filter((line) => line.includes(key)).length, 1);
+      // A view that still sends "always" gets it once, and nothing is added.
+      await config.update('agent.alwaysAllow', undefined, vscode.ConfigurationTarget.Global);
+      await waitFor(() => !settings!.current.agent.alwaysAllow.includes(key), 'the entry to be gone');
+      const asked = approvals.ask('c2', 'turn', installer, call('c'), prepared, new AbortController().signal);
+      assert.ok(approvals.decide('turn', 'c', { choice: 'always' }));
+      assert.equal((await asked).choice, 'once');
+      assert.equal(approvals.needsApproval('c3', installer, call('d'), prepared), true);
+      assert.ok(!(config.inspect<string[]>('agent.alwaysAllow')?.globalValue ?? []).includes(key));
+    } finally {
+      await config.update('agent.alwaysAllow', before, vscode.ConfigurationTarget.Global);
       approvals.dispose();
     }
   });

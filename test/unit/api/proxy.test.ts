@@ -3,6 +3,22 @@ import { bypassesProxy, isLoopback, proxyUrlFor } from '../../../src/api/transpo
 import { collect, makeClient, userRequest, withSimulator } from './helpers';
 import { PROXIED_HOST, TestProxy, throughProxy } from './testProxy';
 
+const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'];
+
+/** Runs `body` with no proxy variables in the environment but those it sets; puts them back after. */
+async function withoutProxyEnv(body: () => Promise<void>): Promise<void> {
+  const saved = { ...process.env };
+  for (const name of PROXY_ENV) delete process.env[name];
+  try {
+    await body();
+  } finally {
+    for (const name of PROXY_ENV) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+  }
+}
+
 describe('api: proxies', () => {
   const ctx = withSimulator();
   const proxy = new TestProxy();
@@ -50,10 +66,7 @@ describe('api: proxies', () => {
   });
 
   it('an http:// loopback gateway never goes through a proxy: configured, or from HTTPS_PROXY/HTTP_PROXY', async () => {
-    const saved = { ...process.env };
-    try {
-      for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'])
-        delete process.env[name];
+    await withoutProxyEnv(async () => {
       process.env.HTTP_PROXY = proxy.url;
       process.env.HTTPS_PROXY = proxy.url;
       const origin = new URL(ctx.sim.baseUrl);
@@ -72,19 +85,11 @@ describe('api: proxies', () => {
           assert.ok(!proxy.forwarded.some((url) => url.includes(key)));
           await client.close();
         }
-    } finally {
-      for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) {
-        if (saved[name] === undefined) delete process.env[name];
-        else process.env[name] = saved[name];
-      }
-    }
+    });
   });
 
   it('takes the proxy from HTTP_PROXY and the bypass list from NO_PROXY when none is configured', async () => {
-    const saved = { ...process.env };
-    try {
-      for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'])
-        delete process.env[name];
+    await withoutProxyEnv(async () => {
       process.env.HTTP_PROXY = proxy.url;
       const viaEnv = proxiedClient({ url: '' });
       let before = proxy.uses;
@@ -98,12 +103,7 @@ describe('api: proxies', () => {
       await assert.rejects(bypassed.client.chat(userRequest('env bypass')));
       assert.equal(proxy.uses, before);
       await bypassed.client.close();
-    } finally {
-      for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) {
-        if (saved[name] === undefined) delete process.env[name];
-        else process.env[name] = saved[name];
-      }
-    }
+    });
   });
 });
 
