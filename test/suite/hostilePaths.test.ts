@@ -226,6 +226,25 @@ describe('Hostile workspaces: every path decision on the real path', function ()
         };
         assert.equal(approvals.needsApproval('keys', spec, call, prepared), true, name);
       }
+      // A key past the first 64 KB: the start is plain, so the first page reads without asking;
+      // the page that holds the key asks.
+      const padding = Array.from({ length: 2000 }, (_, i) => `  "pad${i}": "${'x'.repeat(40)}",`).join('\n');
+      writeFileSync(
+        path.join(root, 'deploy', 'late.json'),
+        `{\n${padding}\n  "private_key": "needle-secret"\n}\n`,
+      );
+      const head = await set.prepare(
+        'read_file',
+        { path: 'deploy/late.json', end_line: 10 },
+        new AbortController().signal,
+      );
+      assert.equal(head.alwaysAsk, undefined);
+      const tail = await set.prepare(
+        'read_file',
+        { path: 'deploy/late.json', start_line: 2000 },
+        new AbortController().signal,
+      );
+      assert.equal(tail.alwaysAsk, 'a "private_key" field');
       // Plain JSON is read as before, without asking.
       const plain = await set.prepare(
         'read_file',
@@ -237,7 +256,7 @@ describe('Hostile workspaces: every path decision on the real path', function ()
       const found = await run(set, 'search_text', { query: 'needle' });
       assert.doesNotMatch(found, /needle-secret/);
       assert.match(found, /package-info\.json:1:/);
-      assert.match(found, /[23] files that hold a private key skipped/);
+      assert.match(found, /[34] files that hold a private key skipped/);
     } finally {
       set.dispose();
       approvals.dispose();

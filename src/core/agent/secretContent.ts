@@ -24,12 +24,16 @@ export function sniffsContent(path: string): boolean {
 /**
  * What in `text` looks like a private key, as the tools say it (`a "private_key" field`, `a
  * PEM private key block`), or undefined. Only JSON and YAML files are judged (by any of the
- * file's names: a link `notes.txt` to `key.json` is JSON), on `text`'s first SNIFF_CHARS
- * characters.
+ * file's names: a link `notes.txt` to `key.json` is JSON), on `text`'s first `limit` characters
+ * (SNIFF_CHARS unless the caller has read and bounded more: a search reads whole files).
  */
-export function privateKeyIn(paths: readonly string[], text: string): string | undefined {
+export function privateKeyIn(
+  paths: readonly string[],
+  text: string,
+  limit = SNIFF_CHARS,
+): string | undefined {
   if (!paths.some(sniffsContent)) return undefined;
-  const head = text.length > SNIFF_CHARS ? text.slice(0, SNIFF_CHARS) : text;
+  const head = text.length > limit ? text.slice(0, limit) : text;
   if (PEM_PRIVATE_KEY.test(head)) return 'a PEM private key block';
   if (PRIVATE_KEY_FIELD.test(head)) return 'a "private_key" field';
   return undefined;

@@ -331,7 +331,10 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     // A key file under a name no list knows (a service account's JSON renamed): judged by what
     // it holds, on the text that is read anyway. Such a read asks first, every time.
     const names = [file.relative, file.realRelative, file.real];
-    const held = privateKeyIn(names, await this.readText(file));
+    // The start of the file and the part this call returns (a key past the first 64 KB is
+    // found when the model reads that far).
+    const text = await this.readText(file);
+    const held = privateKeyIn(names, text) ?? privateKeyIn(names, sliceLines(text, args));
     const read = async (asked: boolean): Promise<ToolOutput> => {
       const text = await this.readText(file);
       const shown = sliceLines(text, args);
@@ -404,8 +407,9 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
             skipped++;
             continue;
           }
-          // A key file is not searched (reading it asks first; a search cannot ask per file).
-          if (privateKeyIn([file.relative, file.real ?? ''], text)) {
+          // A key file is not searched (reading it asks first; a search cannot ask per file). The
+          // whole text, at most SEARCH_MAX_FILE_BYTES, is sniffed: every line of it could match.
+          if (privateKeyIn([file.relative, file.real ?? ''], text, SEARCH_MAX_FILE_BYTES)) {
             keys++;
             continue;
           }

@@ -70,6 +70,8 @@ describe('still readable without approval: key files by name and by content', ()
   it('looks only at the first SNIFF_CHARS characters, so a huge file costs no more', () => {
     const late = `{"pad": "${'x'.repeat(SNIFF_CHARS)}", "private_key": "x"}`;
     assert.equal(privateKeyIn(['big.json'], late), undefined);
+    // A caller that read and bounded the whole text (a search) may sniff all of it.
+    assert.equal(privateKeyIn(['big.json'], late, late.length), 'a "private_key" field');
     const early = `{"private_key": "x", "pad": "${'x'.repeat(4 * 1024 * 1024)}"}`;
     const started = performance.now();
     assert.equal(privateKeyIn(['big.json'], early), 'a "private_key" field');
