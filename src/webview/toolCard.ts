@@ -8,7 +8,7 @@
  * button. The buttons are built here and post only for this card's call.
  */
 import type { ApprovalChoice, Confirmation, ToolCallRecord, ToolCallState } from '../core/agent/types';
-import { MAX_CARD_RESULT_CHARS } from '../core/agent/types';
+import { MAX_CARD_RESULT_CHARS, NO_ALWAYS_NOTE } from '../core/agent/types';
 import { codicon, h, iconButton, spinner } from './dom';
 import { postToHost } from './vscodeApi';
 
@@ -146,6 +146,8 @@ function confirmationView(confirmation: Confirmation, openDiff: () => void): HTM
           ...(confirmation.created ? [h('span', { className: 'tool-badge', text: 'new file' })] : []),
           open,
         ),
+        // Named through a link: the file that is written.
+        ...(confirmation.realPath ? [fact('Link to', confirmation.realPath)] : []),
         diffView(confirmation.diff),
       );
       break;
@@ -156,9 +158,17 @@ function confirmationView(confirmation: Confirmation, openDiff: () => void): HTM
         fact('Tool', confirmation.name),
         fact('From', confirmation.source || '(unknown source)'),
         preText('tool-arguments', confirmation.arguments, 'Arguments'),
+        ...(confirmation.noAlways && !confirmation.onceOnly
+          ? [h('div', { className: 'tool-confirm-note', text: NO_ALWAYS_NOTE })]
+          : []),
       );
       break;
   }
+  // The host's reason for asking every time, as inert text.
+  if (confirmation.why)
+    box.append(
+      h('div', { className: 'tool-confirm-why' }, codicon('shield'), h('span', { text: confirmation.why })),
+    );
   return box;
 }
 

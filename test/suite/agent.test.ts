@@ -573,6 +573,13 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
       15_000,
     );
     assert.ok(!everStarted(postMark, second.call.id), 'it waits for the user');
+    // The card names the real file and says why it asks.
+    const asked = second.call.confirmation;
+    assert.ok(
+      asked?.kind === 'edit' && asked.realPath?.endsWith('/.vscode/tasks.json'),
+      JSON.stringify(asked),
+    );
+    assert.match(asked.why ?? '', /is a link to .*: it is VS Code configuration/);
     assert.equal(await readText(`${linked}/.vscode/tasks.json`), tasksBefore);
     await decide(second.turnId, second.call.id, 'deny', 'not the tasks');
     const turn = await finished;

@@ -114,7 +114,8 @@ describe('Chat: long chats are compacted into a summary', function () {
       estimateMessages(sent) <= WINDOW * COMPACT_AT,
       `the request fits: ${estimateMessages(sent)} tokens`,
     );
-    const summary = sent.find((m) => m.role === 'user' && text(m).startsWith(SUMMARY_HEADING));
+    // As a system message: never in the user's role, which a file's text could then borrow.
+    const summary = sent.find((m) => m.role === 'system' && text(m).startsWith(SUMMARY_HEADING));
     assert.ok(summary && text(summary).includes('SIM-SUMMARY'), 'the summary is sent');
     assert.ok(!sent.some((m) => text(m).includes('first first first')), 'the summarised turn is not sent');
     const result = sent.find((m) => m.role === 'tool');

@@ -8,6 +8,8 @@
  *   a folder that is itself `.aws` (its `credentials` has no `.aws` in its relative path);
  * - `two-folders/`: a two-folder workspace, where the model names `app/.vscode/tasks.json`;
  * - `linked-always-ask/`: `docs/setup.md` is a link to `.vscode/tasks.json`;
+ * - `key-content/`: key files under names no list knows (`notes.txt` links to one);
+ * - `package-scripts/`: files that `package.json` scripts run, at the root and in a package;
  * and *Undo this turn* writing through a folder swapped for a link after the turn; and the
  * checkpoints of such workspaces, which follow the same rules.
  */
@@ -28,13 +30,14 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ToolInputError } from '../../src/core/agent/types';
-import type { PreparedCall, ToolCallRecord } from '../../src/core/agent/types';
+import { approvalKey } from '../../src/core/agent/approvalPolicy';
+import type { PreparedCall, ToolCallRecord, ToolSpec } from '../../src/core/agent/types';
 import { Approvals } from '../../src/host/agent/approvals';
 import { BuiltinTools, toolSettings } from '../../src/host/agent/builtinTools';
 import { WorkspaceCheckpoints } from '../../src/host/agent/checkpoints/workspaceCheckpoints';
 import { undoTurnChanges } from '../../src/host/agent/turnUndo';
 import type { Settings } from '../../src/host/config/settings';
-import { gatewayApi } from './helpers';
+import { gatewayApi, waitFor } from './helpers';
 
 /** The fixtures, in the repository (this file compiles to out/test/suite/). */
 const FIXTURES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'hostile');
@@ -212,6 +215,17 @@ describe('Hostile workspaces: every path decision on the real path', function ()
         '.netrc',
         '.mcp.json',
         '.cursor/mcp.json',
+        // Still readable without approval in the last review.
+        'token.json',
+        'myapp-firebase-adminsdk-ab12c-0123456789.json',
+        'key.json',
+        'gcp-key.json',
+        'appsettings.Production.json',
+        'keystore.properties',
+        'signing.properties',
+        'release.asc',
+        'secring.gpg',
+        'wp-config.php',
       ])
         assert.match(await refusal(set, 'read_file', { path: name }), /may hold secrets/, name);
       // In a folder that is `.aws`, the relative path is `credentials`: the real path says `.aws`.
@@ -221,6 +235,123 @@ describe('Hostile workspaces: every path decision on the real path', function ()
     } finally {
       set.dispose();
       aws.dispose();
+    }
+  });
+
+  it('still readable without approval: a JSON or YAML file that holds a private key asks first, every time', async () => {
+    const root = fixture('key-content');
+    const set = tools([folder(root, 0)]);
+    const noState: vscode.Memento = {
+      keys: () => [],
+      get: <T>(_key: string, fallback?: T) => fallback,
+      update: () => Promise.resolve(),
+    };
+    const approvals = new Approvals(() => undefined, { warn: () => undefined }, noState, settings!);
+    try {
+      const spec = set.specs().find((s) => s.name === 'read_file')!;
+      for (const [name, held] of [
+        ['deploy/ci-account.json', 'a PEM private key block'],
+        ['deploy/values.yaml', 'a PEM private key block'],
+        ['notes.txt', 'a PEM private key block'],
+      ] as const) {
+        const prepared = await set.prepare('read_file', { path: name }, new AbortController().signal);
+        assert.equal(prepared.alwaysAsk, held, name);
+        assert.equal(prepared.confirmation?.kind, 'tool', name);
+        assert.match(prepared.confirmation?.why ?? '', /holds a PEM private key block/, name);
+        const call: ToolCallRecord = {
+          id: name,
+          name: 'read_file',
+          arguments: '{}',
+          state: 'awaitingApproval',
+          confirmation: prepared.confirmation,
+        };
+        assert.equal(approvals.needsApproval('keys', spec, call, prepared), true, name);
+      }
+      // A key past the first 64 KB: the start is plain, so the first page reads without asking;
+      // the page that holds the key asks.
+      const padding = Array.from({ length: 2000 }, (_, i) => `  "pad${i}": "${'x'.repeat(40)}",`).join('\n');
+      writeFileSync(
+        path.join(root, 'deploy', 'late.json'),
+        `{\n${padding}\n  "private_key": "needle-secret"\n}\n`,
+      );
+      const head = await set.prepare(
+        'read_file',
+        { path: 'deploy/late.json', end_line: 10 },
+        new AbortController().signal,
+      );
+      assert.equal(head.alwaysAsk, undefined);
+      const tail = await set.prepare(
+        'read_file',
+        { path: 'deploy/late.json', start_line: 2000 },
+        new AbortController().signal,
+      );
+      assert.equal(tail.alwaysAsk, 'a "private_key" field');
+      // Plain JSON is read as before, without asking.
+      const plain = await set.prepare(
+        'read_file',
+        { path: 'package-info.json' },
+        new AbortController().signal,
+      );
+      assert.equal(plain.alwaysAsk, undefined);
+      // A search cannot ask per file: key files are left out of it, and it says so.
+      const found = await run(set, 'search_text', { query: 'needle' });
+      assert.doesNotMatch(found, /needle-secret/);
+      assert.match(found, /package-info\.json:1:/);
+      assert.match(found, /[34] files that hold a private key skipped/);
+    } finally {
+      set.dispose();
+      approvals.dispose();
+    }
+  });
+
+  it("Always allow this tool on another extension's tool: not kept, and an older entry for it is ignored", async () => {
+    const warnings: string[] = [];
+    const noState: vscode.Memento = {
+      keys: () => [],
+      get: <T>(_key: string, fallback?: T) => fallback,
+      update: () => Promise.resolve(),
+    };
+    const approvals = new Approvals(
+      () => undefined,
+      { warn: (line) => warnings.push(line) },
+      noState,
+      settings!,
+    );
+    const installer: ToolSpec = {
+      name: 'install_package',
+      description: 'Installs a package',
+      parameters: { type: 'object' },
+      source: { kind: 'extension', id: 'acme.installer', label: 'Acme Installer' },
+      readOnly: false,
+    };
+    const key = approvalKey(installer);
+    const config = vscode.workspace.getConfiguration('gateway');
+    const before = config.inspect<string[]>('agent.alwaysAllow')?.globalValue;
+    const prepared: PreparedCall = { run: () => Promise.resolve({ text: 'installed' }) };
+    const call = (id: string): ToolCallRecord => ({
+      id,
+      name: installer.name,
+      arguments: '{"name":"left-pad"}',
+      state: 'awaitingApproval',
+    });
+    try {
+      // An entry an earlier version wrote: the tool asks anyway, and the log says so once.
+      await config.update('agent.alwaysAllow', [key], vscode.ConfigurationTarget.Global);
+      await waitFor(() => settings!.current.agent.alwaysAllow.includes(key), 'the entry to be read');
+      assert.equal(approvals.needsApproval('c1', installer, call('a'), prepared), true);
+      assert.equal(approvals.needsApproval('c1', installer, call('b'), prepared), true);
+      assert.equal(warnings.filter((line) => line.includes(key)).length, 1);
+      // A view that still sends "always" gets it once, and nothing is added.
+      await config.update('agent.alwaysAllow', undefined, vscode.ConfigurationTarget.Global);
+      await waitFor(() => !settings!.current.agent.alwaysAllow.includes(key), 'the entry to be gone');
+      const asked = approvals.ask('c2', 'turn', installer, call('c'), prepared, new AbortController().signal);
+      assert.ok(approvals.decide('turn', 'c', { choice: 'always' }));
+      assert.equal((await asked).choice, 'once');
+      assert.equal(approvals.needsApproval('c3', installer, call('d'), prepared), true);
+      assert.ok(!(config.inspect<string[]>('agent.alwaysAllow')?.globalValue ?? []).includes(key));
+    } finally {
+      await config.update('agent.alwaysAllow', before, vscode.ConfigurationTarget.Global);
+      approvals.dispose();
     }
   });
 
@@ -287,6 +418,36 @@ describe('Hostile workspaces: every path decision on the real path', function ()
       }
     });
 
+    it('the always-ask list misses scripts that package.json points to: they ask, after Allow in this chat', async () => {
+      const root = fixture('package-scripts');
+      const set = tools([folder(root, 0)]);
+      const plainEdit = (file: string) =>
+        set.prepare(
+          'edit_file',
+          { path: file, edits: [{ search: 'plain', replace: 'changed' }] },
+          new AbortController().signal,
+        );
+      try {
+        const plain = await plainEdit('src/index.js');
+        assert.equal(plain.alwaysAsk, undefined);
+        await allowInChat('scripts', set, plain);
+        const spec = set.specs().find((s) => s.name === 'edit_file')!;
+        for (const [file, why] of [
+          ['scripts/postinstall.js', 'scripts.postinstall of package.json'],
+          ['packages/web/tools/gen.sh', 'scripts.build of packages/web/package.json'],
+        ] as const) {
+          const prepared = await plainEdit(file);
+          assert.equal(prepared.alwaysAsk, why, file);
+          assert.equal(
+            approvals.needsApproval('scripts', spec, card(file, 'edit_file', prepared), prepared),
+            true,
+          );
+        }
+      } finally {
+        set.dispose();
+      }
+    });
+
     it('asks for docs/setup.md when it is a link to .vscode/tasks.json, and checks again when it runs', async () => {
       const root = fixture('linked-always-ask');
       const set = tools([folder(root, 0)]);
@@ -300,6 +461,18 @@ describe('Hostile workspaces: every path decision on the real path', function ()
         const linked = await edit(set, 'docs/setup.md');
         const spec = set.specs().find((s) => s.name === 'edit_file')!;
         assert.equal(linked.alwaysAsk, '**/.vscode/**');
+        // An edit through a link alias: the card names the real file and why it asks.
+        const confirmation = linked.confirmation;
+        assert.equal(confirmation?.kind, 'edit');
+        assert.equal(confirmation?.kind === 'edit' ? confirmation.path : '', 'docs/setup.md');
+        assert.equal(
+          confirmation?.kind === 'edit' ? confirmation.realPath : '',
+          path.join(root, '.vscode', 'tasks.json'),
+        );
+        assert.match(
+          confirmation?.why ?? '',
+          /"docs\/setup\.md" is a link to .*tasks\.json: it is VS Code configuration/,
+        );
         assert.equal(approvals.needsApproval('linked', spec, card('l', 'edit_file', linked), linked), true);
         // Approved as the link was; then the link is pointed elsewhere: nothing is written.
         rmSync(path.join(root, 'docs', 'setup.md'));

@@ -1,6 +1,7 @@
 import * as assert from 'assert';
 import fc from 'fast-check';
 import type { AgentProgress, AgentStep, ToolCallRecord } from '../../src/core/agent/types';
+import { NO_ALWAYS_NOTE } from '../../src/core/agent/types';
 import type { AgentToolSourceView, AgentToolsState } from '../../src/core/protocol/agentProtocol';
 import type { HostMessage, Turn } from '../../src/core/protocol/chatProtocol';
 import { useChatPage } from './chatPageFixture';
@@ -495,6 +496,58 @@ describe('chat webview: agent steps, tool cards, approvals and the tool picker',
       turnId: turn.id,
       callId: 'e1',
     });
+  });
+
+  it("an edit through a link alias: the card names the real file and says why it asks; an extension tool's card says why there is no Always", async () => {
+    const { chat } = fixture;
+    const { page } = chat;
+    const turn = await startAgentTurn(chat);
+    const why =
+      '"docs/setup.md" is a link to /w/.vscode/tasks.json: it is VS Code configuration (it matches "**/.vscode/**"), so a change to it can make something run later. It asks every time, even after Allow in this chat.';
+    await chat.send(
+      agentStep(turn.id, 0, {
+        content: '',
+        calls: [
+          call('link1', {
+            name: 'edit_file',
+            state: 'awaitingApproval',
+            confirmation: {
+              kind: 'edit',
+              path: 'docs/setup.md',
+              realPath: '/w/.vscode/tasks.json',
+              created: false,
+              diff: '',
+              onceOnly: true,
+              why,
+            },
+          }),
+          call('ext1', {
+            name: 'install_package',
+            state: 'awaitingApproval',
+            confirmation: {
+              kind: 'tool',
+              name: 'install_package',
+              source: 'Acme Installer',
+              arguments: '{}',
+              noAlways: true,
+            },
+          }),
+        ],
+      }),
+    );
+    const link = page.locator('.tool-card[data-call-id="link1"]');
+    assert.strictEqual(await link.locator('.tool-path').textContent(), 'docs/setup.md');
+    assert.match(
+      (await link.locator('.tool-confirm-fact').allTextContents()).join('|'),
+      /Link to\/w\/\.vscode\/tasks\.json/,
+    );
+    assert.strictEqual(await link.locator('.tool-confirm-why').textContent(), why);
+    const extension = page.locator('.tool-card[data-call-id="ext1"]');
+    assert.strictEqual(await extension.locator('.tool-confirm-note').textContent(), NO_ALWAYS_NOTE);
+    assert.deepStrictEqual(
+      (await extension.locator('.tool-approval-buttons button').allTextContents()).slice(0, 3),
+      ['Allow once', 'Allow in this chat', 'Deny…'],
+    );
   });
 
   it('keeps hostile text in arguments, results, diffs, commands and sources inert', async () => {

@@ -13,14 +13,17 @@ type Env = Record<string, string | undefined>;
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 
 /**
- * The proxy to use for `target`, or undefined to connect directly. An explicit `proxy.url` wins;
- * otherwise the usual environment variables apply, as they do for curl and most CLIs.
+ * The proxy to use for `target`, or undefined to connect directly. A loopback target never goes
+ * through a proxy (a gateway on this machine, often plain `http://`, would hand its key to the
+ * proxy in clear text); otherwise an explicit `proxy.url` wins, else the usual environment
+ * variables apply, as they do for curl and most CLIs.
  */
 export function proxyUrlFor(
   target: URL,
   options: ProxyOptions | undefined,
   env: Env = process.env,
 ): string | undefined {
+  if (isLoopback(target)) return undefined;
   const explicit = options?.url?.trim();
   const proxyUrl = explicit || proxyFromEnv(target, env);
   if (!proxyUrl) return undefined;
@@ -29,6 +32,20 @@ export function proxyUrlFor(
       ? options.noProxy
       : splitList(env.NO_PROXY ?? env.no_proxy);
   return bypassesProxy(target, noProxy) ? undefined : proxyUrl;
+}
+
+/**
+ * Whether `target` names this machine's loopback: `localhost` and its subdomains (RFC 6761),
+ * 127.0.0.0/8, `::1`, and IPv4-mapped loopback (`::ffff:127.x.y.z`). The URL parser has already
+ * made `127.1`, `0x7f.1` and `[0:0::1]` canonical; a trailing dot is the same name.
+ */
+export function isLoopback(target: URL): boolean {
+  const host = stripBrackets(target.hostname.toLowerCase()).replace(/\.$/, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return true;
+  if (host === '::1') return true;
+  // `::ffff:127.0.0.1` as the URL parser writes it: `::ffff:7f00:1`.
+  return /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host);
 }
 
 function proxyFromEnv(target: URL, env: Env): string | undefined {

@@ -7,6 +7,7 @@
  * chat or always. Pure.
  */
 import { excludedByAny } from '../inline/exclude';
+import { normalizeSegments } from './workspacePaths';
 import type { Confirmation, ToolSpec } from './types';
 
 /**
@@ -76,7 +77,7 @@ export const ALWAYS_ASK: ReadonlyArray<{ readonly kind: string; readonly pattern
       'nuxt.config.*',
       'svelte.config.*',
       'astro.config.*',
-      '.mocharc.{js,cjs,mjs}',
+      '.mocharc.{js,cjs,mjs,yml,yaml,json,jsonc}',
       'karma.conf.*',
       '{gulpfile,gruntfile}.*',
     ],
@@ -119,6 +120,8 @@ export const ALWAYS_ASK: ReadonlyArray<{ readonly kind: string; readonly pattern
       '**/.cargo/config.toml',
       'build.gradle*',
       'settings.gradle*',
+      // Maven runs the plugins a pom names (exec-maven-plugin, antrun) on the next build.
+      'pom.xml',
       'gradle-wrapper.properties',
       '**/.mvn/**',
       'Directory.Build.*',
@@ -139,11 +142,18 @@ export const ALWAYS_ASK: ReadonlyArray<{ readonly kind: string; readonly pattern
       'taskfile{,.dist}.{yml,yaml}',
       'deno.json{,c}',
       'bunfig.toml',
+      // Tool-version managers: mise's tasks, hooks and env run on entering the folder; asdf's
+      // `.tool-versions` picks which program a command name runs.
+      '{.,}mise{,.local}.toml',
+      '**/.mise/**',
+      '**/.config/mise{,.local}.toml',
+      '**/.config/mise/**',
+      '.tool-versions',
     ],
   },
   {
-    kind: 'container builds',
-    patterns: ['dockerfile', '*.dockerfile', '{docker-,}compose*.{yml,yaml}'],
+    kind: 'container and VM builds',
+    patterns: ['dockerfile', '*.dockerfile', '{docker-,}compose*.{yml,yaml}', 'vagrantfile'],
   },
   {
     kind: 'makefiles',
@@ -157,12 +167,86 @@ export const ALWAYS_ASK: ReadonlyArray<{ readonly kind: string; readonly pattern
 
 const ALWAYS_ASK_PATTERNS: readonly string[] = ALWAYS_ASK.flatMap((group) => group.patterns);
 
+/** Most bytes of a `package.json` read for its scripts; a larger one names no files here. */
+export const PACKAGE_JSON_MAX_BYTES = 1024 * 1024;
+/** Most scripts, characters per script and words per script looked at. */
+const MAX_SCRIPTS = 500;
+const MAX_SCRIPT_CHARS = 4096;
+const MAX_WORDS = 200;
+
+/** A word of a script that names a program file by an extension scripts run. */
+const SCRIPT_EXTENSION = /\.(?:[cm]?[jt]sx?|sh|bash|zsh|py|rb|pl|php|ps1|bat|cmd|mjs|cjs)$/i;
+
+/**
+ * The files a `package.json`'s `scripts` run (`node scripts/x.js`, `./tools/build.sh`,
+ * `--require=./setup.cjs`), as paths relative to the `package.json`'s folder, with the script
+ * that names each: an edit to one runs at the next `npm run`, `npm test` or install. A word
+ * counts when it has a `/` or ends in a script's extension; flags, variables, URLs, globs and
+ * paths that leave the folder do not. Outside data: anything malformed names nothing, and the
+ * work is bounded (MAX_SCRIPTS scripts, MAX_SCRIPT_CHARS characters and MAX_WORDS words each).
+ */
+export function packageScriptFiles(text: string): Array<{ script: string; path: string }> {
+  if (text.length > PACKAGE_JSON_MAX_BYTES) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (typeof parsed !== 'object' || parsed === null) return [];
+  const scripts = (parsed as Record<string, unknown>).scripts;
+  if (typeof scripts !== 'object' || scripts === null || Array.isArray(scripts)) return [];
+  const out: Array<{ script: string; path: string }> = [];
+  for (const [script, line] of Object.entries(scripts as Record<string, unknown>).slice(0, MAX_SCRIPTS)) {
+    if (typeof line !== 'string') continue;
+    const words = line
+      .slice(0, MAX_SCRIPT_CHARS)
+      .split(/[\s;&|()<>"'`=,]+/)
+      .slice(0, MAX_WORDS);
+    for (const word of words) {
+      if (!word || word.startsWith('-') || /[$*?[\]{}~%:\\]/.test(word) || word.startsWith('/')) continue;
+      if (!word.includes('/') && !SCRIPT_EXTENSION.test(word)) continue;
+      if (word.endsWith('/')) continue;
+      const parts = normalizeSegments(word);
+      if (!parts || parts.length === 0) continue;
+      const path = parts.join('/');
+      if (!out.some((seen) => seen.path === path)) out.push({ script: script.slice(0, 100), path });
+    }
+  }
+  return out;
+}
+
 /**
  * Why a change to this file asks every time (the pattern it matches), or undefined. `paths` name
  * one file: relative to its workspace folder and to its real folder, and its absolute real path.
  */
 export function alwaysAskPattern(paths: readonly string[]): string | undefined {
   return excludedByAny(paths, ALWAYS_ASK_PATTERNS);
+}
+
+/** The always-ask rule a file matches, with its kind (`VS Code configuration`), or undefined. */
+export function alwaysAskRule(paths: readonly string[]): { pattern: string; kind: string } | undefined {
+  const pattern = alwaysAskPattern(paths);
+  const group = pattern ? ALWAYS_ASK.find((one) => one.patterns.includes(pattern)) : undefined;
+  return pattern && group ? { pattern, kind: group.kind } : undefined;
+}
+
+/**
+ * The card's reason for asking every time about an edit: what the file is (the rule it matches
+ * or the script that runs it) and, when the model named it through a link, that the link leads
+ * there.
+ */
+export function alwaysAskWhy(
+  shown: string,
+  real: string | undefined,
+  because: { rule: { pattern: string; kind: string } } | { script: string },
+): string {
+  const what =
+    'rule' in because
+      ? `it is ${because.rule.kind} (it matches "${because.rule.pattern}")`
+      : `${because.script} runs it`;
+  const link = real ? `"${shown}" is a link to ${real}: ` : '';
+  return `${link}${what}, so a change to it can make something run later. It asks every time, even after Allow in this chat.`;
 }
 
 /**
@@ -179,12 +263,16 @@ export function approvalKey(spec: ToolSpec): string {
 /** The tool whose calls are never allowed wholesale: each command line is its own decision. */
 export const RUN_COMMAND = 'run_command';
 
-/** Whether *Always allow this tool* may be offered and kept for a tool: never for running commands. */
+/**
+ * Whether *Always allow this tool* may be offered and kept for a tool: only for our own tools
+ * that change files (each edit shown as a diff, files that make things run asking every time),
+ * never for running commands, and never for another extension's or an MCP server's tool. Such a
+ * tool can run anything (a package installer, a shell), its description and arguments are its
+ * own, and the setting is kept for every later workspace: a chat's *Allow in this chat* is the
+ * widest it gets.
+ */
 export function mayAlwaysAllow(spec: ToolSpec): boolean {
-  if (spec.source.kind === 'builtin' && spec.name === RUN_COMMAND) return false;
-  // A server VS Code runs is known only by names its definer chose (a workspace's `github` can
-  // report the same names as the user's): nothing tells two apart, so nothing is kept for it.
-  return !spec.source.id.startsWith(VSCODE_MCP_PREFIX);
+  return spec.source.kind === 'builtin' && spec.name !== RUN_COMMAND;
 }
 
 /** The source id of every MCP server VS Code runs (see the host's lmTools). */

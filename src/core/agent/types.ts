@@ -43,12 +43,23 @@ export interface ToolSpec {
 }
 
 /** What the user sees before approving, exactly as it will run. All of it is shown as inert text. */
+/**
+ * What the card says when it offers no *Always allow this tool* (a tool of another extension or
+ * an MCP server: see `mayAlwaysAllow`).
+ */
+export const NO_ALWAYS_NOTE =
+  'Always allow is not offered for tools of other extensions and MCP servers: they can run programs, and an Always would hold in every later workspace. Allow it once, or in this chat.';
+
 export type Confirmation = (
   | { kind: 'command'; command: string; cwd: string; timeoutSeconds: number }
   | {
       kind: 'edit';
       /** Workspace-relative path, forward slashes. */
       path: string;
+      /**
+       * The file's real path when `path` reaches it through a link (what is written), absolute.
+       */
+      realPath?: string;
       /** The file does not exist yet. */
       created: boolean;
       /** A unified diff of the change (shown in the card; the editor's diff opens beside it). */
@@ -70,6 +81,11 @@ export type Confirmation = (
    * the card offers Allow once and Deny.
    */
   onceOnly?: boolean;
+  /**
+   * Why this call asks every time, in the host's words (an edit that can make something run
+   * later, a read of a file that holds a private key): shown on the card.
+   */
+  why?: string;
 };
 
 /** A file a call changed, with what it held before: what *Undo this turn* puts back. */

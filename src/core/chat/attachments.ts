@@ -69,13 +69,17 @@ export function imageMimeType(fileName: string): string | undefined {
   }
 }
 
-/** A text attachment as it is sent: headed by its path, in a fence longer than any inside it. */
-export function fencedBlock(attachment: Attachment): string {
-  const text = attachment.text ?? '';
+/** `text` in a code fence longer than any run of backticks inside it, so the text cannot close it. */
+export function fenced(text: string, info = ''): string {
   const longest = Math.max(2, ...Array.from(text.matchAll(/`{3,}/g), (m) => m[0].length));
   const fence = '`'.repeat(longest + 1);
+  return `${fence}${info}\n${text}\n${fence}`;
+}
+
+/** A text attachment as it is sent: headed by its path, in a fence longer than any inside it. */
+export function fencedBlock(attachment: Attachment): string {
   const heading = attachment.path ?? attachment.name;
-  return `${heading}\n${fence}${attachment.language ?? ''}\n${text}\n${fence}`;
+  return `${heading}\n${fenced(attachment.text ?? '', attachment.language ?? '')}`;
 }
 
 export function textAttachment(

@@ -50,6 +50,12 @@ export const SECRET_FILES: ReadonlyArray<{ readonly kind: string; readonly patte
       '*.jks',
       '*.keytab',
       '*.kdbx',
+      // Android signing settings name the keystore and hold its passwords.
+      'keystore.properties',
+      'signing.properties',
+      // Armored PGP keys, and the old GnuPG secret keyring.
+      '*.asc',
+      'secring.gpg',
       '**/.ssh/**',
       '**/.gnupg/**',
     ],
@@ -68,6 +74,14 @@ export const SECRET_FILES: ReadonlyArray<{ readonly kind: string; readonly patte
       'credentials.json',
       '.credentials.json',
       'application_default_credentials.json',
+      // Google Cloud and Firebase key files as their consoles name them, and OAuth token caches.
+      '*-firebase-adminsdk-*.json',
+      'key.json',
+      'gcp-key.json',
+      'token.json',
+      // .NET production settings (connection strings); WordPress's database password and salts.
+      'appsettings.Production.json',
+      'wp-config.php',
       '.htpasswd',
     ],
   },

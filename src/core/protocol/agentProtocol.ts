@@ -82,11 +82,18 @@ function num(value: unknown, min: number, max: number): number | undefined {
     : undefined;
 }
 
+/** Longest reason a card gives for asking every time. */
+export const MAX_WHY_CHARS = 1000;
+
 export function parseConfirmation(value: unknown): Confirmation | undefined {
   const confirmation = parseConfirmationKind(value);
-  return confirmation && isRecord(value) && value.onceOnly === true
-    ? { ...confirmation, onceOnly: true }
-    : confirmation;
+  if (!confirmation || !isRecord(value)) return confirmation;
+  const why = str(value.why, MAX_WHY_CHARS);
+  return {
+    ...confirmation,
+    ...(value.onceOnly === true ? { onceOnly: true } : {}),
+    ...(why ? { why } : {}),
+  };
 }
 
 function parseConfirmationKind(value: unknown): Confirmation | undefined {
@@ -105,9 +112,11 @@ function parseConfirmationKind(value: unknown): Confirmation | undefined {
     case 'edit': {
       const path = str(value.path, 4096);
       if (path === undefined) return undefined;
+      const realPath = str(value.realPath, 4096);
       return {
         kind: 'edit',
         path,
+        ...(realPath ? { realPath } : {}),
         created: value.created === true,
         diff: str(value.diff, MAX_CONFIRMATION_CHARS) ?? '',
       };

@@ -5,7 +5,6 @@ import {
   approvalKey,
   commandAllowed,
   mayAlwaysAllow,
-  VSCODE_MCP_PREFIX,
   parseAllowedCommands,
   withAllowedCommand,
 } from '../../core/agent/approvalPolicy';
@@ -33,8 +32,8 @@ export class Approvals extends Disposable {
   private readonly allowedInChat = new Map<string, Set<string>>();
   private readonly diffs: DiffDocuments;
 
-  /** Whether the log said once that a stored *Always allow* of run_command is ignored. */
-  private toldRunCommandIgnored = false;
+  /** The stored *Always allow* entries the log said once are ignored (run_command, other sources' tools). */
+  private readonly toldIgnored = new Set<string>();
 
   constructor(
     private readonly reveal: () => void,
@@ -53,24 +52,30 @@ export class Approvals extends Disposable {
    * user allowed the tool in this chat or always (`gateway.agent.alwaysAllow`, user settings only).
    */
   needsApproval(chatId: string, spec: ToolSpec, call: ToolCallRecord, prepared: PreparedCall): boolean {
-    if (spec.readOnly && spec.source.kind === 'builtin') return false;
-    // An edit that can make something run later (tasks, hooks, CI) asks every time: the tool
-    // judged the file by its real path when it prepared the call.
+    // An edit that can make something run later (tasks, hooks, CI), and a read of a file that
+    // holds a private key, ask every time: the tool judged the file by its real path and its
+    // content when it prepared the call.
     if (prepared.alwaysAsk) return true;
+    if (spec.readOnly && spec.source.kind === 'builtin') return false;
     const key = approvalKey(spec);
     if (this.allowedInChat.get(chatId)?.has(key)) return false;
-    // Nothing is kept always for a server VS Code runs (see mayAlwaysAllow).
-    if (spec.source.id.startsWith(VSCODE_MCP_PREFIX)) return true;
     if (!mayAlwaysAllow(spec)) {
-      // Earlier versions offered *Always allow* for run_command: such an entry allowed every
-      // command line in every workspace. It is ignored; only exact commands are remembered.
-      if (this.settings.current.agent.alwaysAllow.includes(key) && !this.toldRunCommandIgnored) {
-        this.toldRunCommandIgnored = true;
+      // Earlier versions offered *Always allow* for run_command and for other extensions' and MCP
+      // servers' tools: such an entry ran them in every later workspace. It is ignored.
+      if (this.settings.current.agent.alwaysAllow.includes(key) && !this.toldIgnored.has(key)) {
+        this.toldIgnored.add(key);
         this.logger.warn(
-          `${Setting.agentAlwaysAllow} lists ${RUN_COMMAND}: it is ignored, so each command asks first. Use "Always allow this exact command" on a command's confirmation to skip asking for one command line.`,
+          spec.source.kind === 'builtin'
+            ? `${Setting.agentAlwaysAllow} lists ${RUN_COMMAND}: it is ignored, so each command asks first. Use "Always allow this exact command" on a command's confirmation to skip asking for one command line.`
+            : `${Setting.agentAlwaysAllow} lists ${key}: it is ignored, so that tool asks first (tools of other extensions and MCP servers are allowed once or in a chat, never always).`,
         );
       }
-      return !commandAllowed(this.allowedCommands(), call.confirmation);
+      // Only our own run_command has exact commands remembered.
+      return !(
+        spec.source.kind === 'builtin' &&
+        spec.name === RUN_COMMAND &&
+        commandAllowed(this.allowedCommands(), call.confirmation)
+      );
     }
     return !this.settings.current.agent.alwaysAllow.includes(key);
   }
@@ -152,7 +157,8 @@ export class Approvals extends Disposable {
     if (decision.choice === 'always' && !mayAlwaysAllow(spec)) return { choice: 'once' };
     if (decision.choice === 'command') {
       const confirmation = call.confirmation;
-      if (mayAlwaysAllow(spec) || confirmation?.kind !== 'command') return { choice: 'once' };
+      if (spec.source.kind !== 'builtin' || spec.name !== RUN_COMMAND || confirmation?.kind !== 'command')
+        return { choice: 'once' };
       // The call runs either way: the user allowed it. Only remembering it may fail.
       await this.state
         .update(

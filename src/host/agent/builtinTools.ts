@@ -1,5 +1,10 @@
 import * as vscode from 'vscode';
-import { alwaysAskPattern } from '../../core/agent/approvalPolicy';
+import {
+  alwaysAskRule,
+  alwaysAskWhy,
+  PACKAGE_JSON_MAX_BYTES,
+  packageScriptFiles,
+} from '../../core/agent/approvalPolicy';
 import { applyHunks, changedSpan } from '../../core/agent/editHunks';
 import {
   literalMatches,
@@ -17,6 +22,8 @@ import {
   parseRunCommandArgs,
   parseSearchTextArgs,
 } from '../../core/agent/toolArgs';
+import { prettyArguments } from '../../core/agent/externalTools';
+import { privateKeyIn } from '../../core/agent/secretContent';
 import type {
   PaidCall,
   PreparedCall,
@@ -341,11 +348,35 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     const stat = await this.stat(file);
     if (stat.type & vscode.FileType.Directory)
       throw new ToolInputError(`"${file.display}" is a folder: list it with list_files.`);
+    // A key file under a name no list knows (a service account's JSON renamed): judged by what
+    // it holds, on the text that is read anyway. Such a read asks first, every time.
+    const names = [file.relative, file.realRelative, file.real];
+    // The start of the file and the part this call returns (a key past the first 64 KB is
+    // found when the model reads that far).
+    const text = await this.readText(file);
+    const held = privateKeyIn(names, text) ?? privateKeyIn(names, sliceLines(text, args));
+    const read = async (asked: boolean): Promise<ToolOutput> => {
+      const text = await this.readText(file);
+      const shown = sliceLines(text, args);
+      const found = privateKeyIn(names, text) ?? privateKeyIn(names, shown);
+      if (found && !asked)
+        return {
+          text: `"${file.display}" now holds ${found}, so it was not read without asking. Call read_file again: the user is asked first.`,
+          isError: true,
+        };
+      return { text: `${file.display}\n${shown}` };
+    };
+    if (!held) return { run: () => read(false) };
     return {
-      run: async () => {
-        const text = await this.readText(file);
-        return { text: `${file.display}\n${sliceLines(text, args)}` };
+      confirmation: {
+        kind: 'tool',
+        name: 'read_file',
+        source: BUILTIN_SOURCE.label,
+        arguments: prettyArguments(raw),
+        why: `${file.display} holds ${held}: it may be a key file, so reading it asks first, every time.`,
       },
+      alwaysAsk: held,
+      run: () => read(true),
     };
   }
 
@@ -387,12 +418,19 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
         const texts: RegexFile[] = [];
         let bytes = 0;
         let skipped = 0;
+        let keys = 0;
         for (const file of files) {
           if (signal.aborted || matches.length >= SEARCH_MAX_MATCHES || bytes >= SEARCH_MAX_TOTAL_BYTES)
             break;
           const text = await this.searchableText(file.uri);
           if (text === undefined) {
             skipped++;
+            continue;
+          }
+          // A key file is not searched (reading it asks first; a search cannot ask per file). The
+          // whole text, at most SEARCH_MAX_FILE_BYTES, is sniffed: every line of it could match.
+          if (privateKeyIn([file.relative, file.real ?? ''], text, SEARCH_MAX_FILE_BYTES)) {
+            keys++;
             continue;
           }
           bytes += text.length;
@@ -428,6 +466,10 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
           notes.push(`the first ${SEARCH_MAX_MATCHES} matches shown; narrow the search with glob`);
         if (bytes >= SEARCH_MAX_TOTAL_BYTES) notes.push('the search stopped after 32 MB of text');
         if (skipped) notes.push(`${skipped} binary or large file${skipped === 1 ? '' : 's'} skipped`);
+        if (keys)
+          notes.push(
+            `${keys} file${keys === 1 ? '' : 's'} that hold${keys === 1 ? 's' : ''} a private key skipped (read_file asks first)`,
+          );
         if (notice) notes.push(notice);
         const body = matches.length ? matches.join('\n') : 'No matches (files.exclude and .gitignore apply).';
         return { text: body + (notes.length ? `\n(${notes.join('; ')})` : '') };
@@ -478,14 +520,8 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     if (await exists(file.uri))
       throw new ToolInputError(`"${file.display}" exists already: change it with edit_file (read it first).`);
     return {
-      confirmation: {
-        kind: 'edit',
-        path: file.display,
-        created: true,
-        diff: unifiedDiff(null, args.content, file.display),
-      },
+      ...(await editConfirmation(file, true, unifiedDiff(null, args.content, file.display))),
       preview: { path: file.relative, folder: file.folder, before: '', after: args.content },
-      ...alwaysAsk(file),
       run: async () => {
         if (!this.deps.trusted()) return restricted();
         await this.access.relocate(file, args.path);
@@ -530,14 +566,8 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     if (after === before)
       throw new ToolInputError('The edits change nothing: each replace equals its search.');
     return {
-      confirmation: {
-        kind: 'edit',
-        path: file.display,
-        created: false,
-        diff: unifiedDiff(before, after, file.display),
-      },
+      ...(await editConfirmation(file, false, unifiedDiff(before, after, file.display))),
       preview: { path: file.relative, folder: file.folder, before, after },
-      ...alwaysAsk(file),
       run: async () => {
         if (!this.deps.trusted()) return restricted();
         let doc: vscode.TextDocument;
@@ -757,9 +787,70 @@ const SEVERITY: Record<vscode.DiagnosticSeverity, string> = {
  * relative to its real folder and absolute) and on the name it was given, never on the folder
  * name the model put in front of it.
  */
-function alwaysAsk(file: Located): { alwaysAsk?: string } {
-  const pattern = alwaysAskPattern([file.relative, file.realRelative, file.real]);
-  return pattern ? { alwaysAsk: pattern } : {};
+async function alwaysAsk(file: Located): Promise<{ alwaysAsk?: string; why?: string }> {
+  const rule = alwaysAskRule([file.relative, file.realRelative, file.real]);
+  const script = rule ? undefined : await packageScriptOf(file);
+  if (rule) return { alwaysAsk: rule.pattern, why: alwaysAskWhy(file.display, linkTarget(file), { rule }) };
+  if (script) return { alwaysAsk: script, why: alwaysAskWhy(file.display, linkTarget(file), { script }) };
+  return {};
+}
+
+/** The real path of a file the model named through a link inside the folders (what is written). */
+function linkTarget(file: Located): string | undefined {
+  return file.realRelative !== file.relative ? file.real : undefined;
+}
+
+/** An edit's confirmation: the path as named, the real file when a link leads there, and why it asks. */
+async function editConfirmation(
+  file: Located,
+  created: boolean,
+  diff: string,
+): Promise<Pick<PreparedCall, 'confirmation' | 'alwaysAsk'>> {
+  const real = linkTarget(file);
+  const { alwaysAsk: pattern, why } = await alwaysAsk(file);
+  return {
+    confirmation: {
+      kind: 'edit',
+      path: file.display,
+      ...(real ? { realPath: real } : {}),
+      created,
+      diff,
+      ...(why ? { why } : {}),
+    },
+    ...(pattern ? { alwaysAsk: pattern } : {}),
+  };
+}
+
+/**
+ * The `package.json` script that runs this file, as `scripts.<name> of <package.json>`, or
+ * undefined: every `package.json` from the file's real folder up to its workspace folder is
+ * read (a regular file, at most PACKAGE_JSON_MAX_BYTES) and its scripts' file words compared
+ * with the file's real path, without case (a case-insensitive disk runs either spelling).
+ */
+async function packageScriptOf(file: Located): Promise<string | undefined> {
+  const parts = file.realRelative.split('/').filter(Boolean);
+  if (parts.length === 0) return undefined;
+  const root = file.real
+    .slice(0, Math.max(0, file.real.length - file.realRelative.length))
+    .replace(/[\\/]+$/, '');
+  for (let depth = parts.length - 1; depth >= 0; depth--) {
+    const folder = parts.slice(0, depth);
+    const manifest = vscode.Uri.file([root, ...folder, 'package.json'].join('/'));
+    let text: string;
+    try {
+      const stat = await vscode.workspace.fs.stat(manifest);
+      if (!(stat.type & vscode.FileType.File) || stat.size > PACKAGE_JSON_MAX_BYTES) continue;
+      const bytes = await vscode.workspace.fs.readFile(manifest);
+      if (bytes.length > PACKAGE_JSON_MAX_BYTES) continue;
+      text = new TextDecoder().decode(bytes);
+    } catch {
+      continue;
+    }
+    const rest = parts.slice(depth).join('/').toLowerCase();
+    const named = packageScriptFiles(text).find((entry) => entry.path.toLowerCase() === rest);
+    if (named) return `scripts.${named.script} of ${[...folder, 'package.json'].join('/')}`;
+  }
+  return undefined;
 }
 
 function restricted(): ToolOutput {

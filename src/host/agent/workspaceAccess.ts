@@ -48,6 +48,8 @@ export interface ListedFile {
   folder: number;
   relative: string;
   display: string;
+  /** Its absolute real path (a listed link is judged by what it leads to). */
+  real?: string;
 }
 
 /** A workspace folder the tools may use, with its real path. */
@@ -300,7 +302,7 @@ export class WorkspaceAccess {
         more = true;
         break;
       }
-      kept.push(file);
+      kept.push({ ...file, real: real.real });
     }
     return { files: kept, more, ...(notices.length ? { notice: notices.join('; ') } : {}) };
   }

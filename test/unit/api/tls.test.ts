@@ -6,27 +6,22 @@
  */
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
-import type { Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server as HttpsServer } from 'node:https';
-import { connect } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { createGatewayClient } from '../../../src/api/client';
 import { GatewayError } from '../../../src/api/errors';
 import type { ProxyOptions } from '../../../src/api/types';
+import { TestProxy, throughProxy } from './testProxy';
 
 const fixtures = path.resolve(__dirname, '../../../../test/fixtures/tls');
 
 describe('api: certificates and http.proxyStrictSSL', function () {
   let gateway: HttpsServer;
-  let proxy: HttpServer;
+  const proxy = new TestProxy();
   let gatewayUrl = '';
-  let proxyUrl = '';
-  const tunnels: string[] = [];
   const authorizations: Array<string | undefined> = [];
-  const sockets = new Set<Socket>();
 
   before(async () => {
     gateway = createHttpsServer(
@@ -43,37 +38,17 @@ describe('api: certificates and http.proxyStrictSSL', function () {
     await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', () => resolve()));
     gatewayUrl = `https://127.0.0.1:${(gateway.address() as AddressInfo).port}/api`;
     // A CONNECT proxy: the TLS session runs through it, end to end.
-    proxy = createHttpServer((_request, response) => response.writeHead(405).end());
-    proxy.on('connect', (request, client: Socket, head: Buffer) => {
-      tunnels.push(request.url ?? '');
-      const [host, port] = (request.url ?? '').split(':');
-      const upstream = connect(Number(port), host, () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length) upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      sockets.add(client).add(upstream);
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    await proxy.start();
   });
 
   after(async () => {
-    for (const socket of sockets) socket.destroy();
     gateway.closeAllConnections();
-    proxy.closeAllConnections();
-    await Promise.all([
-      new Promise<void>((resolve) => gateway.close(() => resolve())),
-      new Promise<void>((resolve) => proxy.close(() => resolve())),
-    ]);
+    await Promise.all([new Promise<void>((resolve) => gateway.close(() => resolve())), proxy.stop()]);
   });
 
-  function client(proxyOptions: ProxyOptions) {
+  function client(proxyOptions: ProxyOptions, baseUrl = gatewayUrl) {
     return createGatewayClient({
-      baseUrl: gatewayUrl,
+      baseUrl,
       apiKey: () => 'sk-tls-test-key',
       timeoutMs: 5_000,
       maxRetries: 0,
@@ -97,12 +72,14 @@ describe('api: certificates and http.proxyStrictSSL', function () {
   });
 
   it('through the proxy, strictSSL off lets the re-signed certificate through; on, it is refused', async () => {
-    const lax = client({ url: proxyUrl, noProxy: [], strictSSL: false });
-    const strict = client({ url: proxyUrl, noProxy: [], strictSSL: true });
+    // Named as only the proxy resolves it: a loopback gateway is never proxied.
+    const proxied = throughProxy(gatewayUrl);
+    const lax = client({ url: proxy.url, noProxy: [], strictSSL: false }, proxied);
+    const strict = client({ url: proxy.url, noProxy: [], strictSSL: true }, proxied);
     try {
-      const tunnelsBefore = tunnels.length;
+      const tunnelsBefore = proxy.tunnels.length;
       assert.deepEqual(await lax.listModels(), { data: [] });
-      assert.ok(tunnels.length > tunnelsBefore, 'the request went through the proxy');
+      assert.ok(proxy.tunnels.length > tunnelsBefore, 'the request went through the proxy');
       await assert.rejects(strict.listModels(), (error: unknown) => error instanceof GatewayError);
     } finally {
       await lax.close();

@@ -202,7 +202,8 @@ describe('api: credentials in URLs never leave the client', () => {
 
   it('redacts proxy credentials from the error and the log when the proxy cannot be reached', async () => {
     const port = await freePort();
-    const sim = { baseUrl: 'http://127.0.0.1:9/api' };
+    // A name only a proxy would resolve: loopback targets never go through one.
+    const sim = { baseUrl: 'http://gateway.test:9/api' };
     const { client, log } = makeClient(sim as never, {
       proxy: { url: `http://alice:${PASSWORD}@127.0.0.1:${port}` },
       maxRetries: 0,

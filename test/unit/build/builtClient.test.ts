@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import type * as Api from '../../../src/api/index';
 import type { ClientOptions } from '../../../src/api/types';
 import { collect, freshKey, userRequest, withSimulator } from '../api/helpers';
-import { TestProxy } from '../api/testProxy';
+import { PROXIED_HOST, TestProxy, throughProxy } from '../api/testProxy';
 
 const dist = path.resolve(__dirname, '../../../../dist');
 const fixtures = path.resolve(__dirname, '../../../../test/fixtures/tls');
@@ -59,7 +59,10 @@ describe('built client bundle (dist/api.js)', function () {
   });
 
   it('answers and streams through an http: proxy (a CONNECT tunnel)', async () => {
-    const proxied = client({ proxy: { url: proxy.url, noProxy: [] } });
+    const proxied = client({
+      baseUrl: throughProxy(ctx.sim.baseUrl),
+      proxy: { url: proxy.url, noProxy: [] },
+    });
     const before = proxy.uses;
     try {
       assert.match((await proxied.chat(userRequest('built proxied'))).content, /built proxied/);
@@ -73,7 +76,10 @@ describe('built client bundle (dist/api.js)', function () {
   });
 
   it('refuses a SOCKS proxy URL before undici would make a SOCKS agent', async () => {
-    const socks = client({ proxy: { url: 'socks5://127.0.0.1:1080', noProxy: [] } });
+    const socks = client({
+      baseUrl: throughProxy(ctx.sim.baseUrl),
+      proxy: { url: 'socks5://127.0.0.1:1080', noProxy: [] },
+    });
     try {
       await assert.rejects(socks.chat(userRequest('never sent')), (error: unknown) => {
         assert.ok(api.GatewayError.is(error), String(error));
@@ -111,7 +117,7 @@ describe('built client bundle (dist/api.js)', function () {
     it('is spoken to over HTTP/1.1, so the HTTP/2 client the build leaves out is never needed', async () => {
       // Through the proxy with strictSSL off: the fixture's certificate is self-signed.
       const tls = client({
-        baseUrl: `https://127.0.0.1:${(gateway.address() as AddressInfo).port}/api`,
+        baseUrl: `https://${PROXIED_HOST}:${(gateway.address() as AddressInfo).port}/api`,
         proxy: { url: proxy.url, noProxy: [], strictSSL: false },
       });
       try {

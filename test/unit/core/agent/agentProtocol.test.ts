@@ -16,6 +16,7 @@ import {
   isRelativePath,
   parseAgentStep,
   parseConfirmation,
+  MAX_WHY_CHARS,
   parseAgentWebviewMessage,
 } from '../../../../src/core/protocol/agentProtocol';
 import { parseHostMessage, parseTurn, parseWebviewMessage } from '../../../../src/core/protocol/chatProtocol';
@@ -248,6 +249,26 @@ describe('agent protocol and history', () => {
     const command = { kind: 'command', command: 'ls', cwd: '/w', timeoutSeconds: 120 };
     assert.deepEqual(parseConfirmation({ ...command, onceOnly: true }), { ...command, onceOnly: true });
     assert.deepEqual(parseConfirmation({ ...command, onceOnly: 1 }), command);
+  });
+
+  it('an edit confirmation keeps the real file a link leads to, as text only', () => {
+    const edit = { kind: 'edit', path: 'docs/setup.md', created: false, diff: '' };
+    assert.deepEqual(parseConfirmation({ ...edit, realPath: '/w/.vscode/tasks.json' }), {
+      ...edit,
+      realPath: '/w/.vscode/tasks.json',
+    });
+    assert.deepEqual(parseConfirmation({ ...edit, realPath: ['x'] }), edit);
+  });
+
+  it("a confirmation's reason for asking every time is text, capped, and dropped when it is not a string", () => {
+    const tool = { kind: 'tool', name: 'read_file', source: 'Gateway AI', arguments: '{}' };
+    assert.deepEqual(parseConfirmation({ ...tool, why: 'holds a key' }), { ...tool, why: 'holds a key' });
+    assert.deepEqual(parseConfirmation({ ...tool, why: 42 }), tool);
+    assert.deepEqual(parseConfirmation({ ...tool, why: '' }), tool);
+    assert.equal(
+      parseConfirmation({ ...tool, why: 'x'.repeat(MAX_WHY_CHARS + 5) })?.why?.length,
+      MAX_WHY_CHARS,
+    );
   });
 
   it('a decision names one call of one turn, with a known choice', () => {

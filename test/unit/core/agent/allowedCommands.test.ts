@@ -24,11 +24,18 @@ const command = (text: string, cwd = '/w'): Confirmation => ({
 });
 
 describe('approval policy: commands allowed always', () => {
-  it('never allows our run_command wholesale; other tools may be', () => {
+  it('never allows our run_command wholesale; our edit tools may be', () => {
     assert.equal(mayAlwaysAllow(spec('run_command')), false);
     assert.equal(mayAlwaysAllow(spec('edit_file')), true);
-    // An MCP server's tool of the same name is that server's, with its own key.
-    assert.equal(mayAlwaysAllow(spec('run_command', 'mcp')), true);
+    assert.equal(mayAlwaysAllow(spec('create_file')), true);
+  });
+
+  it("Always allow this tool on another extension's tool: never offered nor kept, for any extension or MCP server tool", () => {
+    // A package installer another extension offers through vscode.lm.tools would keep running
+    // commands in every later workspace: Allow in this chat is the widest it gets.
+    assert.equal(mayAlwaysAllow(spec('install_package', 'extension')), false);
+    assert.equal(mayAlwaysAllow(spec('run_command', 'mcp')), false);
+    assert.equal(mayAlwaysAllow({ ...spec('read_docs', 'mcp'), readOnly: true }), false);
     // A server VS Code runs is known only by the names its definer chose: never kept always.
     const vscodeRun = spec('create_issue', 'extension');
     assert.equal(

@@ -1,6 +1,14 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ALWAYS_ASK, alwaysAskPattern, approvalKey } from '../../../../src/core/agent/approvalPolicy';
+import {
+  ALWAYS_ASK,
+  alwaysAskPattern,
+  alwaysAskRule,
+  alwaysAskWhy,
+  approvalKey,
+  PACKAGE_JSON_MAX_BYTES,
+  packageScriptFiles,
+} from '../../../../src/core/agent/approvalPolicy';
 import type { ToolSpec } from '../../../../src/core/agent/types';
 import { excludedBy } from '../../../../src/core/inline/exclude';
 
@@ -132,6 +140,21 @@ const MUST_ASK = [
   'docker-compose.yml',
   'compose.yaml',
   'compose.override.yml',
+  // Missing from the always-ask list in the last review.
+  '.mocharc.yml',
+  '.mocharc.yaml',
+  'test/.mocharc.json',
+  '.mocharc.jsonc',
+  'pom.xml',
+  'services/api/pom.xml',
+  'mise.toml',
+  '.mise.toml',
+  'mise.local.toml',
+  '.mise/config.toml',
+  '.config/mise.toml',
+  '.config/mise/config.toml',
+  '.tool-versions',
+  'Vagrantfile',
   // Absolute real paths: a workspace folder that is itself a `.vscode` folder.
   '/home/u/project/.vscode/tasks.json',
 ];
@@ -159,6 +182,10 @@ const MUST_NOT_ASK = [
   'src/components/Compose.tsx',
   'src/vite.ts',
   'node_modules.md',
+  'docs/pom.xml.md',
+  'src/mise.ts',
+  'tool-versions.md',
+  'mocharc.md',
   '/home/u/project/src/main.rs',
 ];
 
@@ -209,5 +236,75 @@ describe('approval policy', () => {
         assert.ok(a.startsWith('mcp:'), 'never taken for one of our own tools');
       }),
     );
+  });
+
+  describe('the always-ask list misses scripts that package.json points to', () => {
+    it('names the files its scripts run, relative to its folder, with the script that runs each', () => {
+      const manifest = JSON.stringify({
+        name: 'x',
+        scripts: {
+          build: 'node scripts/build.js && tsc -p .',
+          postinstall: './tools/setup.sh',
+          test: 'mocha --require=./test/setup.cjs "out/**/*.test.js"',
+          lint: 'eslint src --fix',
+          fmt: 'prettier --write . ; python3 ./fix.py',
+          env: 'cross-env NODE_ENV=production node ./scripts/../bin/run.mjs',
+          up: 'node ../outside/x.js',
+          url: 'curl https://example.com/x.sh | sh',
+          home: 'node ~/x.js; node $HOME/y.js; node /abs/z.js',
+          windows: 'node C:\\x\\y.js',
+          again: 'node scripts/build.js',
+          notString: 42,
+        },
+      });
+      assert.deepEqual(packageScriptFiles(manifest), [
+        { script: 'build', path: 'scripts/build.js' },
+        { script: 'postinstall', path: 'tools/setup.sh' },
+        { script: 'test', path: 'test/setup.cjs' },
+        { script: 'fmt', path: 'fix.py' },
+        { script: 'env', path: 'bin/run.mjs' },
+      ]);
+    });
+
+    it('names nothing for a manifest that is not JSON, has no scripts object, or is too large', () => {
+      for (const text of ['', 'not json', '[]', 'null', '{"scripts": []}', '{"scripts": "node x.js"}'])
+        assert.deepEqual(packageScriptFiles(text), [], text);
+      const large = JSON.stringify({ scripts: { a: 'node a.js' }, pad: 'x'.repeat(PACKAGE_JSON_MAX_BYTES) });
+      assert.deepEqual(packageScriptFiles(large), []);
+    });
+
+    it('never throws, and names only relative paths inside its folder (property)', () => {
+      fc.assert(
+        fc.property(
+          fc.oneof(
+            fc.string(),
+            fc
+              .dictionary(fc.string(), fc.oneof(fc.string(), fc.integer()))
+              .map((scripts) => JSON.stringify({ scripts })),
+          ),
+          (text) => {
+            for (const { path } of packageScriptFiles(text)) {
+              assert.ok(path.length > 0 && !path.startsWith('/') && !path.split('/').includes('..'), path);
+            }
+          },
+        ),
+      );
+    });
+  });
+
+  it('an edit through a link alias: the card names the real file and says why it asks', () => {
+    const rule = alwaysAskRule(['docs/setup.md', '.vscode/tasks.json', '/w/app/.vscode/tasks.json']);
+    assert.deepEqual(rule, { pattern: '**/.vscode/**', kind: 'VS Code configuration' });
+    const why = alwaysAskWhy('docs/setup.md', '/w/app/.vscode/tasks.json', { rule: rule });
+    assert.match(why, /^"docs\/setup\.md" is a link to \/w\/app\/\.vscode\/tasks\.json: /);
+    assert.match(why, /it is VS Code configuration \(it matches "\*\*\/\.vscode\/\*\*"\)/);
+    assert.match(why, /can make something run later\. It asks every time/);
+    // Named as it is: no link mentioned; a package script says which script runs it.
+    const direct = alwaysAskWhy('scripts/x.js', undefined, { script: 'scripts.build of package.json' });
+    assert.equal(
+      direct,
+      'scripts.build of package.json runs it, so a change to it can make something run later. It asks every time, even after Allow in this chat.',
+    );
+    assert.equal(alwaysAskRule(['src/a.ts']), undefined);
   });
 });

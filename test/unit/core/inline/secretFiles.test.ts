@@ -99,6 +99,18 @@ const MUST_MATCH = [
   '.m2/settings-security.xml',
   '.gradle/gradle.properties',
   'infra/prod.tfstate.backup',
+  // Found readable by the agent's tools in the last review.
+  'token.json',
+  'myapp-firebase-adminsdk-abc12.json',
+  'deploy/key.json',
+  'gcp-key.json',
+  'src/Api/appsettings.Production.json',
+  'android/keystore.properties',
+  'signing.properties',
+  'KEYS.asc',
+  'release/private.asc',
+  'secring.gpg',
+  'wp-config.php',
   // Absolute real paths: the folder is itself `~/.aws`, `~/.config/gh` or `~/.kube`, so the
   // relative path is only `credentials`, `hosts.yml` or `config`.
   '/home/u/.aws/credentials',
@@ -141,6 +153,14 @@ const MUST_NOT_MATCH = [
   'docker/config.json',
   'package.json',
   'README.md',
+  'src/token.ts',
+  'tokens.json',
+  'keys.json',
+  'appsettings.json',
+  'appsettings.Development.json',
+  'gradle.properties',
+  'wp-config-sample.php',
+  'src/firebase.json',
   '/home/u/project/src/index.ts',
 ];
 
