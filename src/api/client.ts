@@ -338,6 +338,15 @@ class UndiciGatewayClient implements GatewayClient {
       exchange = opened.exchange;
       // LiteLLM names the cost in a header; it goes out after the gateway's own usage, if any.
       const cost = this.headerCost(exchange);
+      let reportedCost = false;
+      const noteCost = async function* (
+        deltas: AsyncIterable<ChatDelta> | Iterable<ChatDelta>,
+      ): AsyncGenerator<ChatDelta> {
+        for await (const delta of deltas) {
+          if (delta.type === 'usage' && delta.usage.cost !== undefined) reportedCost = true;
+          yield delta;
+        }
+      };
       // OpenRouter names the reply in a header before the first chunk; the chunks' `id` follows.
       const generationId = exchange.header('x-generation-id')?.trim();
       if (generationId) yield { type: 'meta', id: generationId.slice(0, 200) };
@@ -345,7 +354,9 @@ class UndiciGatewayClient implements GatewayClient {
         // A gateway may ignore `stream: true` and answer with one JSON document.
         exchange.setLimit(jsonLimit());
         const whole = parseChatReply(await exchange.text(), this.secrets(apiKey));
-        yield* chatDeltasFromJson(shape ? shape(whole) : whole, this.secrets(apiKey), this.problems);
+        yield* noteCost(
+          chatDeltasFromJson(shape ? shape(whole) : whole, this.secrets(apiKey), this.problems),
+        );
       } else {
         exchange.setLimit(this.streamLimit);
         const events = untilIdle(
@@ -353,9 +364,10 @@ class UndiciGatewayClient implements GatewayClient {
           exchange,
           this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
         );
-        yield* chatDeltasFromSse(events, this.secrets(apiKey), this.problems, shape);
+        yield* noteCost(chatDeltasFromSse(events, this.secrets(apiKey), this.problems, shape));
       }
-      if (cost !== undefined) yield { type: 'usage', usage: { cost } };
+      // The header's cost (LiteLLM's) stands only where the reply itself reported none.
+      if (cost !== undefined && !reportedCost) yield { type: 'usage', usage: { cost } };
     } catch (error) {
       failure = asGatewayError(error, this.secrets(apiKey));
       throw failure;
@@ -685,7 +697,7 @@ class UndiciGatewayClient implements GatewayClient {
       ? `/v1/models?output_modalities=${query.outputModalities}`
       : '/v1/models';
     const catalog = await this.getJson(callOptions, path, 'models', 'model catalog');
-    this.detected(dialectFromCatalog(catalog), 'catalog');
+    this.detected(dialectFromCatalog(catalog, this.options.baseUrl), 'catalog');
     return catalog;
   }
 
@@ -767,7 +779,9 @@ class UndiciGatewayClient implements GatewayClient {
     } catch (error) {
       const text = GatewayError.is(error) && error.status === 400 ? REFUSAL_TEXT.get(error) : undefined;
       const field = text === undefined ? undefined : refusedField(text, body);
-      if (field === undefined) throw error;
+      // OpenRouter takes every field of its own; a 400 there is about a value or an upstream, and
+      // learning from it would drop the user's routing (`provider`: privacy, price limits).
+      if (field === undefined || this.dialect().kind === 'openrouter') throw error;
       this.learn((learned) => learnRefusal(learned, field, model ?? '', apiPath));
       this.notice({
         kind: 'refused-field',

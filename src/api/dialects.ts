@@ -98,6 +98,12 @@ export interface Dialect {
   baseIsApiRoot?: boolean;
 }
 
+/**
+ * Fields no request goes without: never learned as refused (a gateway's words that seem to refuse
+ * one are about its value), and never taken from a stored record.
+ */
+export const ESSENTIAL_FIELDS: ReadonlySet<string> = new Set(['model', 'messages', 'prompt', 'stream']);
+
 /** The body fields of OpenAI's `POST /v1/chat/completions` (openai 6.x `ChatCompletionCreateParams`). */
 export const OPENAI_CHAT_FIELDS: ReadonlySet<string> = new Set([
   'messages',
@@ -354,7 +360,23 @@ const LOCAL_OWNERS: ReadonlySet<string> = new Set([
  * with prompt and completion), a local server's `owned_by`, or LiteLLM's `/model/info` shape.
  * Undefined when it looks like any OpenAI-style catalog. Never throws.
  */
-export function dialectFromCatalog(catalog: unknown): DialectKind | undefined {
+export function dialectFromCatalog(catalog: unknown, baseUrl?: string): DialectKind | undefined {
+  const kind = catalogShape(catalog);
+  // A catalog says "local" by its owners' names; only a server on this computer or network is one
+  // (a remote gateway that says so would be shown as free and keyless).
+  if (kind === 'local' && baseUrl !== undefined && !onThisNetwork(baseUrl)) return undefined;
+  return kind;
+}
+
+function onThisNetwork(baseUrl: string): boolean {
+  try {
+    return addressPlace(new URL(baseUrl).hostname) !== 'public';
+  } catch {
+    return false;
+  }
+}
+
+function catalogShape(catalog: unknown): DialectKind | undefined {
   const data = isRecord(catalog) ? catalog.data : catalog;
   if (!Array.isArray(data)) return undefined;
   let openRouterLike = 0;
@@ -397,7 +419,10 @@ export function parseLearnedDialect(value: unknown): LearnedDialect {
     const out = list
       .filter(
         (item): item is string =>
-          typeof item === 'string' && item.length > 0 && item.length <= MAX_LEARNED_TEXT,
+          typeof item === 'string' &&
+          item.length > 0 &&
+          item.length <= MAX_LEARNED_TEXT &&
+          !ESSENTIAL_FIELDS.has(item),
       )
       .slice(0, MAX_LEARNED);
     return out.length ? [...new Set(out)] : undefined;

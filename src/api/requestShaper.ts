@@ -5,7 +5,12 @@
  * …), `reasoning.effort` becomes OpenAI's `reasoning_effort`, and usage is asked for in a stream
  * where the dialect wants it. Also here: reading which field a gateway's 400 refused.
  */
-import { OPENAI_CHAT_FIELDS, OPENAI_COMPLETION_FIELDS, OPENAI_MESSAGE_FIELDS } from './dialects';
+import {
+  ESSENTIAL_FIELDS,
+  OPENAI_CHAT_FIELDS,
+  OPENAI_COMPLETION_FIELDS,
+  OPENAI_MESSAGE_FIELDS,
+} from './dialects';
 import type { Dialect, LearnedDialect } from './dialects';
 import { isRecord, tryParseJson } from './json';
 
@@ -118,11 +123,7 @@ const REFUSAL_PATTERNS: readonly RegExp[] = [
   ),
   new RegExp(`['"](${FIELD})['"]:?\\s*(?:is )?not (?:a )?(?:permitted|allowed|supported|recognized)`, 'i'),
 ];
-/**
- * Fields no request goes without: a gateway's words that seem to refuse one are about something
- * else (its value), and learning them would break every request after.
- */
-const ESSENTIAL: ReadonlySet<string> = new Set(['model', 'messages', 'prompt', 'stream']);
+const ESSENTIAL = ESSENTIAL_FIELDS;
 /** A model or server that takes no tools (Ollama: "… does not support tools"). */
 const NO_TOOLS =
   /\b(?:does not|doesn't|do not) support (?:tools|tool[ _]?(?:use|calling|calls)|function[ _]?calling)\b/i;
@@ -149,7 +150,11 @@ export function refusedField(bodyText: string, sent: Readonly<Record<string, unk
   return undefined;
 }
 
-/** The texts to read: the error's message and the whole body (a message may quote the body). */
+/**
+ * The texts to read: the error's own message where the body has one, else the whole body. Never
+ * the rest of a JSON body: a router relays its upstream's words there (OpenRouter's
+ * `error.metadata.raw`), which are not about this request's fields.
+ */
 function gatewayWords(text: string): string[] {
   const parsed = tryParseJson(text);
   const words: string[] = [];
@@ -160,7 +165,7 @@ function gatewayWords(text: string): string[] {
     if (typeof parsed.value.message === 'string') words.push(parsed.value.message);
     if (typeof parsed.value.detail === 'string') words.push(parsed.value.detail);
   }
-  words.push(text);
+  if (words.length === 0) words.push(text);
   return words;
 }
 
