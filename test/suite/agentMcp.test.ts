@@ -21,6 +21,14 @@ import { hostProgramSearch, resolveProgram } from '../../src/host/programPath';
 import { freePort } from '../launch/ports';
 import { gatewayApi, waitFor } from './helpers';
 
+/**
+ * The launch a consent shows, without what it adds for a workspace's server that names no folder:
+ * the `cd` into its workspace folder, and the note on what a package runner takes from there.
+ */
+function launchShown(detail: string | undefined): string | undefined {
+  return detail?.replace(/^cd .*? && /, '').replace(/ \(It starts in the workspace folder[^)]*\)$/, '');
+}
+
 type ChatBundle = typeof import('../../src/host/chat/chatBundle');
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -169,7 +177,13 @@ describe('Agent: MCP servers and VS Code tools', function () {
           ['mcp', 'missing', 'off', 'workspace'],
         ],
       );
-      assert.equal(before[0].detail, `ELECTRON_RUN_AS_NODE=1 ${process.execPath} ${serverScript}`);
+      assert.equal(
+        launchShown(before[0].detail),
+        `ELECTRON_RUN_AS_NODE=1 ${process.execPath} ${serverScript}`,
+      );
+      // It starts in its workspace folder, and the consent says so.
+      assert.match(before[0].detail, /^cd .+ && ELECTRON_RUN_AS_NODE=1 /);
+      assert.match(before[0].detail, /\(It starts in the workspace folder, .*node_modules and \.npmrc/);
       assert.deepEqual(before[0].environment, []);
       assert.match(before[2].error ?? '', /\$\{input:token\}/);
       assert.deepEqual(hub.specs(), [], 'nothing runs before the user turns it on');
@@ -245,10 +259,10 @@ describe('Agent: MCP servers and VS Code tools', function () {
       await hub.reload();
       assert.equal(hub.sources()[0].state, 'off');
       assert.deepEqual(hub.specs(), []);
-      assert.match(hub.sources()[0].detail, /--changed$/);
+      assert.match(launchShown(hub.sources()[0].detail) ?? '', /--changed$/);
       assert.equal((await hub.setEnabled('everything', true))?.state, 'running');
       assert.equal(asked.length, 2);
-      assert.match(asked[1].detail, /--changed$/);
+      assert.match(launchShown(asked[1].detail) ?? '', /--changed$/);
 
       // A server that dies shows as stopped, its tools gone.
       const pid = hub.sources()[0].pid;
@@ -442,7 +456,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
       const preload = `NODE_OPTIONS='--require ./x.js' LD_PRELOAD=./evil.so HIDDEN='a⟨U+202E⟩b' ${node.program} server.js`;
       const userinfo =
         'HTTP https://openrouter.ai:sk-or-v1-payload0123456789abcdef@evil.example/mcp, header Authorization: Bearer sk-or-v1-0123456789abcdef0123';
-      assert.equal(byId.get('preload')?.detail, preload);
+      assert.equal(launchShown(byId.get('preload')?.detail), preload);
       assert.equal(byId.get('userinfo')?.detail, userinfo);
 
       // The consent shows the same text, and declining starts nothing.

@@ -292,14 +292,22 @@ export function describeLaunch(launch: McpLaunch, verbatim = false, program?: st
  * A workspace's server is shown verbatim (see `describeLaunch`). `program` is the absolute path
  * the command was found at, shown in its place: the program the user agrees to run.
  */
-export function describeMcpServer(server: ResolvedMcpServer, program?: string): string {
+export function describeMcpServer(server: ResolvedMcpServer, program?: string, folder?: string): string {
   const reads = environmentReads(server.template);
   const workspace = server.origin === 'workspace';
   const warning =
     workspace && reads.length
       ? `Reads your environment variable${reads.length > 1 ? 's' : ''} ${reads.map((n) => `$${n}`).join(', ')} and passes ${reads.length > 1 ? 'them' : 'it'} to the server. `
       : '';
-  return `${warning}${describeLaunch(server.shown, workspace, program)}`;
+  const launch = server.shown;
+  // A stdio server with no folder of its own starts in its workspace folder: shown, since a package
+  // runner there (npx, uvx, python -m) takes that folder's own packages and settings first.
+  const inFolder = launch.type === 'stdio' && !launch.cwd && folder !== undefined;
+  const shown = inFolder ? { ...launch, cwd: folder } : launch;
+  const note = inFolder
+    ? ' (It starts in the workspace folder, so a package runner such as npx or uvx uses that folder\u2019s own packages and settings, such as node_modules and .npmrc, before any other.)'
+    : '';
+  return `${warning}${describeLaunch(shown, workspace, program)}${workspace ? note : ''}`;
 }
 
 /**

@@ -182,6 +182,14 @@ describe('MCP servers run by absolute path, and the consent names it', () => {
     assert.notEqual(mcpConsentKey('identity', program), mcpConsentKey('identity', elsewhere));
   });
 
+  it('the consent says a workspace server starts in the workspace folder, where npx takes its packages first', async () => {
+    const server = workspaceServer();
+    const program = await mcpProgram(server, REPO, windows(`${REPO};${NODEJS}`, files));
+    const detail = mcpDetail(server, program, REPO);
+    assert.ok(detail.startsWith(`cd '${REPO}' && '${NODEJS}\\npx.cmd' -y`), detail);
+    assert.match(detail, /node_modules and \.npmrc/);
+  });
+
   it('refuses to start, saying why, when npx is found only in the workspace', async () => {
     const server = workspaceServer();
     const program = await mcpProgram(server, REPO, windows(`.;${REPO}`, files));

@@ -459,7 +459,7 @@ export class McpHub extends Disposable implements ToolSet {
     const status: McpSourceStatus = {
       source: sourceOf(entry),
       state: entry.state,
-      detail: mcpDetail(entry.server, entry.program),
+      detail: mcpDetail(entry.server, entry.program, this.cwdOf(entry)),
       environment: environmentReads(entry.server.template),
       origin: entry.server.origin,
       tools: this.specList.filter((s) => this.byName.get(s.name)?.entry === entry),

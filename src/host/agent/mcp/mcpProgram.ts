@@ -25,8 +25,12 @@ export async function mcpProgram(
 }
 
 /** What the consent and the tool picker show: the launch, with the program found in its command's place. */
-export function mcpDetail(server: ResolvedMcpServer, program: ProgramResolution | undefined): string {
-  return describeMcpServer(server, program?.ok ? program.program : undefined);
+export function mcpDetail(
+  server: ResolvedMcpServer,
+  program: ProgramResolution | undefined,
+  folder?: string,
+): string {
+  return describeMcpServer(server, program?.ok ? program.program : undefined, folder);
 }
 
 /** What consent is kept against: the launch as written and, for stdio, the exact program it runs. */
