@@ -192,11 +192,14 @@ export class GatewayService extends Disposable {
     if (!stored) return undefined;
     const refusal = keyOriginRefusal(stored.origin, baseUrl);
     if (!refusal) return stored.key;
-    // A local server is asked without the key of another gateway: it may need none, and its 401
-    // then offers Set API Key. A key entered for another local server may be the same server on a
-    // new port: the user is offered to let it go there, but nothing waits for the answer.
-    const optional = keyIsOptional({ baseUrl, request: this.settings.current.request });
-    if (optional && !isLoopbackHost(new URL(stored.origin).hostname)) return undefined;
+    // A local server is asked without the key of a gateway elsewhere (it may need none; its 401
+    // then offers Set API Key), and the user is not asked to send that key to it. A key entered
+    // for another local server is offered as usual: it may be the same gateway on a new port.
+    if (
+      keyIsOptional({ baseUrl, request: this.settings.current.request }) &&
+      !isLoopbackHost(new URL(stored.origin).hostname)
+    )
+      return undefined;
     const origin = originOf(baseUrl);
     const pair = `${stored.origin} ${origin}`;
     if (origin && !this.offered.has(pair)) {
@@ -204,7 +207,6 @@ export class GatewayService extends Disposable {
       this.logger.warn(refusal);
       void offerKeyFor(this.apiKey, this.settings, origin, stored.origin);
     }
-    if (optional) return undefined;
     throw new GatewayError({ kind: 'config', message: refusal });
   }
 
