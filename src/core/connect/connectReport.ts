@@ -77,7 +77,7 @@ export function capabilityLines(probe: GatewayProbe): string[] {
   );
   lines.push(
     dialect.catalog.supportedParameters
-      ? 'Tools (the agent): for the models whose catalog entry lists them.'
+      ? 'Tools (the agent): for the models whose catalog entry lists them; offered where it says nothing.'
       : 'Tools (the agent): offered to every model; a model that refuses them has them turned off, with a note.',
   );
   lines.push(`Cost: ${costLine(dialect)}`);
@@ -102,7 +102,9 @@ function costLine(dialect: Dialect): string {
   const [first] = dialect.cost;
   switch (first) {
     case 'usage.cost':
-      return 'reported with each reply.';
+      return dialect.cost.includes('catalog-price')
+        ? 'read from each reply where the gateway reports it, else tokens × the catalog price.'
+        : 'reported with each reply.';
     case 'generation':
       return 'looked up after each reply.';
     case 'header':

@@ -73,6 +73,10 @@ export class GatewayConnector {
     if (Object.keys(probed.headers).length)
       await config.update(Setting.requestHeaders, probed.headers, vscode.ConfigurationTarget.Global);
     await config.update(Setting.baseUrl, baseUrl, vscode.ConfigurationTarget.Global);
+    // How the key goes: not at all to a gateway that needs none (so a key kept for another gateway
+    // is never asked for), else as this kind of gateway takes it.
+    const auth = needsKey(probed.probe) ? probed.probe.dialect.auth : 'none';
+    await config.update(Setting.authHeader, auth, vscode.ConfigurationTarget.Global);
     this.logger.info(`Connect: the gateway is now ${baseUrl} (${probed.probe.dialect.label}).`);
 
     if (needsKey(probed.probe) && !(await this.keyFor(origin))) {
