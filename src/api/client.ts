@@ -380,7 +380,24 @@ class UndiciGatewayClient implements GatewayClient {
     const book = this.mediaRoutes;
     // A route learned before, or named by the catalogs last read: no request is spent finding it.
     const listed = book.models?.get(request.model);
-    const known = book.routes.get(request.model) ?? (listed?.route !== 'media' ? listed?.route : undefined);
+    let known = book.routes.get(request.model) ?? (listed?.route !== 'media' ? listed?.route : undefined);
+    // A catalog's `/v1/images/generations` is a guess where the gateway may also have a job API:
+    // tried first, and on a 404 the job API is asked as for a model no catalog names.
+    if (
+      known === 'images-generations' &&
+      !book.routes.has(request.model) &&
+      book.mediaEndpoint === undefined &&
+      !isKnownImageGenerationModel(request.model)
+    ) {
+      try {
+        const started = await this.startOn('images-generations', request, callOptions, listed);
+        book.routes.set(request.model, 'images-generations');
+        return started;
+      } catch (error) {
+        if (!isMissingEndpoint(error)) throw error;
+        known = undefined;
+      }
+    }
     // An image model OpenAI-style servers are known to serve: straight to /v1/images/generations,
     // unless this gateway has shown it takes jobs at /v1/media.
     if (known === undefined && book.mediaEndpoint !== true && isKnownImageGenerationModel(request.model)) {
