@@ -110,8 +110,10 @@ export function readFileTurn(): Promise<AssistantTurn> {
 /** Checks the agent turn read the file: the read's text went back to the model and into the answer. */
 export function assertReadFile(turn: AssistantTurn, requests: RecordedRequest[]): void {
   assert.equal(turn.status, 'complete', turn.error?.message);
-  const refused = requests.find((r) => r.wireProblem !== undefined);
-  assert.equal(refused?.wireProblem, undefined, 'a request the provider would refuse');
+  // A body field a strict gateway refuses is learned from its 400 and the request sent again
+  // without it; nothing else may be refused.
+  for (const refused of requests.filter((r) => r.wireProblem !== undefined))
+    assert.match(refused.wireProblem ?? '', /^Unrecognized request argument supplied: /);
   const answered = requests.filter((r) => r.agentStep !== undefined);
   assert.ok(answered.length >= 2, `two steps of the loop reached the gateway (${answered.length})`);
   const read = answered.at(-1)?.toolMessages?.find((m) => m.name === 'read_file');
