@@ -29,6 +29,8 @@ const KEYS = [
   TEST_KEY,
   'sk-forbidden-key-0123456789',
   'sk-from-another-window-123456',
+  // The wrong key the Portkey suite sends for its 401 (the upstream echoes part of it).
+  'sk-wrong-key-through-portkey-0123456789',
   UNKNOWN_KEY,
   FORBIDDEN_KEY,
   SHAPED_KEY,
