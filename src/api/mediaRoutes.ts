@@ -99,6 +99,25 @@ function dollars(value: unknown): string | undefined {
 }
 
 /**
+ * A video model's price from its SKUs (`{"per-video-second": "0.50", "per-video-second-1080p":
+ * "0.75"}`): priced by the second, the dearest SKU per second (what a job may cost, for the spend
+ * caps); otherwise `from` the cheapest SKU per job. Undefined when no SKU holds a usable figure.
+ */
+function videoPrice(skus: unknown): string | undefined {
+  if (!isRecord(skus)) return undefined;
+  const priced = Object.entries(skus)
+    .slice(0, 50)
+    .flatMap(([name, value]) => {
+      const number = typeof value === 'string' ? Number(value) : value;
+      return dollars(value) !== undefined && typeof number === 'number' ? [{ name, number }] : [];
+    });
+  if (!priced.length) return undefined;
+  const perSecond = priced.filter((sku) => /second/i.test(sku.name));
+  if (perSecond.length) return `${dollars(Math.max(...perSecond.map((sku) => sku.number)))} per second`;
+  return `from ${dollars(Math.min(...priced.map((sku) => sku.number)))}`;
+}
+
+/**
  * `GET /v1/images/models` (OpenRouter): `{data: [{id, name, supported_parameters: {name:
  * {type: "enum", values}}, pricing?}]}`. Every entry is an image model on the `images` route.
  */
@@ -159,9 +178,7 @@ export function parseVideoModels(body: unknown): MediaModelInfo[] {
     if (Object.keys(options).length > 0) info.options = options;
     const frames = valueList(entry.supported_frame_images);
     info.reference = frames?.includes('first_frame') ? 'frame_images' : 'input_references';
-    const skus = isRecord(entry.pricing_skus) ? Object.values(entry.pricing_skus) : [];
-    const price = skus.map(dollars).find((text) => text !== undefined);
-    if (price) info.price = `from ${price}`;
+    info.price = videoPrice(entry.pricing_skus);
     return [info];
   });
 }

@@ -46,14 +46,18 @@ export class SpendHolds {
       },
       get counted() {
         if (!ended) return held;
-        if (ended.kind === 'reported') return Number.isFinite(ended.cost) && ended.cost > 0 ? ended.cost : 0;
+        // A reported 0 beside a priced estimate is no cost at all (LiteLLM reports 0 for a model it
+        // has no price for): the estimate stands.
+        if (ended.kind === 'reported')
+          return Number.isFinite(ended.cost) && ended.cost > 0 ? ended.cost : held;
         return ended.kind === 'unreported' ? held : 0;
       },
       settle: (end) => {
         if (ended) return;
         ended = end;
         this.open.delete(id);
-        if (end.kind === 'unreported' && held > 0) this.kept.set(day, (this.kept.get(day) ?? 0) + held);
+        const none = end.kind === 'unreported' || (end.kind === 'reported' && !(end.cost > 0));
+        if (none && held > 0) this.kept.set(day, (this.kept.get(day) ?? 0) + held);
       },
     };
   }

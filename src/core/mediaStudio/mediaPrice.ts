@@ -33,13 +33,16 @@ export function estimateMediaCost(
   let count = 1;
   let counted = '';
   if (unit === 'second') {
-    const seconds = positiveCount(parameters.duration);
+    const seconds = largestCount(parameters, DURATION_KEYS);
+    if (seconds === null) return { basis: `the length asked for cannot be counted, so no total is known` };
     if (seconds === undefined)
       return { basis: `the catalog's price is ${price} and no duration is given, so no total is known` };
     count = seconds;
     counted = ` × ${seconds} s`;
   } else if (unit === undefined || unit === 'image' || unit === 'request' || unit === 'video') {
-    const n = positiveCount(parameters.n);
+    const n = largestCount(parameters, COUNT_KEYS);
+    if (n === null)
+      return { basis: 'the number of results asked for cannot be counted, so no total is known' };
     if (n !== undefined && n > 1) {
       count = n;
       counted = ` × ${n}`;
@@ -50,6 +53,29 @@ export function estimateMediaCost(
     estimate,
     basis: `${from ? 'at least ' : ''}${formatCost(estimate)} by the catalog's price (${price}${counted})`,
   };
+}
+
+/** Parameters that ask for more than one result, and for a length in seconds, by gateway. */
+const COUNT_KEYS = ['n', 'num_images', 'num_outputs', 'number_of_images'];
+const DURATION_KEYS = ['duration', 'seconds', 'duration_seconds'];
+
+/**
+ * The largest count among the keys present; undefined when none is present, null when one is
+ * present but is not a count (`[5]`, `"1e3"`, over MAX_COUNT): the price is then unknown, never
+ * counted as one.
+ */
+function largestCount(
+  parameters: Readonly<Record<string, unknown>>,
+  keys: readonly string[],
+): number | null | undefined {
+  let largest: number | undefined;
+  for (const key of keys) {
+    if (parameters[key] === undefined) continue;
+    const count = positiveCount(parameters[key]);
+    if (count === undefined) return null;
+    largest = Math.max(largest ?? 0, count);
+  }
+  return largest;
 }
 
 function positiveCount(value: unknown): number | undefined {

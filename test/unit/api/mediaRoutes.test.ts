@@ -261,6 +261,17 @@ describe('api: media catalogs and sync answers are read tolerantly', () => {
     );
   });
 
+  it('a video priced by the second holds its dearest SKU per second, not a price per job', () => {
+    const [bySecond] = parseVideoModels({
+      data: [{ id: 'v/veo', pricing_skus: { 'per-video-second': '0.50', 'per-video-second-1080p': '0.75' } }],
+    });
+    assert.equal(bySecond.price, '$0.75 per second');
+    const [byJob] = parseVideoModels({
+      data: [{ id: 'v/clip', pricing_skus: { 'video-720p': '0.5', hd: '0.9' } }],
+    });
+    assert.equal(byJob.price, 'from $0.5');
+  });
+
   it('a sync answer of any shape becomes a final record, never a throw', () => {
     for (const body of [undefined, null, 'x', [], { data: 'x' }, { choices: [{}] }, { data: [{}] }]) {
       for (const route of ['images', 'chat-images', 'images-generations'] as const) {

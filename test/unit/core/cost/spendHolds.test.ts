@@ -44,7 +44,18 @@ describe('SpendHolds: estimates held for paid calls until their cost is known', 
     for (const odd of [undefined, NaN, -1, Infinity, 1e9]) assert.equal(holds.hold(odd, noon).amount, 0);
     const negative = holds.hold(0.1, noon);
     negative.settle({ kind: 'reported', cost: -5 });
-    assert.equal(negative.counted, 0);
+    assert.equal(negative.counted, 0.1, 'a figure that is not a cost leaves the estimate standing');
+  });
+
+  it('a job reported at $0 beside a priced estimate still counts its estimate, on the turn and the day', () => {
+    const holds = new SpendHolds();
+    const hold = holds.hold(2, noon);
+    hold.settle({ kind: 'reported', cost: 0 });
+    assert.equal(hold.counted, 2);
+    assert.equal(holds.total(today), 2);
+    const free = holds.hold(0, noon);
+    free.settle({ kind: 'reported', cost: 0 });
+    assert.equal(free.counted, 0, 'a model priced at nothing that reports nothing is free');
   });
 
   it('the total is always what is open plus what was kept (property)', () => {
@@ -86,6 +97,17 @@ describe('estimateMediaCost: what a media request costs by its catalog price', (
     assert.equal(from.estimate, 0.5);
     assert.match(from.basis, /^at least \$0\.5000/);
     assert.equal(estimateMediaCost('$0.1 per second', { duration: 8 }).estimate, 0.8);
+  });
+
+  it('a count asked for that cannot be counted makes the price unknown; every count and length key is read', () => {
+    for (const parameters of [{ n: 20_000 }, { n: '1e3' }, { n: [5] }, { num_images: -1 }])
+      assert.equal(
+        estimateMediaCost('$0.04 per image', parameters).estimate,
+        undefined,
+        JSON.stringify(parameters),
+      );
+    assert.equal(estimateMediaCost('$0.04 per image', { n: 1, num_images: 4 }).estimate, 0.16);
+    assert.equal(estimateMediaCost('$0.5 per second', { duration: 4, seconds: 20 }).estimate, 10);
   });
 
   it('no price, an odd one or a unit it cannot count is unknown, never free', () => {
