@@ -26,7 +26,9 @@ import { gatewayApi, waitFor } from './helpers';
  * the `cd` into its workspace folder, and the note on what a package runner takes from there.
  */
 function launchShown(detail: string | undefined): string | undefined {
-  return detail?.replace(/^cd .*? && /, '').replace(/ \(It starts in the workspace folder[^)]*\)$/, '');
+  return detail
+    ?.replace(/(^|to the server\. )cd .*? && /, '$1')
+    .replace(/ \(It starts in the workspace folder[^)]*\)$/, '');
 }
 
 type ChatBundle = typeof import('../../src/host/chat/chatBundle');
@@ -340,7 +342,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
       );
       assert.deepEqual(http.environment, ['GATEWAY_SUITE_MCP_TOKEN']);
       assert.equal(
-        stdio.detail,
+        launchShown(stdio.detail),
         `Reads your environment variable $GATEWAY_SUITE_MCP_TOKEN and passes it to the server. ELECTRON_RUN_AS_NODE=1 TOKEN=$GATEWAY_SUITE_MCP_TOKEN ${process.execPath} ${serverScript}`,
       );
       for (const status of hub.sources()) assert.ok(!JSON.stringify(status).includes(secret));
@@ -463,7 +465,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
       assert.equal((await hub.setEnabled('preload', true))?.state, 'off');
       assert.equal((await hub.setEnabled('userinfo', true))?.state, 'off');
       assert.deepEqual(
-        asked.map((s) => s.detail),
+        asked.map((s) => launchShown(s.detail)),
         [preload, userinfo],
       );
       assert.deepEqual(hub.specs(), []);

@@ -96,6 +96,10 @@ describe('Trust: hostile gateway data', function () {
     const before = observed.notifications.length;
     await setSetting('request.maxRetries', 0);
     try {
+      // A gateway off this computer (a loopback one never goes through a proxy), with the key
+      // entered for it: the request goes to the proxy, which is not there.
+      await setSetting('baseUrl', 'https://gateway.invalid/api');
+      await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
       await http.update(
         'proxy',
         `http://alice:${PROXY_PASSWORD}@127.0.0.1:${port}`,
@@ -122,6 +126,7 @@ describe('Trust: hostile gateway data', function () {
     } finally {
       await http.update('proxy', undefined, vscode.ConfigurationTarget.Global);
       await setSetting('baseUrl', sim.baseUrl);
+      await vscode.commands.executeCommand('gateway.setApiKey', TEST_KEY);
       await setSetting('request.maxRetries', undefined);
     }
     const shown = observed.notifications.slice(before);
