@@ -13,7 +13,7 @@ import { KB, MB, round } from './report';
 import type { BenchRow, SectionResult } from './report';
 
 // 400 KB until the agent, whose MCP client (the official SDK) is about 49 KB of the package.
-const VSIX_GOAL_BYTES = 470 * KB;
+const VSIX_GOAL_BYTES = 500 * KB;
 /** A published figure for a widely used AI chat extension, not measured here. */
 const PEER_VSIX_BYTES = 7 * MB;
 
@@ -104,7 +104,7 @@ function measureSize(): SectionResult {
       name: '.vsix package',
       value: kb(vsixBytes),
       unit: 'KB',
-      goal: '< 470 KB',
+      goal: '< 500 KB',
       ratio: round(vsixBytes / VSIX_GOAL_BYTES, 3),
       met: vsixBytes < VSIX_GOAL_BYTES,
     },

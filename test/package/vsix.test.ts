@@ -21,9 +21,12 @@ import type { PackageView } from './packageContents';
 
 /**
  * The size the .vsix must stay under, as bench/size.ts measures it: 400 KB until the agent
- * came, which needs the official MCP SDK (about 49 KB of the package, in a bundle of its own).
+ * came, which needs the official MCP SDK (about 49 KB of the package, in a bundle of its own);
+ * 470 KB until every kind of gateway, sign-in and Connect came (about 28 KB more, most of it in
+ * the entry and the client). The goal is still under 400 KB: the browser entry's client without
+ * undici is where that room is.
  */
-const MAX_VSIX_BYTES = 470 * 1024;
+const MAX_VSIX_BYTES = 500 * 1024;
 
 describe('the packaged .vsix', function () {
   this.timeout(240_000);
