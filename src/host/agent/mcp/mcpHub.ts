@@ -9,7 +9,6 @@
  * The SDK lives in its own bundle (`dist/mcp.js`), required on the first start. Every tool of a
  * running server is offered as `mcp_<server>_<tool>`, and every call asks first.
  */
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { modelToolName, prettyArguments, toolResultText } from '../../../core/agent/externalTools';
 import type { ExternalToolInfo } from '../../../core/agent/externalTools';
@@ -24,6 +23,7 @@ import { ToolInputError } from '../../../core/agent/types';
 import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../../core/agent/types';
 import { StorageKey, VsCodeSetting } from '../../../core/ids';
 import { Disposable } from '../../../core/util/lifecycle';
+import { sha256Hex } from '../../../core/util/sha256';
 import { textOf } from '../../boundedRead';
 import { notify } from '../../notify';
 import { hostProgramSearch } from '../../programPath';
@@ -489,13 +489,9 @@ function sourceOf(entry: Entry): ToolSource {
   };
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /** `ToolSource.fingerprint`: the start of the hash consent is kept against. */
 function fingerprintOf(identity: string): string {
-  return sha256(identity).slice(0, 16);
+  return sha256Hex(identity).slice(0, 16);
 }
 
 /** Values in a launch that may be credentials (environment values, header values), for redaction. */

@@ -5,9 +5,9 @@
  * the process gets (PATH without the workspace; on Windows, no lookup in the working folder).
  * No `vscode` here, so the Windows rules are tested on any machine.
  */
-import { createHash } from 'node:crypto';
 import { describeMcpServer } from '../../../core/agent/mcpConfig';
 import type { McpLaunch, ResolvedMcpServer } from '../../../core/agent/mcpConfig';
+import { sha256Hex } from '../../../core/util/sha256';
 import { childPath, envValue, NO_CURRENT_FOLDER_LOOKUP, resolveProgram } from '../../programPath';
 import type { ProgramResolution, ProgramSearch } from '../../programPath';
 
@@ -36,9 +36,7 @@ export function mcpDetail(
 /** What consent is kept against: the launch as written and, for stdio, the exact program it runs. */
 export function mcpConsentKey(identity: string, program: ProgramResolution | undefined): string {
   const runs = program?.ok ? `\u0000${program.program}` : '';
-  return createHash('sha256')
-    .update(identity + runs)
-    .digest('hex');
+  return sha256Hex(identity + runs);
 }
 
 /**
