@@ -25,7 +25,7 @@ describe('checkpoint manifest', () => {
     assert.deepEqual(parsed?.files, files);
     assert.equal(parsed?.createdAt, 5);
     assert.deepEqual(parsed?.leftOut, { paths: ['node_modules/', '.env'], complete: true });
-    assert.deepEqual(manifestEntries(parsed!).get('src/a.ts'), { mode: '100644', oid: OID });
+    assert.deepEqual(manifestEntries(parsed).get('src/a.ts'), { mode: '100644', oid: OID });
   });
 
   it("refuses another checkpoint's manifest, and a whole manifest for one bad entry", () => {
