@@ -1,7 +1,8 @@
 /**
- * SHA-256 (FIPS 180-4) in plain TypeScript, synchronous, for ids and fingerprints in both builds
- * (the browser has only the asynchronous `crypto.subtle`). A string is hashed as its UTF-8 bytes,
- * lone surrogates as U+FFFD, exactly as Node's `createHash('sha256').update(text)` does.
+ * SHA-256 (FIPS 180-4), synchronous and platform-neutral: the same hex digest as Node's
+ * `createHash('sha256')`, for names and fingerprints that both the desktop and the browser build
+ * compute (file names of stored records, settings fingerprints). Not for secrets: there is no
+ * constant-time anything here, and none is needed for naming.
  */
 
 const K = new Uint32Array([
@@ -15,14 +16,20 @@ const K = new Uint32Array([
   0xc67178f2,
 ]);
 
-/** The SHA-256 of `input` (a string as UTF-8), as 64 lowercase hex digits. */
+const encoder = new TextEncoder();
+
+/** The SHA-256 of `input` (a string is taken as UTF-8, as Node's `update(text)` does), in hex. */
 export function sha256Hex(input: string | Uint8Array): string {
-  const data = typeof input === 'string' ? new TextEncoder().encode(input) : input;
-  const bitLength = data.length * 8;
+  return toHex(sha256(typeof input === 'string' ? encoder.encode(input) : input));
+}
+
+/** The 32-byte SHA-256 digest of `bytes`. */
+export function sha256(bytes: Uint8Array): Uint8Array {
+  const bitLength = bytes.length * 8;
   // The message, a 1 bit, zeros, and the 64-bit length: a whole number of 64-byte blocks.
-  const padded = new Uint8Array(Math.ceil((data.length + 9) / 64) * 64);
-  padded.set(data);
-  padded[data.length] = 0x80;
+  const padded = new Uint8Array(Math.ceil((bytes.length + 9) / 64) * 64);
+  padded.set(bytes);
+  padded[bytes.length] = 0x80;
   const view = new DataView(padded.buffer);
   view.setUint32(padded.length - 8, Math.floor(bitLength / 0x100000000));
   view.setUint32(padded.length - 4, bitLength >>> 0);
@@ -31,27 +38,27 @@ export function sha256Hex(input: string | Uint8Array): string {
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
   ]);
   const w = new Uint32Array(64);
-  for (let block = 0; block < padded.length; block += 64) {
-    for (let i = 0; i < 16; i++) w[i] = view.getUint32(block + i * 4);
+  for (let offset = 0; offset < padded.length; offset += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
     for (let i = 16; i < 64; i++) {
       const a = w[i - 15];
       const b = w[i - 2];
-      const s0 = ror(a, 7) ^ ror(a, 18) ^ (a >>> 3);
-      const s1 = ror(b, 17) ^ ror(b, 19) ^ (b >>> 10);
-      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
+      const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
+      const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) >>> 0;
     }
     let [a, b, c, d, e, f, g, hh] = h;
     for (let i = 0; i < 64; i++) {
-      const t1 = (hh + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]) | 0;
-      const t2 = ((ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]) >>> 0;
+      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
       hh = g;
       g = f;
       f = e;
-      e = (d + t1) | 0;
+      e = (d + t1) >>> 0;
       d = c;
       c = b;
       b = a;
-      a = (t1 + t2) | 0;
+      a = (t1 + t2) >>> 0;
     }
     h[0] += a;
     h[1] += b;
@@ -62,11 +69,18 @@ export function sha256Hex(input: string | Uint8Array): string {
     h[6] += g;
     h[7] += hh;
   }
-  let hex = '';
-  for (const word of h) hex += word.toString(16).padStart(8, '0');
-  return hex;
+  const out = new Uint8Array(32);
+  const outView = new DataView(out.buffer);
+  for (let i = 0; i < 8; i++) outView.setUint32(i * 4, h[i]);
+  return out;
 }
 
-function ror(x: number, n: number): number {
+function rotr(x: number, n: number): number {
   return (x >>> n) | (x << (32 - n));
+}
+
+function toHex(bytes: Uint8Array): string {
+  let hex = '';
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
+  return hex;
 }
