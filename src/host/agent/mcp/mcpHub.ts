@@ -28,6 +28,7 @@ import { textOf } from '../../boundedRead';
 import { notify } from '../../notify';
 import { readWorkspaceFile, reportSkipped } from '../../workspaceFile';
 import { HOST_PLATFORM } from '../../platform';
+import type { HostPlatform } from '../../platform';
 import type { McpConnection } from './mcpBundle';
 import type { McpProgram } from './mcpConsent';
 import {
@@ -78,6 +79,8 @@ export interface McpHubDeps {
   /** The MCP bundle; the default requires `dist/mcp.js`. */
   loadClient?: () => typeof import('./mcpBundle');
   connectTimeoutMs?: number;
+  /** What this host can do (the browser build's `HOST_PLATFORM` by default there; tests pass either). */
+  platform?: Pick<HostPlatform, 'stdioMcp'>;
   /** Where a command's program is looked for; the default is this process's PATH, outside the workspace folders. */
   programSearch?: (workspaceFolders: readonly string[]) => McpProgramSearch;
 }
@@ -272,7 +275,8 @@ export class McpHub extends Disposable implements ToolSet {
   }
 
   private refusal(entry: Entry): string | undefined {
-    if (entry.server.launch.type === 'stdio' && !HOST_PLATFORM.stdioMcp) return STDIO_NEEDS_DESKTOP;
+    if (entry.server.launch.type === 'stdio' && !(this.deps.platform ?? HOST_PLATFORM).stdioMcp)
+      return STDIO_NEEDS_DESKTOP;
     if (!vscode.workspace.isTrusted)
       return 'MCP servers do not start in Restricted Mode. Trust the workspace first.';
     const workspaceRefusal = workspaceLaunchRefusal(entry.server);
