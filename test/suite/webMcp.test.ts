@@ -36,7 +36,7 @@ describe('MCP in the browser build: HTTP servers start, stdio servers are listed
               args: [script],
               env: { ELECTRON_RUN_AS_NODE: '1' },
             },
-            remote: { type: 'http', url: server.url, headers: { 'X-Home': '${env:HOME}' } },
+            remote: { type: 'http', url: server.url },
           },
         }),
       ),
@@ -66,12 +66,11 @@ describe('MCP in the browser build: HTTP servers start, stdio servers are listed
       },
       platform: WEB_PLATFORM,
       loadClient: () => webConnection,
-      programSearch: () => webProgram.mcpProgramSearch([]) as never,
     });
     try {
       await hub.ready();
       const listed = Object.fromEntries(hub.sources().map((s) => [s.source.id, s]));
-      assert.deepEqual(Object.keys(listed).sort(), ['local', 'remote']);
+      assert.deepEqual(Object.keys(listed).sort(), ['local', 'remote'], log.join('\n'));
       assert.equal(listed.local.state, 'off');
       assert.equal(listed.local.error, STDIO_NEEDS_DESKTOP);
       assert.match(listed.local.error ?? '', /needs a desktop or remote window/);
