@@ -20,14 +20,12 @@ export class WorkspaceCheckpoints extends WorkspaceCheckpointsBase<vscode.Uri> {
   }
 
   /**
-   * The tools' rule as far as a browser can judge it: a folder on a disk (`file`) that is its root
-   * or a system folder is left out. There is no home folder to compare with, and no real path:
-   * a folder that is a link is refused by the store when it snapshots.
+   * The tools' rule in the browser (their `folderRules.web.ts`): with no home folder and no link to
+   * resolve, a folder is judged by its URI's path alone (a file system's root, a system folder such
+   * as `/etc`). A folder that is a link is refused by the store when it snapshots.
    */
   protected whyLeftOut(folder: vscode.WorkspaceFolder): Promise<string | undefined> {
-    return Promise.resolve(
-      folder.uri.scheme === 'file' ? broadFolderWhy([folder.uri.path], ['']) : undefined,
-    );
+    return Promise.resolve(broadFolderWhy([folder.uri.path], ['']));
   }
 
   protected storeFor(folder: vscode.WorkspaceFolder): Promise<CheckpointStore | undefined> {
