@@ -20,6 +20,7 @@ import type { ToolCallRecord } from '../../src/core/agent/types';
 import { parseHostMessage } from '../../src/core/protocol/chatProtocol';
 import { gatewayApi, openChatView, sendPrompt, waitFor, withChatGateway } from './helpers';
 import { observed } from './observed';
+import { answerDialogs } from './restoreDialogs';
 
 const FIXTURE = 'checkpoint-fixture';
 /** Text a careless round-trip would change: CRLF, non-ASCII, no newline at the end. */
@@ -75,29 +76,6 @@ async function fromView(message: WebviewMessage): Promise<void> {
   const parsed = parseWebviewMessage(JSON.parse(JSON.stringify(message)));
   assert.ok(parsed, `the protocol accepts ${message.type}`);
   await (await gatewayApi()).chatRouter.handle(parsed);
-}
-
-interface Dialog {
-  message: string;
-  detail: string;
-  items: string[];
-}
-
-/** Answers the extension's restore dialogs with `answer(dialog)`; every other message is left alone. */
-function answerDialogs(answer: (dialog: Dialog) => string | undefined): { shown: Dialog[]; dispose(): void } {
-  const window = vscode.window as unknown as Record<string, (...args: unknown[]) => Thenable<unknown>>;
-  const original = window.showWarningMessage;
-  const shown: Dialog[] = [];
-  window.showWarningMessage = function (this: unknown, ...args: unknown[]) {
-    const message = String(args[0]);
-    const options = args[1] as { modal?: boolean; detail?: string } | undefined;
-    if (!options?.modal || !/Restore|Redo|No file differs|unsaved/.test(message))
-      return original.apply(this, args);
-    const dialog = { message, detail: options.detail ?? '', items: args.slice(2).map(String) };
-    shown.push(dialog);
-    return Promise.resolve(answer(dialog));
-  };
-  return { shown, dispose: () => (window.showWarningMessage = original) };
 }
 
 describe('Checkpoints: Restore to here and Redo, against a scripted model', function () {

@@ -16,32 +16,20 @@ import { DEFAULT_EXCLUDE } from '../../src/core/inline/exclude';
 import { WorkspaceCheckpoints as DesktopCheckpoints } from '../../src/host/agent/checkpoints/workspaceCheckpoints';
 import { UriCheckpointStore } from '../../src/host/agent/checkpoints/uriStore';
 import { WorkspaceCheckpoints as WebCheckpoints } from '../../src/host/agent/checkpoints/workspaceCheckpoints.web';
+import { answerDialogs } from './restoreDialogs';
 
-interface Dialog {
-  message: string;
-  detail: string;
-  items: string[];
-}
-
-/** Answers the restore dialogs with `answer(dialog)`; every other message is left alone. */
-function answerDialogs(answer: (dialog: Dialog) => string | undefined): { shown: Dialog[]; dispose(): void } {
-  const window = vscode.window as unknown as Record<string, (...args: unknown[]) => Thenable<unknown>>;
-  const original = window.showWarningMessage;
-  const shown: Dialog[] = [];
-  window.showWarningMessage = function (this: unknown, ...args: unknown[]) {
-    const options = args[1] as { modal?: boolean; detail?: string } | undefined;
-    if (!options?.modal) return original.apply(this, args);
-    const dialog = {
-      message: String(args[0]),
-      detail: options.detail ?? '',
-      items: args.slice(2).map(String),
-    };
-    shown.push(dialog);
-    return Promise.resolve(answer(dialog));
-  };
-  return { shown, dispose: () => (window.showWarningMessage = original) };
-}
-
+/** Files a checkpoint holds (or, for created/new.txt, knows was not there). */
+const COVERED = ['edited.txt', 'sub/data.bin', 'sub/deep/kept.txt', 'created/new.txt'];
+/** Files it does not cover: ignored, a possible secret, over the size cap, a link, git's own. */
+const NOT_COVERED = [
+  'ignored/cache.txt',
+  'ignored/more.txt',
+  'run.log',
+  '.env',
+  'big.bin',
+  'link.txt',
+  '.git/config',
+];
 const BIG = 5 * 1024 * 1024 + 1;
 const BINARY = Buffer.from([0, 1, 2, 255, 13, 10, 0xc3]);
 const CRLF = Buffer.from('alpha\r\nbeta é 😀\r\nno newline', 'utf8');
@@ -104,21 +92,7 @@ describe('Checkpoints in the browser build: a workspace.fs store, as on desktop'
       const file = path.join(root, relative);
       return fs.existsSync(file) ? fs.readFileSync(file).toString('base64') : undefined;
     };
-    return Object.fromEntries(
-      [
-        'edited.txt',
-        'sub/data.bin',
-        'sub/deep/kept.txt',
-        'created/new.txt',
-        'ignored/cache.txt',
-        'ignored/more.txt',
-        'run.log',
-        '.env',
-        'big.bin',
-        'link.txt',
-        '.git/config',
-      ].map((f) => [f, read(f)]),
-    );
+    return Object.fromEntries([...COVERED, ...NOT_COVERED].map((f) => [f, read(f)]));
   }
 
   for (const [label, Checkpoints] of [
@@ -151,19 +125,9 @@ describe('Checkpoints in the browser build: a workspace.fs store, as on desktop'
           /ignored\/|run\.log|\.env|big\.bin|link\.txt|\.git/,
         );
         const after = state(root);
-        for (const covered of ['edited.txt', 'sub/data.bin', 'sub/deep/kept.txt', 'created/new.txt'])
-          assert.equal(after[covered], before[covered], covered);
+        for (const covered of COVERED) assert.equal(after[covered], before[covered], covered);
         // Not covered: ignored, a possible secret, over the cap, a link, .git: as the turn left them.
-        for (const uncovered of [
-          'ignored/cache.txt',
-          'ignored/more.txt',
-          'run.log',
-          '.env',
-          'big.bin',
-          'link.txt',
-          '.git/config',
-        ])
-          assert.equal(after[uncovered], edited[uncovered], uncovered);
+        for (const uncovered of NOT_COVERED) assert.equal(after[uncovered], edited[uncovered], uncovered);
         assert.ok(fs.lstatSync(path.join(root, 'link.txt')).isSymbolicLink(), 'the link is still a link');
 
         const redo = await checkpoints.restore(restored.redoId, { offerConversation: false, redo: true });
@@ -236,8 +200,7 @@ describe('Checkpoints in the browser build: a workspace.fs store, as on desktop'
       fs.writeFileSync(manifestFile, JSON.stringify(manifest));
       const editedOid = manifest.files.find(([p]) => p === 'edited.txt')![1];
       fs.writeFileSync(path.join(store, name, 'blobs', editedOid.slice(0, 2), editedOid), 'tampered');
-      const warned = answerWarnings();
-      try {
+      {
         const restored = await new WebCheckpoints(deps(folder, storage)).restore(taken.id, {
           offerConversation: false,
           redo: false,
@@ -246,11 +209,9 @@ describe('Checkpoints in the browser build: a workspace.fs store, as on desktop'
         assert.equal(fs.readFileSync(path.join(root, 'edited.txt'), 'utf8'), 'ALPHA\n', 'left as it was');
         assert.ok(fs.existsSync(path.join(root, 'sub/data.bin')), 'the other files were restored');
         assert.ok(
-          warned.some((m) => /edited\.txt \(Its stored copy is missing or damaged/.test(m)),
-          warned.join('\n'),
+          dialogs.warned.some((m) => /edited\.txt \(Its stored copy is missing or damaged/.test(m)),
+          dialogs.warned.join('\n'),
         );
-      } finally {
-        warned.dispose();
       }
     } finally {
       dialogs.dispose();
@@ -300,21 +261,3 @@ describe('Checkpoints in the browser build: a workspace.fs store, as on desktop'
     );
   });
 });
-
-/** Collects non-modal warnings (the "not restored" report) while letting them through. */
-function answerWarnings(): string[] & { dispose(): void } {
-  const window = vscode.window as unknown as Record<string, (...args: unknown[]) => Thenable<unknown>>;
-  const original = window.showWarningMessage;
-  const seen = [] as unknown as string[] & { dispose(): void };
-  const inner = window.showWarningMessage;
-  window.showWarningMessage = function (this: unknown, ...args: unknown[]) {
-    const options = args[1] as { modal?: boolean } | undefined;
-    if (!options?.modal) {
-      seen.push(String(args[0]));
-      return Promise.resolve(undefined);
-    }
-    return inner.apply(this, args);
-  };
-  seen.dispose = () => (window.showWarningMessage = original);
-  return seen;
-}

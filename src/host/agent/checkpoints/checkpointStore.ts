@@ -61,6 +61,18 @@ export interface FolderWriter<T> {
   remove(target: T): Promise<void>;
 }
 
+/** What `applyPlanWith` puts back, and what it tells. */
+export interface ApplyPlanOptions<T> {
+  folderName: string;
+  plan: RestorePlan;
+  target: ReadonlyMap<string, TreeEntry>;
+  blob: (oid: string) => Promise<Uint8Array>;
+  /** Files the user chose to leave alone (unsaved in an editor). */
+  skip?: (relative: string, located: T) => boolean;
+  /** Called after each file is written back, with what was written. */
+  written?: (relative: string, located: T, entry: TreeEntry, bytes: Uint8Array) => Promise<void>;
+}
+
 /**
  * Puts one folder back as `plan` says (`target` is the checkpoint's files), and returns what could
  * not be done, one short line each. A path is located again just before it is written, never
@@ -70,16 +82,7 @@ export interface FolderWriter<T> {
  */
 export async function applyPlanWith<T>(
   writer: FolderWriter<T>,
-  options: {
-    folderName: string;
-    plan: RestorePlan;
-    target: ReadonlyMap<string, TreeEntry>;
-    blob: (oid: string) => Promise<Uint8Array>;
-    /** Files the user chose to leave alone (unsaved in an editor). */
-    skip?: (relative: string, located: T) => boolean;
-    /** Called after each file is written back, with what was written. */
-    written?: (relative: string, located: T, entry: TreeEntry, bytes: Uint8Array) => Promise<void>;
-  },
+  options: ApplyPlanOptions<T>,
 ): Promise<string[]> {
   const { folderName, plan, target } = options;
   const failures: string[] = [];

@@ -32,13 +32,12 @@ import {
 import type {
   LeftOutList,
   PruneLimits,
-  RestorePlan,
   StoredCheckpoint,
   TreeEntry,
 } from '../../../core/agent/checkpoints';
 import { judgeFolder } from '../paths/folderRules';
 import { applyPlanWith, CheckpointError } from './checkpointStore';
-import type { CheckpointStore, FolderWriter, SnapshotSummary } from './checkpointStore';
+import type { ApplyPlanOptions, CheckpointStore, FolderWriter, SnapshotSummary } from './checkpointStore';
 import { pathCandidates } from '../../programPath';
 
 export { CheckpointError };
@@ -610,17 +609,7 @@ export function diskWriter(folder: string): FolderWriter<string> {
 }
 
 /** Puts one folder on disk back as `plan` says (see `applyPlanWith`); what could not be done. */
-export function applyPlan(options: {
-  folder: string;
-  folderName: string;
-  plan: RestorePlan;
-  target: ReadonlyMap<string, TreeEntry>;
-  blob: (oid: string) => Promise<Uint8Array>;
-  /** Files the user chose to leave alone (unsaved in an editor). */
-  skip?: (relative: string, file: string) => boolean;
-  /** Called after each file is written back. */
-  written?: (relative: string, file: string, entry: TreeEntry, bytes: Uint8Array) => Promise<void>;
-}): Promise<string[]> {
+export function applyPlan(options: ApplyPlanOptions<string> & { folder: string }): Promise<string[]> {
   return applyPlanWith(diskWriter(options.folder), options);
 }
 
