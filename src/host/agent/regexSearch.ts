@@ -1,4 +1,6 @@
 import { Worker } from 'node:worker_threads';
+import { REGEX_BUDGET_MS } from './regexTypes';
+import type { RegexFile, RegexMatch, RegexOutcome } from './regexTypes';
 
 /**
  * A regular expression from a model, run where it cannot hang the extension host: in a worker
@@ -6,19 +8,9 @@ import { Worker } from 'node:worker_threads';
  * a long line would otherwise run for minutes). Lines are cut to a length first.
  */
 
-export interface RegexFile {
-  path: string;
-  text: string;
-}
-export interface RegexMatch {
-  path: string;
-  line: number;
-  text: string;
-}
-export type RegexOutcome =
-  { kind: 'done'; matches: RegexMatch[] } | { kind: 'timeout' } | { kind: 'stopped' };
+export { REGEX_BUDGET_MS } from './regexTypes';
+export type { RegexFile, RegexMatch, RegexOutcome } from './regexTypes';
 
-export const REGEX_BUDGET_MS = 3000;
 const LINE_CHARS = 2000;
 
 const WORKER = `

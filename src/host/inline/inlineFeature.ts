@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { Command, Setting, SettingSection } from '../../core/ids';
 import { InlineEngine } from '../../core/inline/engine';
@@ -12,6 +11,7 @@ import { Disposable } from '../../core/util/lifecycle';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { ModelCatalog } from '../catalog/modelCatalog';
 import type { Settings } from '../config/settings';
+import { realUriPath } from '../diskPaths';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
@@ -155,10 +155,7 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
     let real = this.realPaths.get(key);
     if (!real) {
       if (this.realPaths.size > 200) this.realPaths.clear();
-      real = fs.promises.realpath(document.uri.fsPath).then(
-        (found) => vscode.Uri.file(found).path,
-        () => undefined,
-      );
+      real = realUriPath(document.uri).catch(() => undefined);
       this.realPaths.set(key, real);
     }
     return real;
@@ -168,10 +165,7 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
   private async realFolder(folder: vscode.Uri): Promise<string> {
     let real = this.realPaths.get(folder.toString());
     if (!real) {
-      real = fs.promises.realpath(folder.fsPath).then(
-        (found) => vscode.Uri.file(found).path,
-        () => folder.path,
-      );
+      real = realUriPath(folder).catch(() => folder.path);
       this.realPaths.set(folder.toString(), real);
     }
     return (await real) ?? folder.path;
