@@ -5,7 +5,7 @@
  * to ask, and `vscode.workspace.fs` has no links to resolve: a real path is the path itself.
  */
 import * as vscode from 'vscode';
-import { excludeGlobs, walkFiles } from './fileWalk';
+import { findByWalking } from './fileWalk';
 
 export function pathScheme(uri: vscode.Uri): boolean {
   return uri.scheme !== 'untitled';
@@ -40,14 +40,5 @@ export async function findFiles(
   const searched = await Promise.resolve(
     vscode.workspace.findFiles(new vscode.RelativePattern(where.base, where.glob), exclude, limit),
   ).catch(() => []);
-  if (searched.length > 0) return searched;
-  const filesExclude =
-    vscode.workspace.getConfiguration('files', where.folder).get<Record<string, unknown>>('exclude') ?? {};
-  const globs =
-    exclude === undefined
-      ? Object.entries(filesExclude)
-          .filter(([, on]) => on === true)
-          .map(([glob]) => glob)
-      : excludeGlobs(exclude);
-  return walkFiles({ folder: where.folder, base: where.base, glob: where.glob, exclude: globs, limit });
+  return searched.length > 0 ? searched : findByWalking(where, exclude, limit);
 }

@@ -95,3 +95,23 @@ function relativeTo(outer: vscode.Uri, inner: vscode.Uri): string | undefined {
     ? inner.path.slice(root.length + 1).replace(/\/+$/, '')
     : undefined;
 }
+
+/**
+ * What `findFiles` would find (`exclude` as it takes it: undefined for `files.exclude`), by a
+ * bounded walk: where no search provider answers.
+ */
+export function findByWalking(
+  where: { folder: vscode.Uri; base: vscode.Uri; glob: string },
+  exclude: string | undefined,
+  limit: number,
+): Promise<vscode.Uri[]> {
+  const filesExclude =
+    vscode.workspace.getConfiguration('files', where.folder).get<Record<string, unknown>>('exclude') ?? {};
+  const globs =
+    exclude === undefined
+      ? Object.entries(filesExclude)
+          .filter(([, on]) => on === true)
+          .map(([glob]) => glob)
+      : excludeGlobs(exclude);
+  return walkFiles({ ...where, exclude: globs, limit });
+}

@@ -50,7 +50,7 @@ import type { CommandResult } from './commandRunner';
 import { checkRegex, regexSearch } from './regexSearch';
 import type { RegexFile } from './regexSearch';
 import { WorkspaceAccess } from './workspaceAccess';
-import type { Located } from './workspaceAccess';
+import type { Located, WorkspaceFs } from './workspaceAccess';
 
 /**
  * What `generate_media` runs: the media feature's own tool (`gateway_generateMedia`), loaded
@@ -87,6 +87,8 @@ export interface BuiltinToolsDeps {
   generateMedia?: () => Promise<MediaTool>;
   /** Command runner options (tests choose the child-process path or the wait for shell integration). */
   commands?: ConstructorParameters<typeof CommandRunner>[0];
+  /** How files are named and found: this platform's (tests give the browser's, on the same folder). */
+  files?: WorkspaceFs;
 }
 
 /** The settings the tools read, from the settings service: what `BuiltinToolsDeps.settings` usually is. */
@@ -291,6 +293,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     this.access = new WorkspaceAccess(
       () => deps.folders(),
       () => deps.settings().secretPatterns,
+      deps.files,
     );
     this.runner = new CommandRunner({ log: (line) => deps.logger.info(line), ...deps.commands });
   }
