@@ -84,8 +84,8 @@ export class WorkspaceAccess {
   ) {}
 
   /**
-   * The workspace folders on disk the tools may use: other schemes cannot be checked for symlinks,
-   * and a folder too broad by its path as written or by its real path is left out (see
+   * The workspace folders the tools may use: on the desktop only folders on disk (other schemes
+   * cannot be checked for symlinks; in the browser every scheme `workspace.fs` serves), and a folder too broad by its path as written or by its real path is left out (see
    * `broadFolderReason`: a disk's root, the home folder or above it, a settings folder in it, a
    * system folder). A `.code-workspace` can add a folder that is a link to any of them.
    */
