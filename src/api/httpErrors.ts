@@ -9,7 +9,7 @@ import { describeErrorMetadata, parseErrorMetadata } from './errorMetadata';
 import { redactSecret } from './redact';
 import type { Secrets } from './redact';
 import { parseRetryAfter } from './retry';
-import type { ResponseHeaders } from './transport/http';
+import type { ResponseHeaders } from './transport/exchange';
 
 /** The gateway's own words in an error: its message, the upstream error, moderation's reasons. */
 const MAX_GATEWAY_MESSAGE_CHARS = 700;

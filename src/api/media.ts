@@ -527,7 +527,16 @@ function parseDataUri(uri: string): MediaOutput | undefined {
   } catch {
     decoded = payload;
   }
-  return { kind: 'data', data: Buffer.from(decoded, 'utf8').toString('base64'), mimeType };
+  return { kind: 'data', data: utf8Base64(decoded), mimeType };
+}
+
+/** Base64 of the text's UTF-8 bytes, with the platform's `btoa` (Node and browsers have it). */
+function utf8Base64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = '';
+  for (let at = 0; at < bytes.length; at += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  return btoa(binary);
 }
 
 /** The usual file extension for a MIME type (the first one listed above), or `bin`. */
