@@ -57,11 +57,15 @@ export function inBrowser(): boolean {
  * it refuses the cross-origin request the web extension host makes. Names what its admin must allow.
  */
 export function unreachableFromBrowser(call: HttpCall): string {
-  const sent = Object.keys(requestHeaders(call, undefined)).filter((name) => name !== 'accept');
-  if (!sent.includes('content-type')) sent.push('content-type');
+  const auth =
+    !call.apiKey || call.authHeader === 'none'
+      ? []
+      : [call.authHeader === 'api-key' ? 'api-key' : 'authorization'];
+  const extra = Object.keys(call.extraHeaders ?? {}).map((name) => name.toLowerCase());
+  const allowed = [...new Set([...auth, 'content-type', ...extra])];
   return (
     `Could not reach the gateway at ${call.url.host}: it is down, or it does not allow cross-origin requests from the editor's web origin. ` +
-    `Its admin must answer the OPTIONS preflight and allow any origin (Access-Control-Allow-Origin: *, as the editor's origin changes), the headers ${sent.join(', ')} and the methods GET and POST.`
+    `Its admin must answer the OPTIONS preflight and allow any origin (Access-Control-Allow-Origin: *, as the editor's origin changes), the headers ${allowed.join(', ')} and the methods GET and POST.`
   );
 }
 
