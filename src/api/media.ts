@@ -12,6 +12,7 @@ import type { ProblemReporter } from './problems';
 import { redact, redactExcerpt } from './redact';
 import type { Secrets } from './redact';
 import type { MediaOutput, MediaRecord, MediaRequest, MediaRoute, MediaStarted, MediaStatus } from './types';
+import { bytesToBase64, utf8Bytes } from './base64';
 
 /**
  * The most results one media record may bring; the rest are left out (and counted). Every result
@@ -527,16 +528,7 @@ function parseDataUri(uri: string): MediaOutput | undefined {
   } catch {
     decoded = payload;
   }
-  return { kind: 'data', data: utf8Base64(decoded), mimeType };
-}
-
-/** Base64 of the text's UTF-8 bytes, with the platform's `btoa` (Node and browsers have it). */
-function utf8Base64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = '';
-  for (let at = 0; at < bytes.length; at += 0x8000)
-    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
-  return btoa(binary);
+  return { kind: 'data', data: bytesToBase64(utf8Bytes(decoded)), mimeType };
 }
 
 /** The usual file extension for a MIME type (the first one listed above), or `bin`. */
