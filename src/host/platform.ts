@@ -1,17 +1,14 @@
 /**
- * What this extension host can do, for the few places where behaviour (not only a leaf
- * implementation) differs between the desktop (Node) host and VS Code for the Web. The browser
- * build picks `platform.web.ts` instead of this file.
+ * What the host this build runs in can do: the Node extension host (desktop, remote, Codespaces).
+ * The browser build (VS Code for the Web) takes `platform.web.ts` instead, by its file suffix (see
+ * esbuild.mjs and tsconfig.web.json); both export the same names. Leaf modules that need Node
+ * (processes, the file system by path, worker threads) have `.web.ts` variants of their own; this
+ * module is for the few places where behaviour, not only an implementation, differs.
  */
-export interface HostPlatform {
-  kind: 'node' | 'web';
-  /** Terminal commands (the agent's `run_command`). */
-  commands: boolean;
-  /** MCP servers started as local processes (stdio). */
-  stdioMcp: boolean;
-  /** Checkpoints kept by a git process. */
-  gitCheckpoints: boolean;
-}
+import { setMaxListeners } from 'node:events';
+import type { HostPlatform } from './platformKind';
+
+export type { HostPlatform } from './platformKind';
 
 export const HOST_PLATFORM: HostPlatform = {
   kind: 'node',
@@ -19,3 +16,21 @@ export const HOST_PLATFORM: HostPlatform = {
   stdioMcp: true,
   gitCheckpoints: true,
 };
+
+/**
+ * Lets up to `count` listeners wait on `signal` without Node's leak warning (one per download of a
+ * media job, for instance); browsers have no such warning.
+ */
+export function allowListeners(signal: AbortSignal, count: number): void {
+  setMaxListeners(count, signal);
+}
+
+/** The operating system, as Node names it (`win32`, `darwin`, `linux`, ...). */
+export function osPlatform(): string {
+  return process.platform;
+}
+
+/** A variable of the extension host's environment; a browser has none. */
+export function environmentVariable(name: string): string | undefined {
+  return process.env[name];
+}

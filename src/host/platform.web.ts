@@ -1,16 +1,10 @@
 /**
- * VS Code for the Web (vscode.dev, github.dev): no processes, so no terminal commands, no stdio
- * MCP servers and no git. See `platform.ts`.
+ * The browser build's `platform.ts` (VS Code for the Web: vscode.dev, github.dev): a web worker
+ * extension host with no processes and no file system but `workspace.fs`.
  */
-export interface HostPlatform {
-  kind: 'node' | 'web';
-  /** Terminal commands (the agent's `run_command`). */
-  commands: boolean;
-  /** MCP servers started as local processes (stdio). */
-  stdioMcp: boolean;
-  /** Checkpoints kept by a git process. */
-  gitCheckpoints: boolean;
-}
+import type { HostPlatform } from './platformKind';
+
+export type { HostPlatform } from './platformKind';
 
 export const HOST_PLATFORM: HostPlatform = {
   kind: 'web',
@@ -18,3 +12,16 @@ export const HOST_PLATFORM: HostPlatform = {
   stdioMcp: false,
   gitCheckpoints: false,
 };
+
+/** Browsers warn about no number of listeners. */
+export function allowListeners(_signal: AbortSignal, _count: number): void {}
+
+/** A browser hides its operating system; `web` names none of Node's. */
+export function osPlatform(): string {
+  return 'web';
+}
+
+/** A browser has no environment variables. */
+export function environmentVariable(_name: string): string | undefined {
+  return undefined;
+}

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { isRecord } from '../../api/json';
 import { parseJsonc } from '../../core/agent/mcpConfig';
@@ -21,6 +20,8 @@ import type { Logger } from '../log/logger';
 import { notify } from '../notify';
 import { readWorkspaceFile } from '../workspaceFile';
 import type { Settings, SettingsChange } from './settings';
+import { sha256Hex } from '../../core/util/sha256';
+import { osPlatform } from '../platform';
 
 /** Every key read, with its policy: ours, then VS Code's proxy settings. */
 const POLICIES: ReadonlyMap<string, SettingPolicy> = new Map([
@@ -117,7 +118,7 @@ export class SettingsService extends Disposable implements Settings {
 
   workspaceTerminalSettings(): string[] {
     const scopes = [undefined, ...(vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri)];
-    return terminalSettingIds(process.platform).filter((id) =>
+    return terminalSettingIds(osPlatform()).filter((id) =>
       scopes.some((scope) => setByWorkspace(vscode.workspace.getConfiguration(undefined, scope).inspect(id))),
     );
   }
@@ -304,7 +305,7 @@ function workspaceIdentity(): string {
 }
 
 function hashed(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }
 
 /** A value as a notification shows it: quoted, one line, inert, cut. */

@@ -15,9 +15,10 @@ import { realUriPath } from '../diskPaths';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
+import { osPlatform } from '../platform';
 
 /** Paths on Windows and macOS disks are compared without case, as those disks do. */
-const IGNORE_CASE = process.platform !== 'linux';
+const IGNORE_CASE = osPlatform() !== 'linux';
 
 export interface InlineFeatureDeps {
   gateway: GatewayService;
