@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { REGEX_BUDGET_MS } from './regexTypes';
+import { REGEX_BUDGET_MS, SEARCH_SOURCE } from './regexTypes';
 import type { RegexFile, RegexMatch, RegexOutcome } from './regexTypes';
 
 /**
@@ -15,20 +15,7 @@ const LINE_CHARS = 2000;
 
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { pattern, flags, files, max, lineChars } = workerData;
-const re = new RegExp(pattern, flags);
-const out = [];
-outer: for (const file of files) {
-  const lines = file.text.split(/\\r?\\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].length > lineChars ? lines[i].slice(0, lineChars) : lines[i];
-    if (re.test(line)) {
-      out.push({ path: file.path, line: i + 1, text: line });
-      if (out.length >= max) break outer;
-    }
-  }
-}
-parentPort.postMessage(out);
+parentPort.postMessage((${SEARCH_SOURCE})(workerData));
 `;
 
 /** Throws a SyntaxError for a pattern that does not compile (checked before any worker starts). */

@@ -7,7 +7,7 @@
  * (`regexMayBacktrack`) is refused as if it had run out of time, and lines are cut shorter.
  */
 import { regexMayBacktrack } from '../../core/agent/regexRisk';
-import { REGEX_BUDGET_MS } from './regexTypes';
+import { REGEX_BUDGET_MS, SEARCH_SOURCE } from './regexTypes';
 import type { RegexFile, RegexMatch, RegexOutcome } from './regexTypes';
 
 export { REGEX_BUDGET_MS } from './regexTypes';
@@ -19,24 +19,7 @@ const THREAD_LINE_CHARS = 500;
 /** The longest the search runs on the host's thread without letting it do other work. */
 const SLICE_MS = 8;
 
-const WORKER = `
-onmessage = (event) => {
-  const { pattern, flags, files, max, lineChars } = event.data;
-  const re = new RegExp(pattern, flags);
-  const out = [];
-  outer: for (const file of files) {
-    const lines = file.text.split(/\\r?\\n/);
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i].length > lineChars ? lines[i].slice(0, lineChars) : lines[i];
-      if (re.test(line)) {
-        out.push({ path: file.path, line: i + 1, text: line });
-        if (out.length >= max) break outer;
-      }
-    }
-  }
-  postMessage(out);
-};
-`;
+const WORKER = `onmessage = (event) => postMessage((${SEARCH_SOURCE})(event.data));`;
 
 /** Throws a SyntaxError for a pattern that does not compile (checked before anything runs). */
 export function checkRegex(pattern: string, flags: string): void {
