@@ -27,18 +27,27 @@ export function realUriPath(uri: vscode.Uri): Promise<string> {
   return Promise.resolve(uri.path);
 }
 
+/** Workspace folders whose search provider has answered once: an empty answer there is believed. */
+const searched = new Set<string>();
+
 /**
  * VS Code's file search where a search provider answers (github.dev, a local folder in
- * vscode.dev); where none does (it fails, or finds nothing), a bounded walk of
- * `vscode.workspace.fs` that leaves out the same folders (`fileWalk.ts`).
+ * vscode.dev); where none does (it fails, or has never found anything in the folder), a bounded
+ * walk of `vscode.workspace.fs` that leaves out the same folders (`fileWalk.ts`).
  */
 export async function findFiles(
   where: { folder: vscode.Uri; base: vscode.Uri; glob: string },
   exclude: string | undefined,
   limit: number,
 ): Promise<vscode.Uri[]> {
-  const searched = await Promise.resolve(
+  const key = where.folder.toString();
+  const found = await Promise.resolve(
     vscode.workspace.findFiles(new vscode.RelativePattern(where.base, where.glob), exclude, limit),
-  ).catch(() => []);
-  return searched.length > 0 ? searched : findByWalking(where, exclude, limit);
+  ).then(
+    (uris) => uris,
+    () => undefined,
+  );
+  if (found && found.length > 0) searched.add(key);
+  if (found && searched.has(key)) return found;
+  return findByWalking(where, exclude, limit);
 }
