@@ -116,12 +116,31 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
     if (!vscode.workspace.isTrusted) return refuse('the workspace is not trusted');
     if (settings.languages[document.languageId] === false)
       return refuse(`they are off for ${document.languageId}`);
-    const { scheme, path: uriPath } = document.uri;
+    const { scheme, authority, path: uriPath } = document.uri;
     let path = '';
     const seen: string[] = [];
-    if (scheme === 'file' || (scheme === 'untitled' && untitledFilePath(uriPath))) {
+    const allFolders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri);
+    // A virtual workspace (github.dev's `vscode-vfs`, a remote repository): its own documents
+    // count as the workspace's files, placed among the folders of that file system only.
+    const virtual =
+      scheme !== 'file' &&
+      scheme !== 'untitled' &&
+      allFolders.some((folder) => folder.scheme === scheme && folder.authority === authority);
+    if (virtual) {
+      const folders = allFolders.filter(
+        (folder) => folder.scheme === scheme && folder.authority === authority,
+      );
+      const here = placements(
+        uriPath,
+        folders.map((folder) => folder.path),
+        IGNORE_CASE,
+      );
+      if (here.length === 0) return refuse('the file is outside the workspace');
+      path = here[0].relative;
+      seen.push(...here.map((place) => place.relative), uriPath);
+    } else if (scheme === 'file' || (scheme === 'untitled' && untitledFilePath(uriPath))) {
       const file = scheme === 'file' ? document.uri : vscode.Uri.file(uriPath);
-      const folders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri);
+      const folders = allFolders;
       const here = placements(
         file.path,
         folders.map((folder) => folder.path),
