@@ -29,12 +29,7 @@ import {
   parseLsTree,
   parsePathList,
 } from '../../../core/agent/checkpoints';
-import type {
-  LeftOutList,
-  PruneLimits,
-  StoredCheckpoint,
-  TreeEntry,
-} from '../../../core/agent/checkpoints';
+import type { LeftOutList, PruneLimits, StoredCheckpoint, TreeEntry } from '../../../core/agent/checkpoints';
 import { judgeFolder } from '../paths/folderRules';
 import { applyPlanWith, CheckpointError } from './checkpointStore';
 import type { ApplyPlanOptions, CheckpointStore, FolderWriter, SnapshotSummary } from './checkpointStore';
