@@ -31,6 +31,18 @@ const noNode = {
   nodeBuiltins: true,
   message: 'the webview runs in a browser, where Node built-ins do not exist.',
 };
+const noNodeInBrowserBuild = {
+  nodeBuiltins: true,
+  message:
+    'this module is part of the browser build (VS Code for the Web), where Node built-ins do not exist; put Node-only code in a module with a `.web.ts` variant (see esbuild.mjs).',
+};
+/** Node globals that code shared with the browser build must not reach for. */
+const nodeGlobals = ['Buffer', 'process', 'global', 'setImmediate', '__dirname', '__filename'].map(
+  (name) => ({
+    name,
+    message: 'this module is part of the browser build, where Node globals do not exist.',
+  }),
+);
 const noHost = {
   paths: ['src/host/**', 'src/extension'],
   message: 'the VS Code side depends on this layer, not the other way round.',
@@ -49,6 +61,7 @@ const clientHelpers = [
   'src/api/fold',
   'src/api/dialects',
   'src/api/endpoint',
+  'src/api/base64',
 ];
 const lazyClient = {
   paths: ['src/api/**'],
@@ -135,19 +148,25 @@ export default defineConfig(
   {
     files: ['src/api/**/*.ts'],
     rules: {
-      ...layerRule(networkLibraries, noVscode, noHost, noWebview),
-      'no-restricted-globals': ['error', ...domGlobals],
+      ...layerRule(networkLibraries, noVscode, noHost, noWebview, noNodeInBrowserBuild),
+      'no-restricted-globals': ['error', ...domGlobals, ...nodeGlobals],
     },
   },
   {
     files: ['src/api/transport/**/*.ts'],
-    rules: layerRule(noVscode, noHost, noWebview),
+    rules: layerRule(noVscode, noHost, noWebview, noNodeInBrowserBuild),
+  },
+  {
+    // The Node transport (undici, proxies from the environment); the browser build takes
+    // `http.web.ts` instead.
+    files: ['src/api/transport/http.ts', 'src/api/transport/proxy.ts', 'src/api/transport/undiciParts.ts'],
+    rules: { 'no-restricted-globals': ['error', ...domGlobals] },
   },
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      ...layerRule(networkLibraries, noVscode, noHost, noWebview, lazyClient),
-      'no-restricted-globals': ['error', ...domGlobals],
+      ...layerRule(networkLibraries, noVscode, noHost, noWebview, lazyClient, noNodeInBrowserBuild),
+      'no-restricted-globals': ['error', ...domGlobals, ...nodeGlobals],
     },
   },
   {
@@ -162,6 +181,14 @@ export default defineConfig(
   {
     files: ['src/host/**/*.ts', 'src/extension.ts'],
     rules: layerRule(networkLibraries, noWebview, lazyClient),
+  },
+  {
+    // A module's browser variant (`x.web.ts` beside `x.ts`), taken by the browser build instead.
+    files: ['src/host/**/*.web.ts'],
+    rules: {
+      ...layerRule(networkLibraries, noWebview, lazyClient, noNodeInBrowserBuild),
+      'no-restricted-globals': ['error', ...nodeGlobals],
+    },
   },
   {
     // The one place that loads the client bundle: `require('../../api')`.

@@ -12,6 +12,7 @@ import type { ProblemReporter } from './problems';
 import { redact, redactExcerpt } from './redact';
 import type { Secrets } from './redact';
 import type { MediaOutput, MediaRecord, MediaRequest, MediaRoute, MediaStarted, MediaStatus } from './types';
+import { bytesToBase64, utf8Bytes } from './base64';
 
 /**
  * The most results one media record may bring; the rest are left out (and counted). Every result
@@ -527,7 +528,7 @@ function parseDataUri(uri: string): MediaOutput | undefined {
   } catch {
     decoded = payload;
   }
-  return { kind: 'data', data: Buffer.from(decoded, 'utf8').toString('base64'), mimeType };
+  return { kind: 'data', data: bytesToBase64(utf8Bytes(decoded)), mimeType };
 }
 
 /** The usual file extension for a MIME type (the first one listed above), or `bin`. */

@@ -4,6 +4,7 @@
  * never touches the `vscode` runtime and is tested in plain Node.
  */
 import type { ChatMessage, ToolCall } from '../../api/types';
+import { bytesToBase64, utf8Text } from '../../api/base64';
 
 export type LmRole = 'user' | 'assistant' | 'system';
 
@@ -33,11 +34,11 @@ function isTextMime(mimeType: string): boolean {
 }
 
 export function dataUrl(mimeType: string, data: Uint8Array): string {
-  return `data:${mimeType.trim().toLowerCase()};base64,${Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64')}`;
+  return `data:${mimeType.trim().toLowerCase()};base64,${bytesToBase64(data)}`;
 }
 
 function decodeText(data: Uint8Array): string {
-  return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+  return utf8Text(data);
 }
 
 /** Text, images and decodable data of a list of parts; tool parts are handled by the caller. */

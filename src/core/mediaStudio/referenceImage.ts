@@ -3,7 +3,8 @@
  * family, and the user can say otherwise per model in settings. And how a job keeps its reference
  * images: as files, with only their names in jobs.json.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../util/sha256';
+import { base64ToBytes, bytesToBase64 } from '../../api/base64';
 import { extensionForMime } from '../../api/media';
 
 export const REFERENCE_PARAMETER_NAMES = ['image', 'input_image', 'image_url'] as const;
@@ -91,18 +92,18 @@ export function isStoredReference(value: unknown): value is StoredReference {
 }
 
 /** The bytes of a base64 data URL, when it is one that decodes and encodes back exactly. */
-function decodeDataUrl(value: string): { mediaType: string; bytes: Buffer } | undefined {
+function decodeDataUrl(value: string): { mediaType: string; bytes: Uint8Array } | undefined {
   if (!value.startsWith('data:')) return undefined;
   const match = BASE64_DATA_URL.exec(value);
   if (!match) return undefined;
-  const bytes = Buffer.from(match[2], 'base64');
+  const bytes = base64ToBytes(match[2]);
   // Only when the data URL comes back from the file as it was.
-  return bytes.toString('base64') === match[2] ? { mediaType: match[1], bytes } : undefined;
+  return bytes && bytesToBase64(bytes) === match[2] ? { mediaType: match[1], bytes } : undefined;
 }
 
 /** The file a reference image is kept in: named by its bytes, so one image is one file. */
 export function referenceFileName(bytes: Uint8Array, mediaType: string): string {
-  return `${createHash('sha256').update(bytes).digest('hex')}.${extensionForMime(mediaType)}`;
+  return `${sha256Hex(bytes)}.${extensionForMime(mediaType)}`;
 }
 
 /** Whether the parameters carry an image inline (a base64 data URL) that belongs in a file. */
@@ -134,7 +135,7 @@ export async function storeReferences(
   parameters: Record<string, unknown>,
   write: (name: string, bytes: Uint8Array) => Promise<void>,
 ): Promise<Record<string, unknown>> {
-  const found: Array<{ value: string; name: string; mediaType: string; bytes: Buffer }> = [];
+  const found: Array<{ value: string; name: string; mediaType: string; bytes: Uint8Array }> = [];
   walk(parameters, 0, (value) => {
     const data = typeof value === 'string' ? decodeDataUrl(value) : undefined;
     if (data)
@@ -171,7 +172,7 @@ export async function loadReferences(
   for (const name of names) {
     const bytes = await read(name);
     if (!bytes) throw new MissingReferenceError();
-    base64.set(name, Buffer.from(bytes).toString('base64'));
+    base64.set(name, bytesToBase64(bytes));
   }
   return walk(parameters, 0, (value) =>
     isStoredReference(value)

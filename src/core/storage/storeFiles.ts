@@ -4,7 +4,7 @@
  * The extension implements `StoreFiles` over vscode.workspace.fs (src/host/storage/storageFolder.ts);
  * unit tests use a temporary folder.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../util/sha256';
 import type { Clock } from '../util/clock';
 
 export interface StoreFiles {
@@ -64,10 +64,15 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
  * written before stays as it was.
  */
 export function hashName(id: string): string {
-  const hash = createHash('sha256');
-  if (LONE_SURROGATE.test(id)) hash.update(Buffer.from([0xff])).update(Buffer.from(id, 'utf16le'));
-  else hash.update(id, 'utf8');
-  return hash.digest('hex');
+  if (!LONE_SURROGATE.test(id)) return sha256Hex(id);
+  const bytes = new Uint8Array(1 + id.length * 2);
+  bytes[0] = 0xff;
+  for (let i = 0; i < id.length; i++) {
+    const unit = id.charCodeAt(i);
+    bytes[1 + i * 2] = unit & 0xff;
+    bytes[2 + i * 2] = unit >>> 8;
+  }
+  return sha256Hex(bytes);
 }
 
 /** True for the names of files kept aside or half written (never read as data). */

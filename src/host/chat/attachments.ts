@@ -14,6 +14,7 @@ import type { Attachment } from '../../core/chat/attachments';
 import { newId } from '../../core/chat/conversation';
 import type { AttachmentChip } from '../../core/protocol/chatProtocol';
 import { Disposable } from '../../core/util/lifecycle';
+import { bytesToBase64 } from '../../api/base64';
 
 /**
  * What goes with the next prompt: the chips above the composer. Images are written to extension
@@ -102,7 +103,7 @@ export class AttachmentTray extends Disposable {
       if ((a.kind !== 'image' && a.kind !== 'pdf') || !a.file || data.has(a.file)) continue;
       try {
         const bytes = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(this.imageFolder, a.file));
-        data.set(a.file, Buffer.from(bytes).toString('base64'));
+        data.set(a.file, bytesToBase64(bytes));
       } catch {
         // A deleted image is not sent; the turn still shows its chip.
       }

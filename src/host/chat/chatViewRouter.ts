@@ -11,6 +11,7 @@ import type { Settings } from '../config/settings';
 import { creditsPageUrl } from '../../core/catalog/creditsCodec';
 import { WorkspaceFiles } from './workspaceFiles';
 import type { ChatModes } from './agentModes';
+import { base64Bytes } from '../../api/base64';
 
 /**
  * Where each validated message from the chat view goes: the conversation's intents to the
@@ -166,7 +167,7 @@ export class ChatViewRouter {
     }
     try {
       this.attachments.tray.add(
-        await this.attachments.tray.storeImage(name, mimeType, Buffer.from(data, 'base64')),
+        await this.attachments.tray.storeImage(name, mimeType, base64Bytes(data, 'The pasted image')),
       );
     } catch (error) {
       void notify.warn(`Gateway AI: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { isRecord } from '../../api/json';
 import { parseJsonc } from '../../core/agent/mcpConfig';
@@ -21,6 +20,7 @@ import type { Logger } from '../log/logger';
 import { notify } from '../notify';
 import { readWorkspaceFile } from '../workspaceFile';
 import type { Settings, SettingsChange } from './settings';
+import { sha256Hex } from '../../core/util/sha256';
 
 /** Every key read, with its policy: ours, then VS Code's proxy settings. */
 const POLICIES: ReadonlyMap<string, SettingPolicy> = new Map([
@@ -304,7 +304,7 @@ function workspaceIdentity(): string {
 }
 
 function hashed(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }
 
 /** A value as a notification shows it: quoted, one line, inert, cut. */

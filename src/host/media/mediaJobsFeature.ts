@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import * as vscode from 'vscode';
 import { syncJobId, withoutReservedKeys } from '../../api/media';
 import type { MediaModelInfo } from '../../api/mediaRoutes';
@@ -29,6 +28,7 @@ import type { MediaCommand, MediaStudioCommand } from './mediaCommandIds';
 import { MediaStudio } from './mediaStudio';
 import { jobFrom } from './jobs/mediaJobs';
 import type { GenerateArgs, GenerateOptions, MediaJobs, MediaJobsDeps, PreviewItem } from './jobs/mediaJobs';
+import { allowListeners } from '../platform';
 
 /**
  * The media-jobs feature: the model (state), the poller (timing), the tree (view), the store
@@ -396,7 +396,7 @@ export class MediaJobsFeature extends Disposable implements MediaJobs {
   async resultItems(job: MediaJob, token?: vscode.CancellationToken): Promise<PreviewItem[]> {
     const abort = new AbortController();
     // Every download of the job listens to it (16 at most, see MAX_MEDIA_OUTPUTS).
-    setMaxListeners(64, abort.signal);
+    allowListeners(abort.signal, 64);
     const onCancel = token?.onCancellationRequested(() => abort.abort());
     const onDispose = () => abort.abort();
     this.downloads.signal.addEventListener('abort', onDispose, { once: true });

@@ -11,10 +11,9 @@
  * It imports `vscode` for types only, so the webview tests serve the very same page from a
  * plain HTTP server.
  */
-import { randomBytes } from 'node:crypto';
-import * as posix from 'node:path/posix';
 import type * as vscode from 'vscode';
 import { escapeHtml } from '../../core/util/text';
+import { bytesToBase64 } from '../../api/base64';
 
 export interface PageSpec {
   title: string;
@@ -51,7 +50,7 @@ export const PAGE_RESOURCE_FOLDERS: readonly string[] = ['dist', 'media'];
 
 /** 128 random bits, base64: unguessable per page load, which is what makes the script nonce safe. */
 export function createNonce(): string {
-  return randomBytes(16).toString('base64');
+  return bytesToBase64(crypto.getRandomValues(new Uint8Array(16)));
 }
 
 export function contentSecurityPolicy(
@@ -109,7 +108,7 @@ ${scripts.join('\n')}
 
 /** A file of the extension, as a Uri (without importing `vscode` at run time). */
 export function extensionFile(extensionUri: vscode.Uri, relativePath: string): vscode.Uri {
-  return extensionUri.with({ path: posix.join(extensionUri.path, relativePath) });
+  return extensionUri.with({ path: joinPath(extensionUri.path, relativePath) });
 }
 
 /** Webview options that allow scripts, no command URIs, and files only from `roots`. */
@@ -134,4 +133,15 @@ export function showPage(webview: vscode.Webview, extensionUri: vscode.Uri, spec
     nonce: createNonce(),
     resource: (relativePath) => webview.asWebviewUri(extensionFile(extensionUri, relativePath)).toString(),
   });
+}
+
+/** `base` and `relative` joined as URI paths, with `.` and `..` segments resolved (POSIX rules). */
+function joinPath(base: string, relative: string): string {
+  const parts: string[] = [];
+  for (const segment of `${base}/${relative}`.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') parts.pop();
+    else parts.push(segment);
+  }
+  return `/${parts.join('/')}`;
 }

@@ -10,6 +10,7 @@ import { StorageKey } from '../../../core/ids';
 import { fileExists, storageFolder, writeAtomically } from '../../storage/storageFolder';
 import type { StorageFolder } from '../../storage/storageFolder';
 import type { StorageReports } from '../../storage/storageReports';
+import { base64Bytes } from '../../../api/base64';
 
 const STATE_KEY = StorageKey.mediaJobs;
 
@@ -100,7 +101,7 @@ export class MediaJobStore {
     output: { data: string; mimeType: string },
   ): Promise<vscode.Uri> {
     const file = this.fileFor(jobId, index, output.mimeType);
-    await this.writeResult(file, Buffer.from(output.data, 'base64'));
+    await this.writeResult(file, base64Bytes(output.data, 'The media output'));
     return file;
   }
 

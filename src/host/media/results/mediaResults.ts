@@ -32,6 +32,7 @@ import type { MediaJobs, MediaJobsDeps, PreviewItem } from '../jobs/mediaJobs';
 import { notify } from '../../notify';
 import { SavedResults } from './savedResults';
 import type { MediaStudioActions, SavedFile } from './studioActions';
+import { bytesToBase64 } from '../../../api/base64';
 
 const MB = 1024 * 1024;
 /**
@@ -574,5 +575,5 @@ async function fileDataUrl(file: vscode.Uri, mimeType?: string): Promise<string>
   if (bytes.byteLength > 20 * MB) throw new Error('The reference image is larger than 20 MB.');
   const type = mimeType ?? mimeFromUrl(`file:///x.${file.path.split('.').pop() ?? ''}`) ?? 'image/png';
   if (kindOf(type) !== 'image') throw new Error('The reference must be an image.');
-  return dataUrl(type, Buffer.from(bytes).toString('base64'));
+  return dataUrl(type, bytesToBase64(bytes));
 }

@@ -12,6 +12,7 @@ import { shorten } from '../../../core/util/text';
 import { notify } from '../../notify';
 import { GALLERY_PAGE, showPage, webviewOptions } from '../../webview/webviewShell';
 import type { MediaStudioActions } from '../results/studioActions';
+import { base64Bytes } from '../../../api/base64';
 
 /** `key: value` pairs for a card; long values (a reference image's data URL) shortened. */
 export function describeParameters(parameters: Record<string, unknown> | undefined): string {
@@ -231,7 +232,7 @@ export class MediaGalleryPanel extends Disposable {
     const file = this.studio.thumbnailFile(id);
     const base64 = dataUrl.slice(dataUrl.indexOf(',') + 1);
     await vscode.workspace.fs.createDirectory(this.studio.thumbnailFolder);
-    await vscode.workspace.fs.writeFile(file, Buffer.from(base64, 'base64'));
+    await vscode.workspace.fs.writeFile(file, base64Bytes(base64, 'The thumbnail'));
     this.cachedThumbnails.add(file.path.split('/').pop() ?? '');
   }
 

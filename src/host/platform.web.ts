@@ -1,0 +1,17 @@
+/**
+ * The browser build's `platform.ts` (VS Code for the Web: vscode.dev, github.dev): a web worker
+ * extension host with no processes and no file system but `workspace.fs`.
+ */
+import type { HostPlatform } from './platform';
+
+export type { HostPlatform } from './platform';
+
+export const HOST_PLATFORM: HostPlatform = {
+  kind: 'web',
+  commands: false,
+  stdioMcp: false,
+  gitCheckpoints: false,
+};
+
+/** Browsers warn about no number of listeners. */
+export function allowListeners(_signal: AbortSignal, _count: number): void {}
