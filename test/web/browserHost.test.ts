@@ -58,12 +58,13 @@ describe('In the browser: the package from its browser entry, in the web worker 
         onPage: browser.onPage,
       }),
   );
-  let chatFrame: Frame;
+  /** The chat view's frame (looked up again by each test: a webview's frame can be replaced). */
+  const chatView = (): Promise<Frame> => fixture.workbench.webviewFrame('.composer-input');
 
   it('the key is set from the command palette, and the chat view no longer asks for it', async () => {
     const { workbench } = fixture;
     await workbench.openGatewayView();
-    chatFrame = await workbench.webviewFrame('.composer-input');
+    const chatFrame = await chatView();
     await chatFrame.locator('.welcome button', { hasText: 'Set API Key' }).waitFor({ timeout: 30_000 });
     await workbench.setApiKey(KEY);
     await chatFrame
@@ -73,6 +74,7 @@ describe('In the browser: the package from its browser entry, in the web worker 
 
   it('a chat streams its reply and shows the cost the gateway reported', async () => {
     const { workbench, sim } = fixture;
+    const chatFrame = await chatView();
     const text = await sendAndWait(chatFrame, 'Hello from the browser');
     assert.match(text, /Hello from the browser/);
     const chat = sim.requests.filter((r) => r.path.endsWith('/v1/chat/completions')).at(-1);
@@ -177,6 +179,7 @@ describe('In the browser: the package from its browser entry, in the web worker 
       },
       { text: 'Done: the second line of `notes.txt` now reads **Beta**.' },
     ];
+    const chatFrame = await chatView();
     const input = chatFrame.locator('.composer-input');
     await input.click();
     await input.fill(`Tidy up notes.txt\n\`\`\`sim-agent\n${JSON.stringify(script)}\n\`\`\``);
@@ -209,13 +212,14 @@ describe('In the browser: the package from its browser entry, in the web worker 
     await restore.click();
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 15_000 });
-    assert.match((await dialog.textContent()) ?? '', /Restore 1 file/);
+    assert.match((await dialog.textContent()) ?? '', /Restore 1 file/, 'it names what it puts back');
     await dialog.getByRole('button', { name: 'Restore Files', exact: true }).click();
     await waitForContent(page, notes, NOTES);
   });
 
   it('the Tools menu says why there are no terminal commands here', async () => {
     const { workbench } = fixture;
+    const chatFrame = await chatView();
     const toggle = chatFrame.getByRole('button', { name: /^Agent tools/ });
     await toggle.click();
     const panel = chatFrame.locator('#tool-picker');
@@ -235,7 +239,7 @@ describe('In the browser: the package from its browser entry, in the web worker 
     const chats = sim.requests.filter((r) => r.path.endsWith('/v1/chat/completions')).length;
     // A new chat: its requests go to URLs the browser may have kept a preflight for, and the
     // responses, without Access-Control-Allow-Origin, are blocked all the same.
-    const text = await sendAndWait(chatFrame, 'Hello through a gateway without CORS');
+    const text = await sendAndWait(await chatView(), 'Hello through a gateway without CORS');
     assert.match(text, /cross-origin|CORS/i, text);
     assert.match(text, /Access-Control-Allow-Origin/, text);
     assert.ok(
