@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Frame, Page } from 'playwright-core';
+import type { Frame } from 'playwright-core';
+import { NOTES, TIDIED_NOTES, TIDY_NOTES_PROMPT, waitForContent } from '../e2e/tidyNotes';
 import { screenshots, sendAndWait, useSimulatorWorkbench } from '../e2e/workbench';
 import type { RecordedRequest } from '../simulator';
 import {
@@ -14,19 +15,7 @@ import {
 } from './webWorkbench';
 
 const KEY = 'sk-web-tier-0123456789';
-const NOTES = 'alpha\nbeta\ngamma\n';
 const shot = (name: string): string => path.join(screenshots, `web-${name}.png`);
-
-/** A file's text once it equals `expected`, or a failure saying what it reads. */
-async function waitForContent(page: Page, file: string, expected: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = readFileSync(file, 'utf8');
-    if (text === expected) return;
-    if (Date.now() > deadline) throw new Error(`${file} still reads ${JSON.stringify(text)}`);
-    await page.waitForTimeout(100);
-  }
-}
 
 /** The gateway's API requests (not its preflights), as the simulator recorded them. */
 function apiRequests(requests: readonly RecordedRequest[]): RecordedRequest[] {
@@ -163,26 +152,10 @@ describe('In the browser: the package from its browser entry, in the web worker 
     await workbench.setSectionExpanded('Media Jobs', false);
     await workbench.runCommand('Notifications: Clear All Notifications');
     const before = sim.requests.length;
-    const script = [
-      {
-        text: 'Let me look at the notes first.',
-        calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
-      },
-      {
-        text: 'The second line should be capitalised.',
-        calls: [
-          {
-            name: 'edit_file',
-            arguments: { path: 'notes.txt', edits: [{ search: 'beta', replace: 'Beta' }] },
-          },
-        ],
-      },
-      { text: 'Done: the second line of `notes.txt` now reads **Beta**.' },
-    ];
     const chatFrame = await chatView();
     const input = chatFrame.locator('.composer-input');
     await input.click();
-    await input.fill(`Tidy up notes.txt\n\`\`\`sim-agent\n${JSON.stringify(script)}\n\`\`\``);
+    await input.fill(TIDY_NOTES_PROMPT);
     await input.press('Enter');
 
     const card = chatFrame.locator('.tool-card', { hasText: 'edit_file' });
@@ -192,7 +165,7 @@ describe('In the browser: the package from its browser entry, in the web worker 
     assert.equal(readFileSync(notes, 'utf8'), NOTES, 'nothing applied yet');
     await workbench.screenshot(shot('agent'));
     await allow.click();
-    await waitForContent(page, notes, 'alpha\nBeta\ngamma\n');
+    await waitForContent(page, notes, TIDIED_NOTES);
     await chatFrame.locator('.turn-assistant', { hasText: 'now reads' }).waitFor({ timeout: 30_000 });
     const steps = sim.requests
       .slice(before)
