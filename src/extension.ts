@@ -6,6 +6,7 @@ import { OpenRouterSignIn, registerSignIn } from './host/auth/signIn';
 import { GatewayConnector, registerConnect } from './host/gateway/connectGateway';
 import { registerSecretHeaderCommands } from './host/auth/secretHeaderCommands';
 import { SecretHeaderStore } from './host/auth/secretHeaderStore';
+import { watchSessionSecrets } from './host/auth/sessionSecrets';
 import { SettingsService } from './host/config/settingsService';
 import { legacyKeyOrigin } from './core/config/keyOrigin';
 import { registerChat } from './host/chat/chatLoader';
@@ -169,6 +170,8 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     inline.onDidSpend(({ cost }) => costs.record('completions', cost)),
     ...(languageModels ? [languageModels] : []),
   );
+  const sessionSecrets = watchSessionSecrets(context.globalState, apiKey);
+  if (sessionSecrets) context.subscriptions.push(sessionSecrets);
   beforeExit = () => chat.loaded?.mcp.shutdown() ?? Promise.resolve();
   seedDemoKey(context, apiKey, settings);
   if (context.extensionMode === vscode.ExtensionMode.Production) return undefined;

@@ -141,6 +141,11 @@ export const StorageKey = {
   apiKey: 'gateway.apiKey',
   /** The key and the origin it belongs to, as one JSON value (core/config/keyOrigin). */
   boundApiKey: 'gateway.apiKey.bound',
+  /**
+   * In the browser build: that a key was stored (never the key), so a key that is gone at the next
+   * start shows the browser keeps secrets only for a session (host/auth/sessionSecrets).
+   */
+  keyWasStored: 'gateway.keyWasStored',
   /** Secret request headers, per gateway origin, as one JSON value (core/config/secretHeaders). */
   secretHeaders: 'gateway.secretHeaders',
   /** Hashes of the workspace values of `accept` settings the user accepted, per workspace. */

@@ -6,17 +6,9 @@
  * module is for the few places where behaviour, not only an implementation, differs.
  */
 import { setMaxListeners } from 'node:events';
+import type { HostPlatform } from './platformKind';
 
-export interface HostPlatform {
-  /** `node` for the Node extension host, `web` for the browser's web worker extension host. */
-  readonly kind: 'node' | 'web';
-  /** Processes can run: the agent's terminal tool, `git`. */
-  readonly commands: boolean;
-  /** MCP servers started as local programs (stdio). */
-  readonly stdioMcp: boolean;
-  /** Checkpoints in a shadow git repository (otherwise snapshots through `workspace.fs`). */
-  readonly gitCheckpoints: boolean;
-}
+export type { HostPlatform } from './platformKind';
 
 export const HOST_PLATFORM: HostPlatform = {
   kind: 'node',
@@ -31,4 +23,14 @@ export const HOST_PLATFORM: HostPlatform = {
  */
 export function allowListeners(signal: AbortSignal, count: number): void {
   setMaxListeners(count, signal);
+}
+
+/** The operating system, as Node names it (`win32`, `darwin`, `linux`, ...). */
+export function osPlatform(): string {
+  return process.platform;
+}
+
+/** A variable of the extension host's environment; a browser has none. */
+export function environmentVariable(name: string): string | undefined {
+  return process.env[name];
 }

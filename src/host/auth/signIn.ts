@@ -25,7 +25,8 @@ const CALLBACK_PATH = '/signin/';
 /** Web Crypto, in the Node extension host and the web worker alike. */
 const webCrypto: PkceCrypto = {
   randomBytes: (length) => globalThis.crypto.getRandomValues(new Uint8Array(length)),
-  sha256: async (data) => new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', data)),
+  sha256: async (data) =>
+    new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new Uint8Array(data))),
 };
 
 /** Whether the gateway the base URL names is OpenRouter's kind, where its sign-in exists. */

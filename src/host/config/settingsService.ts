@@ -21,6 +21,7 @@ import { notify } from '../notify';
 import { readWorkspaceFile } from '../workspaceFile';
 import type { Settings, SettingsChange } from './settings';
 import { sha256Hex } from '../../core/util/sha256';
+import { osPlatform } from '../platform';
 
 /** Every key read, with its policy: ours, then VS Code's proxy settings. */
 const POLICIES: ReadonlyMap<string, SettingPolicy> = new Map([
@@ -117,7 +118,7 @@ export class SettingsService extends Disposable implements Settings {
 
   workspaceTerminalSettings(): string[] {
     const scopes = [undefined, ...(vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri)];
-    return terminalSettingIds(process.platform).filter((id) =>
+    return terminalSettingIds(osPlatform()).filter((id) =>
       scopes.some((scope) => setByWorkspace(vscode.workspace.getConfiguration(undefined, scope).inspect(id))),
     );
   }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { originOf } from '../../core/config/keyOrigin';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { Settings } from '../config/settings';
+import { environmentVariable } from '../platform';
 
 /**
  * `npm run demo` starts VS Code with GATEWAY_AI_DEMO_KEY set, so the bundled gateway simulator
@@ -10,7 +11,7 @@ import type { Settings } from '../config/settings';
  * settings name then, as a key typed into Set API Key would.
  */
 export function seedDemoKey(context: vscode.ExtensionContext, apiKey: ApiKeyStore, settings: Settings): void {
-  const demoKey = process.env.GATEWAY_AI_DEMO_KEY;
+  const demoKey = environmentVariable('GATEWAY_AI_DEMO_KEY');
   if (!demoKey || context.extensionMode === vscode.ExtensionMode.Production) return;
   setTimeout(() => {
     const origin = originOf(settings.current.baseUrl);

@@ -7,6 +7,8 @@ export interface StorageFolder extends StoreFiles {
 }
 
 let tmpCounter = 0;
+/** Tells this extension host's half-written files from another window's (random per host). */
+const TMP_PREFIX = crypto.getRandomValues(new Uint32Array(1))[0].toString(36);
 
 /**
  * A folder of the extension's storage, through vscode.workspace.fs (works for remote hosts too).
@@ -64,7 +66,7 @@ export async function writeAtomically(
   const tmp = vscode.Uri.joinPath(
     target,
     '..',
-    `${name}.tmp-${process.pid}-${Date.now().toString(36)}-${(tmpCounter++).toString(36)}`,
+    `${name}.tmp-${TMP_PREFIX}-${Date.now().toString(36)}-${(tmpCounter++).toString(36)}`,
   );
   await vscode.workspace.fs.writeFile(tmp, bytes);
   try {
