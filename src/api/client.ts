@@ -15,8 +15,10 @@ import type { Dialect, GatewayEndpoints, LearnedDialect } from './dialects';
 import { addressPlace, downloadRefusal, sendsKeyTo } from './downloadPolicy';
 import { apiRoot, readApiKey, resolveEndpoint } from './endpoint';
 import { GatewayError } from './errors';
-import { HttpTransport, IdleWatch } from './transport/http';
-import type { BodyLimit, HttpExchange } from './transport/http';
+import { IdleWatch, concatBytes } from './transport/exchange';
+import type { BodyLimit, HttpExchange, Transport, TransportFactory } from './transport/exchange';
+import { createTransport } from './transport/http';
+import { proxyEnvironment } from './transport/proxy';
 import { httpError } from './httpErrors';
 import type { HttpErrorContext } from './httpErrors';
 import { tryParseJson } from './json';
@@ -134,9 +136,10 @@ export interface GatewayClient {
   close(): Promise<void>;
 }
 
-/** Seams for tests: a fake clock for the retry pauses. */
+/** Seams for tests: a fake clock for the retry pauses, and the transport (undici or fetch). */
 export interface ClientInternals {
   timing?: RetryTiming;
+  transport?: TransportFactory;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -185,11 +188,15 @@ interface MediaRouteBook {
 }
 
 export function createGatewayClient(options: ClientOptions, internals: ClientInternals = {}): GatewayClient {
-  return new UndiciGatewayClient(options, internals.timing ?? realTiming);
+  return new HttpGatewayClient(
+    options,
+    internals.timing ?? realTiming,
+    internals.transport ?? createTransport,
+  );
 }
 
-class UndiciGatewayClient implements GatewayClient {
-  private transportInstance: HttpTransport | undefined;
+class HttpGatewayClient implements GatewayClient {
+  private transportInstance: Transport | undefined;
   private readonly problems: ProblemReporter;
   /** Proxy credentials: redacted from every error, like the key. */
   private readonly proxySecrets: string[];
@@ -208,15 +215,15 @@ class UndiciGatewayClient implements GatewayClient {
   constructor(
     private readonly options: ClientOptions,
     private readonly timing: RetryTiming,
+    private readonly makeTransport: TransportFactory,
   ) {
     this.problems = new ProblemReporter(options.onProblem);
     this.learnedNow = parseLearnedDialect(options.learnedDialect);
     this.downloadSlots = new Semaphore(
       Math.floor(positive(options.maxConcurrentDownloads, DEFAULT_MAX_CONCURRENT_DOWNLOADS)),
     );
-    this.proxySecrets = [options.proxy?.url, ...PROXY_ENV.map((name) => process.env[name])].flatMap(
-      urlCredentials,
-    );
+    const env = proxyEnvironment();
+    this.proxySecrets = [options.proxy?.url, ...PROXY_ENV.map((name) => env[name])].flatMap(urlCredentials);
   }
 
   dialect(): Dialect {
@@ -974,8 +981,8 @@ class UndiciGatewayClient implements GatewayClient {
     );
   }
 
-  private get transport(): HttpTransport {
-    this.transportInstance ??= new HttpTransport({
+  private get transport(): Transport {
+    this.transportInstance ??= this.makeTransport({
       timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       streamIdleTimeoutMs: this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
       limitHints: this.options.limitHints,
@@ -1079,10 +1086,10 @@ async function readDownload(exchange: HttpExchange, maxBytes: number): Promise<D
     const declared = Number(exchange.header('content-length'));
     // The cap itself is enforced while reading (see `setLimit`); a declared size fails at once.
     if (Number.isFinite(declared) && declared > maxBytes) throw exchange.tooLarge();
-    const parts: Buffer[] = [];
+    const parts: Uint8Array[] = [];
     for await (const chunk of exchange.chunks()) parts.push(chunk);
     return {
-      bytes: new Uint8Array(Buffer.concat(parts)),
+      bytes: concatBytes(parts),
       contentType: exchange.header('content-type')?.split(';')[0].trim() || undefined,
     };
   } catch (error) {

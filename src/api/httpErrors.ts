@@ -9,7 +9,7 @@ import { describeErrorMetadata, parseErrorMetadata } from './errorMetadata';
 import { redactSecret } from './redact';
 import type { Secrets } from './redact';
 import { parseRetryAfter } from './retry';
-import type { ResponseHeaders } from './transport/http';
+import type { ResponseHeaders } from './transport/exchange';
 
 /** The gateway's own words in an error: its message, the upstream error, moderation's reasons. */
 const MAX_GATEWAY_MESSAGE_CHARS = 700;
@@ -150,7 +150,12 @@ function readErrorDetails(headers: ResponseHeaders, bodyText: string, secret: Se
       headerValue(headers, 'x-openrouter-provider') ??
       headerValue(headers, 'x-provider'),
     code: typeof code === 'string' || typeof code === 'number' ? code : undefined,
-    retryAfter: parseRetryAfter(headers['retry-after']) ?? retryAfterFromMetadata(metadata),
+    // A browser origin reads no Retry-After header unless the gateway exposes it: OpenRouter also
+    // says it in the body, as `error.availability.retry_after`.
+    retryAfter:
+      parseRetryAfter(headers['retry-after']) ??
+      retryAfterSeconds(objectField(error, 'availability')?.retry_after) ??
+      retryAfterFromMetadata(metadata),
     inFlight: IN_FLIGHT.test(`${JSON.stringify(metadata ?? {})} ${message ?? ''}`),
   };
 }
@@ -159,12 +164,8 @@ function readErrorDetails(headers: ResponseHeaders, bodyText: string, secret: Se
 function retryAfterFromMetadata(metadata: JsonObject | undefined): number | undefined {
   if (!metadata) return undefined;
   for (const name of ['retry_after', 'retry_after_seconds', 'retryAfter']) {
-    const value = metadata[name];
-    if (typeof value === 'number' && value >= 0) return Math.ceil(value);
-    if (typeof value === 'string') {
-      const seconds = parseRetryAfter(value);
-      if (seconds !== undefined) return seconds;
-    }
+    const seconds = retryAfterSeconds(metadata[name]);
+    if (seconds !== undefined) return seconds;
   }
   const upstreamHeaders = objectField(metadata, 'headers');
   if (upstreamHeaders) {
@@ -179,6 +180,26 @@ function retryAfterFromMetadata(metadata: JsonObject | undefined): number | unde
     if (Number.isFinite(reset) && reset > 0) return Math.max(0, Math.ceil((reset - Date.now()) / 1000));
   }
   return undefined;
+}
+
+/** A pause longer than this (a day) is no real answer: the body is read as saying none. */
+const MAX_BODY_RETRY_AFTER_SECONDS = 86_400;
+
+/** Seconds, or a date with a year and a time (HTTP or ISO): not whatever `Date.parse` takes ("-3"). */
+const BODY_RETRY_TEXT = /^\d+(?:\.\d+)?$|\d{4}.*\d{1,2}:\d{2}/;
+
+/**
+ * Whole seconds from a body's retry field: a number of seconds, or a string as Retry-After has it
+ * (seconds or an HTTP date). Undefined for anything else, a negative or an absurd figure.
+ */
+export function retryAfterSeconds(value: unknown): number | undefined {
+  const seconds =
+    typeof value === 'number' && Number.isFinite(value) && value >= 0
+      ? Math.max(0, Math.ceil(value))
+      : typeof value === 'string' && value.length <= 64 && BODY_RETRY_TEXT.test(value.trim())
+        ? parseRetryAfter(value)
+        : undefined;
+  return seconds !== undefined && seconds <= MAX_BODY_RETRY_AFTER_SECONDS ? seconds : undefined;
 }
 
 function headerValue(headers: ResponseHeaders, name: string): string | undefined {

@@ -1,5 +1,5 @@
 import { GatewayError } from './errors';
-import { attemptFacts } from './transport/http';
+import { attemptFacts } from './transport/exchange';
 
 /** Clock and dice of the retry loop; tests swap them to stay fast and deterministic. */
 export interface RetryTiming {

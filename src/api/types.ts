@@ -251,6 +251,8 @@ export interface RequestLogEntry {
   /** 0 for the first try. */
   attempt: number;
   error?: string;
+  /** Said once by the transport, e.g. that a setting does not apply where the client runs. */
+  note?: string;
 }
 
 export interface ProxyOptions {

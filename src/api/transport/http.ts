@@ -1,83 +1,26 @@
 /**
  * One HTTP exchange with the gateway on undici: dispatcher per client (direct or through a proxy),
  * a deadline for connect + response headers, an idle limit while reading the body, and the
- * caller's AbortSignal. undici is loaded on first use so that importing the client costs nothing
- * at extension start-up.
+ * caller's AbortSignal (those, the caps and the errors are shared with the fetch transport:
+ * exchange.ts). undici is loaded on first use so that importing the client costs nothing at
+ * extension start-up. The browser build takes http.web.ts instead.
  */
 import type { Dispatcher } from 'undici';
 import { GatewayError } from '../errors';
-import { proxyUrlFor } from './proxy';
+import { HttpExchange, cancelled, requestBody, requestHeaders } from './exchange';
+import type { HttpCall, Transport, TransportSettings } from './exchange';
+import { proxyEnvironment, proxyUrlFor } from './proxy';
 import { loadUndici } from './undiciParts';
 import type { UndiciParts } from './undiciParts';
-import { redactSecret } from '../redact';
-import type { AuthHeaderForm, ClientOptions, ProxyOptions, RequestLogEntry } from '../types';
 
 type ResponseBody = Dispatcher.ResponseData['body'];
-export type ResponseHeaders = Dispatcher.ResponseData['headers'];
 
-export interface TransportSettings {
-  timeoutMs: number;
-  streamIdleTimeoutMs: number;
-  /** How the user changes each limit, named when one is hit (see ClientOptions.limitHints). */
-  limitHints?: ClientOptions['limitHints'];
-  proxy?: ProxyOptions;
-  userAgent: string;
-  log?: (entry: RequestLogEntry) => void;
+/** The transport of the Node build. */
+export function createTransport(settings: TransportSettings): Transport {
+  return new HttpTransport(settings);
 }
 
-export interface HttpCall {
-  method: 'GET' | 'POST';
-  url: URL;
-  /** Sent as the auth form says (Bearer by default); omitted for hosts other than the gateway. */
-  apiKey?: string;
-  authHeader?: AuthHeaderForm;
-  /** Extra headers (checked names, lower-cased here); the client's own headers win. */
-  extraHeaders?: Readonly<Record<string, string>>;
-  body?: unknown;
-  accept: string;
-  signal?: AbortSignal;
-  attempt: number;
-}
-
-/** What the retry logic needs to know about a failed attempt. */
-export interface AttemptFacts {
-  /** No response status had arrived. */
-  beforeResponse: boolean;
-  /** The connection was never established, so the gateway cannot have seen the request. */
-  neverSent: boolean;
-}
-
-const factsByError = new WeakMap<GatewayError, AttemptFacts>();
-
-export function attemptFacts(error: GatewayError): AttemptFacts | undefined {
-  return factsByError.get(error);
-}
-
-/** Errors raised while connecting, before a single byte of the request went out. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-type StopReason = 'caller' | 'deadline' | 'idle' | 'too-large' | 'too-long';
-
-/** Of an error response's body, this much is kept (it only feeds a message). */
-export const ERROR_BODY_LIMIT = 64 * 1024;
-
-/** A cap on what one exchange may bring, and whether a setting (named in the error) sets it. */
-export interface BodyLimit {
-  maxBytes: number;
-  /** The total time from the request on; none when absent. */
-  maxMs?: number;
-  /** The byte cap comes from a setting (otherwise it is fixed, e.g. for JSON answers). */
-  bytesFromSetting: boolean;
-}
-
-export class HttpTransport {
+export class HttpTransport implements Transport {
   private readonly dispatchers = new Map<string, Dispatcher>();
 
   constructor(private readonly settings: TransportSettings) {}
@@ -86,20 +29,13 @@ export class HttpTransport {
   async open(call: HttpCall): Promise<HttpExchange> {
     if (call.signal?.aborted) throw cancelled();
     const dispatcher = this.dispatcherFor(call.url);
-    const exchange = new HttpExchange(call, this.settings);
-    const headers: Record<string, string> = Object.fromEntries(
-      Object.entries(call.extraHeaders ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+    const exchange = new UndiciExchange(call, this.settings);
+    await exchange.send(
+      loadUndici().request,
+      dispatcher,
+      requestHeaders(call, this.settings.userAgent),
+      requestBody(call),
     );
-    headers.accept = call.accept;
-    headers['user-agent'] = this.settings.userAgent;
-    if (call.apiKey && call.authHeader === 'api-key') headers['api-key'] = call.apiKey;
-    else if (call.apiKey && call.authHeader !== 'none') headers.authorization = `Bearer ${call.apiKey}`;
-    let body: string | undefined;
-    if (call.body !== undefined) {
-      body = JSON.stringify(call.body);
-      headers['content-type'] = 'application/json';
-    }
-    await exchange.send(loadUndici().request, dispatcher, headers, body);
     return exchange;
   }
 
@@ -111,7 +47,7 @@ export class HttpTransport {
   }
 
   private dispatcherFor(url: URL): Dispatcher {
-    const proxyUrl = proxyUrlFor(url, this.settings.proxy);
+    const proxyUrl = proxyUrlFor(url, this.settings.proxy, proxyEnvironment());
     const key = proxyUrl ?? 'direct';
     let dispatcher = this.dispatchers.get(key);
     if (!dispatcher) {
@@ -165,26 +101,10 @@ export class HttpTransport {
   }
 }
 
-/** A request and, once `send` resolved, its response. Logged once, when finished. */
-export class HttpExchange {
-  status = 0;
-  headers: ResponseHeaders = {};
+/** A request on undici and, once `send` resolved, its response. */
+class UndiciExchange extends HttpExchange {
   private body: ResponseBody | undefined;
-  private readonly controller = new AbortController();
-  private stoppedBy: StopReason | undefined;
-  private readonly startedAt = performance.now();
-  private finished = false;
-  private readonly onCallerAbort = (): void => this.stop('caller');
-  private bytesRead = 0;
-  private limit: BodyLimit | undefined;
-  private limitTimer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly call: HttpCall,
-    private readonly settings: TransportSettings,
-  ) {
-    call.signal?.addEventListener('abort', this.onCallerAbort, { once: true });
-  }
+  private iterator: AsyncIterator<Uint8Array> | undefined;
 
   async send(
     request: UndiciParts['request'],
@@ -192,304 +112,36 @@ export class HttpExchange {
     headers: Record<string, string>,
     body: string | undefined,
   ): Promise<void> {
-    const deadline = setTimeout(() => this.stop('deadline'), this.settings.timeoutMs);
-    try {
+    await this.sendWithin(async (signal) => {
       const response = await request(dispatcher, this.call.url, {
         method: this.call.method,
         headers,
         body,
-        signal: this.controller.signal,
+        signal,
       });
       this.status = response.statusCode;
       this.headers = response.headers;
       this.body = response.body;
-    } catch (error) {
-      const failure = this.toError(error, true);
-      this.finish(failure);
-      throw failure;
-    } finally {
-      clearTimeout(deadline);
-    }
-    if (this.stoppedBy) {
-      // Aborted in the instant between headers and here.
-      const failure = this.toError(new Error('stopped'), false);
-      this.finish(failure);
-      throw failure;
-    }
-  }
-
-  /**
-   * Caps what the body may bring in total: bytes, and time counted from the request. Hitting a cap
-   * stops the exchange with an error that names the limit (and the setting, if one sets it).
-   */
-  setLimit(limit: BodyLimit): void {
-    this.limit = limit;
-    clearTimeout(this.limitTimer);
-    this.limitTimer = undefined;
-    if (limit.maxMs !== undefined && Number.isFinite(limit.maxMs)) {
-      const left = Math.max(0, limit.maxMs - (performance.now() - this.startedAt));
-      this.limitTimer = setTimeout(() => this.stop('too-long'), left);
-    }
-  }
-
-  /** Gives the exchange up because no real event came for the idle limit (see ActivityWatch). */
-  giveUpIdle(): void {
-    this.stop('idle');
-  }
-
-  /** The error for a body that is larger than the cap, e.g. by its Content-Length. */
-  tooLarge(): GatewayError {
-    this.stoppedBy ??= 'too-large';
-    return this.toError(new Error('too large'), false);
-  }
-
-  header(name: string): string | undefined {
-    const value = this.headers[name.toLowerCase()];
-    return Array.isArray(value) ? value[0] : value;
-  }
-
-  /**
-   * The body as it arrives. Waiting longer than the idle limit for the next piece ends it with a
-   * 'timeout' error; the caller's time between pieces does not count.
-   */
-  async *chunks(): AsyncGenerator<Buffer> {
-    const body = this.body;
-    if (!body) return;
-    const iterator = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    const idle = new IdleWatch(this.settings.streamIdleTimeoutMs, () => this.stop('idle'));
-    try {
-      for (;;) {
-        idle.startWaiting();
-        let step: IteratorResult<Buffer>;
-        try {
-          step = await iterator.next();
-        } catch (error) {
-          throw this.toError(error, false);
-        } finally {
-          idle.stopWaiting();
-        }
-        if (step.done) return;
-        if (this.stoppedBy) throw this.toError(new Error('stopped'), false);
-        this.bytesRead += step.value.length;
-        if (this.limit && this.bytesRead > this.limit.maxBytes) {
-          this.stop('too-large');
-          throw this.toError(new Error('too large'), false);
-        }
-        yield step.value;
-      }
-    } finally {
-      idle.dispose();
-      this.release();
-    }
-  }
-
-  /**
-   * The whole body as text. `keep` bytes at most are kept (the rest is dropped with the
-   * connection); a cap set with `setLimit` throws when passed.
-   */
-  async text(keep = Number.POSITIVE_INFINITY): Promise<string> {
-    const parts: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of this.chunks()) {
-      parts.push(chunk);
-      size += chunk.length;
-      if (size >= keep) break;
-    }
-    const all = Buffer.concat(parts);
-    return (size > keep ? all.subarray(0, keep) : all).toString('utf8');
-  }
-
-  /** The body of an error response, bounded so a huge page cannot exhaust memory. */
-  errorText(): Promise<string> {
-    return this.text(ERROR_BODY_LIMIT);
-  }
-
-  /** Logs the exchange (once) and lets go of the connection if the body was not read to the end. */
-  finish(error?: GatewayError): void {
-    if (this.finished) return;
-    this.finished = true;
-    clearTimeout(this.limitTimer);
-    this.release();
-    this.call.signal?.removeEventListener('abort', this.onCallerAbort);
-    this.settings.log?.({
-      method: this.call.method,
-      path: this.call.url.pathname,
-      status: this.status || undefined,
-      durationMs: Math.round(performance.now() - this.startedAt),
-      attempt: this.call.attempt,
-      error: error ? redactSecret(error.message, this.call.apiKey) : undefined,
     });
   }
 
-  private release(): void {
+  protected get hasBody(): boolean {
+    return this.body !== undefined;
+  }
+
+  protected readPiece(): Promise<IteratorResult<Uint8Array>> {
+    this.iterator ??= (this.body as ResponseBody)[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+    return this.iterator.next();
+  }
+
+  protected release(): void {
     const body = this.body;
     // A body not read to its end cannot leave the socket reusable: destroying it closes the socket.
     // Its 'error' event (undici reports the abort as one) has nobody left to hear it.
     if (body && !body.readableEnded && !body.destroyed) body.on('error', ignore).destroy();
   }
-
-  private stop(reason: StopReason): void {
-    if (this.stoppedBy || this.finished) return;
-    this.stoppedBy = reason;
-    // undici destroys the socket of an aborted request, also while its body is being read.
-    this.controller.abort();
-  }
-
-  private toError(error: unknown, beforeResponse: boolean): GatewayError {
-    const failure = describeFailure(error, this.stoppedBy, this.call.url, this.settings, this.limit);
-    factsByError.set(failure, {
-      beforeResponse,
-      neverSent: beforeResponse && NOT_SENT_CODES.has(errorCode(error) ?? ''),
-    });
-    return failure;
-  }
-}
-
-/**
- * Fires `onIdle` when one wait lasts `limitMs`; a single timer, re-armed lazily. A wait starts
- * with `startWaiting` and ends with `stopWaiting`; what happens between two waits (the caller's
- * own time) does not count. Calling `startWaiting` again without `stopWaiting` does not restart
- * the clock, so activity that is not real progress (keep-alives) can simply be left unreported.
- */
-export class IdleWatch {
-  private waitingSince = -1;
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly limitMs: number,
-    private readonly onIdle: () => void,
-  ) {}
-
-  startWaiting(): void {
-    if (this.waitingSince < 0) this.waitingSince = performance.now();
-    if (!this.timer) this.arm(this.limitMs);
-  }
-
-  stopWaiting(): void {
-    this.waitingSince = -1;
-  }
-
-  dispose(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  private arm(ms: number): void {
-    this.timer = setTimeout(() => this.check(), ms);
-  }
-
-  private check(): void {
-    this.timer = undefined;
-    if (this.waitingSince < 0) return;
-    const left = this.limitMs - (performance.now() - this.waitingSince);
-    if (left <= 0) this.onIdle();
-    else this.arm(left);
-  }
-}
-
-function megabytes(bytes: number): string {
-  const mb = bytes / (1024 * 1024);
-  return mb >= 1 ? `${Math.round(mb * 10) / 10} MB` : `${Math.round(bytes / 1024)} KB`;
-}
-
-function minutes(ms: number): string {
-  const min = ms / 60_000;
-  return min >= 1 ? `${Math.round(min * 10) / 10} min` : `${Math.round(ms / 100) / 10} s`;
 }
 
 function ignore(): void {
   // Deliberately empty.
-}
-
-function cancelled(): GatewayError {
-  return new GatewayError({ kind: 'aborted', message: 'The request was cancelled.' });
-}
-
-function errorCode(error: unknown): string | undefined {
-  const codes: string[] = [];
-  let current: unknown = error;
-  // undici wraps socket errors; the system code (ECONNRESET, ...) may sit on a cause.
-  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') codes.push(code);
-    current = current.cause;
-  }
-  return codes.find((code) => code.startsWith('E')) ?? codes[0];
-}
-
-function describeFailure(
-  error: unknown,
-  stoppedBy: StopReason | undefined,
-  url: URL,
-  settings: TransportSettings,
-  limit: BodyLimit | undefined,
-): GatewayError {
-  if (GatewayError.is(error)) return error;
-  const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
-  const hints = settings.limitHints ?? {};
-  const raise = (hint: string | undefined): string =>
-    hint ? ` To allow more, raise the setting "${hint}".` : '';
-  if (stoppedBy === 'too-large' && limit) {
-    return new GatewayError({
-      kind: 'invalid_response',
-      message: `The answer from ${url.host} was larger than the limit of ${megabytes(limit.maxBytes)}, so it was stopped.${
-        limit.bytesFromSetting ? raise(hints.maxResponseBytes) : ''
-      }`,
-      cause: error,
-    });
-  }
-  if (stoppedBy === 'too-long' && limit?.maxMs !== undefined) {
-    return new GatewayError({
-      kind: 'timeout',
-      message: `The answer from ${url.host} took longer than the limit of ${minutes(limit.maxMs)}, so it was stopped.${raise(
-        hints.maxStreamMs,
-      )}`,
-      cause: error,
-    });
-  }
-  if (stoppedBy === 'caller')
-    return new GatewayError({ kind: 'aborted', message: 'The request was cancelled.', cause: error });
-  if (stoppedBy === 'deadline') {
-    return new GatewayError({
-      kind: 'timeout',
-      message: `The gateway at ${url.host} did not answer within ${seconds(settings.timeoutMs)}. Check your connection or raise the request timeout.`,
-      cause: error,
-    });
-  }
-  if (stoppedBy === 'idle') {
-    return new GatewayError({
-      kind: 'timeout',
-      message: `The gateway's reply stayed silent for ${seconds(settings.streamIdleTimeoutMs)} (keep-alive messages do not count), so it was given up. The model may be overloaded; try again.${
-        hints.streamIdleTimeoutMs ? ` The limit is the setting "${hints.streamIdleTimeoutMs}".` : ''
-      }`,
-      cause: error,
-    });
-  }
-  const code = errorCode(error);
-  const host = url.host;
-  let message: string;
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new GatewayError({
-      kind: 'timeout',
-      message: `Connecting to the gateway at ${host} timed out.`,
-      cause: error,
-    });
-  } else if (code === 'ECONNREFUSED') {
-    message = `Could not connect to the gateway at ${host}: the connection was refused. Check the base URL and that the gateway is running.`;
-  } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    message = `Could not find the gateway host ${url.hostname}. Check the base URL and your network or proxy settings.`;
-  } else if (code && /CERT|SELF_SIGNED|TLS|SSL/.test(code)) {
-    message = `The TLS certificate of ${host} was not accepted (${code}). If a proxy on your network inspects traffic, trust its certificate or turn off strict SSL.`;
-  } else if (
-    code === 'UND_ERR_SOCKET' ||
-    code === 'ECONNRESET' ||
-    code === 'EPIPE' ||
-    code === 'UND_ERR_CLOSED'
-  ) {
-    message = `The connection to the gateway at ${host} was dropped${code === 'UND_ERR_SOCKET' ? '' : ` (${code})`}.`;
-  } else {
-    const detail = error instanceof Error ? error.message : String(error);
-    message = `Network error talking to the gateway at ${host}: ${detail}${code ? ` (${code})` : ''}.`;
-  }
-  return new GatewayError({ kind: 'network', message, cause: error });
 }

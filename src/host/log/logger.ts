@@ -49,6 +49,7 @@ export class Logger implements vscode.Disposable {
     const line = `${entry.method} ${entry.path} → ${status} in ${Math.round(entry.durationMs)} ms${retry}`;
     if (entry.status !== undefined && entry.status < 400) this.info(line);
     else this.warn(line);
+    if (entry.note) this.info(entry.note);
   }
 
   show(): void {

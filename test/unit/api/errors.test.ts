@@ -1,8 +1,16 @@
 import * as assert from 'node:assert/strict';
 import { createGatewayClient } from '../../../src/api';
-import { collect, expectGatewayError, freePort, makeClient, userRequest, withSimulator } from './helpers';
+import {
+  collect,
+  expectGatewayError,
+  forEachTransport,
+  freePort,
+  makeClient,
+  userRequest,
+  withSimulator,
+} from './helpers';
 
-describe('api: HTTP errors and configuration errors', () => {
+forEachTransport('api: HTTP errors and configuration errors', () => {
   const ctx = withSimulator({ validKeys: undefined });
 
   it('400: says the gateway rejected the request, with its reason', async () => {

@@ -6,7 +6,15 @@ import * as assert from 'node:assert/strict';
 import { createGatewayClient } from '../../../src/api/client';
 import { toTurnError } from '../../../src/core/chat/turnError';
 import { liteLlmModelInfo } from '../../simulator';
-import { collect, expectGatewayError, makeClient, requestsTo, userRequest, withSimulator } from './helpers';
+import {
+  collect,
+  expectGatewayError,
+  forEachTransport,
+  makeClient,
+  requestsTo,
+  userRequest,
+  withSimulator,
+} from './helpers';
 
 const PORTKEY = { 'x-portkey-provider': 'openai' };
 const HELICONE_SECRET = 'Bearer sk-helicone-0123456789-secret';
@@ -16,7 +24,7 @@ function headersOf(record: { headers: Record<string, unknown> } | undefined): Re
   return record.headers;
 }
 
-describe('api: extra request headers go to the gateway, and only there', () => {
+forEachTransport('api: extra request headers go to the gateway, and only there', () => {
   const ctx = withSimulator({ mediaApi: 'openai', extras: { requiredHeaders: PORTKEY } });
 
   const withHeaders = (): ReturnType<typeof makeClient> =>
@@ -79,7 +87,7 @@ describe('api: extra request headers go to the gateway, and only there', () => {
   });
 });
 
-describe('api: the auth header forms', () => {
+forEachTransport('api: the auth header forms', () => {
   describe('api-key (Azure OpenAI)', () => {
     const ctx = withSimulator({ extras: { auth: 'api-key' } });
 
@@ -123,7 +131,7 @@ describe('api: the auth header forms', () => {
   });
 });
 
-describe('api: a gateway on this computer works without a key', () => {
+forEachTransport('api: a gateway on this computer works without a key', () => {
   describe('a local server that takes none (Ollama, LM Studio, vLLM, llama.cpp)', () => {
     const ctx = withSimulator({ extras: { auth: 'none' } });
 

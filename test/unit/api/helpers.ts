@@ -1,5 +1,7 @@
 /** Shared set-up of the API client tests: a simulator per suite, clients with a fake retry clock. */
 import * as assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createGatewayClient } from '../../../src/api/client';
 export { freePort } from '../../launch/ports';
 import type { ClientInternals, GatewayClient } from '../../../src/api/client';
@@ -15,6 +17,9 @@ import type {
   MediaRecord,
   RequestLogEntry,
 } from '../../../src/api/types';
+import type { TransportFactory } from '../../../src/api/transport/exchange';
+import { FetchTransport } from '../../../src/api/transport/fetchTransport';
+import { HttpTransport } from '../../../src/api/transport/http';
 import { startGatewaySimulator } from '../../simulator';
 import type { GatewaySimulator, SimulatorOptions } from '../../simulator';
 
@@ -25,6 +30,34 @@ export class InstantTiming implements RetryTiming {
   sleep(ms: number): Promise<void> {
     this.sleeps.push(ms);
     return Promise.resolve();
+  }
+}
+
+/** The transports the client can run on: undici (the Node build) and fetch (the browser build). */
+export const TRANSPORTS = {
+  undici: (settings) => new HttpTransport(settings),
+  fetch: (settings) => new FetchTransport(settings),
+} satisfies Record<string, TransportFactory>;
+export type TransportName = keyof typeof TRANSPORTS;
+
+/** The transport `makeClient` gives its clients; set for a suite by `forEachTransport`. */
+let suiteTransport: TransportName = 'undici';
+
+/**
+ * Defines the suite once per transport (`<title> [undici]`, `<title> [fetch]`): its clients, made
+ * with `makeClient`, talk to the same loopback simulator through that transport.
+ */
+export function forEachTransport(title: string, body: (transport: TransportName) => void): void {
+  for (const name of Object.keys(TRANSPORTS) as TransportName[]) {
+    describe(`${title} [${name}]`, () => {
+      before(() => {
+        suiteTransport = name;
+      });
+      after(() => {
+        suiteTransport = 'undici';
+      });
+      body(name);
+    });
   }
 }
 
@@ -61,7 +94,7 @@ export function makeClient(
       log: (entry) => log.push(entry),
       ...overrides,
     },
-    { timing, ...internals },
+    { timing, transport: TRANSPORTS[suiteTransport], ...internals },
   );
   return { client, key, timing, log };
 }
@@ -142,4 +175,22 @@ export async function finishedMedia(client: GatewayClient, prompt: string): Prom
     if (record.status === 'completed' || record.status === 'failed') return record;
     await new Promise((resolve) => setTimeout(resolve, 15));
   }
+}
+
+/** A loopback server with one handler, standing in for a gateway the simulator does not play. */
+export async function tinyServer(
+  handler: Parameters<typeof createServer>[1],
+): Promise<{ sim: GatewaySimulator; close: () => Promise<void> }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    // Only its base URL is read by `makeClient`.
+    sim: { baseUrl: `http://127.0.0.1:${port}/api` } as GatewaySimulator,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -6,6 +6,7 @@ import type { RetryPolicy } from '../../../src/api/retry';
 import {
   collect,
   expectGatewayError,
+  forEachTransport,
   freePort,
   makeClient,
   requestsTo,
@@ -13,7 +14,7 @@ import {
   withSimulator,
 } from './helpers';
 
-describe('api: retries', () => {
+forEachTransport('api: retries', () => {
   const ctx = withSimulator();
 
   it('retries a chat after 500/502 and then succeeds', async () => {

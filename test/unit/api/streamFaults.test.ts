@@ -1,8 +1,16 @@
 import * as assert from 'node:assert/strict';
 import { GatewayError } from '../../../src/api/errors';
-import { collect, expectGatewayError, makeClient, requestsTo, userRequest, withSimulator } from './helpers';
+import {
+  collect,
+  expectGatewayError,
+  forEachTransport,
+  makeClient,
+  requestsTo,
+  userRequest,
+  withSimulator,
+} from './helpers';
 
-describe('api: stream faults', () => {
+forEachTransport('api: stream faults', () => {
   const ctx = withSimulator();
 
   it('ends with a "stream" error at an error chunk, keeping the text so far', async () => {

@@ -3,20 +3,26 @@
  * endless streams, huge bodies, media records without a real status, and credentials in URLs.
  */
 import * as assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { normalizeMediaRecord } from '../../../src/api/media';
 import type { GatewayDataProblem } from '../../../src/api/types';
 import { isFinalStatus } from '../../../src/core/media/mediaJob';
-import { collect, expectGatewayError, freePort, makeClient, userRequest, withSimulator } from './helpers';
+import {
+  collect,
+  expectGatewayError,
+  forEachTransport,
+  freePort,
+  makeClient,
+  tinyServer,
+  userRequest,
+  withSimulator,
+} from './helpers';
 
 function problemsSink(): { problems: GatewayDataProblem[]; onProblem: (p: GatewayDataProblem) => void } {
   const problems: GatewayDataProblem[] = [];
   return { problems, onProblem: (problem) => problems.push(problem) };
 }
 
-describe('api: hostile gateway data', () => {
+forEachTransport('api: hostile gateway data', () => {
   const ctx = withSimulator();
 
   it('finishes a stream whose usage, citations, tool calls and content have the wrong types', async () => {
@@ -85,7 +91,7 @@ describe('api: hostile gateway data', () => {
   });
 });
 
-describe('api: bounds on streams and bodies', () => {
+forEachTransport('api: bounds on streams and bodies', () => {
   const ctx = withSimulator();
   const hints = {
     maxResponseBytes: 'limits.bytes',
@@ -247,20 +253,3 @@ describe('api: credentials in URLs never leave the client', () => {
     await server.close();
   });
 });
-
-/** A one-route loopback server, shaped like the simulator for `makeClient`. */
-async function tinyServer(
-  handler: Parameters<typeof createServer>[1],
-): Promise<{ sim: never; close: () => Promise<void> }> {
-  const server: Server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    sim: { baseUrl: `http://127.0.0.1:${port}/api` } as never,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
