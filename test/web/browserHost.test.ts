@@ -120,7 +120,8 @@ describe('In the browser: the package from its browser entry, in the web worker 
     await workbench.answerInput('Generate Media (1/3)', prompt);
     await workbench.answerInput('Generate Media (2/3)');
     await workbench.answerInput('Generate Media (3/3)');
-    await workbench.showView('Media Jobs');
+    // The Media Jobs section beside the chat (the sidebar shows the extension since the first test).
+    await workbench.setSectionExpanded('Media Jobs', true);
     await page
       .locator('.pane-body .monaco-list-row', { hasText: prompt })
       .filter({ hasText: 'completed' })
