@@ -5,9 +5,11 @@
 // maps), --watch, --outdir=<folder> (instead of dist/; the tests build into a folder of their own).
 import * as esbuild from 'esbuild';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
 import * as path from 'node:path';
 import { writeCodiconSubset } from './build/codicons.mjs';
 import {
+  BROWSER_BUNDLE,
   COPIED_FILES,
   hostEntryPoints,
   MODULE_STUBS,
@@ -114,6 +116,50 @@ const extension = {
   mainFields: ['module', 'main'],
 };
 
+/**
+ * The browser build may reach no Node built-in (`node:*` or a bare built-in name): the web worker
+ * extension host has none. A module that needs one has a `.web.ts` variant (see below), and a
+ * dependency that needs one must stay out of the browser graph. Each import is reported with the
+ * module that made it.
+ */
+const BUILTINS = new Set(builtinModules);
+const noNodeBuiltins = {
+  name: 'no-node-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      const name = args.path.replace(/^node:/, '');
+      if (!args.path.startsWith('node:') && !BUILTINS.has(name.split('/')[0])) return undefined;
+      return {
+        errors: [
+          {
+            text: `"${args.path}" is a Node built-in, which VS Code for the Web does not have (imported by ${path.relative('.', args.importer)}): give that module a .web.ts variant.`,
+          },
+        ],
+      };
+    });
+  },
+};
+
+/**
+ * VS Code for the Web's extension host: one bundle (package.json `browser`), a web worker with
+ * `require('vscode')` and web APIs only. The lazy `require`s of the feature loaders are simply
+ * bundled in. `foo.web.ts`, where it exists beside `foo.ts`, is taken instead of it: the module's
+ * browser variant, with the same exports (tsconfig.web.json type-checks that graph the same way).
+ */
+/** @type {import('esbuild').BuildOptions} */
+const browserHost = {
+  ...base,
+  entryPoints: { [BROWSER_BUNDLE.name]: BROWSER_BUNDLE.source },
+  plugins: [noNodeBuiltins, plainVscodeRequire, moduleStubs],
+  outdir,
+  platform: 'browser',
+  format: 'cjs',
+  target: ['es2022', 'chrome120'],
+  external: ['vscode'],
+  mainFields: ['browser', 'module', 'main'],
+  resolveExtensions: ['.web.ts', '.ts', '.web.js', '.js', '.mjs', '.cjs', '.json'],
+};
+
 /** @type {import('esbuild').BuildOptions} */
 const webview = {
   ...base,
@@ -188,13 +234,15 @@ async function main() {
       logLevel: 'silent',
       plugins: [...(options.plugins ?? []), watchLog],
     });
-    const contexts = await Promise.all([esbuild.context(quiet(extension)), esbuild.context(quiet(webview))]);
+    const contexts = await Promise.all(
+      [extension, browserHost, webview].map((options) => esbuild.context(quiet(options))),
+    );
     await Promise.all(contexts.map((c) => c.watch()));
     console.log('[watch] watching for changes…');
     return;
   }
   const started = Date.now();
-  await Promise.all([esbuild.build(extension), esbuild.build(webview)]);
+  await Promise.all([esbuild.build(extension), esbuild.build(browserHost), esbuild.build(webview)]);
   console.log(`[esbuild] ${production ? 'production' : 'development'} build in ${Date.now() - started} ms`);
 }
 

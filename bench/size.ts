@@ -12,8 +12,8 @@ import { repoRoot, workRoot } from '../test/launch/paths';
 import { KB, MB, round } from './report';
 import type { BenchRow, SectionResult } from './report';
 
-// 400 KB until the agent, whose MCP client (the official SDK) is about 49 KB of the package.
-const VSIX_GOAL_BYTES = 500 * KB;
+// The goal: the whole package, with the Node entry and the browser entry, under 400 KB.
+const VSIX_GOAL_BYTES = 400 * KB;
 /** A published figure for a widely used AI chat extension, not measured here. */
 const PEER_VSIX_BYTES = 7 * MB;
 
@@ -77,6 +77,7 @@ function measureSize(): SectionResult {
   const webview = path.join(folder, 'dist', 'webview.js');
   const chat = path.join(folder, 'dist', 'chat.js');
   const media = path.join(folder, 'dist', 'media.js');
+  const browser = path.join(folder, 'dist', 'web.js');
   // vsce builds and packs in two steps; a development build in between would be packed instead.
   if (readFileSync(extension, 'utf8').includes('sourceMappingURL=')) {
     throw new Error(
@@ -98,13 +99,19 @@ function measureSize(): SectionResult {
       value: kb(statSync(media).size),
       unit: 'KB',
     },
+    {
+      name: 'browser entry (VS Code for the Web, one bundle), minified',
+      value: kb(statSync(browser).size),
+      unit: 'KB',
+    },
+    { name: 'browser entry, gzip -9', value: kb(gzipBytes(browser)), unit: 'KB' },
     { name: 'webview bundle, minified', value: kb(statSync(webview).size), unit: 'KB' },
     { name: 'webview bundle, gzip -9', value: kb(gzipBytes(webview)), unit: 'KB' },
     {
       name: '.vsix package',
       value: kb(vsixBytes),
       unit: 'KB',
-      goal: '< 500 KB',
+      goal: '< 400 KB',
       ratio: round(vsixBytes / VSIX_GOAL_BYTES, 3),
       met: vsixBytes < VSIX_GOAL_BYTES,
     },

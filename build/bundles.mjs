@@ -56,6 +56,15 @@ export const HOST_BUNDLES = [
 ];
 
 /**
+ * The browser build: ONE bundle for VS Code's web worker extension host (vscode.dev, github.dev),
+ * package.json `browser`. The same entry as the Node build, with no split points (a web worker
+ * host cannot require a sibling file), and each module's `.web.ts` variant taken where one exists
+ * (esbuild.mjs: `resolveExtensions`; tsconfig.web.json: `moduleSuffixes`).
+ */
+/** @type {HostBundle} */
+export const BROWSER_BUNDLE = { name: 'web', source: 'src/extension.ts', splitSources: [] };
+
+/**
  * @typedef {object} ModuleStub
  * @property {RegExp} request  the import specifier replaced
  * @property {RegExp} importer the importing file it is replaced in
@@ -219,9 +228,9 @@ export function splitPoints() {
   }));
 }
 
-/** `dist/<name>.js` of every host bundle. */
+/** `dist/<name>.js` of every host bundle, the browser one included. */
 export function hostBundleFiles() {
-  return HOST_BUNDLES.map((b) => `dist/${b.name}.js`);
+  return [...HOST_BUNDLES, BROWSER_BUNDLE].map((b) => `dist/${b.name}.js`);
 }
 
 /** `dist/<name>.js` of every webview bundle. */
@@ -251,6 +260,7 @@ export function packageFilesField() {
 export function describeTable() {
   return {
     hostBundles: HOST_BUNDLES,
+    browserBundle: BROWSER_BUNDLE,
     webviewBundles: WEBVIEW_BUNDLES,
     copiedFiles: COPIED_FILES,
     moduleStubs: MODULE_STUBS.map((m) => ({ ...m, request: m.request.source, importer: m.importer.source })),

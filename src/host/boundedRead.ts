@@ -16,24 +16,11 @@ import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { overCap, sizeText } from './boundedResult';
+import type { BoundedRead } from './boundedResult';
 
-export type BoundedRead =
-  | { ok: true; bytes: Uint8Array; realPath: string }
-  /** `missing`: there is no such file (nothing to tell the user). */
-  | { ok: false; missing: boolean; reason: string };
-
-/** "1.5 MB", "256 KB", "12 bytes". */
-export function sizeText(bytes: number): string {
-  if (bytes >= 1024 * 1024 * 1024) return `${+(bytes / 1024 ** 3).toFixed(1)} GB`;
-  if (bytes >= 1024 * 1024) return `${+(bytes / 1024 ** 2).toFixed(1)} MB`;
-  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
-  return `${bytes} bytes`;
-}
-
-/** The refusal of a file over the cap; `size` as the user reads it ("1 GB"). */
-export function overCap(size: string, maxBytes: number): BoundedRead {
-  return { ok: false, missing: false, reason: `it is ${size}, over the ${sizeText(maxBytes)} limit` };
-}
+export { overCap, sizeText, textOf } from './boundedResult';
+export type { BoundedRead } from './boundedResult';
 
 function kindOf(stat: Stats): string {
   if (stat.isDirectory()) return 'a folder';
@@ -103,9 +90,4 @@ function failure(error: unknown): BoundedRead {
     missing: false,
     reason: `it could not be read (${code ?? (error instanceof Error ? error.message : String(error))})`,
   };
-}
-
-/** The bytes as text (UTF-8; a byte-order mark dropped, bad bytes replaced). */
-export function textOf(bytes: Uint8Array): string {
-  return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
 }

@@ -13,6 +13,9 @@
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { envValue, isPathLike, programNames } from './programNames';
+
+export { envValue, isPathLike, NO_CURRENT_FOLDER_LOOKUP, programNames } from './programNames';
 
 /** What the search may look at. */
 export interface ProgramFs {
@@ -32,12 +35,6 @@ export interface ProgramSearch {
 }
 
 export type ProgramResolution = { ok: true; program: string } | { ok: false; reason: string };
-
-/**
- * On Windows, in a child's environment: `cmd.exe` and `CreateProcess` then stop looking for a
- * program in the working folder before PATH (a wrapper such as `npx.cmd` runs `node` by name).
- */
-export const NO_CURRENT_FOLDER_LOOKUP = { NoDefaultCurrentDirectoryInExePath: '1' } as const;
 
 export const nodeProgramFs = (platform: NodeJS.Platform = process.platform): ProgramFs => ({
   async isProgram(file) {
@@ -59,30 +56,12 @@ export function hostProgramSearch(workspaceFolders: readonly string[]): ProgramS
 
 const pathOf = (platform: NodeJS.Platform) => (platform === 'win32' ? nodePath.win32 : nodePath.posix);
 
-/** A variable of `env`, by its name in any case on Windows (`Path`, `PATH`). */
-export function envValue(
-  env: Readonly<Record<string, string | undefined>>,
-  name: string,
-  platform: NodeJS.Platform,
-): string | undefined {
-  if (platform !== 'win32') return env[name];
-  const key = Object.keys(env).find((k) => k.toUpperCase() === name.toUpperCase());
-  return key === undefined ? undefined : env[key];
-}
-
 /** Whether `inner` is `outer` or inside it (case-insensitive on Windows). */
 function isInside(outer: string, inner: string, platform: NodeJS.Platform): boolean {
   const p = pathOf(platform);
   const fold = (s: string) => (platform === 'win32' ? s.toLowerCase() : s);
   const relative = p.relative(fold(p.resolve(outer)), fold(p.resolve(inner)));
   return relative === '' || (!relative.startsWith('..') && !p.isAbsolute(relative));
-}
-
-/** Whether a command names a path (`./x`, `bin/x`, `C:\x`) rather than a program to find. */
-export function isPathLike(command: string, platform: NodeJS.Platform): boolean {
-  return (
-    command.includes('/') || (platform === 'win32' && (command.includes('\\') || /^[A-Za-z]:/.test(command)))
-  );
 }
 
 /**
@@ -115,19 +94,6 @@ function pathEntries(search: Omit<ProgramSearch, 'fs'>): string[] {
         // `\foo` is absolute to Node on Windows but means the current drive: the working folder's.
         (platform !== 'win32' || /^([A-Za-z]:[\\/]|\\\\)/.test(entry)),
     );
-}
-
-/** The file names a command may be, in the order tried: on Windows, with each PATHEXT extension. */
-export function programNames(command: string, search: Pick<ProgramSearch, 'platform' | 'env'>): string[] {
-  if (search.platform !== 'win32') return [command];
-  const extensions = (envValue(search.env, 'PATHEXT', 'win32') || '.COM;.EXE;.BAT;.CMD')
-    .split(';')
-    .map((e) => e.trim())
-    .filter((e) => /^\.[^.\\/]+$/.test(e));
-  const dot = command.lastIndexOf('.');
-  const given = dot > 0 ? command.slice(dot).toLowerCase() : '';
-  if (given && extensions.some((e) => e.toLowerCase() === given)) return [command];
-  return extensions.map((e) => command + e.toLowerCase());
 }
 
 /** Every file a bare name could be on PATH, in the order a shell would try them (no file is read). */

@@ -3,31 +3,22 @@
  * (`boundedRead`), and the word to the user when one is skipped: what, where and why, once per
  * file and reason in a window (a chat reads instruction files on every turn).
  */
-import * as vscode from 'vscode';
-import { overCap, readBounded, sizeText } from './boundedRead';
+import type * as vscode from 'vscode';
+import { readBounded } from './boundedRead';
 import type { BoundedRead } from './boundedRead';
+import { readUriBounded } from './boundedUriRead';
 import { notify } from './notify';
+import { HOST_PLATFORM } from './platform';
 
 /**
- * `uri` read whole if it is a regular file within `maxBytes`. A `file:` URI goes through
- * `readBounded` (real path, regular file, never more than the cap read); another scheme (a
- * virtual workspace) is asked its type and size first, and what it gives is checked again.
+ * `uri` read whole if it is a regular file within `maxBytes`. A `file:` URI on the desktop goes
+ * through `readBounded` (real path, regular file, never more than the cap read); another scheme
+ * (a virtual workspace), and every file in VS Code for the Web, through `vscode.workspace.fs`
+ * (`readUriBounded`: its type and size first, and what it gives checked again).
  */
 export async function readWorkspaceFile(uri: vscode.Uri, maxBytes: number): Promise<BoundedRead> {
-  if (uri.scheme === 'file') return readBounded(uri.fsPath, maxBytes);
-  try {
-    const stat = await vscode.workspace.fs.stat(uri);
-    if (!(stat.type & vscode.FileType.File))
-      return { ok: false, missing: false, reason: 'it is not a regular file' };
-    if (stat.size > maxBytes) return overCap(sizeText(stat.size), maxBytes);
-    const bytes = await vscode.workspace.fs.readFile(uri);
-    if (bytes.length > maxBytes) return overCap(sizeText(bytes.length), maxBytes);
-    return { ok: true, bytes, realPath: uri.toString() };
-  } catch (error) {
-    if (error instanceof vscode.FileSystemError && error.code === 'FileNotFound')
-      return { ok: false, missing: true, reason: 'it does not exist' };
-    return { ok: false, missing: false, reason: `it could not be read (${String(error)})` };
-  }
+  if (uri.scheme === 'file' && HOST_PLATFORM.kind === 'node') return readBounded(uri.fsPath, maxBytes);
+  return readUriBounded(uri, maxBytes);
 }
 
 const told = new Set<string>();

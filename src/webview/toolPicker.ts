@@ -102,6 +102,15 @@ export class ToolPicker {
           }),
         ),
       );
+    if (state.platformNote)
+      notes.push(
+        h(
+          'p',
+          { className: 'option-note tool-picker-platform' },
+          codicon('globe'),
+          h('span', { text: state.platformNote }),
+        ),
+      );
     this.notes.replaceChildren(...notes);
     this.master.checked = !state.off;
     this.master.disabled = !state.available;

@@ -20,6 +20,8 @@ export interface WebviewBundle {
 
 export interface BundleTable {
   hostBundles: HostBundle[];
+  /** VS Code for the Web's one bundle (package.json `browser`). */
+  browserBundle: HostBundle;
   webviewBundles: WebviewBundle[];
   copiedFiles: Array<{ file: string; from: string }>;
   staticFiles: string[];

@@ -20,13 +20,13 @@ import { compareWithTable, followReferences, unreferencedFiles, vsixFiles } from
 import type { PackageView } from './packageContents';
 
 /**
- * The size the .vsix must stay under, as bench/size.ts measures it: 400 KB until the agent
- * came, which needs the official MCP SDK (about 49 KB of the package, in a bundle of its own);
- * 470 KB until every kind of gateway, sign-in and Connect came (about 28 KB more, most of it in
- * the entry and the client). The goal is still under 400 KB: the browser entry's client without
- * undici is where that room is.
+ * A guard against growth, not the goal: the goal is under 400 KB (bench/size.ts shows it, and
+ * that it is not met). 400 KB until the agent came, which needs the official MCP SDK (about 49 KB
+ * of the package); 500 KB until every kind of gateway, sign-in and Connect came; 740 KB since the
+ * browser entry (dist/web.js, about 223 KB: a second copy of the host code, one bundle, without
+ * undici). The room to reach the goal is in sharing that copy with the Node entry.
  */
-const MAX_VSIX_BYTES = 500 * 1024;
+const MAX_VSIX_BYTES = 740 * 1024;
 
 describe('the packaged .vsix', function () {
   this.timeout(240_000);

@@ -7,9 +7,7 @@
  * which loads the SDK from `dist/mcp.js` (ajv and OAuth stubbed out) as it would for a user.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -18,8 +16,8 @@ import { launchIdentity, parseJsonc, parseMcpConfig } from '../../src/core/agent
 import type { McpConfigOrigin } from '../../src/core/agent/mcpConfig';
 import type { McpSourceStatus } from '../../src/host/agent/mcp/mcpHub';
 import { hostProgramSearch, resolveProgram } from '../../src/host/programPath';
-import { freePort } from '../launch/ports';
 import { gatewayApi, waitFor } from './helpers';
+import { everythingScript, startEverythingHttp } from './mcpEverything';
 
 /**
  * The launch a consent shows, without what it adds for a workspace's server that names no folder:
@@ -81,7 +79,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
   this.timeout(120_000);
   let bundle: ChatBundle;
   let serverScript: string;
-  let http: ChildProcess | undefined;
+  let stopHttp: (() => void) | undefined;
   let httpUrl: string;
   const log: string[] = [];
   const logger = {
@@ -95,34 +93,15 @@ describe('Agent: MCP servers and VS Code tools', function () {
     const root = api.context.extensionUri.fsPath;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     bundle = require(path.join(root, 'dist', 'chat.js')) as ChatBundle;
-    serverScript = path.join(
-      root,
-      'node_modules',
-      '@modelcontextprotocol',
-      'server-everything',
-      'dist',
-      'index.js',
-    );
+    serverScript = everythingScript(root);
     // The same server in its Streamable HTTP mode, on a free loopback port, started by the test.
-    const port = await freePort();
-    httpUrl = `http://127.0.0.1:${port}/mcp`;
-    const child = spawn(process.execPath, [serverScript, 'streamableHttp'], {
-      env: { ...process.env, PORT: String(port), ELECTRON_RUN_AS_NODE: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    http = child;
-    await new Promise<void>((resolve, reject) => {
-      let seen = '';
-      child.stderr?.on('data', (chunk: Buffer) => {
-        seen += String(chunk);
-        if (seen.includes(`listening on port ${port}`)) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`the HTTP server exited (${code}): ${seen}`)));
-    });
+    const server = await startEverythingHttp(serverScript);
+    httpUrl = server.url;
+    stopHttp = server.stop;
   });
 
   after(async () => {
-    http?.kill();
+    stopHttp?.();
     await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder().uri, '.vscode', 'mcp.json')).then(
       () => undefined,
       () => undefined,

@@ -1,5 +1,6 @@
 import * as assert from 'assert';
 import fc from 'fast-check';
+import { NO_COMMANDS_NOTE } from '../../src/core/agent/agentRequest';
 import type { AgentProgress, AgentStep, ToolCallRecord } from '../../src/core/agent/types';
 import { NO_ALWAYS_NOTE } from '../../src/core/agent/types';
 import type { AgentToolSourceView, AgentToolsState } from '../../src/core/protocol/agentProtocol';
@@ -702,6 +703,11 @@ describe('chat webview: agent steps, tool cards, approvals and the tool picker',
     assert.match((await panel.textContent()) ?? '', /This model does not take tools\./);
     assert.match((await panel.textContent()) ?? '', /Restricted Mode: edits and commands are off/);
     assert.ok(await panel.getByRole('checkbox', { name: 'Tools', exact: true }).isDisabled());
+    // A host without processes (VS Code for the Web) says what it cannot do, as text.
+    await chat.send(tools({ platformNote: NO_COMMANDS_NOTE }));
+    assert.equal((await panel.locator('.tool-picker-platform').textContent())?.trim(), NO_COMMANDS_NOTE);
+    await chat.send(tools());
+    assert.equal(await panel.locator('.tool-picker-platform').count(), 0);
     await panel.locator('summary').first().press('Escape');
     assert.ok(!(await panel.isVisible()));
   });

@@ -48,6 +48,8 @@ export interface AgentToolsState {
   off: boolean;
   /** Restricted Mode: edits and commands are off. */
   restricted: boolean;
+  /** What this host cannot do (VS Code for the Web: no commands, no stdio MCP servers), in words. */
+  platformNote?: string;
   sources: AgentToolSourceView[];
 }
 
@@ -331,6 +333,8 @@ export function parseAgentToolsState(value: unknown): AgentToolsState | undefine
   };
   const reason = str(value.reason, 2000);
   if (reason !== undefined) state.reason = reason;
+  const platformNote = str(value.platformNote, 2000);
+  if (platformNote) state.platformNote = platformNote;
   return state;
 }
 

@@ -42,13 +42,15 @@ import {
 } from '../../core/mediaStudio/toolInput';
 import type { GenerateMediaInput, ToolDefaults } from '../../core/mediaStudio/toolInput';
 import type { Settings } from '../config/settings';
+import { uriOfPath } from '../diskPaths';
+import { HOST_PLATFORM } from '../platform';
 import { readWorkspaceFile } from '../workspaceFile';
-import { CommandRunner } from './commandRunner';
+import { CommandRunner, NO_COMMANDS } from './commandRunner';
 import type { CommandResult } from './commandRunner';
 import { checkRegex, regexSearch } from './regexSearch';
 import type { RegexFile } from './regexSearch';
 import { WorkspaceAccess } from './workspaceAccess';
-import type { Located } from './workspaceAccess';
+import type { Located, WorkspaceFs } from './workspaceAccess';
 
 /**
  * What `generate_media` runs: the media feature's own tool (`gateway_generateMedia`), loaded
@@ -85,6 +87,8 @@ export interface BuiltinToolsDeps {
   generateMedia?: () => Promise<MediaTool>;
   /** Command runner options (tests choose the child-process path or the wait for shell integration). */
   commands?: ConstructorParameters<typeof CommandRunner>[0];
+  /** How files are named and found: this platform's (tests give the browser's, on the same folder). */
+  files?: WorkspaceFs;
 }
 
 /** The settings the tools read, from the settings service: what `BuiltinToolsDeps.settings` usually is. */
@@ -289,6 +293,7 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     this.access = new WorkspaceAccess(
       () => deps.folders(),
       () => deps.settings().secretPatterns,
+      deps.files,
     );
     this.runner = new CommandRunner({ log: (line) => deps.logger.info(line), ...deps.commands });
   }
@@ -298,7 +303,9 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
     return SPECS.filter(
       (spec) =>
         (trusted || !NEEDS_TRUST.has(spec.name)) &&
-        (spec.name !== 'generate_media' || this.deps.generateMedia),
+        (spec.name !== 'generate_media' || this.deps.generateMedia) &&
+        // No processes in VS Code for the Web: the prompt and the Tools menu say so instead.
+        (spec.name !== 'run_command' || HOST_PLATFORM.commands),
     ).map((spec) => ({ ...spec, source: BUILTIN_SOURCE }));
   }
 
@@ -610,6 +617,8 @@ export class BuiltinTools implements ToolSet, vscode.Disposable {
   }
 
   private async runCommand(raw: unknown): Promise<PreparedCall> {
+    // Not offered there; a model that calls it anyway reads why, and the turn goes on.
+    if (!HOST_PLATFORM.commands) return { run: () => Promise.resolve({ text: NO_COMMANDS, isError: true }) };
     const settings = this.deps.settings();
     const args = parseRunCommandArgs(raw);
     const folder = (await this.access.workspaceFolders())[0];
@@ -835,7 +844,7 @@ async function packageScriptOf(file: Located): Promise<string | undefined> {
     .replace(/[\\/]+$/, '');
   for (let depth = parts.length - 1; depth >= 0; depth--) {
     const folder = parts.slice(0, depth);
-    const manifest = vscode.Uri.file([root, ...folder, 'package.json'].join('/'));
+    const manifest = uriOfPath(file.uri, [root, ...folder, 'package.json'].join('/'));
     let text: string;
     try {
       const stat = await vscode.workspace.fs.stat(manifest);

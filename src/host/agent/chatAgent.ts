@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { NO_COMMANDS_NOTE } from '../../core/agent/agentRequest';
 import type { ToolSupport } from '../../core/agent/agentRequest';
 import type { AgentProgress, AgentToolChoices, FileChange } from '../../core/agent/types';
 import type { Conversation } from '../../core/chat/conversation';
@@ -10,6 +11,7 @@ import { Disposable } from '../../core/util/lifecycle';
 import type { Settings } from '../config/settings';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
+import { HOST_PLATFORM } from '../platform';
 import type { AgentToolProvider } from './agentTools';
 import { TurnTools, sourceViews } from './agentTools';
 import { Approvals } from './approvals';
@@ -100,6 +102,7 @@ export class ChatAgent extends Disposable {
     };
     const reason = enabled ? support.reason : 'Tools are turned off (gateway.agent.enabled).';
     if (!state.available && reason) state.reason = reason;
+    if (!HOST_PLATFORM.commands) state.platformNote = NO_COMMANDS_NOTE;
     return state;
   }
 

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { sameCommandLine, scriptCommandLine, scriptShell, scriptText } from '../../core/agent/commandScript';
+import { OUTPUT_KEEP_CHARS, SHELL_INTEGRATION_WAIT_MS } from './commandTypes';
+import type { CommandResult, CommandRun, CommandRunnerOptions } from './commandTypes';
 import { killTree, scriptRunning, untilScriptEnds } from './processTree';
 
 /**
@@ -21,35 +23,8 @@ import { killTree, scriptRunning, untilScriptEnds } from './processTree';
  * whose command line no line editor reads.
  */
 
-export interface CommandRun {
-  command: string;
-  /** Absolute path of the folder it runs in. */
-  cwd: string;
-  timeoutMs: number;
-  signal: AbortSignal;
-  /**
-   * The workspace sets VS Code's terminal shell or environment: the command runs as our own
-   * process, with the user's login shell (`$SHELL`), never in a terminal VS Code starts with the
-   * workspace's profile, arguments or environment.
-   */
-  avoidTerminal?: boolean;
-}
-
-export interface CommandResult {
-  /** The end of the output (ANSI escapes removed), at most `OUTPUT_KEEP_CHARS`. */
-  output: string;
-  /** Characters of output left out at the start. */
-  dropped: number;
-  exitCode: number | undefined;
-  ended: 'exited' | 'timeout' | 'stopped' | 'failed';
-  /** How it ran: in a shell-integrated terminal, or as a child process. */
-  via: 'shellIntegration' | 'process';
-  error?: string;
-}
-
-export const OUTPUT_KEEP_CHARS = 24_000;
-/** How long a new terminal's shell has to report shell integration before the fallback runs. */
-export const SHELL_INTEGRATION_WAIT_MS = 3000;
+export { NO_COMMANDS, OUTPUT_KEEP_CHARS, SHELL_INTEGRATION_WAIT_MS } from './commandTypes';
+export type { CommandResult, CommandRun, CommandRunnerOptions } from './commandTypes';
 
 /**
  * Pagers and prompts would wait for a user who is not there. On Windows, `cmd` would look for a
@@ -99,16 +74,7 @@ export class CommandRunner implements vscode.Disposable {
    */
   private readonly finished: vscode.Terminal[] = [];
 
-  constructor(
-    private readonly options: {
-      preferShellIntegration?: boolean;
-      shellIntegrationWaitMs?: number;
-      /** Where the commands' script files are written (a private folder each); the system's temp. */
-      scriptFolder?: string;
-      /** Where the terminal's shell-integration events go (one line each), for the log. */
-      log?: (line: string) => void;
-    } = {},
-  ) {}
+  constructor(private readonly options: CommandRunnerOptions = {}) {}
 
   async run(run: CommandRun): Promise<CommandResult> {
     if (run.signal.aborted)

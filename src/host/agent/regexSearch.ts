@@ -1,4 +1,6 @@
 import { Worker } from 'node:worker_threads';
+import { REGEX_BUDGET_MS, SEARCH_SOURCE } from './regexTypes';
+import type { RegexFile, RegexMatch, RegexOutcome } from './regexTypes';
 
 /**
  * A regular expression from a model, run where it cannot hang the extension host: in a worker
@@ -6,37 +8,14 @@ import { Worker } from 'node:worker_threads';
  * a long line would otherwise run for minutes). Lines are cut to a length first.
  */
 
-export interface RegexFile {
-  path: string;
-  text: string;
-}
-export interface RegexMatch {
-  path: string;
-  line: number;
-  text: string;
-}
-export type RegexOutcome =
-  { kind: 'done'; matches: RegexMatch[] } | { kind: 'timeout' } | { kind: 'stopped' };
+export { REGEX_BUDGET_MS } from './regexTypes';
+export type { RegexFile, RegexMatch, RegexOutcome } from './regexTypes';
 
-export const REGEX_BUDGET_MS = 3000;
 const LINE_CHARS = 2000;
 
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { pattern, flags, files, max, lineChars } = workerData;
-const re = new RegExp(pattern, flags);
-const out = [];
-outer: for (const file of files) {
-  const lines = file.text.split(/\\r?\\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].length > lineChars ? lines[i].slice(0, lineChars) : lines[i];
-    if (re.test(line)) {
-      out.push({ path: file.path, line: i + 1, text: line });
-      if (out.length >= max) break outer;
-    }
-  }
-}
-parentPort.postMessage(out);
+parentPort.postMessage((${SEARCH_SOURCE})(workerData));
 `;
 
 /** Throws a SyntaxError for a pattern that does not compile (checked before any worker starts). */

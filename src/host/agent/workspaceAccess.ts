@@ -1,4 +1,3 @@
-import { realpath } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { IgnoreMatcher, parseGitignore, sortIgnoreFiles } from '../../core/agent/gitignore';
 import type { IgnoreFile } from '../../core/agent/gitignore';
@@ -16,6 +15,7 @@ import type { ResolvedPath, WorkspaceFolderPath } from '../../core/agent/workspa
 import { excludedByAny, expandBraces } from '../../core/inline/exclude';
 import { judgeFolder } from './paths/folderRules';
 import { textOf } from '../boundedRead';
+import * as disk from '../diskPaths';
 import { readWorkspaceFile } from '../workspaceFile';
 
 /**
@@ -58,6 +58,17 @@ interface UsableFolder {
   real: string;
 }
 
+/**
+ * How this platform names, resolves and finds the workspace's files: on the desktop `file:`
+ * folders by their disk paths, links resolved (`diskPaths.ts`, `paths/folderRules.ts`); in
+ * VS Code for the Web any folder `vscode.workspace.fs` serves, by its URI path, with no links
+ * (their `.web.ts` variants, which the browser build picks).
+ */
+export type WorkspaceFs = Pick<typeof disk, 'pathScheme' | 'pathOf' | 'realPath' | 'findFiles'> & {
+  judgeFolder: typeof judgeFolder;
+};
+const HOST_FS: WorkspaceFs = { ...disk, judgeFolder };
+
 /** Most files one listing reads from VS Code (before .gitignore filters them). */
 export const LIST_SCAN_LIMIT = 20_000;
 /** The longest the listing runs without letting the extension host do other work. */
@@ -68,11 +79,13 @@ export class WorkspaceAccess {
     private readonly folders: () => readonly vscode.WorkspaceFolder[],
     /** Globs of files never read, listed or searched (the built-in secrets list and the user's). */
     private readonly secretPatterns: () => readonly string[],
+    /** This platform's (tests give the other's, to compare them on one folder). */
+    private readonly fs: WorkspaceFs = HOST_FS,
   ) {}
 
   /**
-   * The workspace folders on disk the tools may use: other schemes cannot be checked for symlinks,
-   * and a folder too broad by its path as written or by its real path is left out (see
+   * The workspace folders the tools may use: on the desktop only folders on disk (other schemes
+   * cannot be checked for symlinks; in the browser every scheme `workspace.fs` serves), and a folder too broad by its path as written or by its real path is left out (see
    * `broadFolderReason`: a disk's root, the home folder or above it, a settings folder in it, a
    * system folder). A `.code-workspace` can add a folder that is a link to any of them.
    */
@@ -90,8 +103,8 @@ export class WorkspaceAccess {
   private async judged(): Promise<Array<UsableFolder & { why?: string }>> {
     return Promise.all(
       this.folders()
-        .filter((folder) => folder.uri.scheme === 'file')
-        .map(async (folder) => ({ folder, ...(await judgeFolder(folder.uri.fsPath)) })),
+        .filter((folder) => this.fs.pathScheme(folder.uri))
+        .map(async (folder) => ({ folder, ...(await this.fs.judgeFolder(this.fs.pathOf(folder.uri))) })),
     );
   }
 
@@ -100,8 +113,8 @@ export class WorkspaceAccess {
     return offLimitsPath(paths, this.secretPatterns());
   }
 
-  private static paths(usable: readonly UsableFolder[]): WorkspaceFolderPath[] {
-    return usable.map(({ folder }) => ({ name: folder.name, path: folder.uri.fsPath }));
+  private paths(usable: readonly UsableFolder[]): WorkspaceFolderPath[] {
+    return usable.map(({ folder }) => ({ name: folder.name, path: this.fs.pathOf(folder.uri) }));
   }
 
   /** The secrets pattern any of a file's paths (relative or absolute) matches, if any. */
@@ -117,7 +130,7 @@ export class WorkspaceAccess {
   async locate(raw: string): Promise<Located> {
     const judged = await this.judged();
     const usable = judged.filter((one) => !one.why);
-    const paths = WorkspaceAccess.paths(usable);
+    const paths = this.paths(usable);
     const broad = judged.filter((one) => one.why);
     const leftOut = (message: string, named?: string) =>
       new ToolInputError(
@@ -125,7 +138,7 @@ export class WorkspaceAccess {
           .filter((one) => named === undefined || one.folder.name === named)
           .map(
             (one) =>
-              `The workspace folder "${one.folder.uri.fsPath}" is not used by the agent's tools: it is ${one.why}, where every key and token would be exposed.`,
+              `The workspace folder "${this.fs.pathOf(one.folder.uri)}" is not used by the agent's tools: it is ${one.why}, where every key and token would be exposed.`,
           )
           .join(' ')} Open a project folder instead.`,
       );
@@ -151,13 +164,13 @@ export class WorkspaceAccess {
 
   /** A resolved path checked by its real path: inside a usable folder, no secret, not in `.git`. */
   private async judge(usable: readonly UsableFolder[], resolved: ResolvedPath): Promise<Located> {
-    const display = displayPath(resolved, WorkspaceAccess.paths(usable));
+    const display = displayPath(resolved, this.paths(usable));
     this.refuseSecret(display, resolved.relative);
     const folder = usable[resolved.folder].folder;
     const uri = resolved.relative
       ? vscode.Uri.joinPath(folder.uri, ...resolved.relative.split('/'))
       : folder.uri;
-    const real = await realPathOfNearest(uri.fsPath);
+    const real = await realPathOfNearest(this.fs.pathOf(uri), this.fs.realPath);
     const realRelative = usable
       .map((one) => relativeInside(one.real, real))
       .find((relative) => relative !== undefined);
@@ -213,7 +226,7 @@ export class WorkspaceAccess {
     path: string,
     roots: readonly string[],
   ): Promise<{ relative: string; real: string } | undefined> {
-    const real = await realPathOfNearest(path);
+    const real = await realPathOfNearest(path, this.fs.realPath);
     const relative = roots.map((root) => relativeInside(root, real)).find((r) => r !== undefined);
     return relative === undefined ? undefined : { relative, real };
   }
@@ -234,10 +247,12 @@ export class WorkspaceAccess {
   async describe(
     uri: vscode.Uri,
   ): Promise<{ folder: number; relative: string; display: string } | undefined> {
-    if (uri.scheme !== 'file') return undefined;
-    const paths = WorkspaceAccess.paths(await this.usable());
+    const usable = await this.usable();
+    const paths = this.paths(usable);
     for (let folder = 0; folder < paths.length; folder++) {
-      const relative = relativeInside(paths[folder].path, uri.fsPath);
+      const { uri: root } = usable[folder].folder;
+      if (root.scheme !== uri.scheme || root.authority !== uri.authority) continue;
+      const relative = relativeInside(paths[folder].path, this.fs.pathOf(uri));
       if (relative !== undefined)
         return { folder, relative, display: displayPath({ folder, relative }, paths) };
     }
@@ -255,7 +270,7 @@ export class WorkspaceAccess {
   }): Promise<{ files: ListedFile[]; more: boolean; notice?: string }> {
     const usable = await this.usable();
     const folders = usable.map((one) => one.folder);
-    const paths = WorkspaceAccess.paths(usable);
+    const paths = this.paths(usable);
     const out: ListedFile[] = [];
     const notices: string[] = [];
     let more = false;
@@ -264,9 +279,8 @@ export class WorkspaceAccess {
       const folder = folders[index];
       const matcher = await this.ignoreMatcher(folder);
       const baseUri = options.base && options.base.folder === index ? options.base.uri : folder.uri;
-      const pattern = new vscode.RelativePattern(baseUri, options.glob ?? '**/*');
-      const uris = await vscode.workspace.findFiles(
-        pattern,
+      const uris = await this.fs.findFiles(
+        { folder: folder.uri, base: baseUri, glob: options.glob ?? '**/*' },
         excludeGlob(matcher.files, folder),
         LIST_SCAN_LIMIT,
       );
@@ -278,7 +292,7 @@ export class WorkspaceAccess {
           slice = Date.now();
         }
         const uri = uris[i];
-        const relative = relativeInside(folder.uri.fsPath, uri.fsPath);
+        const relative = relativeInside(this.fs.pathOf(folder.uri), this.fs.pathOf(uri));
         if (relative === undefined || this.offLimits(relative) || matcher.ignored(relative)) continue;
         out.push({
           uri,
@@ -296,7 +310,7 @@ export class WorkspaceAccess {
     const roots = usable.map((one) => one.real);
     const kept: ListedFile[] = [];
     for (const file of out) {
-      const real = await this.realRelative(file.uri.fsPath, roots);
+      const real = await this.realRelative(this.fs.pathOf(file.uri), roots);
       if (real === undefined || this.offLimits(real.relative, real.real)) continue;
       if (kept.length === options.limit) {
         more = true;
@@ -312,14 +326,14 @@ export class WorkspaceAccess {
    * matcher whose work is bounded.
    */
   private async ignoreMatcher(folder: vscode.WorkspaceFolder): Promise<IgnoreMatcher> {
-    const uris = await vscode.workspace.findFiles(
-      new vscode.RelativePattern(folder, '**/.gitignore'),
+    const uris = await this.fs.findFiles(
+      { folder: folder.uri, base: folder.uri, glob: '**/.gitignore' },
       undefined,
       200,
     );
     const files: IgnoreFile[] = [];
     for (const uri of uris) {
-      const relative = relativeInside(folder.uri.fsPath, uri.fsPath);
+      const relative = relativeInside(this.fs.pathOf(folder.uri), this.fs.pathOf(uri));
       if (relative === undefined) continue;
       // An unreadable .gitignore (a FIFO, a link to /dev/zero, over 512 KB) hides nothing.
       const read = await readWorkspaceFile(uri, 512 * 1024);
@@ -333,7 +347,7 @@ export class WorkspaceAccess {
 }
 
 /** The real path of `path`, or of its nearest existing parent with the rest appended. */
-async function realPathOfNearest(path: string): Promise<string> {
+async function realPathOfNearest(path: string, realpath: WorkspaceFs['realPath']): Promise<string> {
   const rest: string[] = [];
   let current = path;
   for (let i = 0; i < 256; i++) {

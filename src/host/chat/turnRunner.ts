@@ -49,6 +49,7 @@ import { joinPrompt, turnInstructions } from './turn/turnInstructions';
 import type { InstructionSource } from './turn/turnInstructions';
 import type { TurnHost } from './turn/turnHost';
 import type { ChatModes, TurnMode } from './agentModes';
+import { HOST_PLATFORM } from '../platform';
 
 const SAVE_WHILE_STREAMING_MS = 3000;
 
@@ -226,7 +227,9 @@ export class TurnRunner {
       const tools = await this.selectTools(conversation, settings.chat.model, entry, mode);
       const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
       const systemPrompt = joinPrompt(
-        tools ? agentSystemPrompt(settings.chat.systemPrompt, folders) : settings.chat.systemPrompt,
+        tools
+          ? agentSystemPrompt(settings.chat.systemPrompt, folders, { commands: HOST_PLATFORM.commands })
+          : settings.chat.systemPrompt,
         mode?.prompt ?? '',
       );
       // The project's instruction files go after our own prompt, never above it: the always-on

@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { Command, Setting, SettingSection } from '../../core/ids';
 import { InlineEngine } from '../../core/inline/engine';
@@ -12,12 +11,14 @@ import { Disposable } from '../../core/util/lifecycle';
 import type { ApiKeyStore } from '../auth/apiKeyStore';
 import type { ModelCatalog } from '../catalog/modelCatalog';
 import type { Settings } from '../config/settings';
+import { realUriPath } from '../diskPaths';
 import type { GatewayService } from '../gateway/gatewayService';
 import type { Logger } from '../log/logger';
 import { notify } from '../notify';
+import { osPlatform } from '../platform';
 
 /** Paths on Windows and macOS disks are compared without case, as those disks do. */
-const IGNORE_CASE = process.platform !== 'linux';
+const IGNORE_CASE = osPlatform() !== 'linux';
 
 export interface InlineFeatureDeps {
   gateway: GatewayService;
@@ -115,12 +116,31 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
     if (!vscode.workspace.isTrusted) return refuse('the workspace is not trusted');
     if (settings.languages[document.languageId] === false)
       return refuse(`they are off for ${document.languageId}`);
-    const { scheme, path: uriPath } = document.uri;
+    const { scheme, authority, path: uriPath } = document.uri;
     let path = '';
     const seen: string[] = [];
-    if (scheme === 'file' || (scheme === 'untitled' && untitledFilePath(uriPath))) {
+    const allFolders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri);
+    // A virtual workspace (github.dev's `vscode-vfs`, a remote repository): its own documents
+    // count as the workspace's files, placed among the folders of that file system only.
+    const virtual =
+      scheme !== 'file' &&
+      scheme !== 'untitled' &&
+      allFolders.some((folder) => folder.scheme === scheme && folder.authority === authority);
+    if (virtual) {
+      const folders = allFolders.filter(
+        (folder) => folder.scheme === scheme && folder.authority === authority,
+      );
+      const here = placements(
+        uriPath,
+        folders.map((folder) => folder.path),
+        IGNORE_CASE,
+      );
+      if (here.length === 0) return refuse('the file is outside the workspace');
+      path = here[0].relative;
+      seen.push(...here.map((place) => place.relative), uriPath);
+    } else if (scheme === 'file' || (scheme === 'untitled' && untitledFilePath(uriPath))) {
       const file = scheme === 'file' ? document.uri : vscode.Uri.file(uriPath);
-      const folders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri);
+      const folders = allFolders;
       const here = placements(
         file.path,
         folders.map((folder) => folder.path),
@@ -155,10 +175,7 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
     let real = this.realPaths.get(key);
     if (!real) {
       if (this.realPaths.size > 200) this.realPaths.clear();
-      real = fs.promises.realpath(document.uri.fsPath).then(
-        (found) => vscode.Uri.file(found).path,
-        () => undefined,
-      );
+      real = realUriPath(document.uri).catch(() => undefined);
       this.realPaths.set(key, real);
     }
     return real;
@@ -168,10 +185,7 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
   private async realFolder(folder: vscode.Uri): Promise<string> {
     let real = this.realPaths.get(folder.toString());
     if (!real) {
-      real = fs.promises.realpath(folder.fsPath).then(
-        (found) => vscode.Uri.file(found).path,
-        () => folder.path,
-      );
+      real = realUriPath(folder).catch(() => folder.path);
       this.realPaths.set(folder.toString(), real);
     }
     return (await real) ?? folder.path;

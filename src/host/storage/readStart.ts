@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
+import { readStart as readStartWhole } from './readStart.web';
 
 /**
  * At most the first `maxBytes` of a file, and its whole size: a preview of a large text result
@@ -9,10 +10,7 @@ export async function readStart(
   file: vscode.Uri,
   maxBytes: number,
 ): Promise<{ bytes: Uint8Array; size: number }> {
-  if (file.scheme !== 'file') {
-    const all = await vscode.workspace.fs.readFile(file);
-    return { bytes: all.subarray(0, maxBytes), size: all.byteLength };
-  }
+  if (file.scheme !== 'file') return readStartWhole(file, maxBytes);
   const handle = await open(file.fsPath, 'r');
   try {
     const { size } = await handle.stat();

@@ -41,11 +41,21 @@ describe('built bundles', function () {
       throw new Error('dist/ is not built: run "npm run build" first');
   });
 
-  it('define GatewayError in exactly one bundle, the shared one', () => {
-    const defining = BUNDLES.filter((name) =>
-      /\bclass GatewayError\b|\bGatewayError = class\b/.test(bundle(name)),
+  it('define GatewayError in exactly one bundle, the shared one (the browser entry is one bundle of its own)', () => {
+    const defining = BUNDLES.filter(
+      (name) =>
+        name !== `${table.browserBundle.name}.js` &&
+        /\bclass GatewayError\b|\bGatewayError = class\b/.test(bundle(name)),
     );
     assert.deepEqual(defining, ['shared.js']);
+  });
+
+  it('the browser entry requires nothing but vscode, and holds neither undici nor a Node built-in', () => {
+    const web = bundle(`${table.browserBundle.name}.js`);
+    const required = new Set([...web.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]));
+    assert.deepEqual([...required], ['vscode']);
+    assert.ok(!/undici/.test(web), 'undici is in the browser entry');
+    assert.equal(web.match(/\bclass GatewayError\b|\bGatewayError = class\b/g)?.length, 1);
   });
 
   it('the entry, the features and the client require the shared bundle instead of copying it', () => {

@@ -37,19 +37,11 @@ import type {
   TreeEntry,
 } from '../../../core/agent/checkpoints';
 import { judgeFolder } from '../paths/folderRules';
+import { applyPlanWith, CheckpointError } from './checkpointStore';
+import type { CheckpointStore, FolderWriter, SnapshotSummary } from './checkpointStore';
 import { pathCandidates } from '../../programPath';
 
-/** Why a git call did not give an answer. */
-export class CheckpointError extends Error {
-  override readonly name = 'CheckpointError';
-  constructor(
-    message: string,
-    /** `refused`: the folder is one checkpoints never copy (the home folder, `~/.aws`, …). */
-    readonly kind: 'noGit' | 'timeout' | 'failed' | 'refused',
-  ) {
-    super(message);
-  }
-}
+export { CheckpointError };
 
 /** Paths handed to one `update-index` call: progress is kept between calls if time runs out. */
 const UPDATE_BATCH = 2_000;
@@ -76,14 +68,9 @@ const SAFE_CONFIG = [
 /** Our `info/attributes`: above every `.gitattributes`, it turns conversions and filters off. */
 const NEUTRAL_ATTRIBUTES = '* -text !eol -filter -ident !working-tree-encoding -diff -merge\n';
 
-export interface SnapshotResult {
+export interface SnapshotResult extends SnapshotSummary {
   commit: string;
   tree: string;
-  /** Files left out: possible secrets, over the size cap. */
-  leftOut: { secret: number; large: number };
-  /** Files the snapshot holds. */
-  files: number;
-  ms: number;
 }
 
 export interface GitStoreOptions {
@@ -115,7 +102,7 @@ export function storeNameFor(realFolder: string): string {
   return createHash('sha256').update(realFolder).digest('hex').slice(0, 24);
 }
 
-export class GitCheckpointStore {
+export class GitCheckpointStore implements CheckpointStore {
   private ready: Promise<void> | undefined;
   /** One operation at a time: our index and refs are written by one git at once. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -587,7 +574,7 @@ export async function safeTarget(folder: string, relative: string): Promise<stri
  * Writes a stored file back, exactly: content, executable bit, or link. Never through a link; an
  * empty folder in its place is removed.
  */
-export async function writeEntry(target: string, entry: TreeEntry, bytes: Buffer): Promise<void> {
+export async function writeEntry(target: string, entry: TreeEntry, bytes: Uint8Array): Promise<void> {
   await fs.mkdir(path.dirname(target), { recursive: true });
   const now = await fs.lstat(target).catch(() => undefined);
   if (now && (now.isSymbolicLink() || entry.mode === '120000' || !now.isFile())) {
@@ -599,7 +586,7 @@ export async function writeEntry(target: string, entry: TreeEntry, bytes: Buffer
     } else await fs.unlink(target);
   }
   if (entry.mode === '120000') {
-    await fs.symlink(bytes.toString('utf8'), target);
+    await fs.symlink(Buffer.from(bytes).toString('utf8'), target);
     return;
   }
   await fs.writeFile(target, bytes);
@@ -609,54 +596,32 @@ export async function writeEntry(target: string, entry: TreeEntry, bytes: Buffer
   if (wanted !== mode) await fs.chmod(target, wanted).catch(() => undefined);
 }
 
-/**
- * Puts one folder back as `plan` says (`target` is the checkpoint's files), and returns what could
- * not be done, one short line each. A path is located again just before it is written, never
- * through a link; a file the plan would bring back where the snapshot of now holds nothing but
- * the disk has something (left out of that snapshot: ignored, a possible secret, too large) is
- * left as it is, since Redo could not bring it back.
- */
-export async function applyPlan(options: {
+/** A folder on disk as a restore writes it: real paths, never through a link. */
+export function diskWriter(folder: string): FolderWriter<string> {
+  return {
+    locate: (relative) => safeTarget(folder, relative),
+    kind: async (target) => {
+      const there = await fs.lstat(target).catch(() => undefined);
+      return there ? (there.isDirectory() ? 'folder' : 'other') : undefined;
+    },
+    write: writeEntry,
+    remove: removeEntry,
+  };
+}
+
+/** Puts one folder on disk back as `plan` says (see `applyPlanWith`); what could not be done. */
+export function applyPlan(options: {
   folder: string;
   folderName: string;
   plan: RestorePlan;
   target: ReadonlyMap<string, TreeEntry>;
-  blob: (oid: string) => Promise<Buffer>;
+  blob: (oid: string) => Promise<Uint8Array>;
   /** Files the user chose to leave alone (unsaved in an editor). */
-  skip?: (file: string) => boolean;
+  skip?: (relative: string, file: string) => boolean;
   /** Called after each file is written back. */
-  written?: (file: string) => Promise<void>;
+  written?: (relative: string, file: string, entry: TreeEntry, bytes: Uint8Array) => Promise<void>;
 }): Promise<string[]> {
-  const { folder, folderName, plan, target } = options;
-  const failures: string[] = [];
-  const recreated = new Set(plan.recreated);
-  // Removals first: a file or link where the checkpoint had a folder goes before the folder's
-  // files are written back, and a folder's files go before a file takes its place.
-  for (const relative of [...plan.removed, ...plan.changed, ...plan.recreated]) {
-    const file = await safeTarget(folder, relative).catch(() => undefined);
-    if (!file) {
-      failures.push(`${relative} (not a path inside ${folderName})`);
-      continue;
-    }
-    if (options.skip?.(file)) continue;
-    try {
-      const entry = target.get(relative);
-      if (!entry) {
-        await removeEntry(file);
-        continue;
-      }
-      const there = recreated.has(relative) ? await fs.lstat(file).catch(() => undefined) : undefined;
-      if (there && !there.isDirectory()) {
-        failures.push(`${relative} (left as it is: the snapshot taken before this restore does not hold it)`);
-        continue;
-      }
-      await writeEntry(file, entry, await options.blob(entry.oid));
-      await options.written?.(file);
-    } catch (error) {
-      failures.push(`${relative} (${error instanceof Error ? error.message : String(error)})`);
-    }
-  }
-  return failures;
+  return applyPlanWith(diskWriter(options.folder), options);
 }
 
 /**

@@ -1,125 +1,24 @@
 /**
- * One running MCP server, through the official SDK: started over stdio or Streamable HTTP, its
- * tools listed (and listed again when it says they changed), its tools called. Only this file
- * imports the SDK, and only the MCP bundle (`dist/mcp.js`) holds it.
+ * One running MCP server on desktop: started over stdio (a program of the user's) or reached over
+ * Streamable HTTP. The browser build has `mcpConnection.web.ts` (HTTP only: it cannot start
+ * programs); the client over either is `mcpClient.ts`.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { parseExternalTools } from '../../../core/agent/externalTools';
-import type { ExternalToolInfo } from '../../../core/agent/externalTools';
-import type { McpLaunch } from '../../../core/agent/mcpConfig';
+import { connectOver, httpTransport } from './mcpClient';
+import type { McpConnection, McpConnectOptions } from './mcpClient';
 
-export interface McpConnectOptions {
-  /** The launch with its variables substituted; stdio's `env` already holds the env file's. */
-  launch: McpLaunch;
-  /** How long starting and the handshake may take. */
-  connectTimeoutMs: number;
-  /** Our extension's version, told to the server. */
-  clientVersion: string;
-  /** A chunk of the server's stderr (stdio). */
-  onStderr(text: string): void;
-  /** The server said its tools changed. */
-  onToolsChanged(): void;
-  /** The connection ended without `close()`: the process exited or the stream broke. */
-  onClosed(reason: string): void;
-}
+export type { McpConnection, McpConnectOptions } from './mcpClient';
 
-export interface McpConnection {
-  /** The server's process, for a stdio server. */
-  readonly pid: number | undefined;
-  listTools(signal?: AbortSignal): Promise<ExternalToolInfo[]>;
-  /** The raw `CallToolResult` (outside data: parse it). */
-  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
-  close(): Promise<void>;
-}
-
-/**
- * The SDK validates a tool's `structuredContent` against its `outputSchema` with ajv, which the
- * build leaves out. We read tool output as untrusted text whatever its shape, so every value is
- * accepted here and parsed by type where it is used.
- */
-const acceptAll: jsonSchemaValidator = {
-  getValidator<T>(): JsonSchemaValidator<T> {
-    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
-  },
-};
-
-/** The longest a single tool call may run before the SDK gives up on it (Stop ends it sooner). */
-const CALL_TIMEOUT_MS = 10 * 60_000;
-
-export async function connectMcpServer(options: McpConnectOptions): Promise<McpConnection> {
+export function connectMcpServer(options: McpConnectOptions): Promise<McpConnection> {
   const { launch } = options;
-  let transport: Transport;
-  let stdio: StdioClientTransport | undefined;
-  if (launch.type === 'stdio') {
-    stdio = new StdioClientTransport({
-      command: launch.command,
-      args: launch.args,
-      env: { ...getDefaultEnvironment(), ...launch.env },
-      ...(launch.cwd ? { cwd: launch.cwd } : {}),
-      stderr: 'pipe',
-    });
-    stdio.stderr?.on('data', (chunk: Buffer | string) => options.onStderr(String(chunk)));
-    transport = stdio;
-  } else {
-    transport = new StreamableHTTPClientTransport(new URL(launch.url), {
-      requestInit: { headers: launch.headers },
-    });
-  }
-  const client = new Client(
-    { name: 'gateway-ai', version: options.clientVersion },
-    { capabilities: {}, jsonSchemaValidator: acceptAll },
-  );
-  let closing = false;
-  client.onclose = () => {
-    if (!closing) options.onClosed('the server stopped');
-  };
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
-
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), options.connectTimeoutMs);
-  try {
-    await client.connect(transport, { signal: controller.signal, timeout: options.connectTimeoutMs });
-  } catch (error) {
-    closing = true;
-    await client.close().catch(() => undefined);
-    if (controller.signal.aborted)
-      throw new Error(`the server did not answer within ${Math.round(options.connectTimeoutMs / 1000)} s`);
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-
-  return {
-    pid: stdio?.pid ?? undefined,
-    async listTools(signal) {
-      const tools: unknown[] = [];
-      let cursor: string | undefined;
-      // Pages, with a bound: a server that never stops paging is cut off.
-      for (let page = 0; page < 50; page++) {
-        const result = await client.listTools(
-          cursor ? { cursor } : undefined,
-          signal ? { signal } : undefined,
-        );
-        tools.push(...(Array.isArray(result.tools) ? result.tools : []));
-        cursor = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
-        if (!cursor) break;
-      }
-      return parseExternalTools(tools);
-    },
-    callTool: (name, args, signal) =>
-      client.callTool({ name, arguments: args }, undefined, {
-        signal,
-        timeout: CALL_TIMEOUT_MS,
-        resetTimeoutOnProgress: true,
-      }),
-    async close() {
-      closing = true;
-      await client.close();
-    },
-  };
+  if (launch.type !== 'stdio') return connectOver(httpTransport(launch), options);
+  const stdio = new StdioClientTransport({
+    command: launch.command,
+    args: launch.args,
+    env: { ...getDefaultEnvironment(), ...launch.env },
+    ...(launch.cwd ? { cwd: launch.cwd } : {}),
+    stderr: 'pipe',
+  });
+  stdio.stderr?.on('data', (chunk: Buffer | string) => options.onStderr(String(chunk)));
+  return connectOver(stdio, options, () => stdio.pid ?? undefined);
 }

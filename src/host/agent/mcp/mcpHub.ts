@@ -9,7 +9,6 @@
  * The SDK lives in its own bundle (`dist/mcp.js`), required on the first start. Every tool of a
  * running server is offered as `mcp_<server>_<tool>`, and every call asks first.
  */
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { modelToolName, prettyArguments, toolResultText } from '../../../core/agent/externalTools';
 import type { ExternalToolInfo } from '../../../core/agent/externalTools';
@@ -24,14 +23,23 @@ import { ToolInputError } from '../../../core/agent/types';
 import type { PreparedCall, ToolSet, ToolSource, ToolSpec } from '../../../core/agent/types';
 import { StorageKey, VsCodeSetting } from '../../../core/ids';
 import { Disposable } from '../../../core/util/lifecycle';
+import { sha256Hex } from '../../../core/util/sha256';
 import { textOf } from '../../boundedRead';
 import { notify } from '../../notify';
-import { hostProgramSearch } from '../../programPath';
-import type { ProgramResolution, ProgramSearch } from '../../programPath';
 import { readWorkspaceFile, reportSkipped } from '../../workspaceFile';
-import { descendantLevels, isAlive, killTree } from '../processTree';
+import { HOST_PLATFORM } from '../../platform';
+import type { HostPlatform } from '../../platform';
 import type { McpConnection } from './mcpBundle';
-import { mcpConsentKey, mcpDetail, mcpLaunchOf, mcpProgram } from './mcpProgram';
+import type { McpProgram } from './mcpConsent';
+import {
+  closeServerProcesses,
+  mcpConsentKey,
+  mcpDetail,
+  mcpLaunchOf,
+  mcpProgram,
+  mcpProgramSearch,
+} from './mcpProgram';
+import type { McpProgramSearch } from './mcpProgram';
 import { MAX_MCP_CONFIG_BYTES, profileMcpFile, readMcpServers } from './mcpServerConfigs';
 
 export type McpServerState = 'off' | 'starting' | 'running' | 'error';
@@ -71,8 +79,10 @@ export interface McpHubDeps {
   /** The MCP bundle; the default requires `dist/mcp.js`. */
   loadClient?: () => typeof import('./mcpBundle');
   connectTimeoutMs?: number;
+  /** What this host can do (the browser build's `HOST_PLATFORM` by default there; tests pass either). */
+  platform?: Pick<HostPlatform, 'stdioMcp'>;
   /** Where a command's program is looked for; the default is this process's PATH, outside the workspace folders. */
-  programSearch?: (workspaceFolders: readonly string[]) => ProgramSearch;
+  programSearch?: (workspaceFolders: readonly string[]) => McpProgramSearch;
 }
 
 interface Entry {
@@ -87,8 +97,12 @@ interface Entry {
   generation: number;
   stderrLogged: number;
   /** The program a stdio launch runs (an absolute path), or why it cannot run; found on each reload and start. */
-  program?: ProgramResolution;
+  program?: McpProgram;
 }
+
+/** Why a server started as a program is listed but never started in the browser. */
+export const STDIO_NEEDS_DESKTOP =
+  'It starts a program (stdio), which a browser window cannot: it needs a desktop or remote window (a Codespace, a tunnel), where Gateway AI can start it. Servers reached by URL (HTTP) work here.';
 
 /** How much of one server's stderr reaches our log, per start. */
 const MAX_STDERR_LOGGED = 32_000;
@@ -261,6 +275,8 @@ export class McpHub extends Disposable implements ToolSet {
   }
 
   private refusal(entry: Entry): string | undefined {
+    if (entry.server.launch.type === 'stdio' && !(this.deps.platform ?? HOST_PLATFORM).stdioMcp)
+      return STDIO_NEEDS_DESKTOP;
     if (!vscode.workspace.isTrusted)
       return 'MCP servers do not start in Restricted Mode. Trust the workspace first.';
     const workspaceRefusal = workspaceLaunchRefusal(entry.server);
@@ -271,16 +287,16 @@ export class McpHub extends Disposable implements ToolSet {
   }
 
   /** Where a stdio launch's command is found: its absolute path outside the workspace, or why none. */
-  private findProgram(entry: Entry): Promise<ProgramResolution | undefined> {
+  private findProgram(entry: Entry): Promise<McpProgram | undefined> {
     return mcpProgram(entry.server, this.cwdOf(entry), this.programSearch());
   }
 
   /** PATH and the file system, with the workspace's folders as the places never searched. */
-  private programSearch(): ProgramSearch {
+  private programSearch(): McpProgramSearch {
     const folders = (vscode.workspace.workspaceFolders ?? []).flatMap((f) =>
       f.uri.scheme === 'file' ? [f.uri.fsPath] : [],
     );
-    return (this.deps.programSearch ?? hostProgramSearch)(folders);
+    return (this.deps.programSearch ?? mcpProgramSearch)(folders);
   }
 
   /** A stdio server's working folder: the configuration's, or its workspace folder. */
@@ -290,7 +306,7 @@ export class McpHub extends Disposable implements ToolSet {
     return launch.cwd ?? (entry.folder?.uri.scheme === 'file' ? entry.folder.uri.fsPath : undefined);
   }
 
-  private async consent(entry: Entry, program: ProgramResolution | undefined): Promise<boolean> {
+  private async consent(entry: Entry, program: McpProgram | undefined): Promise<boolean> {
     const key = mcpConsentKey(entry.identity, program);
     const agreed = this.deps.workspaceState.get<unknown>(StorageKey.mcpConsent);
     const list = Array.isArray(agreed) ? agreed.filter((k): k is string => typeof k === 'string') : [];
@@ -302,7 +318,7 @@ export class McpHub extends Disposable implements ToolSet {
     return true;
   }
 
-  private async start(entry: Entry, program: ProgramResolution | undefined): Promise<void> {
+  private async start(entry: Entry, program: McpProgram | undefined): Promise<void> {
     const generation = ++entry.generation;
     entry.stderrLogged = 0;
     this.setState(entry, 'starting');
@@ -348,7 +364,7 @@ export class McpHub extends Disposable implements ToolSet {
    * The launch with the env file's variables under the config's own, the folder as cwd, and the
    * program the user agreed to by its absolute path.
    */
-  private async launchOf(entry: Entry, program: ProgramResolution | undefined): Promise<McpLaunch> {
+  private async launchOf(entry: Entry, program: McpProgram | undefined): Promise<McpLaunch> {
     const launch = entry.server.launch;
     if (launch.type !== 'stdio') return launch;
     if (!program?.ok) throw new Error(program?.reason ?? 'its program was not found');
@@ -391,25 +407,14 @@ export class McpHub extends Disposable implements ToolSet {
     entry.tools = [];
     this.setState(entry, state);
     if (!connection) return;
-    const pid = connection.pid;
-    // A wrapper (npx, uvx, `sh -c`, `cmd /c`) runs the server as its child, and the SDK signals
-    // only the wrapper: what it started is found now, while it is still below it.
-    let below: number[] = [];
-    if (pid !== undefined) {
-      if (process.platform === 'win32') await killTree(pid);
-      else below = (await descendantLevels(pid)).flat();
-    }
-    await connection
-      .close()
-      .catch((error: unknown) =>
-        this.deps.logger.warn(`MCP server "${entry.server.name}" did not stop cleanly: ${String(error)}`),
-      );
-    if (pid !== undefined && isAlive(pid)) await killTree(pid);
-    const left = below.filter(isAlive);
-    if (left.length) {
-      this.deps.logger.info(`MCP server "${entry.server.name}": ending ${left.length} process(es) it left.`);
-      await Promise.all(left.map((p) => killTree(p)));
-    }
+    const left = await closeServerProcesses(connection.pid, () =>
+      connection
+        .close()
+        .catch((error: unknown) =>
+          this.deps.logger.warn(`MCP server "${entry.server.name}" did not stop cleanly: ${String(error)}`),
+        ),
+    );
+    if (left) this.deps.logger.info(`MCP server "${entry.server.name}": ended ${left} process(es) it left.`);
   }
 
   private logStderr(entry: Entry, generation: number, text: string, secrets: string[]): void {
@@ -489,13 +494,9 @@ function sourceOf(entry: Entry): ToolSource {
   };
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /** `ToolSource.fingerprint`: the start of the hash consent is kept against. */
 function fingerprintOf(identity: string): string {
-  return sha256(identity).slice(0, 16);
+  return sha256Hex(identity).slice(0, 16);
 }
 
 /** Values in a launch that may be credentials (environment values, header values), for redaction. */

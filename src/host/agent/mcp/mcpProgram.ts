@@ -1,44 +1,47 @@
 /**
  * What a stdio MCP server's start runs, decided before the user is asked: its command found as an
- * absolute path outside the workspace (`resolveProgram`), the consent's text naming that path, the
- * key the consent is kept against (the launch as written and the program), and the environment
- * the process gets (PATH without the workspace; on Windows, no lookup in the working folder).
- * No `vscode` here, so the Windows rules are tested on any machine.
+ * absolute path outside the workspace (`resolveProgram`), and the environment the process gets
+ * (PATH without the workspace; on Windows, no lookup in the working folder); the variables a
+ * configuration may name; and, when a server stops, the processes it left. No `vscode` here, so
+ * the Windows rules are tested on any machine. The browser build, which starts no program, has
+ * `mcpProgram.web.ts`.
  */
-import { createHash } from 'node:crypto';
-import { describeMcpServer } from '../../../core/agent/mcpConfig';
-import type { McpLaunch, ResolvedMcpServer } from '../../../core/agent/mcpConfig';
-import { childPath, envValue, NO_CURRENT_FOLDER_LOOKUP, resolveProgram } from '../../programPath';
+import * as os from 'node:os';
+import type { McpLaunch, McpVariables, ResolvedMcpServer } from '../../../core/agent/mcpConfig';
+import {
+  childPath,
+  envValue,
+  hostProgramSearch,
+  NO_CURRENT_FOLDER_LOOKUP,
+  resolveProgram,
+} from '../../programPath';
 import type { ProgramResolution, ProgramSearch } from '../../programPath';
+import { descendantLevels, isAlive, killTree } from '../processTree';
+
+export { mcpConsentKey, mcpDetail } from './mcpConsent';
+
+/** Where a stdio command is looked for. */
+export type McpProgramSearch = ProgramSearch;
+
+/** This process's PATH and file system, with the workspace's folders never searched. */
+export const mcpProgramSearch: (workspaceFolders: readonly string[]) => McpProgramSearch = hostProgramSearch;
+
+/** `${userHome}` and `${env:…}` as this host has them. */
+export function hostMcpVariables(): Omit<McpVariables, 'workspaceFolder'> {
+  return { userHome: os.homedir(), env: process.env };
+}
 
 /** The program a server's start runs, or undefined for a server reached by URL. */
 export async function mcpProgram(
   server: ResolvedMcpServer,
   cwd: string | undefined,
-  search: ProgramSearch,
+  search: McpProgramSearch,
 ): Promise<ProgramResolution | undefined> {
   if (server.launch.type !== 'stdio') return undefined;
   const found = await resolveProgram(server.launch.command, search, cwd);
   return found.ok
     ? found
     : { ok: false, reason: `It cannot start: ${found.reason.replace(/^./, (c) => c.toLowerCase())}` };
-}
-
-/** What the consent and the tool picker show: the launch, with the program found in its command's place. */
-export function mcpDetail(
-  server: ResolvedMcpServer,
-  program: ProgramResolution | undefined,
-  folder?: string,
-): string {
-  return describeMcpServer(server, program?.ok ? program.program : undefined, folder);
-}
-
-/** What consent is kept against: the launch as written and, for stdio, the exact program it runs. */
-export function mcpConsentKey(identity: string, program: ProgramResolution | undefined): string {
-  const runs = program?.ok ? `\u0000${program.program}` : '';
-  return createHash('sha256')
-    .update(identity + runs)
-    .digest('hex');
 }
 
 /**
@@ -49,7 +52,7 @@ export function mcpConsentKey(identity: string, program: ProgramResolution | und
 export function mcpLaunchOf(
   launch: Extract<McpLaunch, { type: 'stdio' }>,
   program: string,
-  search: Omit<ProgramSearch, 'fs'>,
+  search: Omit<McpProgramSearch, 'fs'>,
 ): Extract<McpLaunch, { type: 'stdio' }> {
   const env: Record<string, string> = { ...launch.env };
   if (envValue(env, 'PATH', search.platform) === undefined) env.PATH = childPath(search);
@@ -59,4 +62,25 @@ export function mcpLaunchOf(
       env[name] = value;
     }
   return { ...launch, command: program, env };
+}
+
+/**
+ * Closes a server's connection and ends every process it leaves: a wrapper (npx, uvx, `sh -c`,
+ * `cmd /c`) runs the server as its child, and the SDK signals only the wrapper, so what it started
+ * is found first, while it is still below it. Returns how many were left and ended.
+ */
+export async function closeServerProcesses(
+  pid: number | undefined,
+  close: () => Promise<void>,
+): Promise<number> {
+  let below: number[] = [];
+  if (pid !== undefined) {
+    if (process.platform === 'win32') await killTree(pid);
+    else below = (await descendantLevels(pid)).flat();
+  }
+  await close();
+  if (pid !== undefined && isAlive(pid)) await killTree(pid);
+  const left = below.filter(isAlive);
+  await Promise.all(left.map((p) => killTree(p)));
+  return left.length;
 }

@@ -7,13 +7,13 @@
  *   user setting VS Code 1.99–1.101 used (1.102 moved it into that file).
  * A name in the workspace's configuration wins over the same name in the user's.
  */
-import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { VsCodeSetting } from '../../../core/ids';
 import { parseJsonc, parseMcpConfig, resolveMcpServer } from '../../../core/agent/mcpConfig';
 import type { McpConfigParse, ResolvedMcpServer } from '../../../core/agent/mcpConfig';
 import { textOf } from '../../boundedRead';
 import { readWorkspaceFile } from '../../workspaceFile';
+import { hostMcpVariables } from './mcpProgram';
 
 /** The largest `mcp.json` read; a larger one (or a link to `/dev/zero`) is skipped, and the user told. */
 export const MAX_MCP_CONFIG_BYTES = 1024 * 1024;
@@ -23,9 +23,12 @@ export interface McpConfigSources {
   userFile: vscode.Uri | undefined;
 }
 
-/** The profile's `mcp.json`: `globalStorageUri` is `<profile>/globalStorage/<extension id>`. */
+/**
+ * The profile's `mcp.json`: `globalStorageUri` is `<profile>/globalStorage/<extension id>`, on
+ * disk (`file`) or, in the browser, in VS Code's user data (`vscode-userdata`).
+ */
 export function profileMcpFile(globalStorageUri: vscode.Uri): vscode.Uri | undefined {
-  if (globalStorageUri.scheme !== 'file') return undefined;
+  if (globalStorageUri.scheme !== 'file' && globalStorageUri.scheme !== 'vscode-userdata') return undefined;
   return vscode.Uri.joinPath(globalStorageUri, '..', '..', 'mcp.json');
 }
 
@@ -38,8 +41,13 @@ export function workspaceMcpFile(folder: vscode.WorkspaceFolder): vscode.Uri {
 async function readText(uri: vscode.Uri, skipped: SkippedFile[]): Promise<string | undefined> {
   const read = await readWorkspaceFile(uri, MAX_MCP_CONFIG_BYTES);
   if (read.ok) return textOf(read.bytes);
-  if (!read.missing) skipped.push({ file: uri.fsPath, reason: read.reason });
+  if (!read.missing) skipped.push({ file: shown(uri), reason: read.reason });
   return undefined;
+}
+
+/** A file as messages name it: its path on disk, else its URI (a browser has no paths). */
+function shown(uri: vscode.Uri): string {
+  return uri.scheme === 'file' ? uri.fsPath : uri.toString(true);
 }
 
 /** A configuration file that exists but was not read, and why. */
@@ -59,8 +67,7 @@ export interface ReadMcpServers {
 
 /** Reads every configuration now, in order: workspace folders first, then the user's. */
 export async function readMcpServers(sources: McpConfigSources): Promise<ReadMcpServers> {
-  const env = process.env;
-  const userHome = os.homedir();
+  const { userHome, env } = hostMcpVariables();
   const servers: ResolvedMcpServer[] = [];
   const folders = new Map<string, vscode.WorkspaceFolder>();
   const problems: string[] = [];
@@ -82,15 +89,15 @@ export async function readMcpServers(sources: McpConfigSources): Promise<ReadMcp
     const text = await readText(file, skipped);
     if (text === undefined) continue;
     const value = parseJsonc(text);
-    if (value === undefined) problems.push(`${file.fsPath}: not valid JSON`);
-    else add(parseMcpConfig(value, 'workspace'), file.fsPath, folder);
+    if (value === undefined) problems.push(`${shown(file)}: not valid JSON`);
+    else add(parseMcpConfig(value, 'workspace'), shown(file), folder);
   }
   if (sources.userFile) {
     const text = await readText(sources.userFile, skipped);
     if (text !== undefined) {
       const value = parseJsonc(text);
-      if (value === undefined) problems.push(`${sources.userFile.fsPath}: not valid JSON`);
-      else add(parseMcpConfig(value, 'user'), sources.userFile.fsPath);
+      if (value === undefined) problems.push(`${shown(sources.userFile)}: not valid JSON`);
+      else add(parseMcpConfig(value, 'user'), shown(sources.userFile));
     }
   }
   // Only the user's value: a workspace's settings.json must not add servers by this older route.
