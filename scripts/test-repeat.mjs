@@ -15,7 +15,7 @@ import * as path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const resultsDir = path.join(root, '.test-work', 'results');
-const TIERS = ['lint', 'unit', 'webview', 'integration', 'package', 'e2e'];
+const TIERS = ['lint', 'unit', 'webview', 'integration', 'package', 'e2e', 'web'];
 
 function usage(message) {
   console.error(

@@ -3,9 +3,10 @@
 // Tiers: lint (ESLint and Prettier's check, one test each), unit (plain Node), webview (the chat
 // front end in Chromium), integration (inside a real VS Code extension host), package (the .vsix
 // this run builds, checked against build/bundles.mjs), end-to-end (that .vsix installed into the
-// real workbench in Chromium, driven as a new user would). The integration tier runs twice: in VS Code 1.100.3
-// (the oldest supported) and in VS Code 1.139.1 (language-model provider API, built-in chat); its
-// counts are summed with the rest.
+// real workbench in Chromium, driven as a new user would), web (that .vsix run from its browser
+// entry in the workbench's web worker extension host, against a gateway that answers CORS). The
+// integration tier runs twice: in VS Code 1.100.3 (the oldest supported) and in VS Code 1.139.1
+// (language-model provider API, built-in chat); its counts are summed with the rest.
 // `npm test` builds first (pretest). Pick tiers with GATEWAY_TEST_TIERS=lint,unit,webview,...
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -30,6 +31,8 @@ const tiers = [
   // e2e tier then installs that same file into fresh profiles.
   { name: 'package', args: ['out/test/launch/runMochaTier.js', 'package', 'package', '240000'], vsix: true },
   { name: 'e2e', args: ['out/test/launch/runMochaTier.js', 'e2e', 'e2e', '180000'], vsix: true },
+  // The same .vsix in VS Code for the Web's extension host (a web worker), its `browser` entry.
+  { name: 'web', args: ['out/test/launch/runMochaTier.js', 'web', 'web', '180000'], vsix: true },
 ];
 
 function packageName() {

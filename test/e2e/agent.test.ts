@@ -1,22 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Page } from 'playwright-core';
+import { NOTES, TIDIED_NOTES, TIDY_NOTES_PROMPT, waitForContent } from './tidyNotes';
 import { screenshots, useSimulatorWorkbench } from './workbench';
-
-const NOTES = 'alpha\nbeta\ngamma\n';
-
-/** A file's text once it equals `expected` (polled as the other e2e helpers poll files), or a failure. */
-async function waitForContent(page: Page, file: string, expected: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let text = '';
-  for (;;) {
-    text = readFileSync(file, 'utf8');
-    if (text === expected) return;
-    if (Date.now() > deadline) throw new Error(`${file} still reads ${JSON.stringify(text)}`);
-    await page.waitForTimeout(100);
-  }
-}
 
 /**
  * The agent in the real workbench, from the installed .vsix: a scripted model (see
@@ -55,25 +41,9 @@ describe('Agent in the real workbench: the model edits a file after the user all
     await workbench.setSectionExpanded('Media Jobs', false);
     await workbench.runCommand('Notifications: Clear All Notifications');
     const frame = await workbench.webviewFrame('.composer-input');
-    const script = [
-      {
-        text: 'Let me look at the notes first.',
-        calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
-      },
-      {
-        text: 'The second line should be capitalised.',
-        calls: [
-          {
-            name: 'edit_file',
-            arguments: { path: 'notes.txt', edits: [{ search: 'beta', replace: 'Beta' }] },
-          },
-        ],
-      },
-      { text: 'Done: the second line of `notes.txt` now reads **Beta**.' },
-    ];
     const input = frame.locator('.composer-input');
     await input.click();
-    await input.fill(`Tidy up notes.txt\n\`\`\`sim-agent\n${JSON.stringify(script)}\n\`\`\``);
+    await input.fill(TIDY_NOTES_PROMPT);
     await input.press('Enter');
 
     const card = frame.locator('.tool-card', { hasText: 'edit_file' });
@@ -94,7 +64,7 @@ describe('Agent in the real workbench: the model edits a file after the user all
     await workbench.screenshot(path.join(screenshots, 'agent.png'));
 
     await allow.click();
-    await waitForContent(page, path.join(workbench.workspace, 'notes.txt'), 'alpha\nBeta\ngamma\n');
+    await waitForContent(page, path.join(workbench.workspace, 'notes.txt'), TIDIED_NOTES);
     await frame
       .locator('.tool-card', { hasText: 'edit_file' })
       .locator('.tool-state', { hasText: /Done/ })

@@ -56,6 +56,8 @@ export interface WorkbenchOptions {
   workspaceTrust?: boolean;
   /** Show the workbench in a real window on this X display (see test/launch/xDisplay.ts). */
   display?: string;
+  /** Called with the page before it loads the workbench: listeners that must see every request. */
+  onPage?: (page: Page) => void;
 }
 
 export interface Workbench {
@@ -245,6 +247,7 @@ export async function openWorkbench(options: WorkbenchOptions): Promise<Workbenc
   try {
     browser = await launchChromium({ display: options.display });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    options.onPage?.(page);
     const url = server.workbenchUrl({
       folder: workspace,
       developmentPath: extension === 'development' ? (options.developmentPath ?? repoRoot) : undefined,

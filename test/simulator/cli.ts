@@ -1,6 +1,7 @@
 /**
  * Runs the gateway simulator until Ctrl+C: `node out/test/simulator/cli.js [--port N]
- * [--delay MS] [--media-queued MS] [--media-processing MS] [--mode strict-openai|litellm|local]`.
+ * [--delay MS] [--media-queued MS] [--media-processing MS] [--mode strict-openai|litellm|local]
+ * [--no-cors]` (`--no-cors`: a gateway that refuses browsers, see cors.ts).
  */
 import { SIM_DIALECTS } from './dialectModes';
 import type { SimDialect } from './dialectModes';
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
   const simulator = await startGatewaySimulator({
     port: numberFlag(args, '--port') ?? 0,
     dialect: modeFlag(args),
+    cors: args.includes('--no-cors') ? 'refuse' : 'allow',
     chunkDelayMs: numberFlag(args, '--delay'),
     mediaTimings: {
       queuedMs: numberFlag(args, '--media-queued'),

@@ -14,6 +14,8 @@ import type { CompletionScript, ScriptedCore } from './completions';
 import { DEFAULT_CATALOG, handleCredits, handleKey, handleModels, simEndpoints } from './catalog';
 import type { AllModalitiesMode, CatalogMode, CreditState, SimModel } from './catalog';
 import type { RequestContext } from './context';
+import { applyCors } from './cors';
+import type { CorsMode, PreflightRecord } from './cors';
 import { OAuthDesk } from './oauth';
 import { GatewayExtras } from './gatewayExtras';
 import { MediaJobs, handleMediaGet, handleMediaStart, mediaPng } from './media';
@@ -48,6 +50,8 @@ export type { GenerationRecord, OpenRouterQuirks } from './openRouterQuirks';
 export { liteLlmModelInfo } from './gatewayExtras';
 export type { GatewayExtrasOptions } from './gatewayExtras';
 export type { ResultOriginRequest } from './types';
+export { CORS_MODES, PREFLIGHT_MAX_AGE_S } from './cors';
+export type { CorsMode, PreflightRecord } from './cors';
 export { MEDIA_SHAPES, MP4_BYTES, VIDEO_COST } from './mediaShapes';
 export {
   CHAT_IMAGE_COST,
@@ -68,7 +72,7 @@ const DEFAULT_MEDIA_TIMINGS: MediaTimings = { queuedMs: 1500, processingMs: 3000
 
 /**
  * Events: 'request' (RecordedRequest), 'connection-closed' (ClosedConnection) when a client goes
- * away before its response was complete.
+ * away before its response was complete, 'preflight' (PreflightRecord) for each CORS preflight.
  */
 export class GatewaySimulator extends EventEmitter implements ScriptedCore, MediaHost {
   /** Every request except the /__sim control calls, in arrival order. */
@@ -127,6 +131,13 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
   readonly servedMedia: Buffer[] = [];
   /** The kind of gateway it answers as (see dialectModes.ts); undefined: its own, OpenRouter-style. */
   readonly dialect: SimDialect | undefined;
+  /**
+   * How it answers browsers (see cors.ts): `allow` (the default) or `refuse`, a gateway without
+   * CORS. Both origins follow it; a test may change it between requests.
+   */
+  cors: CorsMode;
+  /** Every CORS preflight either origin answered, in arrival order (not in `requests`). */
+  readonly preflights: PreflightRecord[] = [];
 
   private readonly server: Server;
   private readonly resultServer: Server;
@@ -150,6 +161,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
     };
     this.models = options.models ?? DEFAULT_CATALOG;
     this.dialect = options.dialect;
+    this.cors = options.cors ?? 'allow';
     // Other kinds of gateway have no credit endpoints.
     this.credits =
       options.credits === null || this.dialect ? undefined : (options.credits ?? { limit: 10, usage: 2.5 });
@@ -174,6 +186,30 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
 
   get closedConnections(): number {
     return this.closedConnectionLog.length;
+  }
+
+  /**
+   * Every distinct `Origin` a request or preflight carried, to either origin. Node's fetch and
+   * undici send none; a browser (VS Code for the Web's extension host worker) always does.
+   */
+  get originsSeen(): string[] {
+    const seen = new Set<string>();
+    const add = (origin: string | string[] | undefined): void => {
+      if (typeof origin === 'string') seen.add(origin);
+    };
+    for (const r of this.requests) add(r.headers.origin);
+    for (const p of this.preflights) add(p.origin);
+    for (const r of this.resultRequests) add(r.headers?.origin);
+    return [...seen];
+  }
+
+  /** Answers a preflight outright (recorded), or sets the CORS header the response will carry. */
+  private corsAnswered(request: IncomingMessage, response: ServerResponse, path: string): boolean {
+    const preflight = applyCors(this.cors, request, response, path);
+    if (!preflight) return false;
+    this.preflights.push(preflight);
+    this.emit('preflight', preflight);
+    return true;
   }
 
   async listen(): Promise<this> {
@@ -213,6 +249,8 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
     this.seenImages.length = 0;
     this.resultRequests.length = 0;
     this.servedMedia.length = 0;
+    this.preflights.length = 0;
+    this.cors = this.options.cors ?? 'allow';
     this.keyScenarios.clear();
     this.globalScenarios = [];
     this.catalogMode = 'ok';
@@ -275,6 +313,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
     // Another kind of gateway serves its API at `/v1/…` (LiteLLM also without `/v1`).
     const path =
       this.dialect && !asked.startsWith('/__sim/') ? (internalPath(this.dialect, asked) ?? asked) : asked;
+    if (this.corsAnswered(request, response, path)) return;
     const rawBody = await readBody(request);
     if (path.startsWith('/__sim/'))
       return this.handleControl(request.method ?? 'GET', path, parseJson(rawBody), response);
@@ -399,6 +438,7 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
   /** The second origin: results hosted away from the gateway, which must never get the key. */
   private handleResultOrigin(request: IncomingMessage, response: ServerResponse): void {
     const path = new URL(request.url ?? '/', 'http://result.invalid').pathname;
+    if (this.corsAnswered(request, response, path)) return;
     const authorization = request.headers.authorization;
     this.resultRequests.push({
       path,
@@ -577,6 +617,14 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
       this.mediaApi = api;
       return sendJson(response, 200, { ok: true });
     }
+    if (method === 'POST' && path === '/__sim/cors') {
+      // {"mode": "allow" | "refuse"}
+      const mode = isRecord(body) ? body.mode : undefined;
+      if (mode !== 'allow' && mode !== 'refuse')
+        return sendError(response, 400, 'mode must be allow or refuse');
+      this.cors = mode;
+      return sendJson(response, 200, { ok: true });
+    }
     if (method === 'POST' && path === '/__sim/reset') {
       this.reset();
       return sendJson(response, 200, { ok: true });
@@ -588,6 +636,8 @@ export class GatewaySimulator extends EventEmitter implements ScriptedCore, Medi
         imageRequests: this.imageRequests,
         fileRequests: this.fileRequests,
         seenImages: this.seenImages,
+        preflights: this.preflights,
+        origins: this.originsSeen,
       });
     }
     sendError(response, 404, `Unknown control call ${method} ${path}`);

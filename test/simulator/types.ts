@@ -54,6 +54,11 @@ export interface SimulatorOptions {
    * local server. Its base URL is then `baseUrl` (`…/v1`, or the bare origin for LiteLLM).
    */
   dialect?: import('./dialectModes').SimDialect;
+  /**
+   * How it answers browsers (see cors.ts): `allow` (default: preflights answered, every response
+   * allows the request's Origin, no custom header exposed) or `refuse` (a gateway without CORS).
+   */
+  cors?: import('./cors').CorsMode;
 }
 
 /** An `image_url` part the simulator found in a chat request. */
