@@ -84,6 +84,13 @@ function fenceChecker(source: string): (token: Token) => boolean {
  * Small pages also keep the page that grows at the bottom, laid out again each frame, cheap.
  */
 const NODES_PER_PAGE = 16;
+/**
+ * Pages go into chapters of this many, skipped off screen the same way. The browser still
+ * visits every skipped box in each frame (its visibility observer, layout, pre-paint and
+ * paint), so a 1 MB reply's 800 pages made each frame cost several milliseconds more than a
+ * short reply's; 50 chapters cost a sixteenth of that.
+ */
+const PAGES_PER_CHAPTER = 16;
 
 /**
  * The least Markdown (characters) one step parses and renders: well under a millisecond of
@@ -103,6 +110,7 @@ const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:/m;
 export class StreamingMarkdown {
   readonly element: HTMLElement;
   private readonly stable = h('div', { className: 'md-stable' });
+  private chapter?: HTMLElement;
   private page?: HTMLElement;
   private readonly live = h('div', { className: 'md-live' });
   /** Link reference definitions (`[label]: url`) from the stable part, for later blocks to use. */
@@ -137,6 +145,7 @@ export class StreamingMarkdown {
   /** Starts over with `text` (the host replaced the text rather than extending it). */
   reset(text: string): void {
     this.stable.replaceChildren();
+    this.chapter = undefined;
     this.page = undefined;
     this.live.replaceChildren();
     this.references = {};
@@ -249,8 +258,12 @@ export class StreamingMarkdown {
     while (node) {
       const next = node.nextSibling;
       if (!this.page || this.page.childNodes.length >= NODES_PER_PAGE) {
+        if (!this.chapter || this.chapter.childNodes.length >= PAGES_PER_CHAPTER) {
+          this.chapter = h('div', { className: 'md-chapter' });
+          this.stable.append(this.chapter);
+        }
         this.page = h('div', { className: 'md-page' });
-        this.stable.append(this.page);
+        this.chapter.append(this.page);
       }
       this.page.append(node);
       node = next;

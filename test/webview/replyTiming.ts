@@ -24,7 +24,9 @@ interface WatchPage {
   ResizeObserver: new (callback: () => void) => { observe(element: unknown): void; disconnect(): void };
 }
 interface WatchElement {
+  className: string;
   textContent: string | null;
+  previousElementSibling: WatchElement | null;
   lastElementChild: WatchElement | null;
   lastChild: WatchElement | null;
   previousSibling: WatchElement | null;
@@ -64,10 +66,14 @@ export async function postAndWatch(args: WatchArgs): Promise<{ firstContentMs: n
       const last = box.lastChild;
       return `${last?.previousSibling?.textContent ?? ''}${last?.textContent ?? ''}`;
     }
-    const live = box.querySelector('.md-live');
+    // Children only, never a query: a query over the reply walks every block rendered so far,
+    // in each frame, and would add a cost growing with the reply to the chat's side.
+    const live = box.lastElementChild;
     if (live?.lastElementChild) return live.textContent ?? '';
-    const stable = box.querySelector('.md-stable');
-    return stable?.lastElementChild?.lastElementChild?.textContent ?? '';
+    // The last block of the last page (of the last group of pages, when pages are grouped).
+    let last = live?.previousElementSibling?.lastElementChild ?? null;
+    while (last?.className.startsWith('md-')) last = last.lastElementChild;
+    return last?.textContent ?? '';
   };
   const turn = args.kind === 'chat' ? page.document.querySelector(`[data-turn-id="${args.id}"]`) : null;
   const isFull = (): boolean =>
