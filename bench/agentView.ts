@@ -180,9 +180,7 @@ async function play(
           if (
             page.document.querySelectorAll(`${selector} .tool-card`).length === cardCount &&
             page.document.querySelector(`${selector}:not(.is-streaming)`) &&
-            !page.document.querySelector(
-              `${selector}[data-render-pending], ${selector} [data-highlight-pending]`,
-            )
+            !page.document.querySelector(`${selector}[data-render-pending], ${selector} .hl-pending`)
           )
             break;
         }

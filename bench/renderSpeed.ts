@@ -3,8 +3,8 @@
  * in the same run (headless Chromium through the test harness: the real bundle, page and CSP).
  * Both pages are fed and timed by the same page-side code (test/webview/replyTiming.ts):
  * - first content: the first delta's text is on screen, from the moment it was posted;
- * - fully rendered: the reply's last line is on screen with nothing left to render, from the
- *   first delta.
+ * - fully rendered: the reply's last line is on screen with nothing left to render and every
+ *   code block coloured, from the first delta.
  * The chat's longest main-thread task while that happens comes from a Chromium trace (thread
  * CPU time, as in the webview section).
  */

@@ -447,9 +447,7 @@ async function streamBigChunksOnce(harness: ChatHarness, text: string): Promise<
           if (
             page.document.querySelector(`${selector}:not(.is-streaming)`) &&
             !page.document.querySelector(`${selector} .md-live > *`) &&
-            !page.document.querySelector(
-              `${selector}[data-render-pending], ${selector} [data-highlight-pending]`,
-            )
+            !page.document.querySelector(`${selector}[data-render-pending], ${selector} .hl-pending`)
           )
             break;
         }

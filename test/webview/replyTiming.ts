@@ -76,8 +76,13 @@ export async function postAndWatch(args: WatchArgs): Promise<{ firstContentMs: n
     return last?.textContent ?? '';
   };
   const turn = args.kind === 'chat' ? page.document.querySelector(`[data-turn-id="${args.id}"]`) : null;
+  // Fully rendered includes the code's colours (`hl-pending` marks a block still waiting for
+  // them: HIGHLIGHT_PENDING_CLASS of src/webview/highlight.ts). That query walks the reply, so it
+  // runs only once the last line is there.
   const isFull = (): boolean =>
-    lastText().trimEnd().endsWith(args.lastLine) && !(turn?.hasAttribute('data-render-pending') ?? false);
+    lastText().trimEnd().endsWith(args.lastLine) &&
+    !(turn?.hasAttribute('data-render-pending') ?? false) &&
+    !(turn?.querySelector('.hl-pending') ?? null);
 
   let started = 0;
   let firstShown = false;
