@@ -44,7 +44,7 @@ const QUIET_LOG_MS = 3_000;
 const STARTUP_LIMIT_MS = 120_000;
 
 /** Waits until the startup activations are logged and the extension host's log has gone quiet. */
-async function startupActivationsDone(userDataDir: string): Promise<void> {
+export async function startupActivationsDone(userDataDir: string): Promise<void> {
   const deadline = Date.now() + STARTUP_LIMIT_MS;
   let lastSize = -1;
   let quietSince = Date.now();
@@ -62,7 +62,8 @@ async function startupActivationsDone(userDataDir: string): Promise<void> {
   throw new Error(`the startup activations did not finish within ${STARTUP_LIMIT_MS / 1000} s`);
 }
 
-function extensionHostLog(userDataDir: string): string | undefined {
+/** The server's Node extension host log of the newest session, once it exists. */
+export function extensionHostLog(userDataDir: string): string | undefined {
   const logs = path.join(userDataDir, 'logs');
   if (!existsSync(logs)) return undefined;
   for (const session of readdirSync(logs).sort().reverse()) {

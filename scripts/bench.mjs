@@ -2,9 +2,9 @@
 // figure with a goal or a peer. Prints one table and writes bench/results.json.
 //   npm run bench
 //   npm run bench -- webview          (only the named sections; or GATEWAY_BENCH_SECTIONS=size,webview)
-// Sections: size → activation → streaming → media → webview → renderSpeed → agentView → catalog → gallery →
-// inline → agent. A section that fails prints its
-// error and the others still run; the exit code is 1 if any section (or the build) failed.
+// Sections: size → activation → browserEntry → streaming → media → webview → renderSpeed →
+// agentView → catalog → gallery → inline → agent. A section that fails prints its error and the
+// others still run; the exit code is 1 if any section (or the build) failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,6 +18,7 @@ const require = createRequire(import.meta.url);
 const allSections = [
   { name: 'size', module: 'size.js', fn: 'benchSize' },
   { name: 'activation', module: 'activation.js', fn: 'benchActivation' },
+  { name: 'browserEntry', module: 'browserEntry.js', fn: 'benchBrowserEntry' },
   { name: 'streaming', module: 'streaming.js', fn: 'benchStreaming' },
   { name: 'media', module: 'media.js', fn: 'benchMedia' },
   { name: 'webview', module: 'webview.js', fn: 'benchWebview' },

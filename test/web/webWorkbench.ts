@@ -12,7 +12,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { repoRoot } from '../launch/paths';
 import type { GatewaySimulator } from '../simulator';
 import type { WorkbenchOptions } from '../e2e/workbench';
@@ -31,23 +31,30 @@ export const EXTENSION_ID = `${manifest.publisher}.${manifest.name}`;
 export const NODE_ENTRY = manifest.main.replace(/^\.\//, '');
 export const BROWSER_ENTRY = manifest.browser?.replace(/^\.\//, '');
 
-/** Every URL the browser requested (the page, its frames and its workers), in order. */
+/** Every request the browser made (the page, its frames and its workers), in order. */
 export interface BrowserRequests {
   readonly urls: string[];
   /** Whether the browser loaded a file of the installed extension (`dist/web.js`). */
   loadedExtensionFile(relativePath: string): boolean;
+  /** The browser's first request for a file of the installed extension (its `timing()` included). */
+  extensionFileRequest(relativePath: string): Request | undefined;
 }
 
 export function recordBrowserRequests(): { requests: BrowserRequests; onPage: (page: Page) => void } {
   const urls: string[] = [];
+  const made: Request[] = [];
   const requests: BrowserRequests = {
     urls,
     loadedExtensionFile(relativePath) {
+      return requests.extensionFileRequest(relativePath) !== undefined;
+    },
+    extensionFileRequest(relativePath) {
       // The workbench loads an installed extension's files from the server through
       // `vscode-remote-resource?path=<absolute path>`.
       const folder = `/${EXTENSION_ID}-`;
-      return urls.some((url) => {
-        const filePath = new URL(url).searchParams.get('path') ?? decodeURIComponent(new URL(url).pathname);
+      return made.find((request) => {
+        const url = new URL(request.url());
+        const filePath = url.searchParams.get('path') ?? decodeURIComponent(url.pathname);
         return filePath.includes(folder) && filePath.endsWith(`/${relativePath}`);
       });
     },
@@ -55,7 +62,11 @@ export function recordBrowserRequests(): { requests: BrowserRequests; onPage: (p
   return {
     requests,
     // The context sees the workers' requests too: the extension host runs in a web worker.
-    onPage: (page) => page.context().on('request', (request) => urls.push(request.url())),
+    onPage: (page) =>
+      page.context().on('request', (request) => {
+        urls.push(request.url());
+        made.push(request);
+      }),
   };
 }
 
