@@ -10,7 +10,10 @@ export interface InlineTally {
   day: string;
   accepted: number;
   requests: number;
+  /** What the requests the gateway priced cost. */
   cost: number;
+  /** Requests whose cost the gateway did not report (not counted as $0). */
+  unpriced: number;
 }
 
 export function localDay(now: number): string {
@@ -26,11 +29,20 @@ function count(value: unknown): number {
 /** The stored tally if it is today's, else an empty one for today. */
 export function parseTally(value: unknown, now: number): InlineTally {
   const day = localDay(now);
-  if (!isRecord(value) || value.day !== day) return { day, accepted: 0, requests: 0, cost: 0 };
-  return { day, accepted: count(value.accepted), requests: count(value.requests), cost: count(value.cost) };
+  if (!isRecord(value) || value.day !== day) return { day, accepted: 0, requests: 0, cost: 0, unpriced: 0 };
+  return {
+    day,
+    accepted: count(value.accepted),
+    requests: count(value.requests),
+    cost: count(value.cost),
+    unpriced: Math.min(count(value.unpriced), count(value.requests)),
+  };
 }
 
-/** The tally after one more accepted suggestion, or one more request of that cost. */
+/**
+ * The tally after one more accepted suggestion, or one more request of that cost (a request with
+ * no cost, or a cost that is not a number, counts as unpriced).
+ */
 export function addToTally(
   stored: unknown,
   now: number,
@@ -42,7 +54,23 @@ export function addToTally(
     accepted: tally.accepted + count(change.accepted),
     requests: tally.requests + count(change.requests),
     cost: tally.cost + count(change.cost),
+    unpriced: tally.unpriced + (change.requests && !isCost(change.cost) ? count(change.requests) : 0),
   };
+}
+
+function isCost(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+/**
+ * Today's cost as shown: `$0.0123`; with requests the gateway did not price, `$0.0123 + 2 not
+ * reported`; with none priced, `cost not reported` (never $0.0000).
+ */
+export function tallyCostText(tally: InlineTally, digits = 4): string {
+  const priced = tally.requests - tally.unpriced;
+  if (tally.requests > 0 && priced === 0) return 'cost not reported';
+  const cost = `$${tally.cost.toFixed(digits)}`;
+  return tally.unpriced > 0 ? `${cost} + ${tally.unpriced} not reported` : cost;
 }
 
 /** What an accepted suggestion's command carries. */

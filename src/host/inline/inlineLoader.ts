@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { Command, Setting, StorageKey } from '../../core/ids';
-import { addToTally, parseAccepted, parseTally } from '../../core/inline/tally';
+import { addToTally, parseAccepted, parseTally, tallyCostText } from '../../core/inline/tally';
 import type { AcceptedCompletion, InlineTally } from '../../core/inline/tally';
 import { chooseInlineModel } from '../../core/inline/modelChoice';
 import { Disposable } from '../../core/util/lifecycle';
@@ -199,7 +199,7 @@ export class InlineCompletions extends Disposable {
     });
     const tally = this.tally;
     const chosen = await vscode.window.showQuickPick(items, {
-      title: `Inline Completions · today ${tally.accepted} accepted, $${tally.cost.toFixed(4)}`,
+      title: `Inline Completions · today ${tally.accepted} accepted, ${tallyCostText(tally)}`,
     });
     await chosen?.run();
   }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { Command, UiId } from '../../core/ids';
+import { tallyCostText } from '../../core/inline/tally';
 import type { InlineTally } from '../../core/inline/tally';
 import { Disposable } from '../../core/util/lifecycle';
 import { inertText } from '../../core/util/text';
@@ -41,7 +42,7 @@ export class InlineStatusItem extends Disposable {
             : '$(sparkle)';
     const counts =
       status.enabled && tally.accepted + tally.requests > 0
-        ? ` ${tally.accepted} · $${tally.cost.toFixed(4)}`
+        ? ` ${tally.accepted} · ${tallyCostText(tally)}`
         : '';
     const minutes = snoozed ? ` ${Math.ceil((status.snoozedUntil! - now) / 60_000)}m` : '';
     this.item.text = `${icon} Inline${minutes}${counts}`;
@@ -57,7 +58,7 @@ export class InlineStatusItem extends Disposable {
     const model = status.model ? ` Model: ${inertText(status.model, 120)}.` : '';
     this.item.tooltip =
       `Gateway AI inline completions: ${state}.${model}\n` +
-      `Today: ${tally.accepted} accepted, ${tally.requests} requests, $${tally.cost.toFixed(6)}.\n` +
+      `Today: ${tally.accepted} accepted, ${tally.requests} requests, ${tallyCostText(tally, 6)}.\n` +
       'Click to turn them on or off, snooze them or pick their model.';
     this.item.show();
   }

@@ -8,7 +8,7 @@ import { chatRequest, fimRequest } from '../../../../src/core/inline/requests';
 import { chooseInlineModel, chooseMode } from '../../../../src/core/inline/modelChoice';
 import { GatewayError } from '../../../../src/api/errors';
 import { parseCatalog } from '../../../../src/core/catalog/catalogCodec';
-import { addToTally, localDay, parseTally } from '../../../../src/core/inline/tally';
+import { addToTally, localDay, parseTally, tallyCostText } from '../../../../src/core/inline/tally';
 import fc from 'fast-check';
 
 describe('inline completions: context, exclusion, cache, pacing, requests', () => {
@@ -171,12 +171,13 @@ describe('inline completions: context, exclusion, cache, pacing, requests', () =
     const day = localDay(now);
     let tally = addToTally(undefined, now, { requests: 1, cost: 0.002 });
     tally = addToTally(tally, now, { accepted: 1 });
-    assert.deepEqual(tally, { day, accepted: 1, requests: 1, cost: 0.002 });
+    assert.deepEqual(tally, { day, accepted: 1, requests: 1, cost: 0.002, unpriced: 0 });
     assert.deepEqual(parseTally({ ...tally, day: '2000-01-01' }, now), {
       day,
       accepted: 0,
       requests: 0,
       cost: 0,
+      unpriced: 0,
     });
     fc.assert(
       fc.property(
@@ -184,11 +185,28 @@ describe('inline completions: context, exclusion, cache, pacing, requests', () =
         fc.record({ accepted: fc.anything(), cost: fc.anything() }),
         (stored, change) => {
           const next = addToTally(stored, now, change as never);
-          for (const value of [next.accepted, next.requests, next.cost])
+          for (const value of [next.accepted, next.requests, next.cost, next.unpriced])
             assert.ok(Number.isFinite(value) && value >= 0, String(value));
+          assert.ok(next.unpriced <= next.requests);
+          assert.doesNotMatch(tallyCostText(next), /NaN|Infinity/);
           assert.equal(next.day, day);
         },
       ),
     );
+  });
+
+  it('never shows a cost the gateway did not report as $0.0000', () => {
+    const now = Date.UTC(2026, 10, 25, 12);
+    const unreported = addToTally(undefined, now, { requests: 1 });
+    assert.equal(unreported.unpriced, 1);
+    assert.equal(tallyCostText(unreported), 'cost not reported');
+    const mixed = addToTally(addToTally(unreported, now, { requests: 1, cost: 0.0012 }), now, {
+      requests: 1,
+    });
+    assert.equal(tallyCostText(mixed), '$0.0012 + 2 not reported');
+    assert.equal(tallyCostText(addToTally(undefined, now, { requests: 1, cost: 0 })), '$0.0000');
+    assert.equal(tallyCostText(parseTally(undefined, now)), '$0.0000');
+    // A stored count of unpriced requests above the requests (edited storage) is cut to them.
+    assert.equal(parseTally({ day: localDay(now), requests: 1, unpriced: 9, cost: 0 }, now).unpriced, 1);
   });
 });
