@@ -241,6 +241,40 @@ describe('Agent in the browser build (.web variants)', function () {
     );
   });
 
+  it('ends a walk at its budget when the file system never answers', async () => {
+    // A provider whose folders never come back, as a stalled remote repository's.
+    const stalled = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+    const provider: vscode.FileSystemProvider = {
+      onDidChangeFile: stalled.event,
+      watch: () => new vscode.Disposable(() => undefined),
+      stat: () => ({ type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 }),
+      readDirectory: () => new Promise<[string, vscode.FileType][]>(() => undefined),
+      createDirectory: () => undefined,
+      readFile: () => new Uint8Array(),
+      writeFile: () => undefined,
+      delete: () => undefined,
+      rename: () => undefined,
+    };
+    const registered = vscode.workspace.registerFileSystemProvider('gateway-stalled', provider);
+    try {
+      const root = vscode.Uri.parse('gateway-stalled:/repo');
+      const started = Date.now();
+      const found = await walkFiles({
+        folder: root,
+        base: root,
+        glob: '**/*',
+        exclude: [],
+        limit: 10,
+        budgetMs: 300,
+      });
+      assert.deepEqual(found, []);
+      assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+    } finally {
+      registered.dispose();
+      stalled.dispose();
+    }
+  });
+
   it('matches regular expressions as the desktop’s worker does, up to the same limits', async () => {
     const files: RegexFile[] = [];
     for (const name of ['src/a.ts', 'src/deep/b.ts', 'notes.md'])
