@@ -15,13 +15,16 @@ export function bytesToBase64(bytes: Uint8Array): string {
 }
 
 /**
- * The bytes of standard base64 text; undefined for text that is not base64 (any character outside
- * the alphabet, or a wrong length), where Node's `Buffer.from(text, 'base64')` would skip them.
+ * The bytes of base64 text, as Node's `Buffer.from(text, 'base64')` read what gateways send:
+ * padding optional, ASCII whitespace (line breaks every 76 characters, as MIME writes it) skipped,
+ * and the URL-safe alphabet (`-`, `_`) taken as well. Undefined for anything else (another
+ * character, a wrong length, text after the padding), which Node would have skipped silently.
  */
 export function base64ToBytes(text: string): Uint8Array | undefined {
   let binary: string;
   try {
-    binary = atob(text);
+    // `atob` is the web's forgiving decode: it skips ASCII whitespace and needs no padding.
+    binary = atob(text.replace(/[-_]/g, (c) => (c === '-' ? '+' : '/')));
   } catch {
     return undefined;
   }

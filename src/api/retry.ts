@@ -72,7 +72,9 @@ export function retryDelayMs(error: GatewayError, attempt: number, policy: Retry
   if (!mayRetry(error, policy.rule)) return undefined;
   if (error.retryAfter !== undefined) {
     if (error.retryAfter > MAX_RETRY_AFTER_SECONDS) return undefined;
-    return Math.max(0, error.retryAfter * 1000);
+    // "0" (or a date already past, in a header or the body's availability) is no pause at all:
+    // every retry would follow at once. The floor holds there too.
+    return Math.max(BACKOFF_FLOOR_MS, error.retryAfter * 1000);
   }
   return backoffDelayMs(attempt, policy.timing.random);
 }

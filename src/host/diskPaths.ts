@@ -33,6 +33,21 @@ export async function realUriPath(uri: vscode.Uri): Promise<string> {
 }
 
 /**
+ * Whether `relative` inside `folder` goes through a link the platform cannot resolve. Never on the
+ * desktop: there every path is judged by its real path instead (`realPath`).
+ */
+export function linkOnPath(
+  folder: vscode.Uri,
+  relative: string,
+  seen?: Map<string, Promise<boolean>>,
+): Promise<boolean> {
+  void folder;
+  void relative;
+  void seen;
+  return Promise.resolve(false);
+}
+
+/**
  * Files under `base` (inside the workspace folder `folder`) matching `glob`, as VS Code's file
  * search finds them: `exclude` in the form `findFiles` takes (undefined: `files.exclude`).
  */

@@ -27,6 +27,36 @@ export function realUriPath(uri: vscode.Uri): Promise<string> {
   return Promise.resolve(uri.path);
 }
 
+/**
+ * Whether `relative` inside `folder` goes through a link: the folder itself, a folder on the way,
+ * or the file. `workspace.fs` serves a link as what it leads to (its type has the SymbolicLink
+ * bit) and cannot say where that is, so the tools refuse such a path rather than read or write
+ * through it: on the desktop its real path would be judged (outside the workspace, a secret's).
+ * A path that does not exist yet is no link. `seen` keeps answers across the files of one listing.
+ */
+export async function linkOnPath(
+  folder: vscode.Uri,
+  relative: string,
+  seen = new Map<string, Promise<boolean>>(),
+): Promise<boolean> {
+  const parts = relative.split('/').filter((part) => part !== '');
+  for (let i = 0; i <= parts.length; i++) {
+    const key = parts.slice(0, i).join('/');
+    let linked = seen.get(key);
+    if (!linked) {
+      linked = Promise.resolve(
+        vscode.workspace.fs.stat(vscode.Uri.joinPath(folder, ...parts.slice(0, i))),
+      ).then(
+        (stat) => (stat.type & vscode.FileType.SymbolicLink) !== 0,
+        () => false,
+      );
+      seen.set(key, linked);
+    }
+    if (await linked) return true;
+  }
+  return false;
+}
+
 /** Workspace folders whose search provider has answered once: an empty answer there is believed. */
 const searched = new Set<string>();
 

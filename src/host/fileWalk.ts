@@ -60,12 +60,14 @@ export async function walkFiles(options: WalkOptions): Promise<vscode.Uri[]> {
   while (queue.length > 0 && found.length < options.limit && scanned < scanLimit) {
     if (Date.now() >= deadline) break;
     const dir = queue.shift()!;
-    let entries: [string, vscode.FileType][];
+    let entries: [string, vscode.FileType][] | 'late';
     try {
-      entries = await vscode.workspace.fs.readDirectory(dir.uri);
+      entries = await beforeDeadline(vscode.workspace.fs.readDirectory(dir.uri), deadline);
     } catch {
       continue;
     }
+    // A file system that does not answer (a remote repository's, stalled) ends the walk at its budget.
+    if (entries === 'late') break;
     entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [name, type] of entries) {
       if (Date.now() - slice >= SLICE_MS) {
@@ -84,6 +86,15 @@ export async function walkFiles(options: WalkOptions): Promise<vscode.Uri[]> {
     }
   }
   return found;
+}
+
+/** What `work` gives, or 'late' once `deadline` (epoch ms) passes first. */
+function beforeDeadline<T>(work: Thenable<T>, deadline: number): Promise<T | 'late'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()));
+  });
+  return Promise.race([Promise.resolve(work), late]).finally(() => clearTimeout(timer));
 }
 
 /** `inner`'s path relative to `outer` (same scheme and authority), '' for itself, or undefined. */

@@ -6,7 +6,8 @@
  * ignored folders, the bounded read refusing a large file, and the command tool's message.
  */
 import * as assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ToolInputError } from '../../src/core/agent/types';
@@ -156,6 +157,30 @@ describe('Agent in the browser build (.web variants)', function () {
     assert.equal(web.realRelative, desktop.realRelative);
   });
 
+  it('never reads, lists or writes through a link, which the browser cannot resolve', async () => {
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'web-agent-outside-'));
+    writeFileSync(path.join(outside, 'credentials'), 'aws_secret_access_key=SECRET_VALUE\n');
+    symlinkSync(path.join(outside, 'credentials'), file('src/creds.txt'));
+    symlinkSync(outside, file('src/out'), 'dir');
+    symlinkSync(file('.env'), file('src/env.txt'));
+    try {
+      for (const [name, access] of Object.entries(ACCESS)) {
+        for (const raw of ['src/creds.txt', 'src/out/credentials', 'src/out/new.txt', 'src/env.txt'])
+          await assert.rejects(access.locate(`${DIR}/${raw}`), ToolInputError, `${name}: ${raw}`);
+        assert.deepEqual((await listed(access)).names, EXPECTED, name);
+      }
+      for (const [name, set] of Object.entries(sets)) {
+        const found = await call(set, 'search_text', { query: 'SECRET_VALUE' });
+        assert.doesNotMatch(found, /SECRET_VALUE/, name);
+      }
+      // A path that does not exist yet is no link: it can be created.
+      assert.equal((await ACCESS.web.locate(`${DIR}/src/new.txt`)).relative, `${DIR}/src/new.txt`);
+    } finally {
+      for (const link of ['src/creds.txt', 'src/out', 'src/env.txt']) rmSync(file(link), { force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('reads, lists and searches through the tools alike, ignored folders left out', async () => {
     const read = { path: `${DIR}/src/a.ts`, start_line: 2, end_line: 3 };
     const list = { path: DIR };
@@ -214,6 +239,40 @@ describe('Agent in the browser build (.web variants)', function () {
       deep.map((one) => one.toString()),
       [uri('src/deep/b.ts').toString()],
     );
+  });
+
+  it('ends a walk at its budget when the file system never answers', async () => {
+    // A provider whose folders never come back, as a stalled remote repository's.
+    const stalled = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+    const provider: vscode.FileSystemProvider = {
+      onDidChangeFile: stalled.event,
+      watch: () => new vscode.Disposable(() => undefined),
+      stat: () => ({ type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 }),
+      readDirectory: () => new Promise<[string, vscode.FileType][]>(() => undefined),
+      createDirectory: () => undefined,
+      readFile: () => new Uint8Array(),
+      writeFile: () => undefined,
+      delete: () => undefined,
+      rename: () => undefined,
+    };
+    const registered = vscode.workspace.registerFileSystemProvider('gateway-stalled', provider);
+    try {
+      const root = vscode.Uri.parse('gateway-stalled:/repo');
+      const started = Date.now();
+      const found = await walkFiles({
+        folder: root,
+        base: root,
+        glob: '**/*',
+        exclude: [],
+        limit: 10,
+        budgetMs: 300,
+      });
+      assert.deepEqual(found, []);
+      assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+    } finally {
+      registered.dispose();
+      stalled.dispose();
+    }
   });
 
   it('matches regular expressions as the desktop’s worker does, up to the same limits', async () => {

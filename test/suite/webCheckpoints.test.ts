@@ -213,6 +213,24 @@ describe('Checkpoints in the browser build: a workspace.fs store, as on desktop'
           dialogs.warned.join('\n'),
         );
       }
+
+      // A blob grown past the size cap is not even read (a restore holds each file in memory).
+      const kept = manifest.files.find(([p]) => p === 'sub/deep/kept.txt')![1];
+      fs.writeFileSync(path.join(store, name, 'blobs', kept.slice(0, 2), kept), Buffer.alloc(BIG, 1));
+      fs.rmSync(path.join(root, 'sub/deep/kept.txt'));
+      dialogs.warned.length = 0;
+      {
+        const restored = await new WebCheckpoints(deps(folder, storage)).restore(taken.id, {
+          offerConversation: false,
+          redo: false,
+        });
+        assert.ok(restored.done);
+        assert.ok(!fs.existsSync(path.join(root, 'sub/deep/kept.txt')), 'not written from an oversized blob');
+        assert.ok(
+          dialogs.warned.some((m) => /kept\.txt \(Its stored copy is larger than any file/.test(m)),
+          dialogs.warned.join('\n'),
+        );
+      }
     } finally {
       dialogs.dispose();
     }

@@ -7,10 +7,52 @@
  * - a back-reference (`\1`, `\k<name>`);
  * - a repeated group (`*`, `+`, `{n,}`, `{n,m}` with m > 1) holding a repeat or an alternation:
  *   `(a+)+`, `(a|a)*`, `(\w+\s?)*`;
- * - more than three unbounded repeats in all (`a*a*a*a*b` is polynomial, of a high degree).
+ * - repeats whose choices multiply past what one line can bear. On a line of `RISK_LINE_CHARS`
+ *   characters, tried from each of its starts, `k` unbounded repeats (`*`, `+`, `{n,}`) can split
+ *   the rest of the line about L^k / k! ways, and each bounded one (`?`, `{n,m}`) multiplies that
+ *   by its range; each way costs a step per repeat. Over MAX_STEPS the pattern is refused: so two
+ *   unbounded repeats run (`\d+\.\d+`, `\bTODO\b:?\s*(.*)$`), three do not (`\s*\s*\s*x`
+ *   takes 32 s on one line of 500 spaces), nor do many optional or wide bounded ones (`\s?` twenty
+ *   times, `\s{0,499}` five times, which never ends).
  */
 
-/** The quantifier at `at` ('' when none): `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`. */
+/**
+ * The line length the judgment holds for: the search cuts lines to it where it runs on the
+ * host's own thread. The worst patterns let through take about 100 ms on such a line.
+ */
+export const RISK_LINE_CHARS = 200;
+/** The most steps the estimate above may come to. */
+const MAX_STEPS = 30_000_000;
+
+/** What the repeats seen so far can cost on one line (see the file's comment). */
+class RepeatCost {
+  private unbounded = 0;
+  private bounded = 1;
+  private repeats = 0;
+
+  add(quantifier: string): void {
+    if (unbounded(quantifier)) this.unbounded++;
+    else {
+      const range = /^\{(\d+),(\d+)\}$/.exec(quantifier);
+      const choices =
+        quantifier === '?'
+          ? 2
+          : range
+            ? Math.min(RISK_LINE_CHARS, Math.max(1, Number(range[2]) - Number(range[1]) + 1))
+            : 1;
+      if (choices === 1) return;
+      this.bounded *= choices;
+    }
+    this.repeats++;
+  }
+
+  get tooMuch(): boolean {
+    let ways = this.bounded;
+    for (let k = 1; k <= this.unbounded; k++) ways = (ways * RISK_LINE_CHARS) / k;
+    return RISK_LINE_CHARS * ways * Math.max(1, this.repeats) > MAX_STEPS;
+  }
+}
+
 function quantifierAt(source: string, at: number): string {
   const char = source[at];
   if (char === '*' || char === '+' || char === '?') return char;
@@ -36,14 +78,15 @@ function repeats(quantifier: string): boolean {
 export function regexMayBacktrack(source: string): boolean {
   // For each open group: whether it holds a repeat or an alternation so far.
   const groups: Array<{ ambiguous: boolean }> = [];
-  let unboundedCount = 0;
+  const cost = new RepeatCost();
+  const count = (quantifier: string) => cost.add(quantifier);
   for (let i = 0; i < source.length; i++) {
     const char = source[i];
     if (char === '\\') {
       const next = source[i + 1] ?? '';
       if (/[1-9]/.test(next) || (next === 'k' && source[i + 2] === '<')) return true;
       i++;
-      i += mark(groups, source, i + 1, () => unboundedCount++);
+      i += mark(groups, source, i + 1, count);
       continue;
     }
     if (char === '[') {
@@ -53,7 +96,7 @@ export function regexMayBacktrack(source: string): boolean {
       if (source[j] === ']') j++;
       while (j < source.length && source[j] !== ']') j += source[j] === '\\' ? 2 : 1;
       i = j;
-      i += mark(groups, source, i + 1, () => unboundedCount++);
+      i += mark(groups, source, i + 1, count);
       continue;
     }
     if (char === '(') {
@@ -70,14 +113,14 @@ export function regexMayBacktrack(source: string): boolean {
       if (group?.ambiguous && repeats(quantifier)) return true;
       // What the group held makes its parent ambiguous too.
       if (group?.ambiguous && groups.length) groups[groups.length - 1].ambiguous = true;
-      i += mark(groups, source, i + 1, () => unboundedCount++);
-      if (unboundedCount > 3) return true;
+      i += mark(groups, source, i + 1, count);
+      if (cost.tooMuch) return true;
       continue;
     }
-    i += mark(groups, source, i + 1, () => unboundedCount++);
-    if (unboundedCount > 3) return true;
+    i += mark(groups, source, i + 1, count);
+    if (cost.tooMuch) return true;
   }
-  return unboundedCount > 3;
+  return cost.tooMuch;
 }
 
 /**
@@ -88,11 +131,11 @@ function mark(
   groups: Array<{ ambiguous: boolean }>,
   source: string,
   at: number,
-  onUnbounded: () => void,
+  onRepeat: (quantifier: string) => void,
 ): number {
   const quantifier = quantifierAt(source, at);
   if (!quantifier) return 0;
-  if (unbounded(quantifier)) onUnbounded();
+  onRepeat(quantifier);
   if (repeats(quantifier) && groups.length) groups[groups.length - 1].ambiguous = true;
   // A lazy or possessive mark after it belongs to it.
   return quantifier.length + (source[at + quantifier.length] === '?' ? 1 : 0);

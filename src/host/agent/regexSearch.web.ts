@@ -6,7 +6,7 @@
  * match cannot be interrupted there, a pattern whose shape can backtrack for long
  * (`regexMayBacktrack`) is refused as if it had run out of time, and lines are cut shorter.
  */
-import { regexMayBacktrack } from '../../core/agent/regexRisk';
+import { regexMayBacktrack, RISK_LINE_CHARS } from '../../core/agent/regexRisk';
 import { REGEX_BUDGET_MS, SEARCH_SOURCE } from './regexTypes';
 import type { RegexFile, RegexMatch, RegexOutcome } from './regexTypes';
 
@@ -14,8 +14,11 @@ export { REGEX_BUDGET_MS } from './regexTypes';
 export type { RegexFile, RegexMatch, RegexOutcome } from './regexTypes';
 
 const LINE_CHARS = 2000;
-/** Lines are cut to this on the host's own thread: a polynomial pattern's work grows with it. */
-const THREAD_LINE_CHARS = 500;
+/**
+ * Lines are cut to this on the host's own thread: a polynomial pattern's work grows with it, and
+ * `regexMayBacktrack` judges patterns at this length.
+ */
+const THREAD_LINE_CHARS = RISK_LINE_CHARS;
 /** The longest the search runs on the host's thread without letting it do other work. */
 const SLICE_MS = 8;
 

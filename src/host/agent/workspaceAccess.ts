@@ -64,7 +64,10 @@ interface UsableFolder {
  * VS Code for the Web any folder `vscode.workspace.fs` serves, by its URI path, with no links
  * (their `.web.ts` variants, which the browser build picks).
  */
-export type WorkspaceFs = Pick<typeof disk, 'pathScheme' | 'pathOf' | 'realPath' | 'findFiles'> & {
+export type WorkspaceFs = Pick<
+  typeof disk,
+  'pathScheme' | 'pathOf' | 'realPath' | 'findFiles' | 'linkOnPath'
+> & {
   judgeFolder: typeof judgeFolder;
 };
 const HOST_FS: WorkspaceFs = { ...disk, judgeFolder };
@@ -170,6 +173,10 @@ export class WorkspaceAccess {
     const uri = resolved.relative
       ? vscode.Uri.joinPath(folder.uri, ...resolved.relative.split('/'))
       : folder.uri;
+    if (await this.fs.linkOnPath(folder.uri, resolved.relative))
+      throw new ToolInputError(
+        `"${display}" goes through a symbolic link, which the agent's tools do not follow here: where it leads cannot be checked in this window.`,
+      );
     const real = await realPathOfNearest(this.fs.pathOf(uri), this.fs.realPath);
     const realRelative = usable
       .map((one) => relativeInside(one.real, real))
@@ -309,9 +316,12 @@ export class WorkspaceAccess {
     // (and is no secret there), checked in order until the limit is reached.
     const roots = usable.map((one) => one.real);
     const kept: ListedFile[] = [];
+    // Where links cannot be resolved (the browser), a file reached through one is left out.
+    const links = folders.map(() => new Map<string, Promise<boolean>>());
     for (const file of out) {
       const real = await this.realRelative(this.fs.pathOf(file.uri), roots);
       if (real === undefined || this.offLimits(real.relative, real.real)) continue;
+      if (await this.fs.linkOnPath(folders[file.folder].uri, file.relative, links[file.folder])) continue;
       if (kept.length === options.limit) {
         more = true;
         break;

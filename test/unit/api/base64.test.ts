@@ -20,6 +20,25 @@ describe('base64 without Buffer', () => {
     assert.throws(() => base64Bytes('%%%', 'The image'), /The image is not valid base64/);
   });
 
+  it('reads what Node read from a gateway: line breaks, no padding, the URL-safe alphabet', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 3000 }), fc.nat(), (bytes, seed) => {
+        const standard = Buffer.from(bytes).toString('base64');
+        const wrapped = standard.replace(/.{76}/g, (line) => `${line}${seed % 2 ? '\r\n' : '\n'}`);
+        const urlSafe = Buffer.from(bytes).toString('base64url');
+        for (const text of [wrapped, ` ${standard}\t\n`, standard.replace(/=+$/, ''), urlSafe]) {
+          assert.deepEqual(base64ToBytes(text), new Uint8Array(Buffer.from(text, 'base64')), text);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('still refuses what is not base64 in any alphabet', () => {
+    for (const text of ['aGVsbG8=aGVs', 'aGVs\u00a0bG8=', 'a.b=', 'aGVsbG8==='])
+      assert.equal(base64ToBytes(text), undefined, text);
+  });
+
   it('reads and writes UTF-8 as Node does', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 100 }), (text) => {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { createGatewayClient } from '../../../src/api';
 import { GatewayError } from '../../../src/api/errors';
-import { backoffDelayMs, parseRetryAfter, retryDelayMs } from '../../../src/api/retry';
+import { BACKOFF_FLOOR_MS, backoffDelayMs, parseRetryAfter, retryDelayMs } from '../../../src/api/retry';
 import type { RetryPolicy } from '../../../src/api/retry';
 import {
   collect,
@@ -180,6 +180,9 @@ describe('api: retry rules (pure)', () => {
     assert.equal(retryDelayMs(http(503), 3, policy('idempotent')), undefined);
     assert.equal(retryDelayMs(http(503), 0, policy('start-once')), undefined);
     assert.equal(retryDelayMs(http(429, 61), 0, policy('idempotent')), undefined);
+    // A gateway saying "retry after 0" (or a past date) still gets the floor, not a burst of retries.
+    assert.equal(retryDelayMs(http(429, 0), 0, policy('idempotent')), BACKOFF_FLOOR_MS);
+    assert.equal(retryDelayMs(http(503, 0), 1, policy('idempotent')), BACKOFF_FLOOR_MS);
     assert.equal(
       retryDelayMs(new GatewayError({ kind: 'stream', message: 'x' }), 0, policy('idempotent')),
       undefined,

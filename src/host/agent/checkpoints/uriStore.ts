@@ -308,7 +308,12 @@ export class UriCheckpointStore implements CheckpointStore {
   blob(oid: string): Promise<Uint8Array> {
     if (!isSha256(oid)) return Promise.reject(new CheckpointError('Bad object id', 'failed'));
     return this.serial(async () => {
-      const bytes = await readBytes(this.blobUri(oid));
+      const uri = this.blobUri(oid);
+      // No stored file is larger than the cap it was taken under: a larger blob is not read.
+      const found = await stat(uri);
+      if (found && found.size > (this.options.maxFileBytes ?? CHECKPOINT_MAX_FILE_BYTES))
+        throw new CheckpointError('Its stored copy is larger than any file a checkpoint keeps.', 'failed');
+      const bytes = await readBytes(uri);
       if (!bytes || (await sha256OfBytes(bytes)) !== oid)
         throw new CheckpointError('Its stored copy is missing or damaged.', 'failed');
       return bytes;

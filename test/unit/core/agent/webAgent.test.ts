@@ -5,7 +5,7 @@ import {
   NO_COMMANDS_NOTE,
   NO_COMMANDS_PROMPT,
 } from '../../../../src/core/agent/agentRequest';
-import { regexMayBacktrack } from '../../../../src/core/agent/regexRisk';
+import { regexMayBacktrack, RISK_LINE_CHARS } from '../../../../src/core/agent/regexRisk';
 import { parseAgentToolsState } from '../../../../src/core/protocol/agentProtocol';
 
 describe('the agent where no command can run (VS Code for the Web)', () => {
@@ -60,6 +60,14 @@ describe('regexMayBacktrack: patterns not run where a search cannot be stopped m
     '(?<q>a)\\k<q>',
     'a*a*a*a*b',
     '(x+x+)+y',
+    // Three unbounded repeats: 32 s on one line of 500 spaces.
+    '\\s*\\s*\\s*x',
+    '.*a.*b.*c',
+    '[ ]{1,}[ ]{1,} {1,}x',
+    // Wide bounded repeats, and many optional ones, multiply as well.
+    '\\s{0,499}\\s{0,499}\\s{0,499}x',
+    '\\s{0,16}'.repeat(8) + 'x',
+    '\\s?'.repeat(20) + 'x',
   ];
   const safe = [
     'needle',
@@ -77,6 +85,27 @@ describe('regexMayBacktrack: patterns not run where a search cannot be stopped m
   ];
   for (const pattern of risky) it(`refuses ${pattern}`, () => assert.equal(regexMayBacktrack(pattern), true));
   for (const pattern of safe) it(`runs ${pattern}`, () => assert.equal(regexMayBacktrack(pattern), false));
+
+  it('lets through only what runs in a moment on the worst line of the length it judges', () => {
+    // The costliest shapes still let through, against the lines that make them backtrack most.
+    const edge = [
+      '\\s*\\s*x',
+      '\\s?\\s*\\s*x',
+      '\\s{0,199}\\s{0,199}x',
+      '\\s{0,16}\\s{0,16}\\s{0,16}x',
+      '\\s?'.repeat(12) + 'x',
+      '\\bTODO\\b:?\\s*(.*)$',
+    ];
+    const lines = [' '.repeat(RISK_LINE_CHARS), 'a'.repeat(RISK_LINE_CHARS)];
+    for (const pattern of [...safe, ...edge]) {
+      assert.equal(regexMayBacktrack(pattern), false, pattern);
+      const re = new RegExp(pattern, 'iu');
+      const started = Date.now();
+      for (const line of lines) re.test(line);
+      // About 100 ms at most here; the margin is for a loaded machine.
+      assert.ok(Date.now() - started < 2000, `${pattern} took ${Date.now() - started} ms`);
+    }
+  });
 
   it('judges any text without throwing, in time linear in its length', () => {
     fc.assert(

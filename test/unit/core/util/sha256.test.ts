@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fc from 'fast-check';
+import { hashName } from '../../../../src/core/storage/storeFiles';
 import { sha256Hex } from '../../../../src/core/util/sha256';
 
 describe('sha256Hex', () => {
@@ -28,5 +29,23 @@ describe('sha256Hex', () => {
   it('hashes a megabyte as Node does', () => {
     const big = new Uint8Array(1 << 20).map((_, i) => (i * 31) & 0xff);
     assert.equal(sha256Hex(big), createHash('sha256').update(big).digest('hex'));
+  });
+
+  it('names stored files (hashName) exactly as node:crypto did, for any id', () => {
+    // The formula the Node build stored chats and media results under before this module.
+    const before = (id: string): string => {
+      const hash = createHash('sha256');
+      if (/[\uD800-\uDFFF]/u.test(id)) hash.update(Buffer.from([0xff])).update(Buffer.from(id, 'utf16le'));
+      else hash.update(id, 'utf8');
+      return hash.digest('hex');
+    };
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (id) =>
+        assert.equal(hashName(id), before(id)),
+      ),
+      { numRuns: 500 },
+    );
+    for (const id of ['', 'chat-1', '\uD800', 'a\uDC00b', '😀', 'gen-123:abc@x+y.z'])
+      assert.equal(hashName(id), before(id), JSON.stringify(id));
   });
 });
