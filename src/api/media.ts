@@ -422,7 +422,8 @@ export function mediaPollingUrl(
  */
 export function mediaErrorText(error: unknown, secrets: Secrets = []): string | undefined {
   if (error === undefined || error === null || error === '') return undefined;
-  const shown = (text: string): string => redactExcerpt(text, 1000, secrets);
+  // Blank text (`" "`) is no reason: undefined, so a failure still gets one of its own.
+  const shown = (text: string): string | undefined => redactExcerpt(text, 1000, secrets) || undefined;
   if (typeof error === 'string') return shown(error);
   if (isRecord(error)) {
     const message = stringField(error, 'message', 'detail', 'error', 'reason');

@@ -312,6 +312,17 @@ describe('fuzz: media records in every shape', () => {
     { requiredKeys: [] },
   );
 
+  it('a failure whose error is blank still gets a reason (found by the fuzz below)', () => {
+    for (const error of [' ', '\n\t', { message: '  ' }]) {
+      const parsed = normalizeMediaRecord({ status: 'FAILED', error }, 'asked', undefined, [], {
+        baseUrl: BASE,
+        statusUrl: `${BASE}/v1/media/asked`,
+      });
+      assert.equal(parsed.status, 'failed');
+      assert.ok(parsed.error && parsed.error.trim().length > 0, JSON.stringify(parsed.error));
+    }
+  });
+
   it('never throws, ends every final status whole, and never marks another origin for the key', () => {
     fc.assert(
       fc.property(fc.oneof(record, json), (body) => {
