@@ -122,17 +122,14 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
     const allFolders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri);
     // A virtual workspace (github.dev's `vscode-vfs`, a remote repository): its own documents
     // count as the workspace's files, placed among the folders of that file system only.
-    const virtual =
-      scheme !== 'file' &&
-      scheme !== 'untitled' &&
-      allFolders.some((folder) => folder.scheme === scheme && folder.authority === authority);
-    if (virtual) {
-      const folders = allFolders.filter(
-        (folder) => folder.scheme === scheme && folder.authority === authority,
-      );
+    const sameFileSystem =
+      scheme === 'file' || scheme === 'untitled'
+        ? []
+        : allFolders.filter((folder) => folder.scheme === scheme && folder.authority === authority);
+    if (sameFileSystem.length > 0) {
       const here = placements(
         uriPath,
-        folders.map((folder) => folder.path),
+        sameFileSystem.map((folder) => folder.path),
         IGNORE_CASE,
       );
       if (here.length === 0) return refuse('the file is outside the workspace');
@@ -140,10 +137,9 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
       seen.push(...here.map((place) => place.relative), uriPath);
     } else if (scheme === 'file' || (scheme === 'untitled' && untitledFilePath(uriPath))) {
       const file = scheme === 'file' ? document.uri : vscode.Uri.file(uriPath);
-      const folders = allFolders;
       const here = placements(
         file.path,
-        folders.map((folder) => folder.path),
+        allFolders.map((folder) => folder.path),
         IGNORE_CASE,
       );
       if (here.length === 0) return refuse('the file is outside the workspace');
@@ -152,7 +148,7 @@ export class InlineCompletionsFeature extends Disposable implements vscode.Inlin
       if (scheme === 'file') {
         const real = await this.realPath(document);
         if (real === undefined) return refuse('the file’s real path cannot be read');
-        const realFolders = await Promise.all(folders.map((folder) => this.realFolder(folder)));
+        const realFolders = await Promise.all(allFolders.map((folder) => this.realFolder(folder)));
         const there = placements(real, realFolders, IGNORE_CASE);
         if (there.length === 0) return refuse('the file is a link to outside the workspace');
         // And the absolute real path: in a folder that is itself `~/.aws`, the relative path is
