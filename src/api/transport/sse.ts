@@ -1,23 +1,83 @@
 /**
- * Bytes of a `text/event-stream` response → the `data` of each event. Decoding is streaming, so
- * a UTF-8 character split across two network reads survives, and parsing is eventsource-parser's,
- * so comments (`: OPENROUTER PROCESSING`), `\r\n` line ends and events split anywhere are handled
- * as the SSE specification says.
+ * Bytes of a `text/event-stream` response → the `data` of each event, as the SSE specification
+ * (WHATWG HTML, "Server-sent events") has a client read them: lines end in CR, LF or CRLF, even
+ * when the pair is split across two network reads; `:` starts a comment (`: OPENROUTER
+ * PROCESSING`); `data` lines are joined with LF; a blank line ends an event, and an event without
+ * data is not one. Decoding is streaming, so a UTF-8 character split across two reads survives,
+ * and the decoder drops a leading byte order mark. The unit tier checks the parser against
+ * eventsource-parser, event by event, on streams split anywhere.
  */
-import type { EventSourceMessage, ParseError } from 'eventsource-parser';
 import { GatewayError } from '../errors';
-
-type EventSourceParserModule = typeof import('eventsource-parser');
-
-let parserModule: EventSourceParserModule | undefined;
-function loadParser(): EventSourceParserModule {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  parserModule ??= require('eventsource-parser') as EventSourceParserModule;
-  return parserModule;
-}
 
 /** An event larger than this is not a chat chunk; stop before it exhausts memory. */
 const MAX_EVENT_CHARS = 32 * 1024 * 1024;
+
+const LINE_END = /\r\n?|\n/g;
+
+/** Reads SSE text fed in pieces, and hands over each event's data. */
+export class SseParser {
+  /** The unterminated end of what was fed so far. */
+  private partial = '';
+  /** A CR ended the last piece: an LF that starts the next one belongs to it. */
+  private afterCr = false;
+  private data: string[] = [];
+  private dataChars = 0;
+
+  constructor(
+    private readonly onData: (data: string) => void,
+    private readonly maxEventChars = MAX_EVENT_CHARS,
+  ) {}
+
+  feed(text: string): void {
+    if (text.length === 0) return;
+    let from = this.afterCr && text.charCodeAt(0) === 10 ? 1 : 0;
+    this.afterCr = false;
+    LINE_END.lastIndex = from;
+    for (let end = LINE_END.exec(text); end !== null; end = LINE_END.exec(text)) {
+      // A CR at the very end may be the first half of a CRLF split across pieces.
+      if (end[0] === '\r' && end.index === text.length - 1) this.afterCr = true;
+      const line = this.partial + text.slice(from, end.index);
+      this.partial = '';
+      from = end.index + end[0].length;
+      this.line(line);
+    }
+    this.partial += text.slice(from);
+    if (this.partial.length + this.dataChars > this.maxEventChars) throw tooLarge();
+  }
+
+  /** The end of the stream: an unterminated last line and event still count. */
+  end(): void {
+    if (this.partial.length > 0) this.line(this.partial);
+    this.partial = '';
+    this.line('');
+  }
+
+  private line(line: string): void {
+    if (line.length === 0) {
+      if (this.data.length > 0) this.onData(this.data.join('\n'));
+      this.data = [];
+      this.dataChars = 0;
+      return;
+    }
+    if (line.charCodeAt(0) === 58 /* : */) return;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    // `event`, `id` and `retry` are the browser's EventSource's business; the client reads data.
+    if (field !== 'data') return;
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32 /* space */) value = value.slice(1);
+    this.data.push(value);
+    this.dataChars += value.length + 1;
+    if (this.dataChars > this.maxEventChars) throw tooLarge();
+  }
+}
+
+function tooLarge(): GatewayError {
+  return new GatewayError({
+    kind: 'invalid_response',
+    message: 'The gateway sent a stream event too large to be a chat chunk; the reply was given up.',
+  });
+}
 
 /**
  * Yields, per network read, the data strings of the events completed by it (often none, often
@@ -26,38 +86,20 @@ const MAX_EVENT_CHARS = 32 * 1024 * 1024;
 export async function* readSseData(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string[]> {
   const decoder = new TextDecoder('utf-8');
   let pending: string[] = [];
-  let parseError: ParseError | undefined;
-  const parser = loadParser().createParser({
-    onEvent: (event: EventSourceMessage) => {
-      pending.push(event.data);
-    },
-    onError: (error: ParseError) => {
-      // Unknown fields are allowed by the spec and ignored; only an overflow is fatal.
-      if (error.type === 'max-buffer-size-exceeded') parseError = error;
-    },
-    maxBufferSize: MAX_EVENT_CHARS,
-  });
-
+  const parser = new SseParser((data) => pending.push(data));
   const take = (): string[] => {
-    if (parseError) {
-      throw new GatewayError({
-        kind: 'invalid_response',
-        message: 'The gateway sent a stream event too large to be a chat chunk; the reply was given up.',
-      });
-    }
     const ready = pending;
     pending = [];
     return ready;
   };
-
   for await (const chunk of chunks) {
     const text = decoder.decode(chunk, { stream: true });
     if (text.length > 0) parser.feed(text);
     const ready = take();
     if (ready.length > 0) yield ready;
   }
-  // Whatever an unterminated last event held still counts: end its line and the event.
-  parser.feed(`${decoder.decode()}\n\n`);
+  parser.feed(decoder.decode());
+  parser.end();
   const last = take();
   if (last.length > 0) yield last;
 }

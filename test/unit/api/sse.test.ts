@@ -1,9 +1,11 @@
 import * as assert from 'node:assert/strict';
+import { createParser } from 'eventsource-parser';
+import fc from 'fast-check';
 import { ChatChunkReader } from '../../../src/api/chatChunks';
 import { chatDeltasFromJson, chatDeltasFromSse, parseChatCompletion } from '../../../src/api/chatStream';
 import { GatewayError } from '../../../src/api/errors';
 import { ChatAccumulator, foldChatDeltas } from '../../../src/api/fold';
-import { readSseData } from '../../../src/api/transport/sse';
+import { SseParser, readSseData } from '../../../src/api/transport/sse';
 import type { ChatDelta } from '../../../src/api/types';
 
 /** Stands in for a network body: an async source of `size`-byte pieces, each ready at once. */
@@ -42,6 +44,7 @@ describe('api: SSE parsing (pure)', () => {
     'data: [DONE]\n\n';
 
   it('gives the same events whatever the read size, splitting UTF-8 characters included', async () => {
+    assert.deepEqual(await dataOf('\uFEFFdata: after a BOM\n\n', 1), ['after a BOM']);
     const whole = await dataOf(stream, 1_000_000);
     assert.equal(whole.length, 5);
     for (const size of [1, 2, 3, 7]) assert.deepEqual(await dataOf(stream, size), whole, `read size ${size}`);
@@ -244,5 +247,57 @@ describe('api: chat chunk variants (pure)', () => {
     accumulator.add({ type: 'usage', usage: { cost: 2 } });
     assert.equal(accumulator.text, 'ab');
     assert.deepEqual(accumulator.completion.usage, { prompt_tokens: 1, cost: 2 });
+  });
+});
+
+describe('api: SSE parsing against eventsource-parser', () => {
+  /** One line of a stream, as a server could write it. */
+  const fieldName = fc.constantFrom('data', 'event', 'id', 'retry', 'dat', 'DATA', 'data ', '');
+  const value = fc.string({ unit: fc.constantFrom('a', ' ', ':', 'é', '😀', '\u2028', '{', '"', 'x') });
+  const line = fc.oneof(
+    fc.tuple(fieldName, fc.constantFrom(':', ': ', ':  ', ''), value).map(([f, sep, v]) => `${f}${sep}${v}`),
+    value.map((v) => `:${v}`),
+    fc.constant(''),
+  );
+  const lineEnd = fc.constantFrom('\n', '\r', '\r\n');
+  const stream = fc
+    .tuple(fc.array(fc.tuple(line, lineEnd), { maxLength: 30 }), fc.constantFrom('', '\n', '\r', '\n\n'))
+    .map(([lines, tail]) => `${lines.map(([l, e]) => l + e).join('')}${tail}`);
+
+  /** The events eventsource-parser gives, fed the same pieces and then an end of line and event. */
+  function reference(pieces: readonly string[]): string[] {
+    const events: string[] = [];
+    const parser = createParser({ onEvent: (event) => events.push(event.data) });
+    for (const piece of pieces) parser.feed(piece);
+    parser.feed('\n\n');
+    return events;
+  }
+
+  function ours(pieces: readonly string[]): string[] {
+    const events: string[] = [];
+    const parser = new SseParser((data) => events.push(data));
+    for (const piece of pieces) parser.feed(piece);
+    parser.end();
+    return events;
+  }
+
+  it('gives the same events on any stream, split anywhere, line ends included', () => {
+    fc.assert(
+      fc.property(stream, fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
+        const at = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+        const pieces = [0, ...at].map((start, index) => text.slice(start, [...at, text.length][index]));
+        assert.deepEqual(ours(pieces), reference(pieces));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('gives up on an event larger than its limit, and never buffers past it', () => {
+    const parser = new SseParser(() => undefined, 100);
+    assert.throws(() => parser.feed(`data: ${'x'.repeat(200)}`), GatewayError);
+    const lines = new SseParser(() => undefined, 100);
+    assert.throws(() => {
+      for (let i = 0; i < 20; i++) lines.feed('data: 0123456789\n');
+    }, GatewayError);
   });
 });
