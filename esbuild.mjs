@@ -1,17 +1,20 @@
-// One shared base, two builds: the extension host's bundles (Node, CommonJS, `vscode` external:
-// the entry, the lazy features and client, the shared errors) and the webviews' front ends
-// (browser). Which bundles, split points and copied files there are comes from build/bundles.mjs,
+// One shared base, three builds: the extension host's one bundle (CommonJS, `vscode` external, run
+// by Node's extension host and VS Code for the Web's alike), the Node-only sibling bundle it
+// requires in Node (undici's parts), and the webviews' front ends (browser); and one check, the
+// browser's graph of the host bundle, which may reach no Node built-in. Which bundles, split points and copied files there are comes from build/bundles.mjs,
 // the one table the package and the tests read too. Flags: --production (minified, no source
 // maps), --watch, --outdir=<folder> (instead of dist/; the tests build into a folder of their own).
 import * as esbuild from 'esbuild';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import * as path from 'node:path';
 import { writeCodiconSubset } from './build/codicons.mjs';
 import {
-  BROWSER_BUNDLE,
   COPIED_FILES,
-  hostEntryPoints,
+  HOST_BUNDLE,
+  HOST_KIND_SOURCE,
+  nodeEntryPoints,
   MODULE_STUBS,
   splitPoints as tableSplitPoints,
   webviewEntryPoints,
@@ -36,17 +39,9 @@ const base = {
 
 /**
  * Modules that are bundles of their own (the split points of build/bundles.mjs), required at run
- * time from the sibling file instead of being copied into every bundle that imports them:
- * - `dist/api.js`, the gateway client with undici: required on the first request (only by
- *   src/host/gateway/clientLoader.ts), so activation neither parses nor evaluates the network stack;
- * - `dist/shared.js`, the errors and constants the client and the host share: one copy, so a
- *   GatewayError thrown by the client is an `instanceof GatewayError` in the host; and the ids and
- *   the settings model every bundle reads, once instead of once per feature;
- * - the features (`dist/chat.js`, `dist/media.js`, `dist/lm.js`): required when their view, a
- *   command or an event first needs them (each feature's `<feature>Loader.ts`), so the entry holds
- *   only what activation runs. Small stateless helpers they share with the entry (notify) are
- *   copied into each; anything with state shared across bundles (the settings service, the key
- *   store) is made once at activation and handed to them, or belongs in a split point of its own.
+ * time from the sibling file instead of being copied into the bundle that imports them: only
+ * `dist/undici.js`, the parts of undici the Node transport uses, required on the first request in
+ * the Node host (src/api/transport/undiciParts.ts) and never in the browser.
  */
 const SPLIT_POINTS = tableSplitPoints();
 
@@ -103,16 +98,66 @@ const moduleStubs = {
   },
 };
 
+/**
+ * Modules with a browser variant: `foo.ts` (Node) beside `foo.web.ts` (VS Code for the Web). In
+ * the one host bundle an import of `foo` becomes a switch that requires one of the two on first
+ * use, by src/host/hostKind.ts; esbuild keeps each required module's body (and its own `require`s
+ * of Node built-ins) unrun until then, so the browser never evaluates a Node variant.
+ */
+const HOST_KIND = path.resolve(HOST_KIND_SOURCE);
+const hostVariants = {
+  name: 'host-variants',
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, (args) => {
+      if (!args.importer || args.namespace !== 'file') return undefined;
+      const base = path.resolve(args.resolveDir, args.path).replace(/\.ts$/, '');
+      if (!existsSync(`${base}.web.ts`) || !existsSync(`${base}.ts`)) return undefined;
+      return { path: base, namespace: 'host-variant' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'host-variant' }, (args) => ({
+      contents: [
+        `// ${path.relative('.', args.path)}: the Node module in Node's host, the .web one in a web worker.`,
+        `module.exports = require(${JSON.stringify(HOST_KIND)}).NODE_HOST`,
+        `  ? require(${JSON.stringify(`${args.path}.ts`)})`,
+        `  : require(${JSON.stringify(`${args.path}.web.ts`)});`,
+      ].join('\n'),
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * The extension host's bundle, package.json `main` and `browser` alike: Node's extension host
+ * (desktop, remotes) and VS Code for the Web's web worker host (vscode.dev, github.dev) load the
+ * same file. CommonJS, `vscode` external, Node built-ins external (required only inside Node
+ * variants, see above), and no sibling file but `dist/undici.js`, which only Node requires. The
+ * features' lazy `require`s (the feature loaders, the client loader) are bundled in: esbuild
+ * evaluates each on first use, as the sibling bundles were.
+ */
 /** @type {import('esbuild').BuildOptions} */
 const extension = {
   ...base,
-  entryPoints: hostEntryPoints(),
-  plugins: [splitPoints, plainVscodeRequire, moduleStubs],
+  entryPoints: { [HOST_BUNDLE.name]: HOST_BUNDLE.source },
+  plugins: [hostVariants, splitPoints, plainVscodeRequire, moduleStubs],
+  outdir,
+  platform: 'node',
+  format: 'cjs',
+  target: ['es2022', 'node20', 'chrome120'],
+  external: ['vscode'],
+  mainFields: ['module', 'main'],
+};
+
+/** The Node-only sibling bundles (undici's parts): Node, CommonJS. */
+/** @type {import('esbuild').BuildOptions} */
+const nodeParts = {
+  ...base,
+  entryPoints: nodeEntryPoints(),
+  plugins: [moduleStubs],
   outdir,
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  external: ['vscode'],
   mainFields: ['module', 'main'],
 };
 
@@ -141,15 +186,18 @@ const noNodeBuiltins = {
 };
 
 /**
- * VS Code for the Web's extension host: one bundle (package.json `browser`), a web worker with
- * `require('vscode')` and web APIs only. The lazy `require`s of the feature loaders are simply
- * bundled in. `foo.web.ts`, where it exists beside `foo.ts`, is taken instead of it: the module's
- * browser variant, with the same exports (tsconfig.web.json type-checks that graph the same way).
+ * The browser's graph, checked and not written: the same entry with each module's `.web.ts`
+ * variant taken where one exists (as tsconfig.web.json's `moduleSuffixes` type-checks it), which
+ * is exactly what the web worker host runs of the bundle above. It may reach no Node built-in and
+ * no sibling bundle.
  */
 /** @type {import('esbuild').BuildOptions} */
-const browserHost = {
+const browserGraph = {
   ...base,
-  entryPoints: { [BROWSER_BUNDLE.name]: BROWSER_BUNDLE.source },
+  minify: false,
+  sourcemap: false,
+  write: false,
+  entryPoints: { [HOST_BUNDLE.name]: HOST_BUNDLE.source },
   plugins: [noNodeBuiltins, plainVscodeRequire, moduleStubs],
   outdir,
   platform: 'browser',
@@ -235,14 +283,19 @@ async function main() {
       plugins: [...(options.plugins ?? []), watchLog],
     });
     const contexts = await Promise.all(
-      [extension, browserHost, webview].map((options) => esbuild.context(quiet(options))),
+      [extension, nodeParts, webview].map((options) => esbuild.context(quiet(options))),
     );
     await Promise.all(contexts.map((c) => c.watch()));
     console.log('[watch] watching for changes…');
     return;
   }
   const started = Date.now();
-  await Promise.all([esbuild.build(extension), esbuild.build(browserHost), esbuild.build(webview)]);
+  await Promise.all([
+    esbuild.build(extension),
+    esbuild.build(nodeParts),
+    esbuild.build(browserGraph),
+    esbuild.build(webview),
+  ]);
   console.log(`[esbuild] ${production ? 'production' : 'development'} build in ${Date.now() - started} ms`);
 }
 

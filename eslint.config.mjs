@@ -7,7 +7,7 @@
 //   src/webview/**    browser code: no vscode, no Node built-ins, no host; src/api for types only
 //   src/host/**, src/extension.ts   the VS Code side: no webview code, and the gateway client
 //                     (src/api, src/api/client) only through src/host/gateway/clientLoader.ts,
-//                     which loads it lazily as its own bundle
+//                     which requires it on first use
 import js from '@eslint/js';
 import globals from 'globals';
 import * as path from 'node:path';
@@ -68,7 +68,7 @@ const lazyClient = {
   except: clientHelpers,
   allowTypeOnly: true,
   message:
-    'the gateway client is its own bundle, loaded on first use by src/host/gateway/clientLoader.ts; import its types with `import type`, or one of the pure helpers (errors, types, redact, media, json, fold).',
+    'the gateway client is evaluated on first use, through src/host/gateway/clientLoader.ts; import its types with `import type`, or one of the pure helpers (errors, types, redact, media, json, fold).',
 };
 
 /** DOM globals that code outside the webview must not reach for (it runs in Node). */

@@ -6,9 +6,9 @@
  * over, then clicks the Gateway AI icon in the activity bar, as a user does. The click loads and
  * activates the extension and resolves the chat view; the run ends at the chat's first paint.
  * The two entries differ only in one user setting, `remote.extensionKind` for the extension:
- * `["web"]` runs `dist/web.js` in the workbench's web worker extension host (what the web tier
- * does, and what VS Code for the Web does), `["workspace"]` runs `dist/extension.js` in the
- * server's Node extension host. Runs alternate between the two, so a burst of load on the machine
+ * `["web"]` runs the host bundle (`dist/extension.js`, both `main` and `browser`) in the
+ * workbench's web worker extension host (what the web tier does, and what VS Code for the Web
+ * does), `["workspace"]` runs the same file in the server's Node extension host. Runs alternate between the two, so a burst of load on the machine
  * hits both alike.
  *
  * The signals, all taken where they happen:
@@ -17,7 +17,7 @@
  *   document. Its body is an empty `<div id="app">`; the chat's script builds the header, the
  *   transcript and the composer in one task, so the first contentful frame is the one that shows
  *   the composer (checked: the composer is there when the entry is read);
- * - the bundle's load: for the browser entry, the web worker's request for `dist/web.js` as the
+ * - the bundle's load: for the browser entry, the web worker's request for the bundle as the
  *   browser's network stack timed it; for the Node entry, the extension host's log line
  *   `ExtensionService#_doActivateExtension gateway-ai.gateway-ai`, written just before it requires
  *   `dist/extension.js` (whole milliseconds, on the same machine's clock).
@@ -223,7 +223,7 @@ export async function benchBrowserEntry(): Promise<SectionResult> {
       `browser entry: ${RUNS} fresh code-servers per entry, alternating, .vsix installed, activated by opening the ` +
         `Gateway AI view; opened → first paint: Node ${list('node', 'clickToPaintMs')}, browser ${list('browser', 'clickToPaintMs')} ms; ` +
         `bundle load → first paint: Node ${list('node', 'loadToPaintMs')}, browser ${list('browser', 'loadToPaintMs')} ms`,
-      'browser entry: the load is the request for dist/web.js (browser) or the extension host log line that starts ' +
+      `browser entry: the load is the browser's request for ${BROWSER_ENTRY} or the extension host log line that starts ` +
         "the activation (Node); the paint is the chat webview's first-contentful-paint; onStartupFinished is left out " +
         'of the installed manifest so that the click is what loads the code',
     ],

@@ -12,8 +12,9 @@ import { repoRoot, workRoot } from '../test/launch/paths';
 import { KB, MB, round } from './report';
 import type { BenchRow, SectionResult } from './report';
 
-// The goal: the whole package, with the Node entry and the browser entry, under 400 KB.
-const VSIX_GOAL_BYTES = 400 * KB;
+// The goal: the whole package, for Node's extension host and VS Code for the Web's, under 400 KB.
+// 400 KB as the issue counts it: 400,000 bytes.
+const VSIX_GOAL_BYTES = 400_000;
 /** A published figure for a widely used AI chat extension, not measured here. */
 const PEER_VSIX_BYTES = 7 * MB;
 
@@ -75,9 +76,7 @@ function measureSize(): SectionResult {
   const folder = shippedExtension();
   const extension = path.join(folder, 'dist', 'extension.js');
   const webview = path.join(folder, 'dist', 'webview.js');
-  const chat = path.join(folder, 'dist', 'chat.js');
-  const media = path.join(folder, 'dist', 'media.js');
-  const browser = path.join(folder, 'dist', 'web.js');
+  const undici = path.join(folder, 'dist', 'undici.js');
   // vsce builds and packs in two steps; a development build in between would be packed instead.
   if (readFileSync(extension, 'utf8').includes('sourceMappingURL=')) {
     throw new Error(
@@ -87,31 +86,25 @@ function measureSize(): SectionResult {
   const vsixBytes = statSync(vsixPath).size;
 
   const rows: BenchRow[] = [
-    { name: 'extension bundle, minified', value: kb(statSync(extension).size), unit: 'KB' },
-    { name: 'extension bundle, gzip -9', value: kb(gzipBytes(extension)), unit: 'KB' },
     {
-      name: 'chat feature bundle (loaded on first use), minified',
-      value: kb(statSync(chat).size),
+      name: 'host bundle (Node and VS Code for the Web, one file), minified',
+      value: kb(statSync(extension).size),
       unit: 'KB',
     },
+    { name: 'host bundle, gzip -9', value: kb(gzipBytes(extension)), unit: 'KB' },
     {
-      name: 'media feature bundle (loaded on first use), minified',
-      value: kb(statSync(media).size),
+      name: "Node's network stack (undici, on the first request), minified",
+      value: kb(statSync(undici).size),
       unit: 'KB',
     },
-    {
-      name: 'browser entry (VS Code for the Web, one bundle), minified',
-      value: kb(statSync(browser).size),
-      unit: 'KB',
-    },
-    { name: 'browser entry, gzip -9', value: kb(gzipBytes(browser)), unit: 'KB' },
+    { name: "Node's network stack, gzip -9", value: kb(gzipBytes(undici)), unit: 'KB' },
     { name: 'webview bundle, minified', value: kb(statSync(webview).size), unit: 'KB' },
     { name: 'webview bundle, gzip -9', value: kb(gzipBytes(webview)), unit: 'KB' },
     {
       name: '.vsix package',
       value: kb(vsixBytes),
       unit: 'KB',
-      goal: '< 400 KB',
+      goal: '< 400,000 bytes',
       ratio: round(vsixBytes / VSIX_GOAL_BYTES, 3),
       met: vsixBytes < VSIX_GOAL_BYTES,
     },

@@ -17,52 +17,39 @@ import { pathToFileURL } from 'node:url';
  *   requires it, VS Code loads it)
  */
 
-/** Extension-host bundles: Node, CommonJS, `vscode` external. */
+/**
+ * The extension host's one bundle, package.json `main` and `browser` alike: Node's extension host
+ * (desktop, remotes, Codespaces) and VS Code for the Web's web worker host (vscode.dev, github.dev)
+ * load this same file. Each module with a browser variant (`foo.ts` beside `foo.web.ts`) is reached
+ * through a switch on the host (esbuild.mjs `hostVariants`, src/host/hostKind.ts); the features
+ * and the client are bundled in and evaluated on first use.
+ */
+/** @type {HostBundle} */
+export const HOST_BUNDLE = { name: 'extension', source: 'src/extension.ts', splitSources: [] };
+
+/**
+ * Sibling bundles only the Node host requires, at run time, from the host bundle. A web worker host
+ * cannot require a sibling file, and never reaches these.
+ */
 /** @type {readonly HostBundle[]} */
-export const HOST_BUNDLES = [
-  // VS Code, as package.json `main`, on activation.
-  { name: 'extension', source: 'src/extension.ts', splitSources: [] },
-  // src/host/gateway/clientLoader.ts, on the first request: the gateway client with undici.
-  { name: 'api', source: 'src/api/index.ts', splitSources: ['src/api/index.ts'] },
-  // Every other host bundle: the errors and constants client and host share, so one copy of
-  // GatewayError exists and `instanceof` works across bundles; and the ids, the settings model and
-  // the secrets list (inline completions, the agent's tools) every feature reads, kept once
-  // instead of once per feature.
+export const NODE_BUNDLES = [
+  // src/api/transport/http.ts (Node's transport), on the first request: the parts of undici it runs.
   {
-    name: 'shared',
-    source: 'src/core/shared.ts',
-    splitSources: [
-      'src/core/shared.ts',
-      'src/api/shared.ts',
-      'src/api/errors.ts',
-      'src/api/types.ts',
-      'src/core/ids.ts',
-      'src/core/config/settingsModel.ts',
-      'src/core/inline/exclude.ts',
-    ],
-  },
-  // src/host/chat/chatLoader.ts, when the chat view or a chat command first needs it.
-  { name: 'chat', source: 'src/host/chat/chatBundle.ts', splitSources: ['src/host/chat/chatBundle.ts'] },
-  // src/host/media/mediaLoader.ts, when a media view, command or stored running job needs it.
-  { name: 'media', source: 'src/host/media/mediaBundle.ts', splitSources: ['src/host/media/mediaBundle.ts'] },
-  // src/host/lm/lmLoader.ts, when VS Code's chat asks the provider for models or calls the tool.
-  { name: 'lm', source: 'src/host/lm/lmBundle.ts', splitSources: ['src/host/lm/lmBundle.ts'] },
-  // src/host/agent/mcp/mcpHub.ts, when the user first turns an MCP server on: the MCP SDK.
-  {
-    name: 'mcp',
-    source: 'src/host/agent/mcp/mcpBundle.ts',
-    splitSources: ['src/host/agent/mcp/mcpBundle.ts'],
+    name: 'undici',
+    source: 'src/api/transport/undiciParts.ts',
+    splitSources: ['src/api/transport/undiciParts.ts'],
   },
 ];
 
 /**
- * The browser build: ONE bundle for VS Code's web worker extension host (vscode.dev, github.dev),
- * package.json `browser`. The same entry as the Node build, with no split points (a web worker
- * host cannot require a sibling file), and each module's `.web.ts` variant taken where one exists
- * (esbuild.mjs: `resolveExtensions`; tsconfig.web.json: `moduleSuffixes`).
+ * The module the host bundle's switches read to tell Node's host from a web worker (esbuild.mjs
+ * `hostVariants`): each import of a module with a browser variant becomes such a switch.
  */
-/** @type {HostBundle} */
-export const BROWSER_BUNDLE = { name: 'web', source: 'src/extension.ts', splitSources: [] };
+export const HOST_KIND_SOURCE = 'src/host/hostKind.ts';
+
+/** Every extension-host bundle: the one both hosts load, then Node's siblings. */
+/** @type {readonly HostBundle[]} */
+export const HOST_BUNDLES = [HOST_BUNDLE, ...NODE_BUNDLES];
 
 /**
  * @typedef {object} ModuleStub
@@ -210,9 +197,9 @@ export const DOCUMENTS = ['README.md', 'CHANGELOG.md', 'LICENSE'];
 
 const sorted = (list) => [...list].sort();
 
-/** `{ name: source }` of the host bundles: esbuild's entryPoints for the Node build. */
-export function hostEntryPoints() {
-  return Object.fromEntries(HOST_BUNDLES.map((b) => [b.name, b.source]));
+/** `{ name: source }` of the Node-only sibling bundles: esbuild's entryPoints for their build. */
+export function nodeEntryPoints() {
+  return Object.fromEntries(NODE_BUNDLES.map((b) => [b.name, b.source]));
 }
 
 /** `{ name: source }` of the webview bundles: esbuild's entryPoints for the browser build. */
@@ -228,9 +215,9 @@ export function splitPoints() {
   }));
 }
 
-/** `dist/<name>.js` of every host bundle, the browser one included. */
+/** `dist/<name>.js` of every host bundle. */
 export function hostBundleFiles() {
-  return [...HOST_BUNDLES, BROWSER_BUNDLE].map((b) => `dist/${b.name}.js`);
+  return HOST_BUNDLES.map((b) => `dist/${b.name}.js`);
 }
 
 /** `dist/<name>.js` of every webview bundle. */
@@ -259,8 +246,9 @@ export function packageFilesField() {
 /** The whole table and its derived lists as plain data, for code that cannot import ES modules. */
 export function describeTable() {
   return {
+    hostBundle: HOST_BUNDLE,
     hostBundles: HOST_BUNDLES,
-    browserBundle: BROWSER_BUNDLE,
+    hostKindSource: HOST_KIND_SOURCE,
     webviewBundles: WEBVIEW_BUNDLES,
     copiedFiles: COPIED_FILES,
     moduleStubs: MODULE_STUBS.map((m) => ({ ...m, request: m.request.source, importer: m.importer.source })),

@@ -9,7 +9,7 @@ import { SecretHeaderStore } from './host/auth/secretHeaderStore';
 import { watchSessionSecrets } from './host/auth/sessionSecrets';
 import { SettingsService } from './host/config/settingsService';
 import { legacyKeyOrigin } from './core/config/keyOrigin';
-import { registerChat } from './host/chat/chatLoader';
+import { loadChatBundle, registerChat } from './host/chat/chatLoader';
 import type { ChatSession } from './host/chat/chatSession';
 import type { ChatViewProvider } from './host/chat/chatViewProvider';
 import type { ChatViewRouter } from './host/chat/chatViewRouter';
@@ -41,6 +41,8 @@ export interface GatewayTestApi {
   readonly chatStore: ConversationStore;
   /** The MCP servers the chat's agent may use. */
   readonly agentMcp: McpHub;
+  /** The chat feature's module as it ships, for tests that build a hub or a tool set of their own. */
+  readonly chatModule: typeof import('./host/chat/chatBundle');
   readonly storageReports: StorageReports;
   readonly media: MediaJobsFeature;
   readonly catalog: CatalogFeature;
@@ -59,7 +61,7 @@ export interface GatewayTestApi {
  * Wires the extension together: construct, register, subscribe. No I/O happens here, and only
  * what the first paint needs is loaded: the key store, the logger, the gateway service (its
  * client loads on the first request) and the model status item. The chat, media and language-model
- * features are bundles of their own, loaded when their view, a command or an event first needs them.
+ * features are evaluated when their view, a command or an event first needs them.
  */
 export function activate(context: vscode.ExtensionContext): GatewayTestApi | undefined {
   // The logger asks the key store for the key to redact only when it writes a line.
@@ -190,6 +192,9 @@ export function activate(context: vscode.ExtensionContext): GatewayTestApi | und
     },
     get agentMcp() {
       return chat.get().mcp;
+    },
+    get chatModule() {
+      return loadChatBundle();
     },
     storageReports: reports,
     get media() {

@@ -55,7 +55,7 @@ export class GatewayError extends Error {
     return false;
   }
 
-  /** One class at run time: the client and the host share it through dist/shared.js. */
+  /** One class at run time: the client and the host are one bundle. */
   static is(value: unknown): value is GatewayError {
     return value instanceof GatewayError;
   }

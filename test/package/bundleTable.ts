@@ -19,9 +19,12 @@ export interface WebviewBundle {
 }
 
 export interface BundleTable {
+  /** The one host bundle both extension hosts load (package.json `main` and `browser`). */
+  hostBundle: HostBundle;
+  /** Every host bundle: that one, then the sibling bundles only Node's host requires. */
   hostBundles: HostBundle[];
-  /** VS Code for the Web's one bundle (package.json `browser`). */
-  browserBundle: HostBundle;
+  /** The module the host bundle's switches between Node and browser variants read. */
+  hostKindSource: string;
   webviewBundles: WebviewBundle[];
   copiedFiles: Array<{ file: string; from: string }>;
   staticFiles: string[];

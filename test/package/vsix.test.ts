@@ -20,13 +20,11 @@ import { compareWithTable, followReferences, unreferencedFiles, vsixFiles } from
 import type { PackageView } from './packageContents';
 
 /**
- * A guard against growth, not the goal: the goal is under 400 KB (bench/size.ts shows it, and
- * that it is not met). 400 KB until the agent came, which needs the official MCP SDK (about 49 KB
- * of the package); 500 KB until every kind of gateway, sign-in and Connect came; 740 KB since the
- * browser entry (dist/web.js, about 223 KB: a second copy of the host code, one bundle, without
- * undici). The room to reach the goal is in sharing that copy with the Node entry.
+ * A guard against growth; the goal, as bench/size.ts measures it, is the whole package, for Node's
+ * extension host and VS Code for the Web's, under 400,000 bytes. (The guard was 740 KB while the
+ * browser had a second copy of the host code; one host bundle for both hosts ended that.)
  */
-const MAX_VSIX_BYTES = 740 * 1024;
+const MAX_VSIX_BYTES = 500 * 1000;
 
 describe('the packaged .vsix', function () {
   this.timeout(240_000);
@@ -85,7 +83,7 @@ describe('the packaged .vsix', function () {
     assert.deepEqual(unreferencedFiles(view, bundleTable().documents), []);
   });
 
-  it(`is under ${MAX_VSIX_BYTES / 1024} KB`, () => {
+  it(`is under ${MAX_VSIX_BYTES.toLocaleString('en')} bytes`, () => {
     const size = statSync(vsix).size;
     assert.ok(size < MAX_VSIX_BYTES, `${vsix} is ${size} bytes`);
   });

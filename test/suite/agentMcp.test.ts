@@ -3,8 +3,8 @@
  * here wrote (`@modelcontextprotocol/server-everything`), named in the workspace's
  * `.vscode/mcp.json`, started through the hub as the tool picker starts it (consent asked once per
  * launch), its tools listed and one called through the tool set, over stdio and Streamable HTTP;
- * and `vscode.lm.tools` as a tool set. The hub and the tool set come from the shipped chat bundle,
- * which loads the SDK from `dist/mcp.js` (ajv and OAuth stubbed out) as it would for a user.
+ * and `vscode.lm.tools` as a tool set. The hub and the tool set come from the chat feature as it
+ * ships in the host bundle, which loads the MCP client as it would for a user.
  */
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -91,8 +91,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
   before(async () => {
     const api = await gatewayApi();
     const root = api.context.extensionUri.fsPath;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    bundle = require(path.join(root, 'dist', 'chat.js')) as ChatBundle;
+    bundle = api.chatModule;
     serverScript = everythingScript(root);
     // The same server in its Streamable HTTP mode, on a free loopback port, started by the test.
     const server = await startEverythingHttp(serverScript);

@@ -9,6 +9,7 @@ import {
   BROWSER_ENTRY,
   EXTENSION_ID,
   NODE_ENTRY,
+  NODE_ONLY_BUNDLE,
   nodeHostActivations,
   recordBrowserRequests,
   webWorkbenchOptions,
@@ -78,7 +79,7 @@ describe('In the browser: the package from its browser entry, in the web worker 
     await workbench.screenshot(shot('chat'));
   });
 
-  it('it ran in the browser: Origin and preflights at the gateway, web.js loaded, the Node host never activated it', () => {
+  it('it ran in the browser: Origin and preflights at the gateway, the bundle loaded there, the Node host never activated it', () => {
     const { workbench, sim } = fixture;
     const api = apiRequests(sim.requests);
     assert.ok(api.length > 0, 'the gateway was called');
@@ -101,7 +102,11 @@ describe('In the browser: the package from its browser entry, in the web worker 
       browser.requests.loadedExtensionFile(BROWSER_ENTRY),
       `the browser loaded ${BROWSER_ENTRY} of ${EXTENSION_ID}`,
     );
-    assert.ok(!browser.requests.loadedExtensionFile(NODE_ENTRY), `the browser never loaded ${NODE_ENTRY}`);
+    assert.equal(BROWSER_ENTRY, NODE_ENTRY, 'both hosts load the one host bundle');
+    assert.ok(
+      !browser.requests.loadedExtensionFile(NODE_ONLY_BUNDLE),
+      `the browser never asked for ${NODE_ONLY_BUNDLE}, which only Node's transport requires`,
+    );
 
     const node = nodeHostActivations(workbench.server.userDataDir);
     assert.ok(node.logs.length > 0, "the server's extension host wrote its log");

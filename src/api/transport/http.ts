@@ -23,7 +23,14 @@ export function createTransport(settings: TransportSettings): Transport {
 export class HttpTransport implements Transport {
   private readonly dispatchers = new Map<string, Dispatcher>();
 
-  constructor(private readonly settings: TransportSettings) {}
+  /**
+   * `undici` loads the parts of undici on first use: in the package, from the sibling bundle
+   * dist/undici.js (a test of that bundle passes its `loadUndici`).
+   */
+  constructor(
+    private readonly settings: TransportSettings,
+    private readonly undici: () => UndiciParts = loadUndici,
+  ) {}
 
   /** Sends the request and resolves once response headers arrived (any status). */
   async open(call: HttpCall): Promise<HttpExchange> {
@@ -31,7 +38,7 @@ export class HttpTransport implements Transport {
     const dispatcher = this.dispatcherFor(call.url);
     const exchange = new UndiciExchange(call, this.settings);
     await exchange.send(
-      loadUndici().request,
+      this.undici().request,
       dispatcher,
       requestHeaders(call, this.settings.userAgent),
       requestBody(call),
@@ -58,7 +65,7 @@ export class HttpTransport implements Transport {
   }
 
   private createAgent(): Dispatcher {
-    const { Agent } = loadUndici();
+    const { Agent } = this.undici();
     // undici's own header/body timeouts are off: ours (below) cover connect + headers as one
     // deadline and measure body idleness only while we are actually waiting for data.
     // A direct connection always checks the certificate: `strictSSL` (VS Code's
@@ -72,7 +79,7 @@ export class HttpTransport implements Transport {
   }
 
   private createProxyAgent(proxyUrl: string): Dispatcher {
-    const { ProxyAgent } = loadUndici();
+    const { ProxyAgent } = this.undici();
     try {
       const parsed = new URL(proxyUrl);
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')

@@ -5,8 +5,8 @@ import type { ChatFeature, ChatFeatureDeps } from './chatBundle';
 import { CHAT_COMMANDS } from './chatCommandIds';
 
 /**
- * What activation registers for the chat: its commands and its view provider. The chat bundle
- * (`dist/chat.js`) loads when the view resolves or a chat command first runs.
+ * What activation registers for the chat: its commands and its view provider. The chat feature
+ * (`chatBundle.ts`) is evaluated when the view resolves or a chat command first runs.
  */
 export function registerChat(deps: ChatFeatureDeps): LazyFeature<ChatFeature> {
   const chat = new LazyFeature('chat', () => new (loadChatBundle().ChatFeature)(deps), deps.logger);
@@ -18,8 +18,10 @@ export function registerChat(deps: ChatFeatureDeps): LazyFeature<ChatFeature> {
   return chat;
 }
 
-function loadChatBundle(): typeof import('./chatBundle') {
-  // esbuild points this `require` at the sibling bundle dist/chat.js (see esbuild.mjs).
+/** The chat feature's module, evaluated on the first call. */
+export function loadChatBundle(): typeof import('./chatBundle') {
+  // Bundled in, and evaluated only on this first `require` (esbuild keeps a required module's body
+  // unrun until then), so activation does not run it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('./chatBundle') as typeof import('./chatBundle');
 }

@@ -1,8 +1,8 @@
 /**
- * The one door to the gateway client bundle (`dist/api.js`). The client, with undici and the SSE
- * parser, is a bundle of its own that is required here on the first request, so activation neither
- * parses nor evaluates the network stack. No other module may load it (a lint rule keeps it so);
- * everything else imports only types from `src/api` and the shared errors, which are bundled once.
+ * The one door to the gateway client (`src/api`). It is required here on the first request, so
+ * activation does not evaluate the client, and in Node's host the network stack (undici, the
+ * sibling bundle `dist/undici.js`) is not even read until then. No other module may load it (a
+ * lint rule keeps it so); everything else imports only types from `src/api` and its pure helpers.
  */
 import type { ClientOptions, GatewayClient } from '../../api';
 
@@ -10,9 +10,10 @@ type ClientModule = typeof import('../../api');
 
 let loaded: ClientModule | undefined;
 
-/** Builds a client; the first call loads the bundle (about 10 ms), later calls reuse it. */
+/** Builds a client; the first call evaluates the client's modules, later calls reuse them. */
 export function createClient(options: ClientOptions): GatewayClient {
-  // esbuild points this `require` at the sibling bundle dist/api.js (see esbuild.mjs).
+  // Bundled in, and evaluated only on this first `require` (esbuild keeps a required module's body
+  // unrun until then), so activation does not run it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   loaded ??= require('../../api') as ClientModule;
   return loaded.createGatewayClient(options);

@@ -1,5 +1,5 @@
 /**
- * The entry of the language-model bundle (`dist/lm.js`): the provider behind the gateway's models
+ * The language-model feature's entry: the provider behind the gateway's models
  * in VS Code's chat. Only `lmLoader.ts` requires it, on VS Code's first call to the provider.
  */
 export { GatewayChatModelProvider } from './gatewayChatModelProvider';

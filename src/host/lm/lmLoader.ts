@@ -2,7 +2,7 @@
  * Registers the gateway's models with VS Code's chat where this VS Code has the finalized
  * provider API (1.104+), found at run time; elsewhere (1.100) nothing is registered and nothing is
  * logged as an error. Activation registers a small stand-in that owns the change event; the
- * provider itself (`dist/lm.js`) loads on VS Code's first call.
+ * provider itself (`lmBundle.ts`) is evaluated on VS Code's first call.
  */
 import * as vscode from 'vscode';
 import { LM_VENDOR, Setting } from '../../core/ids';
@@ -62,7 +62,8 @@ export function registerLanguageModels(
 }
 
 function loadLmBundle(): typeof import('./lmBundle') {
-  // esbuild points this `require` at the sibling bundle dist/lm.js (see esbuild.mjs).
+  // Bundled in, and evaluated only on this first `require` (esbuild keeps a required module's body
+  // unrun until then), so activation does not run it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('./lmBundle') as typeof import('./lmBundle');
 }

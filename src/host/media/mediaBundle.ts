@@ -1,5 +1,5 @@
 /**
- * The entry of the media-jobs bundle (`dist/media.js`): the model, poller, tree, store, preview
+ * The media-jobs feature's entry: the model, poller, tree, store, preview
  * and commands. Only `mediaLoader.ts` requires it, when the Media Jobs view first asks for its
  * items, a media command runs, or stored jobs must resume polling; activation never evaluates it.
  */

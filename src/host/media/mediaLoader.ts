@@ -24,7 +24,7 @@ export const mediaJobDragController: vscode.TreeDragAndDropController<MediaJob> 
 
 /**
  * What activation registers for media jobs: the commands and the Media Jobs tree. The media
- * bundle (`dist/media.js`) loads when the tree first asks for its items (the view became visible),
+ * feature (`mediaBundle.ts`) is evaluated when the tree first asks for its items (the view became visible),
  * a media command first runs, or, just after activation and off its path, when stored jobs may
  * still be running and must resume polling.
  */
@@ -122,7 +122,8 @@ export function mayHaveRunningJobs(stored: unknown): boolean {
 }
 
 function loadMediaBundle(): typeof import('./mediaBundle') {
-  // esbuild points this `require` at the sibling bundle dist/media.js (see esbuild.mjs).
+  // Bundled in, and evaluated only on this first `require` (esbuild keeps a required module's body
+  // unrun until then), so activation does not run it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('./mediaBundle') as typeof import('./mediaBundle');
 }

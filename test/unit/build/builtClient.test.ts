@@ -1,8 +1,9 @@
 /**
- * The built gateway client (dist/api.js), as it ships: undici with the build's stand-ins for the
- * parts our transport never runs (MODULE_STUBS of build/bundles.mjs: the HTTP/2 client, fetch's
- * FormData bodies, SOCKS proxies, the non-SIMD parser). The other client tests run the sources
- * against the whole of undici; these run the bundle, so a stand-in that is reached fails here.
+ * The gateway client on undici as it ships (dist/undici.js, Node's sibling bundle): undici with the
+ * build's stand-ins for the parts our transport never runs (MODULE_STUBS of build/bundles.mjs: the
+ * HTTP/2 client, fetch's FormData bodies, SOCKS proxies, the non-SIMD parser). The other client
+ * tests run the sources against the whole of undici; these give the client's Node transport the
+ * bundle's parts, so a stand-in that is reached fails here.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,39 +11,45 @@ import { createSecureServer } from 'node:http2';
 import type { Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import type * as Api from '../../../src/api/index';
+import * as api from '../../../src/api/index';
+import { createGatewayClient } from '../../../src/api/client';
 import type { ClientOptions } from '../../../src/api/types';
+import { HttpTransport } from '../../../src/api/transport/http';
+import type { UndiciParts } from '../../../src/api/transport/undiciParts';
 import { collect, freshKey, userRequest, withSimulator } from '../api/helpers';
 import { PROXIED_HOST, TestProxy, throughProxy } from '../api/testProxy';
 
 const dist = path.resolve(__dirname, '../../../../dist');
 const fixtures = path.resolve(__dirname, '../../../../test/fixtures/tls');
 
-describe('built client bundle (dist/api.js)', function () {
+describe("the client on undici's built bundle (dist/undici.js)", function () {
   const ctx = withSimulator();
   const proxy = new TestProxy();
-  let api: typeof Api;
+  let loadUndici: () => UndiciParts;
 
   before(async function () {
-    if (!existsSync(path.join(dist, 'api.js')))
+    if (!existsSync(path.join(dist, 'undici.js')))
       throw new Error('dist/ is not built: run "npm run build" first');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the built bundle, as the host loads it
-    api = require(path.join(dist, 'api.js')) as typeof Api;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the built bundle, as the Node transport loads it
+    ({ loadUndici } = require(path.join(dist, 'undici.js')) as { loadUndici: () => UndiciParts });
     await proxy.start();
   });
   after(() => proxy.stop());
 
-  function client(options: Partial<ClientOptions>): Api.GatewayClient {
+  function client(options: Partial<ClientOptions>): api.GatewayClient {
     const key = freshKey('built');
-    return api.createGatewayClient({
-      baseUrl: ctx.sim.baseUrl,
-      apiKey: () => key,
-      timeoutMs: 5_000,
-      streamIdleTimeoutMs: 5_000,
-      maxRetries: 0,
-      proxy: { url: '', noProxy: ['127.0.0.1'] },
-      ...options,
-    });
+    return createGatewayClient(
+      {
+        baseUrl: ctx.sim.baseUrl,
+        apiKey: () => key,
+        timeoutMs: 5_000,
+        streamIdleTimeoutMs: 5_000,
+        maxRetries: 0,
+        proxy: { url: '', noProxy: ['127.0.0.1'] },
+        ...options,
+      },
+      { transport: (settings) => new HttpTransport(settings, loadUndici) },
+    );
   }
 
   it('answers and streams a chat on a direct HTTP/1.1 connection', async () => {

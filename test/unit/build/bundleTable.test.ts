@@ -45,6 +45,7 @@ describe('the bundle table (build/bundles.mjs)', function () {
     const table = bundleTable();
     const named = [
       ...table.hostBundles.flatMap((b) => [b.source, ...b.splitSources]),
+      table.hostKindSource,
       ...table.webviewBundles.map((b) => b.source),
       ...table.copiedFiles.map((c) => c.from),
       ...table.staticFiles,
@@ -62,10 +63,10 @@ describe('the bundle table (build/bundles.mjs)', function () {
     assert.deepEqual(names, [...new Set(names)]);
     assert.deepEqual(
       table.hostBundles.filter((b) => b.splitSources.length === 0).map((b) => b.name),
-      ['extension'],
+      [bundleTable().hostBundle.name],
       'only the entry, which VS Code loads, is not a split point',
     );
-    for (const b of table.hostBundles.filter((h) => h.name !== 'extension'))
+    for (const b of table.hostBundles.filter((h) => h.name !== table.hostBundle.name))
       assert.ok(b.splitSources.includes(b.source), `${b.name}: its own entry is one of its split sources`);
   });
 

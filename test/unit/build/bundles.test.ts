@@ -1,8 +1,8 @@
 /**
- * Reads the built bundles (npm test builds first) for what the build promises: the shared errors
- * are defined in one bundle only, the entry loads the client and feature bundles only on demand
- * and contains neither the network stack nor the features' code, and the webview bundles contain
- * no host code.
+ * Reads and runs the built bundles (npm test builds first) for what the build promises: one host
+ * bundle for both extension hosts, which in Node's host requires the network stack's sibling
+ * bundle only on the first request, and in a web worker requires nothing but `vscode` and reaches
+ * no Node global; the errors defined once; and webview bundles with no host code.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -16,23 +16,32 @@ const table = bundleTable();
 const fileName = (file: string) => path.posix.basename(file);
 /** Every bundle of build/bundles.mjs, as its file name in dist/. */
 const BUNDLES = [...table.hostBundleFiles, ...table.webviewBundleFiles].map(fileName);
-/**
- * Libraries a feature loads on demand, as the client is: the MCP SDK (loaded by the chat's agent
- * when the user turns an MCP server on). They need nothing of the shared bundle.
- */
-const LIBRARIES = ['mcp'];
-/** The host bundles that require the shared one: all but the shared bundle itself and the libraries. */
-const HOST_BUNDLES = table.hostBundles
-  .filter((b) => b.name !== 'shared' && !LIBRARIES.includes(b.name))
-  .map((b) => `${b.name}.js`);
-/** The lazily loaded features: the split points other than the client, the libraries and the shared code. */
-const FEATURES = table.splitPoints
-  .map((p) => p.bundle)
-  .filter((name) => name !== 'api' && name !== 'shared' && !LIBRARIES.includes(name));
+const HOST = `${table.hostBundle.name}.js`;
+/** Node's sibling bundles, as the host bundle requires them. */
+const NODE_SIBLINGS = table.hostBundles
+  .filter((b) => b.name !== table.hostBundle.name)
+  .map((b) => `./${b.name}.js`);
 const WEBVIEW_BUNDLES = table.webviewBundleFiles.map(fileName);
 
 function bundle(name: string): string {
   return readFileSync(path.join(dist, name), 'utf8');
+}
+
+/** A context as on a first start: nothing stored. */
+const ACTIVATE = `
+  entry.activate({
+    secrets: stub, subscriptions: [], extensionUri: stub, globalStorageUri: stub, extensionMode: 2,
+    globalState: { get: () => undefined, update: async () => undefined },
+  });
+`;
+
+/** Runs `script` in a fresh Node process with the host bundle's path as argv[1]; its JSON output. */
+function runWithBundle<T>(script: string): T {
+  const output = execFileSync(process.execPath, ['-e', script, path.join(dist, HOST)], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return JSON.parse(output) as T;
 }
 
 describe('built bundles', function () {
@@ -41,46 +50,32 @@ describe('built bundles', function () {
       throw new Error('dist/ is not built: run "npm run build" first');
   });
 
-  it('define GatewayError in exactly one bundle, the shared one (the browser entry is one bundle of its own)', () => {
-    const defining = BUNDLES.filter(
-      (name) =>
-        name !== `${table.browserBundle.name}.js` &&
-        /\bclass GatewayError\b|\bGatewayError = class\b/.test(bundle(name)),
+  it('package.json names the one host bundle as both `main` and `browser`', () => {
+    const manifest = JSON.parse(readFileSync(path.join(dist, '..', 'package.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
+    assert.equal(manifest.main, `./dist/${HOST}`);
+    assert.equal(manifest.browser, `./dist/${HOST}`);
+  });
+
+  it('define GatewayError once, in the host bundle', () => {
+    const defining = BUNDLES.filter((name) =>
+      /\bclass GatewayError\b|\bGatewayError = class\b/.test(bundle(name)),
     );
-    assert.deepEqual(defining, ['shared.js']);
+    assert.deepEqual(defining, [HOST]);
+    assert.equal(bundle(HOST).match(/\bclass GatewayError\b|\bGatewayError = class\b/g)?.length, 1);
   });
 
-  it('the browser entry requires nothing but vscode, and holds neither undici nor a Node built-in', () => {
-    const web = bundle(`${table.browserBundle.name}.js`);
-    const required = new Set([...web.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]));
-    assert.deepEqual([...required], ['vscode']);
-    assert.ok(!/undici/.test(web), 'undici is in the browser entry');
-    assert.equal(web.match(/\bclass GatewayError\b|\bGatewayError = class\b/g)?.length, 1);
+  it("the host bundle holds no undici: Node's sibling bundle does, required once", () => {
+    const host = bundle(HOST);
+    assert.doesNotMatch(host, /llhttp|undici\/lib/);
+    for (const sibling of NODE_SIBLINGS)
+      assert.equal(host.split(`require("${sibling}")`).length - 1, 1, sibling);
   });
 
-  it('the entry, the features and the client require the shared bundle instead of copying it', () => {
-    for (const name of HOST_BUNDLES) assert.match(bundle(name), /require\("\.\/shared\.js"\)/, name);
-  });
-
-  it('the entry holds none of the chat, media or language-model code, and requires each feature bundle once', () => {
-    const entry = bundle('extension.js');
-    for (const feature of FEATURES)
-      assert.equal(entry.match(new RegExp(`require\\("\\./${feature}\\.js"\\)`, 'g'))?.length, 1, feature);
-    // Names that exist only in the features' code (kept in production builds: they are strings).
-    for (const marker of [
-      'Ignored a malformed message from the chat view',
-      'Preparing the result',
-      'Reasoning is not shown in this VS Code',
-    ])
-      assert.ok(!entry.includes(marker), `the entry contains "${marker}"`);
-    assert.ok(bundle('chat.js').includes('Ignored a malformed message from the chat view'));
-    assert.ok(bundle('media.js').includes('Preparing the result'));
-    assert.ok(bundle('lm.js').includes('Reasoning is not shown in this VS Code'));
-  });
-
-  it('loading the entry and running activate() require neither a feature nor the client', () => {
-    // In a fresh Node process, with a do-nothing stand-in for `vscode` (it exists only inside the
-    // extension host) and a context with nothing stored, as on a first start.
+  it("in Node's host, loading the bundle and running activate() require no sibling bundle", () => {
+    // With a do-nothing stand-in for `vscode` (it exists only inside the extension host).
     const script = `
       const Module = require('node:module');
       ${VSCODE_STUB_SCRIPT}
@@ -94,39 +89,56 @@ describe('built bundles', function () {
       };
       const entry = require(process.argv[1]);
       const afterLoad = [...loaded];
-      entry.activate({
-        secrets: stub, subscriptions: [], extensionUri: stub, globalStorageUri: stub, extensionMode: 2,
-        globalState: { get: () => undefined, update: async () => undefined },
-      });
+      ${ACTIVATE}
       // Then exit: what activate() started (timers, a deferred load) would keep a stand-in host alive.
       setTimeout(() => process.stdout.write(JSON.stringify({ afterLoad, afterActivate: loaded }), () => process.exit(0)), 20);
     `;
-    const output = execFileSync(process.execPath, ['-e', script, path.join(dist, 'extension.js')], {
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    const { afterLoad, afterActivate } = JSON.parse(output) as {
-      afterLoad: string[];
-      afterActivate: string[];
-    };
-    assert.deepEqual(afterLoad, ['./shared.js']);
-    assert.deepEqual(afterActivate, ['./shared.js']);
+    const { afterLoad, afterActivate } = runWithBundle<{ afterLoad: string[]; afterActivate: string[] }>(
+      script,
+    );
+    assert.deepEqual(afterLoad, []);
+    assert.deepEqual(afterActivate, []);
   });
 
-  it('the features do not reach each other or the client bundle directly', () => {
-    const others = new RegExp(`require\\("\\./(${['api', 'extension', ...FEATURES].join('|')})\\.js"\\)`);
-    for (const feature of FEATURES) assert.doesNotMatch(bundle(`${feature}.js`), others, feature);
+  it('in a web worker, loading the bundle and running activate() require only vscode and touch no Node global', () => {
+    // A sandbox with a worker's globals and none of Node's (no process, Buffer, __dirname), and a
+    // \`require\` that, as VS Code for the Web's, knows only \`vscode\`. Anything else it is asked for,
+    // and any error thrown then or by what activate() started, fails the run.
+    const script = `
+      const vm = require('node:vm');
+      ${VSCODE_STUB_SCRIPT}
+      const required = [];
+      const errors = [];
+      const worker = {
+        importScripts() {}, console, URL, URLSearchParams, TextEncoder, TextDecoder, AbortController,
+        AbortSignal, Blob, Headers, Request, Response, ReadableStream, WritableStream, TransformStream,
+        fetch: () => Promise.reject(new TypeError('offline')), crypto: globalThis.crypto, performance,
+        queueMicrotask, structuredClone, atob, btoa, EventTarget, Event,
+        setTimeout: (f, ms, ...a) => setTimeout(() => { try { f(...a); } catch (e) { errors.push(String(e)); } }, ms),
+        clearTimeout, setInterval, clearInterval,
+      };
+      worker.self = worker;
+      vm.createContext(worker);
+      const fn = vm.runInContext('(function (module, exports, require) {' + require('node:fs').readFileSync(process.argv[1], 'utf8') + '\\n})', worker);
+      const module = { exports: {} };
+      fn(module, module.exports, (request) => {
+        required.push(request);
+        if (request === 'vscode') return Object.create(stub);
+        throw new Error('a web worker cannot require ' + request);
+      });
+      const entry = module.exports;
+      try { ${ACTIVATE} } catch (e) { errors.push(String(e && e.stack || e)); }
+      process.on('unhandledRejection', (e) => errors.push(String(e && e.stack || e)));
+      setTimeout(() => process.stdout.write(JSON.stringify({ required: [...new Set(required)], errors }), () => process.exit(0)), 50);
+    `;
+    const { required, errors } = runWithBundle<{ required: string[]; errors: string[] }>(script);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(required, ['vscode']);
   });
 
-  it('the entry loads the client bundle only through require("./api.js"), and holds no undici', () => {
-    const entry = bundle('extension.js');
-    assert.equal(entry.match(/require\("\.\/api\.js"\)/g)?.length, 1);
-    assert.doesNotMatch(entry, /undici/i);
-  });
-
-  it("the client bundle holds undici's stand-ins, not its HTTP/2 client, fetch bodies or SOCKS client", () => {
+  it("undici's bundle holds the build's stand-ins, not its HTTP/2 client, fetch bodies or SOCKS client", () => {
     // builtClient.test.ts runs this bundle against real servers and a real proxy.
-    const api = bundle('api.js');
+    const api = bundle('undici.js');
     assert.match(api, /HTTP\/2 is not part of this build/);
     assert.match(api, /FormData request bodies are not part of this build/);
     assert.match(api, /SOCKS proxies are not part of this build/);
@@ -134,14 +146,8 @@ describe('built bundles', function () {
       assert.doesNotMatch(api, marker);
   });
 
-  it('the MCP SDK is loaded only by the chat bundle, once, and holds neither ajv nor the OAuth flow', () => {
-    for (const name of [...HOST_BUNDLES, 'api.js', 'shared.js'])
-      assert.equal(
-        bundle(name).match(/require\("\.\/mcp\.js"\)/g)?.length,
-        name === 'chat.js' ? 1 : undefined,
-        name,
-      );
-    const mcp = bundle('mcp.js');
+  it('the MCP SDK in the host bundle holds neither ajv nor the OAuth flow', () => {
+    const mcp = bundle(HOST);
     // The SDK's client is there (its protocol version negotiation), the stubs' texts replace ajv and OAuth.
     assert.match(mcp, /Server's protocol version is not supported/);
     assert.match(mcp, /JSON Schema validation is not part of this build/);
@@ -149,8 +155,7 @@ describe('built bundles', function () {
     assert.match(mcp, /Converting zod schemas to JSON Schema is not part of this build/);
     for (const marker of [
       /\bajv\b/i,
-      /code_challenge/,
-      /pkce/i,
+      // (The bundle's own sign-in uses PKCE; the SDK's OAuth flow is known by its discovery path.)
       /oauth-authorization-server/,
       /draft-2020-12/,
     ])

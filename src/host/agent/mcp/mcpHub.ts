@@ -6,7 +6,7 @@
  * workspace against a hash of the whole launch, so a changed command, argument, variable, URL or
  * header asks again. Nothing starts in Restricted Mode.
  *
- * The SDK lives in its own bundle (`dist/mcp.js`), required on the first start. Every tool of a
+ * The MCP client (`mcpBundle.ts`) is evaluated on the first start. Every tool of a
  * running server is offered as `mcp_<server>_<tool>`, and every call asks first.
  */
 import * as vscode from 'vscode';
@@ -76,7 +76,7 @@ export interface McpHubDeps {
   clientVersion: string;
   /** Asks the user to start a server, showing `detail`; the default is a modal dialog. */
   confirmStart?: (status: McpSourceStatus) => Promise<boolean>;
-  /** The MCP bundle; the default requires `dist/mcp.js`. */
+  /** The MCP client; the default requires `mcpBundle.ts` (evaluated on first use). */
   loadClient?: () => typeof import('./mcpBundle');
   connectTimeoutMs?: number;
   /** What this host can do (the browser build's `HOST_PLATFORM` by default there; tests pass either). */
@@ -527,7 +527,8 @@ function askToStart(status: McpSourceStatus): Promise<boolean> {
 }
 
 function loadMcpBundle(): typeof import('./mcpBundle') {
-  // esbuild points this `require` at the sibling bundle dist/mcp.js (see esbuild.mjs).
+  // Bundled in, and evaluated only on this first `require` (esbuild keeps a required module's body
+  // unrun until then), so activation does not run it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('./mcpBundle') as typeof import('./mcpBundle');
 }
