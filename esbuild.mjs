@@ -1,7 +1,7 @@
-// One shared base, three builds: the extension host's one bundle (CommonJS, `vscode` external, run
-// by Node's extension host and VS Code for the Web's alike), the Node-only sibling bundle it
-// requires in Node (undici's parts), and the webviews' front ends (browser); and one check, the
-// browser's graph of the host bundle, which may reach no Node built-in. Which bundles, split points and copied files there are comes from build/bundles.mjs,
+// One shared base, two builds: the extension host's one bundle (CommonJS, `vscode` external, run
+// by Node's extension host and VS Code for the Web's alike) and the webviews' front ends
+// (browser); and one check, the browser's graph of the host bundle, which may reach no Node
+// built-in. Which bundles, split points and copied files there are comes from build/bundles.mjs,
 // the one table the package and the tests read too. Flags: --production (minified, no source
 // maps), --watch, --outdir=<folder> (instead of dist/; the tests build into a folder of their own).
 import * as esbuild from 'esbuild';
@@ -14,9 +14,7 @@ import {
   COPIED_FILES,
   HOST_BUNDLE,
   HOST_KIND_SOURCE,
-  nodeEntryPoints,
   MODULE_STUBS,
-  splitPoints as tableSplitPoints,
   webviewEntryPoints,
 } from './build/bundles.mjs';
 
@@ -35,33 +33,6 @@ const base = {
   legalComments: 'none',
   logLevel: 'warning',
   define: { 'process.env.NODE_ENV': production ? '"production"' : '"development"' },
-};
-
-/**
- * Modules that are bundles of their own (the split points of build/bundles.mjs), required at run
- * time from the sibling file instead of being copied into the bundle that imports them: only
- * `dist/undici.js`, the parts of undici the Node transport uses, required on the first request in
- * the Node host (src/api/transport/undiciParts.ts) and never in the browser.
- */
-const SPLIT_POINTS = tableSplitPoints();
-
-const splitPoints = {
-  name: 'split-points',
-  setup(build) {
-    const root = path.resolve('.');
-    const owners = new Map(SPLIT_POINTS.flatMap((p) => p.sources.map((s) => [path.join(root, s), p.bundle])));
-    build.onResolve({ filter: /^\./ }, (args) => {
-      if (!args.importer) return undefined;
-      const base = path.resolve(args.resolveDir, args.path);
-      const target = [base + '.ts', path.join(base, 'index.ts'), base].find((c) => owners.has(c));
-      if (!target) return undefined;
-      const bundle = owners.get(target);
-      // A bundle's own sources import each other directly.
-      const importerBundle = owners.get(args.importer);
-      if (importerBundle === bundle) return undefined;
-      return { path: `./${bundle}.js`, external: true };
-    });
-  },
 };
 
 /**
@@ -131,33 +102,19 @@ const hostVariants = {
  * The extension host's bundle, package.json `main` and `browser` alike: Node's extension host
  * (desktop, remotes) and VS Code for the Web's web worker host (vscode.dev, github.dev) load the
  * same file. CommonJS, `vscode` external, Node built-ins external (required only inside Node
- * variants, see above), and no sibling file but `dist/undici.js`, which only Node requires. The
- * features' lazy `require`s (the feature loaders, the client loader) are bundled in: esbuild
- * evaluates each on first use, as the sibling bundles were.
+ * variants, see above), and no sibling file. The features' lazy `require`s (the feature loaders,
+ * the client loader) are bundled in: esbuild evaluates each on first use.
  */
 /** @type {import('esbuild').BuildOptions} */
 const extension = {
   ...base,
   entryPoints: { [HOST_BUNDLE.name]: HOST_BUNDLE.source },
-  plugins: [hostVariants, splitPoints, plainVscodeRequire, moduleStubs],
+  plugins: [hostVariants, plainVscodeRequire, moduleStubs],
   outdir,
   platform: 'node',
   format: 'cjs',
   target: ['es2022', 'node20', 'chrome120'],
   external: ['vscode'],
-  mainFields: ['module', 'main'],
-};
-
-/** The Node-only sibling bundles (undici's parts): Node, CommonJS. */
-/** @type {import('esbuild').BuildOptions} */
-const nodeParts = {
-  ...base,
-  entryPoints: nodeEntryPoints(),
-  plugins: [moduleStubs],
-  outdir,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
   mainFields: ['module', 'main'],
 };
 
@@ -283,19 +240,14 @@ async function main() {
       plugins: [...(options.plugins ?? []), watchLog],
     });
     const contexts = await Promise.all(
-      [extension, nodeParts, webview].map((options) => esbuild.context(quiet(options))),
+      [extension, webview].map((options) => esbuild.context(quiet(options))),
     );
     await Promise.all(contexts.map((c) => c.watch()));
     console.log('[watch] watching for changes…');
     return;
   }
   const started = Date.now();
-  await Promise.all([
-    esbuild.build(extension),
-    esbuild.build(nodeParts),
-    esbuild.build(browserGraph),
-    esbuild.build(webview),
-  ]);
+  await Promise.all([esbuild.build(extension), esbuild.build(browserGraph), esbuild.build(webview)]);
   console.log(`[esbuild] ${production ? 'production' : 'development'} build in ${Date.now() - started} ms`);
 }
 

@@ -20,8 +20,7 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 
 const networkLibraries = {
   packages: ['undici', 'eventsource-parser'],
-  message:
-    'only src/api/transport/** may load the network libraries (they belong to the lazily loaded client bundle).',
+  message: 'only src/api/transport/** may load a network library: requests go through the transport.',
 };
 const noVscode = {
   packages: ['vscode'],
@@ -159,9 +158,8 @@ export default defineConfig(
     rules: layerRule(noVscode, noHost, noWebview, noNodeInBrowserBuild),
   },
   {
-    // The Node transport (undici, proxies from the environment); the browser build takes
-    // `http.web.ts` instead.
-    files: ['src/api/transport/http.ts', 'src/api/transport/proxy.ts', 'src/api/transport/undiciParts.ts'],
+    // The proxy's credentials from Node's environment; the browser takes `proxy.web.ts` instead.
+    files: ['src/api/transport/proxy.ts'],
     rules: { 'no-restricted-globals': ['error', ...domGlobals] },
   },
   {

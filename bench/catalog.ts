@@ -45,7 +45,6 @@ export async function benchCatalog(): Promise<SectionResult> {
   const client = createGatewayClient({
     baseUrl: sim.baseUrl,
     apiKey: () => 'sk-bench',
-    proxy: { url: '', noProxy: ['127.0.0.1'] },
   });
   const cold: number[] = [];
   try {

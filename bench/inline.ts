@@ -167,7 +167,6 @@ export async function benchInline(): Promise<SectionResult> {
     baseUrl: sim.baseUrl,
     apiKey: () => 'sk-bench-inline',
     maxRetries: 0,
-    proxy: { url: '', noProxy: ['127.0.0.1'] },
   });
   try {
     const ours = new Ours(client);

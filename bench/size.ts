@@ -76,7 +76,6 @@ function measureSize(): SectionResult {
   const folder = shippedExtension();
   const extension = path.join(folder, 'dist', 'extension.js');
   const webview = path.join(folder, 'dist', 'webview.js');
-  const undici = path.join(folder, 'dist', 'undici.js');
   // vsce builds and packs in two steps; a development build in between would be packed instead.
   if (readFileSync(extension, 'utf8').includes('sourceMappingURL=')) {
     throw new Error(
@@ -92,12 +91,6 @@ function measureSize(): SectionResult {
       unit: 'KB',
     },
     { name: 'host bundle, gzip -9', value: kb(gzipBytes(extension)), unit: 'KB' },
-    {
-      name: "Node's network stack (undici, on the first request), minified",
-      value: kb(statSync(undici).size),
-      unit: 'KB',
-    },
-    { name: "Node's network stack, gzip -9", value: kb(gzipBytes(undici)), unit: 'KB' },
     { name: 'webview bundle, minified', value: kb(statSync(webview).size), unit: 'KB' },
     { name: 'webview bundle, gzip -9', value: kb(gzipBytes(webview)), unit: 'KB' },
     {

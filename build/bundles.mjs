@@ -12,9 +12,6 @@ import { pathToFileURL } from 'node:url';
  * @typedef {object} HostBundle
  * @property {string} name          the bundle is `dist/<name>.js`
  * @property {string} source        its esbuild entry point
- * @property {string[]} splitSources sources that, imported from any other bundle, become a
- *   `require("./<name>.js")` of this bundle instead of a copy (empty for the entry: nothing
- *   requires it, VS Code loads it)
  */
 
 /**
@@ -25,31 +22,13 @@ import { pathToFileURL } from 'node:url';
  * and the client are bundled in and evaluated on first use.
  */
 /** @type {HostBundle} */
-export const HOST_BUNDLE = { name: 'extension', source: 'src/extension.ts', splitSources: [] };
-
-/**
- * Sibling bundles only the Node host requires, at run time, from the host bundle. A web worker host
- * cannot require a sibling file, and never reaches these.
- */
-/** @type {readonly HostBundle[]} */
-export const NODE_BUNDLES = [
-  // src/api/transport/http.ts (Node's transport), on the first request: the parts of undici it runs.
-  {
-    name: 'undici',
-    source: 'src/api/transport/undiciParts.ts',
-    splitSources: ['src/api/transport/undiciParts.ts'],
-  },
-];
+export const HOST_BUNDLE = { name: 'extension', source: 'src/extension.ts' };
 
 /**
  * The module the host bundle's switches read to tell Node's host from a web worker (esbuild.mjs
  * `hostVariants`): each import of a module with a browser variant becomes such a switch.
  */
 export const HOST_KIND_SOURCE = 'src/host/hostKind.ts';
-
-/** Every extension-host bundle: the one both hosts load, then Node's siblings. */
-/** @type {readonly HostBundle[]} */
-export const HOST_BUNDLES = [HOST_BUNDLE, ...NODE_BUNDLES];
 
 /**
  * @typedef {object} ModuleStub
@@ -87,35 +66,6 @@ export const MODULE_STUBS = [
     request: /^\.\.[\\/]core[\\/](json-schema-processors|to-json-schema)\.js$/,
     importer: /[\\/]zod[\\/]v4[\\/]classic[\\/]schemas\.js$/,
     stub: 'src/host/agent/mcp/noZodJsonSchema.ts',
-  },
-  // undici carries its HTTP parser twice as WebAssembly (70 KB each, base64): with SIMD, and a
-  // fallback it loads only when the SIMD build does not compile, which no runtime VS Code ships on
-  // does (see the stub).
-  {
-    request: /^\.\.[\\/]llhttp[\\/]llhttp-wasm\.js$/,
-    importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/,
-    stub: 'src/api/transport/noLlhttpFallback.ts',
-  },
-  // undici's HTTP/2 client runs only for a connection that negotiated h2, which needs `allowH2` or
-  // `useH2c`; our agents set neither (see the stub).
-  {
-    request: /^\.[\\/]client-h2\.js$/,
-    importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
-    stub: 'src/api/transport/noHttp2.ts',
-  },
-  // undici's HTTP clients require fetch's body module (and with it most of fetch) only to send a
-  // FormData body; ours send JSON strings (see the stub).
-  {
-    request: /^\.\.[\\/]web[\\/]fetch[\\/]body\.js$/,
-    importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h[12]\.js$/,
-    stub: 'src/api/transport/noFetchBody.ts',
-  },
-  // undici's ProxyAgent makes a SOCKS5 agent only for a socks: proxy URL; ours refuses any proxy
-  // URL but http: and https: first (see the stub).
-  {
-    request: /^\.[\\/]socks5-proxy-agent$/,
-    importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]proxy-agent\.js$/,
-    stub: 'src/api/transport/noSocks5.ts',
   },
   // markdown-it decodes character references with `entities` and its packed HTML5 table (about
   // 24 KB minified); in the webview the browser's own HTML parser decodes them (see the stub).
@@ -197,27 +147,14 @@ export const DOCUMENTS = ['README.md', 'CHANGELOG.md', 'LICENSE'];
 
 const sorted = (list) => [...list].sort();
 
-/** `{ name: source }` of the Node-only sibling bundles: esbuild's entryPoints for their build. */
-export function nodeEntryPoints() {
-  return Object.fromEntries(NODE_BUNDLES.map((b) => [b.name, b.source]));
-}
-
 /** `{ name: source }` of the webview bundles: esbuild's entryPoints for the browser build. */
 export function webviewEntryPoints() {
   return Object.fromEntries(WEBVIEW_BUNDLES.map((b) => [b.name, b.source]));
 }
 
-/** The split points: `{ bundle, sources }` for every host bundle other bundles require. */
-export function splitPoints() {
-  return HOST_BUNDLES.filter((b) => b.splitSources.length > 0).map((b) => ({
-    bundle: b.name,
-    sources: [...b.splitSources],
-  }));
-}
-
 /** `dist/<name>.js` of every host bundle. */
 export function hostBundleFiles() {
-  return HOST_BUNDLES.map((b) => `dist/${b.name}.js`);
+  return [`dist/${HOST_BUNDLE.name}.js`];
 }
 
 /** `dist/<name>.js` of every webview bundle. */
@@ -247,14 +184,12 @@ export function packageFilesField() {
 export function describeTable() {
   return {
     hostBundle: HOST_BUNDLE,
-    hostBundles: HOST_BUNDLES,
     hostKindSource: HOST_KIND_SOURCE,
     webviewBundles: WEBVIEW_BUNDLES,
     copiedFiles: COPIED_FILES,
     moduleStubs: MODULE_STUBS.map((m) => ({ ...m, request: m.request.source, importer: m.importer.source })),
     staticFiles: STATIC_FILES,
     documents: DOCUMENTS,
-    splitPoints: splitPoints(),
     hostBundleFiles: hostBundleFiles(),
     webviewBundleFiles: webviewBundleFiles(),
     builtFiles: builtFiles(),

@@ -17,7 +17,7 @@ import { apiRoot, readApiKey, resolveEndpoint } from './endpoint';
 import { GatewayError } from './errors';
 import { IdleWatch, concatBytes } from './transport/exchange';
 import type { BodyLimit, HttpExchange, Transport, TransportFactory } from './transport/exchange';
-import { createTransport } from './transport/http';
+import { createTransport } from './transport/fetchTransport';
 import { proxyEnvironment } from './transport/proxy';
 import { httpError } from './httpErrors';
 import type { HttpErrorContext } from './httpErrors';
@@ -136,7 +136,7 @@ export interface GatewayClient {
   close(): Promise<void>;
 }
 
-/** Seams for tests: a fake clock for the retry pauses, and the transport (undici or fetch). */
+/** Seams for tests: a fake clock for the retry pauses, and the transport. */
 export interface ClientInternals {
   timing?: RetryTiming;
   transport?: TransportFactory;

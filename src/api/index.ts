@@ -1,6 +1,6 @@
 /**
- * The gateway client's public surface. Importing this module is cheap: undici and the SSE parser
- * are loaded by the first request, not here.
+ * The gateway client's public surface, required by src/host/gateway/clientLoader.ts on the first
+ * request.
  */
 import { createGatewayClient as createClient } from './client';
 import type { GatewayClient } from './client';
@@ -17,5 +17,4 @@ export { GatewayError } from './errors';
 export type { GatewayErrorInit, GatewayErrorKind } from './errors';
 export { ChatAccumulator, applyChatDelta, emptyCompletion, foldChatDeltas } from './fold';
 export { collectMediaOutputs, mediaErrorText, normalizeMediaRecord, normalizeMediaStatus } from './media';
-export { bypassesProxy } from './transport/proxy';
 export * from './types';

@@ -255,13 +255,15 @@ export interface RequestLogEntry {
   note?: string;
 }
 
+/**
+ * VS Code's proxy setting, as the client knows it: which proxy a request takes is the host's
+ * `fetch`'s choice (VS Code applies `http.proxy`, `http.noProxy`, the environment and the system's
+ * settings), so the client reads it only to keep its credentials out of errors and the log, and
+ * to say in a browser that it does not apply there.
+ */
 export interface ProxyOptions {
-  /** e.g. `http://proxy:3128`; empty: taken from HTTPS_PROXY / HTTP_PROXY. */
+  /** e.g. `http://user:password@proxy:3128`, VS Code's `http.proxy`. */
   url?: string;
-  /** Hosts that bypass the proxy; empty: taken from NO_PROXY. */
-  noProxy?: string[];
-  /** Check certificates on connections through the proxy (default true); direct ones always do. */
-  strictSSL?: boolean;
 }
 
 /** How the key goes to the gateway: `Authorization: Bearer <key>`, `api-key: <key>`, or not at all. */

@@ -125,8 +125,6 @@ export const SettingSection = {
 /** VS Code's own settings that we read (not ours to contribute). */
 export const VsCodeSetting = {
   proxy: 'http.proxy',
-  noProxy: 'http.noProxy',
-  proxyStrictSSL: 'http.proxyStrictSSL',
   /** The user's MCP servers as VS Code 1.99–1.101 kept them (later ones keep a profile `mcp.json`). */
   mcp: 'mcp',
 } as const;

@@ -10,7 +10,6 @@ import { repoRoot } from '../launch/paths';
 export interface HostBundle {
   name: string;
   source: string;
-  splitSources: string[];
 }
 
 export interface WebviewBundle {
@@ -21,8 +20,6 @@ export interface WebviewBundle {
 export interface BundleTable {
   /** The one host bundle both extension hosts load (package.json `main` and `browser`). */
   hostBundle: HostBundle;
-  /** Every host bundle: that one, then the sibling bundles only Node's host requires. */
-  hostBundles: HostBundle[];
   /** The module the host bundle's switches between Node and browser variants read. */
   hostKindSource: string;
   webviewBundles: WebviewBundle[];
@@ -30,7 +27,6 @@ export interface BundleTable {
   staticFiles: string[];
   /** README.md, CHANGELOG.md, LICENSE. */
   documents: string[];
-  splitPoints: Array<{ bundle: string; sources: string[] }>;
   /** `dist/<name>.js` of each host bundle, in the table's order. */
   hostBundleFiles: string[];
   /** `dist/<name>.js` of each webview bundle, in the table's order. */

@@ -9,7 +9,6 @@ import {
   BROWSER_ENTRY,
   EXTENSION_ID,
   NODE_ENTRY,
-  NODE_ONLY_BUNDLE,
   nodeHostActivations,
   recordBrowserRequests,
   webWorkbenchOptions,
@@ -103,10 +102,6 @@ describe('In the browser: the package from its browser entry, in the web worker 
       `the browser loaded ${BROWSER_ENTRY} of ${EXTENSION_ID}`,
     );
     assert.equal(BROWSER_ENTRY, NODE_ENTRY, 'both hosts load the one host bundle');
-    assert.ok(
-      !browser.requests.loadedExtensionFile(NODE_ONLY_BUNDLE),
-      `the browser never asked for ${NODE_ONLY_BUNDLE}, which only Node's transport requires`,
-    );
 
     const node = nodeHostActivations(workbench.server.userDataDir);
     assert.ok(node.logs.length > 0, "the server's extension host wrote its log");

@@ -7,7 +7,7 @@
  * host; the user setting `remote.extensionKind` set to `["web"]` for the extension makes the
  * workbench run it in the web worker instead (its `main` then never activates on the server).
  * What shows that it did: the browser fetched the host bundle (`main` and `browser` are one file,
- * `dist/extension.js`) and never Node's sibling bundle (`dist/undici.js`); the gateway saw an `Origin` and CORS preflights (Node's fetch and undici send neither); the
+ * `dist/extension.js`); the gateway saw an `Origin` and CORS preflights (Node's fetch and undici send neither); the
  * server's extension host log lists the extensions it activated, and ours is not among them.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -30,8 +30,6 @@ export const EXTENSION_ID = `${manifest.publisher}.${manifest.name}`;
 /** The manifest's entries, without `./`: both are `dist/extension.js`, the one host bundle. */
 export const NODE_ENTRY = manifest.main.replace(/^\.\//, '');
 export const BROWSER_ENTRY = manifest.browser?.replace(/^\.\//, '');
-/** The bundle only Node's extension host requires (undici's parts), never a web worker. */
-export const NODE_ONLY_BUNDLE = 'dist/undici.js';
 
 /** Every request the browser made (the page, its frames and its workers), in order. */
 export interface BrowserRequests {

@@ -1,14 +1,14 @@
 /**
- * What every transport shares, whatever carries the bytes (undici in Node, `fetch` in the browser):
+ * What a transport shares, whatever carries the bytes (the host's `fetch` today; a test's own):
  * the request and settings types, the connect + headers deadline, the idle limit while reading the
  * body, the byte and time caps, the caller's AbortSignal, the request log, and the one mapping from
- * a failure to a GatewayError. Platform-neutral: no Node built-ins, no Node types, no undici.
+ * a failure to a GatewayError. Platform-neutral: no Node built-ins, no Node types.
  */
 import { GatewayError } from '../errors';
 import { redactSecret } from '../redact';
 import type { AuthHeaderForm, ClientOptions, ProxyOptions, RequestLogEntry } from '../types';
 
-/** Response headers by lower-case name, as both transports give them. */
+/** Response headers by lower-case name, as the transport gives them. */
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
 export interface TransportSettings {
@@ -35,7 +35,7 @@ export interface HttpCall {
   attempt: number;
 }
 
-/** One way of sending requests: what the client needs of undici's transport or fetch's. */
+/** One way of sending requests: what the client needs of a transport. */
 export interface Transport {
   /** Sends the request and resolves once response headers arrived (any status). */
   open(call: HttpCall): Promise<HttpExchange>;
@@ -363,7 +363,7 @@ export function cancelled(): GatewayError {
 export function errorCode(error: unknown): string | undefined {
   const codes: string[] = [];
   let current: unknown = error;
-  // undici (and Node's fetch, which is undici) wraps socket errors; the code may sit on a cause.
+  // Node's fetch (undici inside) wraps socket errors; the code may sit on a cause.
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') codes.push(code);

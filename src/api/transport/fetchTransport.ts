@@ -1,8 +1,11 @@
 /**
- * One HTTP exchange with the gateway on the global `fetch`: the transport of the browser build
- * (VS Code's web worker extension host), and one the unit tier also runs in Node. Platform-neutral:
- * no Node built-ins, no undici, no Node types. The deadline, idle limit, caps, caller's signal,
- * errors and log are the undici transport's (exchange.ts); the body is read from `response.body`.
+ * One HTTP exchange with the gateway on the global `fetch`: the client's transport in every host.
+ * In Node's extension host that `fetch` is VS Code's: it takes the proxy VS Code's settings, the
+ * environment or the system name (`http.proxy`, `http.noProxy`, HTTPS_PROXY, PAC), never one for
+ * `localhost`, `127.0.0.1` or `::1`, and trusts the system's certificates (`http.systemCertificates`);
+ * in VS Code for the Web's web worker it is the browser's. Platform-neutral: no Node built-ins, no
+ * Node types. The deadline, idle limit, caps, caller's signal, errors and log are exchange.ts's;
+ * the body is read from `response.body`.
  *
  * What fetch cannot tell, it does not guess: a request that failed before any response is taken
  * as possibly sent (a POST that starts a job is not repeated) unless the failure itself proves
@@ -13,9 +16,14 @@ import { GatewayError } from '../errors';
 import { HttpExchange, cancelled, errorCode, requestBody, requestHeaders } from './exchange';
 import type { HttpCall, Transport, TransportSettings } from './exchange';
 
-/** Sends with the global `fetch`, looked up at each request. */
+/** The client's transport. */
+export function createTransport(settings: TransportSettings): Transport {
+  return new FetchTransport(settings);
+}
+
+/** Sends with the global `fetch`, looked up at each request (VS Code may patch it after we load). */
 export class FetchTransport implements Transport {
-  /** Whether the log has said that the proxy setting does not apply here. */
+  /** Whether the log has said that the proxy setting does not apply in the browser. */
   private toldProxy = false;
 
   constructor(private readonly settings: TransportSettings) {}
@@ -24,7 +32,7 @@ export class FetchTransport implements Transport {
     if (call.signal?.aborted) throw cancelled();
     const exchange = new FetchExchange(call, this.settings);
     const browser = inBrowser();
-    if (!this.toldProxy && this.settings.proxy?.url?.trim()) {
+    if (browser && !this.toldProxy && this.settings.proxy?.url?.trim()) {
       this.toldProxy = true;
       exchange.tell(
         'The proxy setting is not used here: requests go through the proxy of the browser or system.',
@@ -37,7 +45,7 @@ export class FetchTransport implements Transport {
     return exchange;
   }
 
-  /** Nothing pooled of its own: the platform keeps fetch's connections. */
+  /** Nothing pooled of its own: the host's fetch keeps its connections. */
   close(): Promise<void> {
     return Promise.resolve();
   }

@@ -1,9 +1,9 @@
-/** Proxy choice in Node: the rules (proxyRules.ts) read the process environment. */
-import type { Env } from './proxyRules';
-
-export * from './proxyRules';
-
-/** The variables proxies are taken from (HTTPS_PROXY, NO_PROXY, ...). */
-export function proxyEnvironment(): Env {
+/**
+ * The process environment a proxy may come from (HTTPS_PROXY, ...), read only to know its
+ * credentials and keep them out of errors and the log. Which proxy a request takes is the host's
+ * choice: VS Code's `fetch` applies `http.proxy`, `http.noProxy`, the environment and the system's
+ * settings (see fetchTransport.ts). The browser has no environment (proxy.web.ts).
+ */
+export function proxyEnvironment(): Record<string, string | undefined> {
   return process.env;
 }

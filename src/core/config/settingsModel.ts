@@ -100,10 +100,9 @@ export interface GatewaySettings {
     /** How the key is sent (`gateway.authHeader`). */
     authHeader: AuthHeaderForm;
   };
+  /** VS Code's `http.proxy`: its credentials are kept out of errors and the log (VS Code routes). */
   proxy: {
     url: string | undefined;
-    noProxy: string[];
-    strictSSL: boolean;
   };
 }
 
@@ -224,8 +223,6 @@ const SECTIONS: SectionParsers = {
     const proxyUrl = str(get(VsCodeSetting.proxy))?.trim();
     return {
       url: proxyUrl ? proxyUrl : undefined,
-      noProxy: strings(get(VsCodeSetting.noProxy)),
-      strictSSL: get(VsCodeSetting.proxyStrictSSL) !== false,
     };
   },
 };

@@ -131,8 +131,6 @@ export const VSCODE_SETTING_POLICIES: {
   readonly [K in (typeof VsCodeSetting)[keyof typeof VsCodeSetting]]?: SettingPolicy;
 } = {
   [VsCodeSetting.proxy]: NEVER,
-  [VsCodeSetting.noProxy]: NEVER,
-  [VsCodeSetting.proxyStrictSSL]: NEVER,
 };
 
 /**

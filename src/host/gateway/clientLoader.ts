@@ -1,8 +1,7 @@
 /**
  * The one door to the gateway client (`src/api`). It is required here on the first request, so
- * activation does not evaluate the client, and in Node's host the network stack (undici, the
- * sibling bundle `dist/undici.js`) is not even read until then. No other module may load it (a
- * lint rule keeps it so); everything else imports only types from `src/api` and its pure helpers.
+ * activation does not evaluate the client. No other module may load it (a lint rule keeps it so);
+ * everything else imports only types from `src/api` and its pure helpers.
  */
 import type { ClientOptions, GatewayClient } from '../../api';
 

@@ -275,13 +275,8 @@ export class GatewayService extends Disposable {
 const LEARNED_KEY = StorageKey.learnedDialects;
 const MAX_GATEWAYS_KEPT = 8;
 
-/** The settings that shape the client: ours, and VS Code's proxy settings. */
-const CLIENT_SECTIONS = [
-  SettingSection.all,
-  VsCodeSetting.proxy,
-  VsCodeSetting.noProxy,
-  VsCodeSetting.proxyStrictSSL,
-];
+/** The settings that shape the client: ours, and VS Code's proxy (for its credentials). */
+const CLIENT_SECTIONS = [SettingSection.all, VsCodeSetting.proxy];
 
 /** Our version, from the manifest VS Code read (a string, or "dev" if it is not one). */
 function extensionVersion(): string {

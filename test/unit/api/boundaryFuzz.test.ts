@@ -515,8 +515,7 @@ describe('fuzz: error bodies, media records and settings', () => {
               commandTimeoutSeconds <= 3600,
           );
           assert.ok(settings.chat.models.every((model) => typeof model === 'string'));
-          assert.ok(settings.proxy.noProxy.every((entry) => typeof entry === 'string'));
-          assert.equal(typeof settings.proxy.strictSSL, 'boolean');
+          assert.ok(settings.proxy.url === undefined || typeof settings.proxy.url === 'string');
           assert.ok(settings.media.maxConcurrentPolls >= 1);
           const inline = settings.inlineCompletions;
           assert.equal(typeof inline.enabled, 'boolean');
@@ -554,7 +553,6 @@ describe('fuzz: the real client over loopback', () => {
       maxRetries: 0,
       timeoutMs: 5000,
       streamIdleTimeoutMs: 5000,
-      proxy: { url: '', noProxy: ['127.0.0.1'] },
       onProblem: () => undefined,
     });
     const event = fc.oneof(

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import type { ChatDelta } from '../../../src/api/types';
-import { collect, forEachTransport, makeClient, userRequest, withSimulator } from './helpers';
+import { collect, makeClient, userRequest, withSimulator } from './helpers';
 
-forEachTransport('api: chat against the simulator', () => {
+describe('api: chat against the simulator', () => {
   const ctx = withSimulator();
 
   it('answers a non-streaming chat with content, reasoning, usage and meta', async () => {

@@ -1,15 +1,8 @@
 /** `POST /v1/completions` streamed (fill-in-the-middle), against the simulator on loopback. */
 import * as assert from 'node:assert/strict';
-import {
-  collect,
-  expectGatewayError,
-  forEachTransport,
-  makeClient,
-  requestsTo,
-  withSimulator,
-} from './helpers';
+import { collect, expectGatewayError, makeClient, requestsTo, withSimulator } from './helpers';
 
-forEachTransport('client: text completions (/v1/completions)', () => {
+describe('client: text completions (/v1/completions)', () => {
   const ctx = withSimulator();
   afterEach(() => ctx.sim.reset());
 

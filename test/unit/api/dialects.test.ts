@@ -288,7 +288,6 @@ describe('api: gateway dialects', () => {
       baseUrl: `http://127.0.0.1:${port}/v1/acct/gw/compat`,
       apiKey: () => 'k',
       dialect: 'cloudflare',
-      proxy: { url: '', noProxy: ['127.0.0.1'] },
     });
     try {
       assert.equal((await client.chat({ model: 'openai/gpt-4o', messages: [] })).content, 'ok');
@@ -311,7 +310,6 @@ describe('api: gateway dialects', () => {
     const client = createGatewayClient({
       baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
       apiKey: () => 'k',
-      proxy: { url: '', noProxy: ['127.0.0.1'] },
       onDialectLearned: (_base, record) => learned.push(record.kind ?? ''),
     });
     try {

@@ -10,7 +10,7 @@ import { MAX_MEDIA_OUTPUTS } from '../../../src/api/media';
 import type { GatewayDataProblem, MediaRecord } from '../../../src/api/types';
 import { createMediaJob } from '../../../src/core/media/mediaJob';
 import { MediaJobModel } from '../../../src/core/media/mediaJobModel';
-import { expectGatewayError, finishedMedia, forEachTransport, makeClient, withSimulator } from './helpers';
+import { expectGatewayError, finishedMedia, makeClient, withSimulator } from './helpers';
 
 const PNG_SIGNATURE = '89504e470d0a1a0a';
 
@@ -32,7 +32,7 @@ async function bystander(): Promise<{ server: Server; origin: string; hits: () =
   return { server, origin: `http://127.0.0.1:${port}`, hits: () => hits };
 }
 
-forEachTransport('api: media downloads are bounded', () => {
+describe('api: media downloads are bounded', () => {
   const ctx = withSimulator();
 
   it('F4: a record with 100,000 results keeps the first 16 and says how many were left out', async () => {

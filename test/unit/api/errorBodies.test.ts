@@ -8,7 +8,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GatewayError } from '../../../src/api/errors';
 import type { GatewayClient } from '../../../src/api/client';
-import { collect, forEachTransport, makeClient, userRequest } from './helpers';
+import { collect, makeClient, userRequest } from './helpers';
 
 async function server(
   handler: (request: IncomingMessage, response: ServerResponse) => void,
@@ -37,7 +37,7 @@ async function failure(call: () => Promise<unknown>): Promise<GatewayError> {
   assert.fail('expected the call to fail');
 }
 
-forEachTransport('api: error bodies', () => {
+describe('api: error bodies', () => {
   it('reads an endless error body only to 64 KiB, then closes the connection', async () => {
     const chunk = Buffer.alloc(16 * 1024, 'y');
     let written = 0;

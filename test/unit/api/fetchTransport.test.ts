@@ -1,19 +1,17 @@
 /**
- * The fetch transport where it differs from undici's, and what a browser origin can read: only the
- * CORS-safelisted response headers. The shared behaviour (streams, cancel, limits, errors) runs
- * through both transports in the other suites (`forEachTransport`).
+ * The fetch transport (the client's in every host) where Node's and a browser's differ, and what a
+ * browser origin can read: only the CORS-safelisted response headers. The shared behaviour
+ * (streams, cancel, limits, errors) runs in the other suites.
  */
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { httpError, retryAfterSeconds } from '../../../src/api/httpErrors';
 import { BACKOFF_FLOOR_MS, backoffDelayMs } from '../../../src/api/retry';
 import type { Transport, TransportFactory } from '../../../src/api/transport/exchange';
-import { inBrowser } from '../../../src/api/transport/fetchTransport';
+import { FetchTransport, inBrowser } from '../../../src/api/transport/fetchTransport';
 import {
-  TRANSPORTS,
   collect,
   expectGatewayError,
-  forEachTransport,
   makeClient,
   requestsTo,
   tinyServer,
@@ -63,21 +61,21 @@ async function asWebWorker<T>(body: () => Promise<T>, fetch?: typeof globalThis.
   }
 }
 
-forEachTransport('api: the transport a suite names is the one its clients use', (transport) => {
+describe('api: the client sends with the host’s fetch', () => {
   const ctx = withSimulator();
 
-  it('sends through it (Node’s fetch adds Sec-Fetch-Mode; undici’s request does not)', async () => {
+  it('sends through it (fetch adds Sec-Fetch-Mode), with its own User-Agent outside a browser', async () => {
     const { client } = makeClient(ctx.sim);
     await client.chat(userRequest('which transport'));
     const headers = ctx.sim.requests.at(-1)?.headers ?? {};
-    assert.equal(headers['sec-fetch-mode'] !== undefined, transport === 'fetch');
+    assert.equal(headers['sec-fetch-mode'], 'cors');
     assert.equal(headers['user-agent'], 'gateway-ai-vscode');
   });
 });
 
-forEachTransport('api: from a browser origin (no custom response header readable)', (transport) => {
+describe('api: from a browser origin (no custom response header readable)', () => {
   const ctx = withSimulator({ openRouterQuirks: {} });
-  const fromBrowser = { transport: fromBrowserOrigin(TRANSPORTS[transport]) };
+  const fromBrowser = { transport: fromBrowserOrigin((settings) => new FetchTransport(settings)) };
 
   it('takes the reply id from the chunk `id` and the cost from `usage.cost`', async () => {
     for (const view of ['direct', 'browser'] as const) {
@@ -103,7 +101,7 @@ forEachTransport('api: from a browser origin (no custom response header readable
   });
 });
 
-forEachTransport('api: retry timing from error.availability.retry_after', () => {
+describe('api: retry timing from error.availability.retry_after', () => {
   it('waits the seconds the body names when no Retry-After header came', async () => {
     let hits = 0;
     const server = await tinyServer((_request, response) => {
@@ -151,15 +149,11 @@ describe('api: the fetch transport in a browser-like global', () => {
 
   it('a fetch that fails without a response names the likely cause and what the admin must allow', async () => {
     const refused: typeof globalThis.fetch = () => Promise.reject(new TypeError('Failed to fetch'));
-    const { client, log } = makeClient(
-      ctx.sim,
-      {
-        baseUrl: 'https://gateway.example/api',
-        headers: () => ({ 'X-Portkey-Provider': 'openai' }),
-        maxRetries: 2,
-      },
-      { transport: TRANSPORTS.fetch },
-    );
+    const { client, log } = makeClient(ctx.sim, {
+      baseUrl: 'https://gateway.example/api',
+      headers: () => ({ 'X-Portkey-Provider': 'openai' }),
+      maxRetries: 2,
+    });
     const error = await asWebWorker(
       () => expectGatewayError(client.chat(userRequest('x')), 'network'),
       refused,
@@ -180,11 +174,7 @@ describe('api: the fetch transport in a browser-like global', () => {
       calls += 1;
       return Promise.reject(new TypeError('Failed to fetch'));
     };
-    const { client } = makeClient(
-      ctx.sim,
-      { baseUrl: 'https://gateway.example/api', maxRetries: 3 },
-      { transport: TRANSPORTS.fetch },
-    );
+    const { client } = makeClient(ctx.sim, { baseUrl: 'https://gateway.example/api', maxRetries: 3 });
     await asWebWorker(
       () => expectGatewayError(client.startMedia({ model: 'openai/gpt-image-1', prompt: 'p' }), 'network'),
       refused,
@@ -193,11 +183,7 @@ describe('api: the fetch transport in a browser-like global', () => {
   });
 
   it('sends no User-Agent of its own there, and says once that the proxy setting is not used', async () => {
-    const { client, log } = makeClient(
-      ctx.sim,
-      { proxy: { url: 'http://proxy.example:3128' } },
-      { transport: TRANSPORTS.fetch },
-    );
+    const { client, log } = makeClient(ctx.sim, { proxy: { url: 'http://proxy.example:3128' } });
     await asWebWorker(async () => {
       await client.chat(userRequest('one'));
       await client.chat(userRequest('two'));

@@ -6,15 +6,7 @@ import * as assert from 'node:assert/strict';
 import { createGatewayClient } from '../../../src/api/client';
 import { toTurnError } from '../../../src/core/chat/turnError';
 import { liteLlmModelInfo } from '../../simulator';
-import {
-  collect,
-  expectGatewayError,
-  forEachTransport,
-  makeClient,
-  requestsTo,
-  userRequest,
-  withSimulator,
-} from './helpers';
+import { collect, expectGatewayError, makeClient, requestsTo, userRequest, withSimulator } from './helpers';
 
 const PORTKEY = { 'x-portkey-provider': 'openai' };
 const HELICONE_SECRET = 'Bearer sk-helicone-0123456789-secret';
@@ -24,7 +16,7 @@ function headersOf(record: { headers: Record<string, unknown> } | undefined): Re
   return record.headers;
 }
 
-forEachTransport('api: extra request headers go to the gateway, and only there', () => {
+describe('api: extra request headers go to the gateway, and only there', () => {
   const ctx = withSimulator({ mediaApi: 'openai', extras: { requiredHeaders: PORTKEY } });
 
   const withHeaders = (): ReturnType<typeof makeClient> =>
@@ -87,7 +79,7 @@ forEachTransport('api: extra request headers go to the gateway, and only there',
   });
 });
 
-forEachTransport('api: the auth header forms', () => {
+describe('api: the auth header forms', () => {
   describe('api-key (Azure OpenAI)', () => {
     const ctx = withSimulator({ extras: { auth: 'api-key' } });
 
@@ -131,7 +123,7 @@ forEachTransport('api: the auth header forms', () => {
   });
 });
 
-forEachTransport('api: a gateway on this computer works without a key', () => {
+describe('api: a gateway on this computer works without a key', () => {
   describe('a local server that takes none (Ollama, LM Studio, vLLM, llama.cpp)', () => {
     const ctx = withSimulator({ extras: { auth: 'none' } });
 

@@ -17,9 +17,6 @@ import type {
   MediaRecord,
   RequestLogEntry,
 } from '../../../src/api/types';
-import type { TransportFactory } from '../../../src/api/transport/exchange';
-import { FetchTransport } from '../../../src/api/transport/fetchTransport';
-import { HttpTransport } from '../../../src/api/transport/http';
 import { startGatewaySimulator } from '../../simulator';
 import type { GatewaySimulator, SimulatorOptions } from '../../simulator';
 
@@ -30,34 +27,6 @@ export class InstantTiming implements RetryTiming {
   sleep(ms: number): Promise<void> {
     this.sleeps.push(ms);
     return Promise.resolve();
-  }
-}
-
-/** The transports the client can run on: undici (the Node build) and fetch (the browser build). */
-export const TRANSPORTS = {
-  undici: (settings) => new HttpTransport(settings),
-  fetch: (settings) => new FetchTransport(settings),
-} satisfies Record<string, TransportFactory>;
-export type TransportName = keyof typeof TRANSPORTS;
-
-/** The transport `makeClient` gives its clients; set for a suite by `forEachTransport`. */
-let suiteTransport: TransportName = 'undici';
-
-/**
- * Defines the suite once per transport (`<title> [undici]`, `<title> [fetch]`): its clients, made
- * with `makeClient`, talk to the same loopback simulator through that transport.
- */
-export function forEachTransport(title: string, body: (transport: TransportName) => void): void {
-  for (const name of Object.keys(TRANSPORTS) as TransportName[]) {
-    describe(`${title} [${name}]`, () => {
-      before(() => {
-        suiteTransport = name;
-      });
-      after(() => {
-        suiteTransport = 'undici';
-      });
-      body(name);
-    });
   }
 }
 
@@ -89,12 +58,10 @@ export function makeClient(
       apiKey: () => key,
       timeoutMs: 5_000,
       streamIdleTimeoutMs: 5_000,
-      // Loopback only: never a proxy from the environment.
-      proxy: { url: '', noProxy: ['127.0.0.1'] },
       log: (entry) => log.push(entry),
       ...overrides,
     },
-    { timing, transport: TRANSPORTS[suiteTransport], ...internals },
+    { timing, ...internals },
   );
   return { client, key, timing, log };
 }

@@ -6,7 +6,6 @@ import type { RetryPolicy } from '../../../src/api/retry';
 import {
   collect,
   expectGatewayError,
-  forEachTransport,
   freePort,
   makeClient,
   requestsTo,
@@ -14,7 +13,7 @@ import {
   withSimulator,
 } from './helpers';
 
-forEachTransport('api: retries', () => {
+describe('api: retries', () => {
   const ctx = withSimulator();
 
   it('retries a chat after 500/502 and then succeeds', async () => {

@@ -1,16 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { GatewayError } from '../../../src/api/errors';
-import {
-  collect,
-  expectGatewayError,
-  forEachTransport,
-  makeClient,
-  requestsTo,
-  userRequest,
-  withSimulator,
-} from './helpers';
+import { collect, expectGatewayError, makeClient, requestsTo, userRequest, withSimulator } from './helpers';
 
-forEachTransport('api: stream faults', () => {
+describe('api: stream faults', () => {
   const ctx = withSimulator();
 
   it('ends with a "stream" error at an error chunk, keeping the text so far', async () => {

@@ -13,7 +13,7 @@ import { ProblemReporter } from '../../../src/api/problems';
 import { redactError } from '../../../src/api/redact';
 import { creditsPageUrl } from '../../../src/core/catalog/creditsCodec';
 import type { GatewayDataProblem } from '../../../src/api/types';
-import { collect, forEachTransport, makeClient, userRequest, withSimulator } from './helpers';
+import { collect, makeClient, userRequest, withSimulator } from './helpers';
 
 const isCount = (value: unknown): boolean =>
   value === undefined ||
@@ -220,7 +220,7 @@ describe('generation record: GET /v1/generation?id=', () => {
   });
 });
 
-forEachTransport('client: usage and generation records in the OpenRouter-quirks mode', () => {
+describe('client: usage and generation records in the OpenRouter-quirks mode', () => {
   const holder = withSimulator({ openRouterQuirks: { generation404s: 1 } });
 
   it('takes the reply id from X-Generation-Id and the whole usage from the last chunk', async () => {
@@ -256,7 +256,7 @@ forEachTransport('client: usage and generation records in the OpenRouter-quirks 
   });
 });
 
-forEachTransport('402: what ran out, and a retry while the credit is only held in flight', () => {
+describe('402: what ran out, and a retry while the credit is only held in flight', () => {
   const holder = withSimulator({ openRouterQuirks: {} });
 
   it('retries a 402 whose metadata says the balance is held in flight, after a real pause', async () => {

@@ -41,10 +41,10 @@ describe('the bundle table (build/bundles.mjs)', function () {
     assert.ok(!existsSync(path.join(repoRoot, '.vscodeignore')));
   });
 
-  it('every source, split source, copied file and static file it names is in the repository', () => {
+  it('every source, copied file and static file it names is in the repository', () => {
     const table = bundleTable();
     const named = [
-      ...table.hostBundles.flatMap((b) => [b.source, ...b.splitSources]),
+      table.hostBundle.source,
       table.hostKindSource,
       ...table.webviewBundles.map((b) => b.source),
       ...table.copiedFiles.map((c) => c.from),
@@ -57,17 +57,10 @@ describe('the bundle table (build/bundles.mjs)', function () {
     );
   });
 
-  it('names each bundle once, and only split points are required from other bundles', () => {
+  it('names each bundle once', () => {
     const table = bundleTable();
-    const names = [...table.hostBundles, ...table.webviewBundles].map((b) => b.name);
+    const names = [table.hostBundle, ...table.webviewBundles].map((b) => b.name);
     assert.deepEqual(names, [...new Set(names)]);
-    assert.deepEqual(
-      table.hostBundles.filter((b) => b.splitSources.length === 0).map((b) => b.name),
-      [bundleTable().hostBundle.name],
-      'only the entry, which VS Code loads, is not a split point',
-    );
-    for (const b of table.hostBundles.filter((h) => h.name !== table.hostBundle.name))
-      assert.ok(b.splitSources.includes(b.source), `${b.name}: its own entry is one of its split sources`);
   });
 
   it('`node esbuild.mjs` writes exactly the built files of the table, with a source map per bundle', () => {

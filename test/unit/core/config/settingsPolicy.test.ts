@@ -94,8 +94,7 @@ describe('settings: where each one may come from', () => {
       assert.equal(policies[id].workspace, 'never', id);
     assert.equal(policies[Setting.chatModel].workspace, 'accept');
     assert.equal(policies[Setting.mediaModel].workspace, 'accept');
-    for (const id of [VsCodeSetting.proxy, VsCodeSetting.noProxy, VsCodeSetting.proxyStrictSSL])
-      assert.equal(VSCODE_SETTING_POLICIES[id]?.workspace, 'never', id);
+    assert.equal(VSCODE_SETTING_POLICIES[VsCodeSetting.proxy]?.workspace, 'never');
   });
 
   it("the README's settings table names every setting once, and says whether a repository can set it", () => {
