@@ -47,7 +47,7 @@ export const HOST_BUNDLES = [
   { name: 'media', source: 'src/host/media/mediaBundle.ts', splitSources: ['src/host/media/mediaBundle.ts'] },
   // src/host/lm/lmLoader.ts, when VS Code's chat asks the provider for models or calls the tool.
   { name: 'lm', source: 'src/host/lm/lmBundle.ts', splitSources: ['src/host/lm/lmBundle.ts'] },
-  // src/host/agent/mcp/mcpHub.ts, when the user first turns an MCP server on: the MCP SDK.
+  // src/host/agent/mcp/mcpHub.ts, when the user first turns an MCP server on: our MCP client.
   {
     name: 'mcp',
     source: 'src/host/agent/mcp/mcpBundle.ts',
@@ -71,36 +71,12 @@ export const BROWSER_BUNDLE = { name: 'web', source: 'src/extension.ts', splitSo
  * @property {string} stub     our module that takes its place
  */
 
-const MCP_SDK = String.raw`[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/](esm|cjs)[\\/]`;
-
 /**
  * Modules of dependencies that our bundles never run, replaced at build time by small ones of
  * ours so that what they pull in stays out of the .vsix (test/unit/build/bundles.test.ts checks it).
  */
 /** @type {readonly ModuleStub[]} */
 export const MODULE_STUBS = [
-  // The MCP SDK's client builds ajv (about 100 KB minified) as its default JSON Schema validator;
-  // our client always passes its own (src/host/agent/mcp/mcpConnection.ts: tool output is read as
-  // untrusted text whatever its shape).
-  {
-    request: /^\.\.[\\/]validation[\\/]ajv-provider\.js$/,
-    importer: new RegExp(`${MCP_SDK}(client|server)[\\\\/]index\\.js$`),
-    stub: 'src/host/agent/mcp/noAjv.ts',
-  },
-  // The MCP SDK's OAuth flow (about 19 KB minified) runs only for a transport given an
-  // `authProvider`; ours are given none (a server's token goes in the config's `headers`).
-  {
-    request: /^\.[\\/]auth\.js$/,
-    importer: new RegExp(`${MCP_SDK}client[\\\\/](streamableHttp|sse)\\.js$`),
-    stub: 'src/host/agent/mcp/noOAuth.ts',
-  },
-  // zod's schema classes carry its JSON Schema conversion (about 16 KB minified); only the SDK's
-  // server converts, and the bundle holds its client (see the stub).
-  {
-    request: /^\.\.[\\/]core[\\/](json-schema-processors|to-json-schema)\.js$/,
-    importer: /[\\/]zod[\\/]v4[\\/]classic[\\/]schemas\.js$/,
-    stub: 'src/host/agent/mcp/noZodJsonSchema.ts',
-  },
   // undici carries its HTTP parser twice as WebAssembly (70 KB each, base64): with SIMD, and a
   // fallback it loads only when the SIMD build does not compile, which no runtime VS Code ships on
   // does (see the stub).

@@ -17,7 +17,7 @@ const fileName = (file: string) => path.posix.basename(file);
 /** Every bundle of build/bundles.mjs, as its file name in dist/. */
 const BUNDLES = [...table.hostBundleFiles, ...table.webviewBundleFiles].map(fileName);
 /**
- * Libraries a feature loads on demand, as the client is: the MCP SDK (loaded by the chat's agent
+ * Libraries a feature loads on demand, as the client is: the MCP client (loaded by the chat's agent
  * when the user turns an MCP server on). They need nothing of the shared bundle.
  */
 const LIBRARIES = ['mcp'];
@@ -134,7 +134,7 @@ describe('built bundles', function () {
       assert.doesNotMatch(api, marker);
   });
 
-  it('the MCP SDK is loaded only by the chat bundle, once, and holds neither ajv nor the OAuth flow', () => {
+  it('the MCP bundle is loaded only by the chat bundle, once, and holds our client, not the MCP SDK or zod', () => {
     for (const name of [...HOST_BUNDLES, 'api.js', 'shared.js'])
       assert.equal(
         bundle(name).match(/require\("\.\/mcp\.js"\)/g)?.length,
@@ -142,19 +142,24 @@ describe('built bundles', function () {
         name,
       );
     const mcp = bundle('mcp.js');
-    // The SDK's client is there (its protocol version negotiation), the stubs' texts replace ajv and OAuth.
-    assert.match(mcp, /Server's protocol version is not supported/);
-    assert.match(mcp, /JSON Schema validation is not part of this build/);
-    assert.match(mcp, /OAuth sign-in to MCP servers is not supported/);
-    assert.match(mcp, /Converting zod schemas to JSON Schema is not part of this build/);
+    const web = bundle(`${table.browserBundle.name}.js`);
+    // Our client is in both (its version negotiation), and the Node one starts programs itself.
+    for (const text of [mcp, web]) assert.match(text, /is not one this client speaks/);
+    assert.match(mcp, /require\("node:child_process"\)/);
     for (const marker of [
+      /modelcontextprotocol/i,
+      /\bzod\b/i,
+      /ZodError/,
       /\bajv\b/i,
-      /code_challenge/,
-      /pkce/i,
+      /cross-spawn/,
       /oauth-authorization-server/,
       /draft-2020-12/,
-    ])
-      assert.doesNotMatch(mcp, marker);
+    ]) {
+      assert.doesNotMatch(mcp, marker, 'dist/mcp.js');
+      assert.doesNotMatch(web, marker, 'dist/web.js');
+    }
+    // The SDK's OAuth flow (the browser entry has the gateway's own PKCE sign-in).
+    assert.doesNotMatch(mcp, /code_challenge/);
   });
 
   it("the chat webview leaves character references to the page's parser, without the entities table", () => {
