@@ -52,6 +52,9 @@ export interface McpSessionOptions {
   onClosed(reason: string): void;
   /** A message of the server's that was not understood (for the log). */
   onProblem(reason: string): void;
+  /** How long a request other than a tool call, and a tool call, may take (tests shorten them). */
+  requestTimeoutMs?: number;
+  callTimeoutMs?: number;
 }
 
 /** The server answered a request with a JSON-RPC error. */
@@ -137,7 +140,12 @@ export class McpSession {
     let cursor: string | undefined;
     const seen = new Set<string>();
     for (let page = 0; page < MAX_TOOL_PAGES && tools.length < MAX_TOOLS; page++) {
-      const result = await this.request('tools/list', cursor ? { cursor } : {}, signal, REQUEST_TIMEOUT_MS);
+      const result = await this.request(
+        'tools/list',
+        cursor ? { cursor } : {},
+        signal,
+        this.options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      );
       const parsed = parseToolsPage(result);
       if (typeof parsed === 'string') throw new Error(`the server's reply was not understood: ${parsed}`);
       tools.push(...parsed.tools.slice(0, MAX_TOOLS - tools.length));
@@ -155,7 +163,12 @@ export class McpSession {
     args: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
-    return this.request('tools/call', { name, arguments: args }, signal, CALL_TIMEOUT_MS);
+    return this.request(
+      'tools/call',
+      { name, arguments: args },
+      signal,
+      this.options.callTimeoutMs ?? CALL_TIMEOUT_MS,
+    );
   }
 
   async close(): Promise<void> {
