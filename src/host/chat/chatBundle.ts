@@ -6,7 +6,7 @@
 export { ChatFeature } from './chatFeature';
 export type { ChatFeatureDeps } from './chatFeature';
 // The agent's tool sources beside the chat that uses them: the MCP servers of the workspace and
-// the user (the SDK itself loads from dist/mcp.js when a server is first turned on) and VS Code's
+// the user (the MCP client itself loads from dist/mcp.js when a server is first turned on) and VS Code's
 // `vscode.lm.tools`.
 export { McpHub } from '../agent/mcp/mcpHub';
 export type { McpHubDeps, McpServerState, McpSourceStatus } from '../agent/mcp/mcpHub';

@@ -60,7 +60,7 @@ export function spawnCommand(
   program: string,
   args: readonly string[],
   platform: string,
-  comspec: string | undefined,
+  cmd: string,
 ): { command: string; args: string[]; verbatim: boolean } {
   if (platform !== 'win32' || /\.(com|exe)$/i.test(program))
     return { command: program, args: [...args], verbatim: false };
@@ -71,7 +71,7 @@ export function spawnCommand(
     return twice ? quoted.replace(CMD_META, '^$1') : quoted;
   };
   const line = [path.win32.normalize(program).replace(CMD_META, '^$1'), ...args.map(quote)].join(' ');
-  return { command: comspec || 'cmd.exe', args: ['/d', '/s', '/c', `"${line}"`], verbatim: true };
+  return { command: cmd, args: ['/d', '/s', '/c', `"${line}"`], verbatim: true };
 }
 
 export interface StdioLaunch {
@@ -102,11 +102,14 @@ export class McpStdioTransport implements McpTransport {
   }
 
   start(sink: McpTransportSink): Promise<void> {
+    // cmd.exe by its full path: by name, Windows would look in the working folder (the repository) first.
+    const cmd =
+      process.env.ComSpec || path.win32.join(process.env.SystemRoot || 'C:\\Windows', 'System32', 'cmd.exe');
     const { command, args, verbatim } = spawnCommand(
       this.launch.command,
       this.launch.args,
       process.platform,
-      process.env.ComSpec ?? process.env.comspec,
+      cmd,
     );
     const child = spawn(command, args, {
       env: { ...defaultEnvironment(process.env, process.platform), ...this.launch.env },

@@ -149,12 +149,12 @@ describe('MCP stdio launch rules', () => {
   });
 
   it('on Windows a batch file runs through cmd.exe with its arguments quoted and escaped', () => {
-    assert.deepEqual(spawnCommand('C:\\node\\node.exe', ['a b'], 'win32', undefined), {
+    assert.deepEqual(spawnCommand('C:\\node\\node.exe', ['a b'], 'win32', 'C:\\Windows\\System32\\cmd.exe'), {
       command: 'C:\\node\\node.exe',
       args: ['a b'],
       verbatim: false,
     });
-    assert.deepEqual(spawnCommand('/usr/bin/npx', ['a&b'], 'linux', undefined), {
+    assert.deepEqual(spawnCommand('/usr/bin/npx', ['a&b'], 'linux', 'cmd.exe'), {
       command: '/usr/bin/npx',
       args: ['a&b'],
       verbatim: false,
@@ -174,8 +174,13 @@ describe('MCP stdio launch rules', () => {
       '"C:\\Program^ Files\\nodejs\\npx.cmd ^"-y^" ^"a^&b^ \\^"c\\^"\\\\^""',
     ]);
     // An npm shim hands its arguments to cmd.exe again: escaped twice.
-    const shim = spawnCommand('C:\\w\\node_modules\\.bin\\server.cmd', ['a&b'], 'win32', undefined);
+    const shim = spawnCommand(
+      'C:\\w\\node_modules\\.bin\\server.cmd',
+      ['a&b'],
+      'win32',
+      'C:\\Windows\\System32\\cmd.exe',
+    );
     assert.deepEqual(shim.args, ['/d', '/s', '/c', '"C:\\w\\node_modules\\.bin\\server.cmd ^^^"a^^^&b^^^""']);
-    assert.equal(shim.command, 'cmd.exe');
+    assert.equal(shim.command, 'C:\\Windows\\System32\\cmd.exe');
   });
 });
