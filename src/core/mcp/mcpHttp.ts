@@ -3,9 +3,9 @@
  * POST; the reply is JSON or an event stream, read within bounds. The `Mcp-Session-Id` of the
  * initialize reply goes with every later request, with `MCP-Protocol-Version`; closing ends the
  * session with a DELETE. The configuration's headers go with every request, under ours; a redirect
- * is refused (the user agreed to this URL, and its headers may carry a token). The server's own
- * stream (a GET) is not opened: what it would send unasked (progress, log lines, a changed list of
- * tools) this client does not need.
+ * is refused (the user agreed to this URL, and its headers may carry a token). After the handshake
+ * the server's own stream (a GET) is opened once, for what it sends unasked (that its tools
+ * changed, a ping); a server without one answers 405. It is not opened again when it ends.
  */
 import { MAX_MCP_MESSAGE_CHARS, preview } from './mcpMessages';
 import type { McpOutgoing, McpTransport, McpTransportSink } from './mcpSession';
@@ -40,6 +40,38 @@ export class McpHttpTransport implements McpTransport {
 
   setProtocolVersion(version: string): void {
     this.protocolVersion = version;
+  }
+
+  ready(): void {
+    void this.listen();
+  }
+
+  /** The server's own stream, read until it ends or the connection closes; each event bounded. */
+  private async listen(): Promise<void> {
+    if (this.closed) return;
+    const controller = new AbortController();
+    this.open.add(controller);
+    try {
+      const headers = this.requestHeaders();
+      headers.set('accept', 'text/event-stream');
+      const response = await this.fetch(this.url, {
+        method: 'GET',
+        headers,
+        redirect: 'error',
+        signal: controller.signal,
+      });
+      const type = (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+      if (!response.ok || type !== 'text/event-stream' || !response.body) {
+        // None offered (405, or another refusal): the server sends everything in its replies.
+        await response.body?.cancel().catch(() => undefined);
+        return;
+      }
+      await readEvents(response.body, (data) => this.deliver(data), Number.POSITIVE_INFINITY);
+    } catch (error) {
+      if (!controller.signal.aborted) this.sink?.problem(`its own stream broke: ${describe(error).message}`);
+    } finally {
+      this.open.delete(controller);
+    }
   }
 
   async send(message: McpOutgoing, signal: AbortSignal): Promise<void> {

@@ -41,6 +41,8 @@ export interface McpTransport {
   readonly repliesInline: boolean;
   /** The version the handshake agreed, for a transport that sends it along (HTTP). */
   setProtocolVersion?(version: string): void;
+  /** The handshake is done: a transport may now open the server's own stream (HTTP). */
+  ready?(): void;
   close(): Promise<void>;
 }
 
@@ -126,6 +128,7 @@ export class McpSession {
       this.transport.setProtocolVersion?.(agreed.protocolVersion);
       await this.notify('notifications/initialized', {}, controller.signal);
       this.connected = true;
+      this.transport.ready?.();
     } catch (error) {
       await this.close().catch(() => undefined);
       throw controller.signal.aborted ? reasonOf(controller.signal) : error;

@@ -49,13 +49,16 @@ const mcpServer =
   (seen, res) => {
     const body = seen.body;
     if (seen.method === 'DELETE') return void res.writeHead(200).end();
+    // No stream of its own.
+    if (seen.method === 'GET') return void res.writeHead(405).end();
     if (body?.method === 'initialize')
       return json(
         res,
         { jsonrpc: '2.0', id: body.id, result: { protocolVersion: '2025-06-18', capabilities: {} } },
         { 'mcp-session-id': 'session-1' },
       );
-    if (body && !('id' in body)) return void res.writeHead(202).end();
+    // A notification, or a reply to the server's request.
+    if (body && (!('id' in body) || !('method' in body))) return void res.writeHead(202).end();
     tools(seen, res);
   };
 
@@ -80,14 +83,19 @@ describe('MCP over Streamable HTTP', () => {
       ),
     );
     servers.push(server);
-    const { session } = await connected(url, {
+    const { session, problems } = await connected(url, {
       Authorization: 'Bearer abc',
       Accept: 'text/html',
       'X-Other': '1',
     });
     assert.deepEqual(await session.listTools(), [{ name: 't' }]);
+    for (let i = 0; i < 100 && !seen.some((s) => s.method === 'GET'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     await session.close();
-    const [init, done, list, end] = seen;
+    // The server's own stream was asked for; its 405 (none) is no problem.
+    assert.equal(seen.filter((s) => s.method === 'GET').length, 1);
+    assert.deepEqual(problems, []);
+    const [init, done, list, end] = seen.filter((s) => s.method !== 'GET');
     assert.equal(init.headers.authorization, 'Bearer abc');
     assert.equal(init.headers['x-other'], '1');
     assert.equal(init.headers.accept, 'application/json, text/event-stream');
@@ -100,9 +108,34 @@ describe('MCP over Streamable HTTP', () => {
       assert.equal(later.headers.authorization, 'Bearer abc');
     }
     assert.deepEqual(
-      seen.map((s) => s.method),
+      seen.filter((s) => s.method !== 'GET').map((s) => s.method),
       ['POST', 'POST', 'POST', 'DELETE'],
     );
+  });
+
+  it("opens the server's own stream after the handshake, hears its tools changed and answers its ping there", async () => {
+    const { url, seen, server } = await listen((s, res) => {
+      if (s.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n');
+        res.write('data: {"jsonrpc":"2.0","id":"g1","method":"ping"}\n\n');
+        return;
+      }
+      mcpServer(() => undefined)(s, res);
+    });
+    servers.push(server);
+    const { seen: heard, options } = events();
+    const session = new McpSession(new McpHttpTransport(url, {}, fetchOf), options);
+    await session.connect(5_000);
+    for (let i = 0; i < 100 && !seen.some((s) => s.body?.id === 'g1'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const get = seen.find((s) => s.method === 'GET');
+    assert.equal(get?.headers.accept, 'text/event-stream');
+    assert.equal(get?.headers['mcp-session-id'], 'session-1');
+    assert.equal(heard.changed, 1);
+    assert.ok(seen.some((s) => s.method === 'POST' && s.body?.id === 'g1' && 'result' in s.body));
+    await session.close();
+    assert.deepEqual(heard.problems, []);
   });
 
   it("reads an event-stream reply, answering the server's ping on the way", async () => {
