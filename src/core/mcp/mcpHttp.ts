@@ -8,6 +8,7 @@
  * changed, a ping); a server without one answers 405. It is not opened again when it ends.
  */
 import { MAX_MCP_MESSAGE_CHARS, preview } from './mcpMessages';
+import { abortReason } from './mcpSession';
 import type { McpOutgoing, McpTransport, McpTransportSink } from './mcpSession';
 
 /** The `fetch` the transport calls (the host's own; tests pass theirs). */
@@ -115,7 +116,7 @@ export class McpHttpTransport implements McpTransport {
           throw new Error(`the server answered with "${preview(type)}", not JSON or an event stream`);
       }
     } catch (error) {
-      if (controller.signal.aborted && signal.aborted) throw reasonOf(signal);
+      if (controller.signal.aborted && signal.aborted) throw abortReason(signal);
       throw describe(error);
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -171,14 +172,6 @@ function describe(error: unknown): Error {
   const cause = (error as { cause?: unknown }).cause;
   if (error.message === 'fetch failed' && cause instanceof Error)
     return new Error(`the server could not be reached: ${cause.message}`);
-  return error;
-}
-
-function reasonOf(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error) return reason;
-  const error = new Error('The operation was aborted.');
-  error.name = 'AbortError';
   return error;
 }
 

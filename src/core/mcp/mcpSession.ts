@@ -131,7 +131,7 @@ export class McpSession {
       this.transport.ready?.();
     } catch (error) {
       await this.close().catch(() => undefined);
-      throw controller.signal.aborted ? reasonOf(controller.signal) : error;
+      throw controller.signal.aborted ? abortReason(controller.signal) : error;
     } finally {
       clearTimeout(timer);
     }
@@ -189,7 +189,7 @@ export class McpSession {
   ): Promise<Record<string, unknown>> {
     if (this.closing || this.ended !== undefined)
       return Promise.reject(new Error(`the connection has ended${this.ended ? `: ${this.ended}` : ''}`));
-    if (signal?.aborted) return Promise.reject(reasonOf(signal));
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     const id = this.nextId++;
     const exchange = new AbortController();
     return new Promise<Record<string, unknown>>((resolve, reject) => {
@@ -207,7 +207,7 @@ export class McpSession {
         if (method !== 'initialize')
           void this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => undefined);
       };
-      const onAbort = () => cancel(reasonOf(signal!), 'the user stopped it');
+      const onAbort = () => cancel(abortReason(signal!), 'the user stopped it');
       const timer = setTimeout(
         () =>
           cancel(
@@ -318,7 +318,8 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-function reasonOf(signal: AbortSignal): Error {
+/** Why `signal` aborted, as an Error (an `AbortError` when it gave no Error). */
+export function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason;
   const error = new Error('The operation was aborted.');
@@ -328,9 +329,9 @@ function reasonOf(signal: AbortSignal): Error {
 
 /** `promise`, or the signal's reason once it aborts. */
 function withAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(reasonOf(signal));
+  if (signal.aborted) return Promise.reject(abortReason(signal));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(reasonOf(signal));
+    const onAbort = () => reject(abortReason(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {
