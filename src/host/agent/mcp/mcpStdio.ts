@@ -125,8 +125,10 @@ export class McpStdioTransport implements McpTransport {
     // A write to a server that has exited fails here; its exit is reported by 'close'.
     child.stdin?.on('error', () => undefined);
     child.stdout?.on('error', (error: Error) => sink.problem(`its output broke: ${error.message}`));
+    child.stderr?.on('error', () => undefined);
     return new Promise<void>((resolve, reject) => {
-      child.once('error', (error) => {
+      // `on`, not `once`: a later error (a failed kill) must not go unheard and end the host.
+      child.on('error', (error) => {
         reject(error);
         if (!this.closing) sink.closed(error.message);
       });
