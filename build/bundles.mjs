@@ -37,36 +37,12 @@ export const HOST_KIND_SOURCE = 'src/host/hostKind.ts';
  * @property {string} stub     our module that takes its place
  */
 
-const MCP_SDK = String.raw`[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/](esm|cjs)[\\/]`;
-
 /**
  * Modules of dependencies that our bundles never run, replaced at build time by small ones of
  * ours so that what they pull in stays out of the .vsix (test/unit/build/bundles.test.ts checks it).
  */
 /** @type {readonly ModuleStub[]} */
 export const MODULE_STUBS = [
-  // The MCP SDK's client builds ajv (about 100 KB minified) as its default JSON Schema validator;
-  // our client always passes its own (src/host/agent/mcp/mcpConnection.ts: tool output is read as
-  // untrusted text whatever its shape).
-  {
-    request: /^\.\.[\\/]validation[\\/]ajv-provider\.js$/,
-    importer: new RegExp(`${MCP_SDK}(client|server)[\\\\/]index\\.js$`),
-    stub: 'src/host/agent/mcp/noAjv.ts',
-  },
-  // The MCP SDK's OAuth flow (about 19 KB minified) runs only for a transport given an
-  // `authProvider`; ours are given none (a server's token goes in the config's `headers`).
-  {
-    request: /^\.[\\/]auth\.js$/,
-    importer: new RegExp(`${MCP_SDK}client[\\\\/](streamableHttp|sse)\\.js$`),
-    stub: 'src/host/agent/mcp/noOAuth.ts',
-  },
-  // zod's schema classes carry its JSON Schema conversion (about 16 KB minified); only the SDK's
-  // server converts, and the bundle holds its client (see the stub).
-  {
-    request: /^\.\.[\\/]core[\\/](json-schema-processors|to-json-schema)\.js$/,
-    importer: /[\\/]zod[\\/]v4[\\/]classic[\\/]schemas\.js$/,
-    stub: 'src/host/agent/mcp/noZodJsonSchema.ts',
-  },
   // markdown-it decodes character references with `entities` and its packed HTML5 table (about
   // 24 KB minified); in the webview the browser's own HTML parser decodes them (see the stub).
   {

@@ -278,7 +278,7 @@ describe('Agent: MCP servers and VS Code tools', function () {
     }
     const gone = lastPid;
     assert.ok(gone);
-    // The SDK ends stdin, then signals after 2 s and again after 4 s.
+    // Closing ends stdin, then signals after 2 s and again after 4 s (mcpStdio.ts).
     await waitFor(() => !processExists(gone), `the server process ${gone} to end after dispose`, 15_000);
     assert.ok(
       log.some((line) => /\[MCP everything\] /.test(line)),

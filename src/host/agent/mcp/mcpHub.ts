@@ -107,7 +107,7 @@ export const STDIO_NEEDS_DESKTOP =
 /** How much of one server's stderr reaches our log, per start. */
 const MAX_STDERR_LOGGED = 32_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
-/** How long `shutdown` waits: the SDK gives a server up to 4 s to end, then the tree goes. */
+/** How long `shutdown` waits: closing gives a server up to 4 s to end (mcpStdio.ts), then the tree goes. */
 const SHUTDOWN_BOUND_MS = 6_000;
 
 export class McpHub extends Disposable implements ToolSet {

@@ -66,7 +66,7 @@ export function mcpLaunchOf(
 
 /**
  * Closes a server's connection and ends every process it leaves: a wrapper (npx, uvx, `sh -c`,
- * `cmd /c`) runs the server as its child, and the SDK signals only the wrapper, so what it started
+ * `cmd /c`) runs the server as its child, and closing the connection signals only the wrapper, so what it started
  * is found first, while it is still below it. Returns how many were left and ended.
  */
 export async function closeServerProcesses(
