@@ -20,11 +20,12 @@ import { compareWithTable, followReferences, unreferencedFiles, vsixFiles } from
 import type { PackageView } from './packageContents';
 
 /**
- * A guard against growth; the goal, as bench/size.ts measures it, is the whole package, for Node's
- * extension host and VS Code for the Web's, under 400,000 bytes. (The guard was 740 KB while the
- * browser had a second copy of the host code; one host bundle for both hosts ended that.)
+ * The goal, which bench/size.ts also measures: the whole package, for Node's extension host and
+ * VS Code for the Web's, under 400,000 bytes. (The guard was 740 KB while the browser had a second
+ * copy of the host code; one host bundle for both hosts, the host's fetch instead of undici and our
+ * own MCP client brought it under.)
  */
-const MAX_VSIX_BYTES = 500 * 1000;
+const MAX_VSIX_BYTES = 400_000;
 
 describe('the packaged .vsix', function () {
   this.timeout(240_000);
