@@ -1,9 +1,10 @@
 /**
- * What the host this build runs in can do: the Node extension host (desktop, remote, Codespaces).
- * The browser build (VS Code for the Web) takes `platform.web.ts` instead, by its file suffix (see
- * esbuild.mjs and tsconfig.web.json); both export the same names. Leaf modules that need Node
- * (processes, the file system by path, worker threads) have `.web.ts` variants of their own; this
- * module is for the few places where behaviour, not only an implementation, differs.
+ * What the host can do: the Node extension host (desktop, remote, Codespaces). In VS Code for the
+ * Web's web worker the bundle takes `platform.web.ts` instead (esbuild.mjs `hostVariants`, by
+ * src/host/hostKind.ts; tsconfig.web.json type-checks that side); both export the same names.
+ * Leaf modules that need Node (processes, the file system by path, worker threads) have `.web.ts`
+ * variants of their own; this module is for the few places where behaviour, not only an
+ * implementation, differs.
  */
 import { setMaxListeners } from 'node:events';
 import type { HostPlatform } from './platformKind';

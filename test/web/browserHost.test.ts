@@ -15,6 +15,9 @@ import {
 } from './webWorkbench';
 
 const KEY = 'sk-web-tier-0123456789';
+const STATS_TS =
+  '/** The mean of the values, or 0 for none. */\nexport function mean(values: number[]): number {\n  if (values.length === 0) return 0;\n';
+const COMPLETION = 'values.reduce((sum, value) => sum + value, 0) / values.length;';
 const shot = (name: string): string => path.join(screenshots, `web-${name}.png`);
 
 /** The gateway's API requests (not its preflights), as the simulator recorded them. */
@@ -42,8 +45,11 @@ describe('In the browser: the package from its browser entry, in the web worker 
           // The simulator's catalog lists `tools` for this model, so the panel offers its tools.
           'gateway.chat.model': 'testvendor/echo-model',
           'gateway.media.model': 'demo/image-1',
+          'gateway.inlineCompletions.enabled': true,
+          'gateway.inlineCompletions.model': 'sim/coder',
+          'gateway.inlineCompletions.mode': 'fim',
         },
-        files: { 'notes.txt': NOTES },
+        files: { 'notes.txt': NOTES, 'stats.ts': STATS_TS },
         onPage: browser.onPage,
       }),
   );
@@ -204,6 +210,40 @@ describe('In the browser: the package from its browser entry, in the web worker 
     assert.match(text, /remote|Codespaces|tunnel/i, `it says where commands do run: ${text}`);
     await workbench.screenshot(shot('tools'));
     await toggle.click();
+  });
+
+  it('inline completions: typing shows ghost text from the gateway, and Tab accepts it', async () => {
+    const { workbench, sim } = fixture;
+    const { page } = workbench;
+    sim.completionScript = { text: `${COMPLETION}\n}\n` };
+    const before = sim.requests.length;
+    await workbench.openFile('stats.ts');
+    const editor = page.locator('.monaco-editor .view-lines', { hasText: 'export function mean' });
+    await editor.waitFor({ timeout: 20_000 });
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('  return ', { delay: 80 });
+    // The ghost text is one span per token, with non-breaking spaces.
+    await page.waitForFunction(
+      `[...document.querySelectorAll('.monaco-editor .ghost-text-decoration')]
+        .map((span) => span.textContent).join('').replace(/\\u00a0/g, ' ')
+        .includes(${JSON.stringify(COMPLETION)})`,
+      undefined,
+      { timeout: 20_000 },
+    );
+    const completions = apiRequests(sim.requests.slice(before)).filter((r) =>
+      r.path.endsWith('/v1/completions'),
+    );
+    assert.ok(completions.length >= 1, 'the gateway was asked for the completion');
+    assert.ok(
+      completions.every((r) => typeof r.headers.origin === 'string'),
+      'from the browser: every completion request carried an Origin',
+    );
+    await page.keyboard.press('Tab');
+    await page
+      .locator('.monaco-editor .view-lines', { hasText: `return ${COMPLETION}` })
+      .waitFor({ timeout: 10_000 });
+    await workbench.screenshot(shot('inline'));
   });
 
   it('a gateway that refuses CORS gives a message naming the cause and what its admin must allow', async () => {
