@@ -82,10 +82,12 @@ describe("Proxies: VS Code's http.proxy, through the host's fetch", function () 
         `${baseUrl}: the simulator was asked for the catalog`,
       );
     }
+    // (What was still on its way to the gateway elsewhere may reach the proxy meanwhile.)
+    const simPort = new URL(sim.baseUrl).port;
     assert.deepEqual(
-      proxy.asked.slice(askedBefore),
+      proxy.asked.slice(askedBefore).filter((line) => line.includes(`:${simPort}`)),
       [],
-      'the proxy was asked nothing for a loopback gateway',
+      'the proxy was asked nothing for the loopback gateway',
     );
   });
 });
