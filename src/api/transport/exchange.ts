@@ -153,7 +153,7 @@ export abstract class HttpExchange {
   protected async sendWithin(request: (signal: AbortSignal) => Promise<void>): Promise<void> {
     const deadline = setTimeout(() => this.stop('deadline'), this.settings.timeoutMs);
     try {
-      await request(this.controller.signal);
+      await untilAborted(request(this.controller.signal), this.controller.signal);
     } catch (error) {
       const failure = this.toError(error, true);
       this.finish(failure);
@@ -300,6 +300,26 @@ export abstract class HttpExchange {
   /** A failure the transport describes itself (it knows more than the shared mapping). */
   protected ownError(failure: GatewayError, facts: AttemptFacts): GatewayError {
     return noteFacts(failure, facts);
+  }
+}
+
+/**
+ * `work`, or its failure as soon as `signal` aborts, whichever comes first. A host's fetch may not
+ * heed its signal at once: VS Code's first resolves the proxy (a PAC script, the system's settings)
+ * and loads the system's certificates, and passes the signal on only then; the deadline and the
+ * caller's cancel must hold meanwhile.
+ */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(new Error('stopped'));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }
 
