@@ -454,7 +454,7 @@ function describeFailure(
   } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     message = `Could not find the gateway host ${url.hostname}. Check the base URL and your network or proxy settings.`;
   } else if (code && /CERT|SELF_SIGNED|TLS|SSL/.test(code)) {
-    message = `The TLS certificate of ${host} was not accepted (${code}). If a proxy on your network inspects traffic, trust its certificate or turn off strict SSL.`;
+    message = `The TLS certificate of ${host} was not accepted (${code}). If a proxy on your network inspects traffic, add its certificate to the system's trusted certificates, which the editor reads.`;
   } else if (
     code === 'UND_ERR_SOCKET' ||
     code === 'ECONNRESET' ||
