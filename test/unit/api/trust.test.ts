@@ -141,6 +141,32 @@ describe('api: bounds on streams and bodies', () => {
     await client.close();
   });
 
+  it('stops a whole JSON reply trickled in below the idle limit at the total time limit', async () => {
+    // A byte now and then keeps the idle limit from firing; without a total cap the call (a
+    // non-streaming chat, the model list, a media job's status) would wait for 8 MB of them.
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const server = await tinyServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"id":"x","choices":[');
+      timer = setInterval(() => response.write(' '), 50);
+    });
+    const { client } = makeClient(server.sim, {
+      maxStreamMs: 600,
+      streamIdleTimeoutMs: 400,
+      maxRetries: 0,
+      limitHints: hints,
+    });
+    const started = Date.now();
+    const error = await Promise.race([
+      expectGatewayError(client.chat(userRequest('x')), 'timeout'),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still reading')), 3000)),
+    ]).finally(() => clearInterval(timer));
+    assert.match(error.message, /longer than the limit of 0\.6 s.*"limits\.minutes"/);
+    assert.ok(Date.now() - started < 3000);
+    await client.close();
+    await server.close();
+  });
+
   it('keeps at most 64 KiB of an error body', async () => {
     const server = await tinyServer((_request, response) => {
       response.writeHead(400, { 'content-type': 'text/plain' });
