@@ -959,6 +959,8 @@ class HttpGatewayClient implements GatewayClient {
           return opened;
         let failure: GatewayError;
         try {
+          // A byte now and then must not keep the call waiting for the whole 64 KiB kept.
+          opened.setLimit(jsonLimit(this.options.maxStreamMs));
           const text = await opened.errorText();
           failure = redactError(
             httpError(status, opened.headers, text, {

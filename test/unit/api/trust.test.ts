@@ -167,6 +167,28 @@ describe('api: bounds on streams and bodies', () => {
     await server.close();
   });
 
+  it('stops an error body trickled in below the idle limit at the total time limit', async () => {
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const server = await tinyServer((_request, response) => {
+      response.writeHead(503, { 'content-type': 'text/plain' });
+      response.write('overloaded');
+      timer = setInterval(() => response.write('.'), 50);
+    });
+    const { client } = makeClient(server.sim, {
+      maxStreamMs: 600,
+      streamIdleTimeoutMs: 400,
+      maxRetries: 0,
+      limitHints: hints,
+    });
+    const error = await Promise.race([
+      expectGatewayError(client.chat(userRequest('x')), 'timeout'),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still reading')), 3000)),
+    ]).finally(() => clearInterval(timer));
+    assert.match(error.message, /longer than the limit of 0\.6 s/);
+    await client.close();
+    await server.close();
+  });
+
   it('keeps at most 64 KiB of an error body', async () => {
     const server = await tinyServer((_request, response) => {
       response.writeHead(400, { 'content-type': 'text/plain' });
