@@ -306,7 +306,7 @@ class HttpGatewayClient implements GatewayClient {
       const opened = await this.openShaped(callOptions, '/v1/chat/completions', body, 'application/json');
       apiKey = opened.apiKey;
       const cost = this.headerCost(opened.exchange);
-      const text = await readAll(opened.exchange);
+      const text = await readAll(opened.exchange, jsonLimit(this.options.maxStreamMs));
       const completion = parseChatCompletion(text, this.secrets(apiKey), this.problems);
       if (cost !== undefined && completion.usage?.cost === undefined)
         completion.usage = { ...completion.usage, cost };
@@ -359,7 +359,7 @@ class HttpGatewayClient implements GatewayClient {
       if (generationId) yield { type: 'meta', id: generationId.slice(0, 200) };
       if (/application\/json/i.test(exchange.header('content-type') ?? '')) {
         // A gateway may ignore `stream: true` and answer with one JSON document.
-        exchange.setLimit(jsonLimit());
+        exchange.setLimit(jsonLimit(this.options.maxStreamMs));
         const whole = parseChatReply(await exchange.text(), this.secrets(apiKey));
         yield* noteCost(
           chatDeltasFromJson(shape ? shape(whole) : whole, this.secrets(apiKey), this.problems),
@@ -537,9 +537,13 @@ class HttpGatewayClient implements GatewayClient {
         );
         return { id, status: record.status, record, route };
       }
-      const started = normalizeMediaStarted(await readJson(opened.exchange, 'media job'), this.problems, {
-        baseUrl: this.options.baseUrl,
-      });
+      const started = normalizeMediaStarted(
+        await readJson(opened.exchange, 'media job', jsonLimit(this.options.maxStreamMs)),
+        this.problems,
+        {
+          baseUrl: this.options.baseUrl,
+        },
+      );
       started.route = route;
       // A polling URL that could never be asked (this computer or a private network while the
       // gateway is not there) is dropped now: the job is asked for at the gateway instead.
@@ -591,7 +595,7 @@ class HttpGatewayClient implements GatewayClient {
       }
       apiKey = opened.apiKey;
       return normalizeMediaRecord(
-        await readJson(opened.exchange, 'media status'),
+        await readJson(opened.exchange, 'media status', jsonLimit(this.options.maxStreamMs)),
         id,
         this.problems,
         this.secrets(apiKey),
@@ -838,7 +842,7 @@ class HttpGatewayClient implements GatewayClient {
         maxRetries: 0,
         error: { operation: 'sign-in' },
       });
-      return await readJson(exchange, 'sign-in', jsonLimit());
+      return await readJson(exchange, 'sign-in', jsonLimit(this.options.maxStreamMs));
     } catch (error) {
       throw asGatewayError(error, secrets);
     }
@@ -860,7 +864,7 @@ class HttpGatewayClient implements GatewayClient {
         error: { operation },
       });
       apiKey = opened.apiKey;
-      return await readJson(opened.exchange, what);
+      return await readJson(opened.exchange, what, jsonLimit(this.options.maxStreamMs));
     } catch (error) {
       throw asGatewayError(error, this.secrets(apiKey));
     }
@@ -955,6 +959,8 @@ class HttpGatewayClient implements GatewayClient {
           return opened;
         let failure: GatewayError;
         try {
+          // A byte now and then must not keep the call waiting for the whole 64 KiB kept.
+          opened.setLimit(jsonLimit(this.options.maxStreamMs));
           const text = await opened.errorText();
           failure = redactError(
             httpError(status, opened.headers, text, {
@@ -1002,9 +1008,16 @@ export function parseHeaderCost(value: string | undefined): number | undefined {
   return Number.isFinite(cost) && cost >= 0 && cost < MAX_USD ? cost : undefined;
 }
 
-/** The cap on a whole JSON answer; fixed, not a setting. */
-function jsonLimit(): BodyLimit {
-  return { maxBytes: MAX_JSON_BYTES, bytesFromSetting: false };
+/**
+ * The cap on a whole JSON answer: its size is fixed, not a setting; its time is the streams' total
+ * (`maxStreamMs`), since a byte now and then keeps the idle limit from ever firing.
+ */
+function jsonLimit(maxStreamMs: number | undefined): BodyLimit {
+  return {
+    maxBytes: MAX_JSON_BYTES,
+    maxMs: positive(maxStreamMs, DEFAULT_MAX_STREAM_MS),
+    bytesFromSetting: false,
+  };
 }
 
 function positive(value: number | undefined, fallback: number): number {
@@ -1035,7 +1048,7 @@ async function* untilIdle(
   }
 }
 
-async function readAll(exchange: HttpExchange, limit: BodyLimit = jsonLimit()): Promise<string> {
+async function readAll(exchange: HttpExchange, limit: BodyLimit): Promise<string> {
   let failure: GatewayError | undefined;
   try {
     exchange.setLimit(limit);
@@ -1048,7 +1061,7 @@ async function readAll(exchange: HttpExchange, limit: BodyLimit = jsonLimit()): 
   }
 }
 
-async function readJson(exchange: HttpExchange, what: string, limit?: BodyLimit): Promise<unknown> {
+async function readJson(exchange: HttpExchange, what: string, limit: BodyLimit): Promise<unknown> {
   const text = await readAll(exchange, limit);
   const parsed = tryParseJson(text);
   if (!parsed.ok)

@@ -6,14 +6,17 @@
  * which takes `foo.ts` when this is true and `foo.web.ts` otherwise, once, on first use; so a
  * Node built-in is required only in the Node host.
  *
- * Node's own `process.versions.node` names Node, and a worker's `importScripts` rules it out (a
- * page's script could define a `process` of its own; no worker global scope has `importScripts`
- * missing). Read from `globalThis`, so this module needs neither Node's types nor the DOM's.
+ * Decided by Node's own `process` object alone (its `versions.node`, and the `process` tag Node
+ * gives it, which a look-alike defined by another extension in a worker lacks), never by what is
+ * absent or present beside it: any extension in the same host can add a global such as
+ * `importScripts`. A wrong answer has to fail closed: the Node variants in a web worker only fail
+ * to load (a worker can require nothing but `vscode`), while the web variants in Node's host would
+ * quietly apply the browser's weaker rules (no home-folder rule, no links resolved, no proxy
+ * credentials from the environment to redact). Read from `globalThis`, so this module needs
+ * neither Node's types nor the DOM's.
  */
-const scope = globalThis as {
-  process?: { versions?: { node?: unknown } };
-  importScripts?: unknown;
-};
+const scope = globalThis as { process?: { versions?: { node?: unknown } } };
 
 export const NODE_HOST: boolean =
-  typeof scope.process?.versions?.node === 'string' && typeof scope.importScripts !== 'function';
+  typeof scope.process?.versions?.node === 'string' &&
+  Object.prototype.toString.call(scope.process) === '[object process]';

@@ -153,7 +153,7 @@ export abstract class HttpExchange {
   protected async sendWithin(request: (signal: AbortSignal) => Promise<void>): Promise<void> {
     const deadline = setTimeout(() => this.stop('deadline'), this.settings.timeoutMs);
     try {
-      await request(this.controller.signal);
+      await untilAborted(request(this.controller.signal), this.controller.signal);
     } catch (error) {
       const failure = this.toError(error, true);
       this.finish(failure);
@@ -304,6 +304,26 @@ export abstract class HttpExchange {
 }
 
 /**
+ * `work`, or its failure as soon as `signal` aborts, whichever comes first. A host's fetch may not
+ * heed its signal at once: VS Code's first resolves the proxy (a PAC script, the system's settings)
+ * and loads the system's certificates, and passes the signal on only then; the deadline and the
+ * caller's cancel must hold meanwhile.
+ */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(new Error('stopped'));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
  * Fires `onIdle` when one wait lasts `limitMs`; a single timer, re-armed lazily. A wait starts
  * with `startWaiting` and ends with `stopWaiting`; what happens between two waits (the caller's
  * own time) does not count. Calling `startWaiting` again without `stopWaiting` does not restart
@@ -434,7 +454,7 @@ function describeFailure(
   } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     message = `Could not find the gateway host ${url.hostname}. Check the base URL and your network or proxy settings.`;
   } else if (code && /CERT|SELF_SIGNED|TLS|SSL/.test(code)) {
-    message = `The TLS certificate of ${host} was not accepted (${code}). If a proxy on your network inspects traffic, trust its certificate or turn off strict SSL.`;
+    message = `The TLS certificate of ${host} was not accepted (${code}). If a proxy on your network inspects traffic, add its certificate to the system's trusted certificates, which the editor reads.`;
   } else if (
     code === 'UND_ERR_SOCKET' ||
     code === 'ECONNRESET' ||

@@ -101,6 +101,12 @@ class FetchExchange extends HttpExchange {
         // No cookies of the editor's origin go to the gateway.
         credentials: 'omit',
       });
+      if (signal.aborted) {
+        // Given up while the host's fetch was still on its way (see `untilAborted`): nobody reads
+        // this late response, so let its connection go.
+        response.body?.cancel().catch(ignore);
+        throw cancelled();
+      }
       this.body = response.body;
       if (response.type === 'opaqueredirect') {
         // A browser hides a redirect's status and target from the page: it cannot be followed.

@@ -12,6 +12,13 @@ import { GatewayError } from '../errors';
 /** An event larger than this is not a chat chunk; stop before it exhausts memory. */
 const MAX_EVENT_CHARS = 32 * 1024 * 1024;
 
+/**
+ * What one `data` line costs beyond its characters, counted against the event's limit: its slot
+ * in the list of lines and its string's header. Else a stream of empty `data` lines (5 bytes
+ * each) would be held at about twice its size before the limit saw it.
+ */
+const LINE_COST = 16;
+
 const LINE_END = /\r\n?|\n/g;
 
 /** Reads SSE text fed in pieces, and hands over each event's data. */
@@ -67,7 +74,7 @@ export class SseParser {
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32 /* space */) value = value.slice(1);
     this.data.push(value);
-    this.dataChars += value.length + 1;
+    this.dataChars += value.length + LINE_COST;
     if (this.dataChars > this.maxEventChars) throw tooLarge();
   }
 }

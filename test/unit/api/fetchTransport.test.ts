@@ -195,6 +195,52 @@ describe('api: the fetch transport in a browser-like global', () => {
   });
 });
 
+/**
+ * A host fetch that heeds its signal only once it sends: VS Code's first resolves the proxy (a PAC
+ * script, the system's settings) and loads the system's certificates, and only then passes the
+ * signal on. The deadline and the caller's cancel must hold while it does.
+ */
+describe('api: a host fetch that does not heed its signal yet', () => {
+  const call = (signal?: AbortSignal) => ({
+    method: 'GET' as const,
+    url: new URL('https://gateway.example/api/v1/models'),
+    accept: 'application/json',
+    signal,
+    attempt: 1,
+  });
+
+  /** Runs `body` with a global fetch that never settles; fails if `body` is still waiting after 2 s. */
+  async function withStuckFetch<T>(body: () => Promise<T>): Promise<T> {
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = () => new Promise<Response>(() => undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        body(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('still waiting for the host fetch')), 2000);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      globalThis.fetch = realFetch;
+    }
+  }
+
+  it('gives up at the request deadline', async () => {
+    const transport = new FetchTransport({ timeoutMs: 50, streamIdleTimeoutMs: 1000, userAgent: 'ua' });
+    const error = await withStuckFetch(() => expectGatewayError(transport.open(call()), 'timeout'));
+    assert.match(error.message, /gateway\.example did not answer within/);
+  });
+
+  it('gives up when the caller cancels', async () => {
+    const transport = new FetchTransport({ timeoutMs: 60_000, streamIdleTimeoutMs: 1000, userAgent: 'ua' });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    await withStuckFetch(() => expectGatewayError(transport.open(call(controller.signal)), 'aborted'));
+  });
+});
+
 describe('api: retry_after in an error body (pure, property)', () => {
   it('is whole seconds from 0 to a day, or nothing, whatever the value', () => {
     fc.assert(

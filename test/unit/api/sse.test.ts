@@ -300,4 +300,13 @@ describe('api: SSE parsing against eventsource-parser', () => {
       for (let i = 0; i < 20; i++) lines.feed('data: 0123456789\n');
     }, GatewayError);
   });
+
+  it('counts each data line of an event by what it holds in memory, not only by its characters', () => {
+    // An empty `data` line is 5 bytes of stream but a slot in the event's list of lines: counted
+    // as one character each, 200 MB of them (the default stream cap) held about 400 MB of heap.
+    const empty = new SseParser(() => undefined, 1000);
+    assert.throws(() => empty.feed('data\n'.repeat(200)), GatewayError);
+    const few = new SseParser(() => undefined, 1000);
+    assert.doesNotThrow(() => few.feed('data\n'.repeat(20)));
+  });
 });

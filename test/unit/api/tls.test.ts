@@ -63,4 +63,21 @@ describe('api: certificates', function () {
     }
     assert.equal(authorizations.length, before, 'no request reached the gateway');
   });
+
+  it('names the certificate and what to trust, never a setting that would not apply', async () => {
+    // VS Code's fetch trusts the system's certificates and has no strict-SSL switch of its own:
+    // http.proxyStrictSSL is read by VS Code's own requests, not by the fetch the client sends on.
+    const direct = client();
+    try {
+      await assert.rejects(direct.listModels(), (error: unknown) => {
+        assert.ok(error instanceof GatewayError, String(error));
+        assert.match(error.message, /TLS certificate of 127\.0\.0\.1:\d+ was not accepted/);
+        assert.match(error.message, /system's trusted certificates/);
+        assert.doesNotMatch(error.message, /strict ssl/i);
+        return true;
+      });
+    } finally {
+      await direct.close();
+    }
+  });
 });

@@ -3,6 +3,7 @@
  * endless streams, huge bodies, media records without a real status, and credentials in URLs.
  */
 import * as assert from 'node:assert/strict';
+import type { GatewayError } from '../../../src/api/errors';
 import { normalizeMediaRecord } from '../../../src/api/media';
 import type { GatewayDataProblem } from '../../../src/api/types';
 import { isFinalStatus } from '../../../src/core/media/mediaJob';
@@ -139,6 +140,48 @@ describe('api: bounds on streams and bodies', () => {
     assert.match(error.message, /larger than the limit of 8 MB/);
     assert.doesNotMatch(error.message, /limits\.bytes/, 'a fixed cap names no setting');
     await client.close();
+  });
+
+  /**
+   * The error of a non-streaming chat whose answer (`status`, starting with `head`) then comes a
+   * byte every 50 ms: never idle for the 400 ms limit, so only the 600 ms total can stop it.
+   */
+  async function trickledChat(status: number, head: string): Promise<GatewayError> {
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const server = await tinyServer((_request, response) => {
+      response.writeHead(status, { 'content-type': status < 300 ? 'application/json' : 'text/plain' });
+      response.write(head);
+      timer = setInterval(() => response.write(' '), 50);
+    });
+    const { client } = makeClient(server.sim, {
+      maxStreamMs: 600,
+      streamIdleTimeoutMs: 400,
+      maxRetries: 0,
+      limitHints: hints,
+    });
+    try {
+      return await Promise.race([
+        expectGatewayError(client.chat(userRequest('x')), 'timeout'),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still reading')), 3000)),
+      ]);
+    } finally {
+      clearInterval(timer);
+      await client.close();
+      await server.close();
+    }
+  }
+
+  it('stops a whole JSON reply trickled in below the idle limit at the total time limit', async () => {
+    // Without a total cap the call (a non-streaming chat, the model list, a media job's status)
+    // would wait for 8 MB of such bytes.
+    const error = await trickledChat(200, '{"id":"x","choices":[');
+    assert.match(error.message, /longer than the limit of 0\.6 s.*"limits\.minutes"/);
+  });
+
+  it('stops an error body trickled in below the idle limit at the total time limit', async () => {
+    // Without it, the 64 KiB kept of an error body took an hour at this pace.
+    const error = await trickledChat(503, 'overloaded');
+    assert.match(error.message, /longer than the limit of 0\.6 s/);
   });
 
   it('keeps at most 64 KiB of an error body', async () => {

@@ -127,6 +127,14 @@ describe('key origin: the base URLs the key may go to', () => {
     }
   });
 
+  it('plain http to the loopback names a proxy may see (SECURITY.md): 127.0.0.2 and localhost.', () => {
+    // VS Code's fetch goes direct only for localhost, 127.0.0.1 and ::1; these two are allowed
+    // too, and go through a configured proxy, as SECURITY.md says.
+    for (const ok of ['http://127.0.0.2:4000/api', 'http://localhost.:4000/api'])
+      assert.equal(validateBaseUrl(ok), undefined, ok);
+    assert.equal(new URL('http://localhost.:4000/').hostname, 'localhost.', 'a name of its own');
+  });
+
   it('no user name or password: the host after "@" is where the key would go, and it is named', () => {
     for (const url of [
       'https://openrouter.ai@evil.example/api',
