@@ -224,13 +224,21 @@ describe('In the browser: the package from its browser entry, in the web worker 
     await page.keyboard.press('Control+End');
     await page.keyboard.type('  return ', { delay: 80 });
     // The ghost text is one span per token, with non-breaking spaces.
-    await page.waitForFunction(
-      `[...document.querySelectorAll('.monaco-editor .ghost-text-decoration')]
+    await page
+      .waitForFunction(
+        `[...document.querySelectorAll('.monaco-editor .ghost-text-decoration')]
         .map((span) => span.textContent).join('').replace(/\\u00a0/g, ' ')
         .includes(${JSON.stringify(COMPLETION)})`,
-      undefined,
-      { timeout: 20_000 },
-    );
+        undefined,
+        { timeout: 20_000 },
+      )
+      .catch(async (error: unknown) => {
+        await workbench.screenshot(shot('inline-failed'));
+        const asked = apiRequests(sim.requests.slice(before)).map((r) => `${r.method} ${r.path}`);
+        throw new Error(
+          `no ghost text; the gateway was asked: ${asked.join(', ') || 'nothing'} (${String(error)})`,
+        );
+      });
     const completions = apiRequests(sim.requests.slice(before)).filter((r) =>
       r.path.endsWith('/v1/completions'),
     );

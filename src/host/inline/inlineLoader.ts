@@ -20,8 +20,16 @@ import { InlineCompletionsFeature } from './inlineFeature';
 import { InlineStatusItem } from './inlineStatusItem';
 
 export const SNOOZE_MS = 30 * 60_000;
-/** The documents completions are offered in: files on disk and new, unsaved ones. */
-const SELECTOR: vscode.DocumentSelector = [{ scheme: 'file' }, { scheme: 'untitled' }];
+/**
+ * The documents completions are offered in: files on disk and new, unsaved ones, and the files of
+ * a workspace folder on another file system (github.dev's `vscode-vfs`, a remote folder seen from
+ * VS Code for the Web's worker as `vscode-remote`). Which of those documents are sent is the
+ * feature's to judge (inlineFeature.ts: only files inside a folder of their own file system).
+ */
+function documentSelector(): vscode.DocumentFilter[] {
+  const folderSchemes = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.scheme);
+  return [...new Set(['file', 'untitled', ...folderSchemes])].map((scheme) => ({ scheme }));
+}
 
 export interface InlineLoaderDeps extends InlineFeatureDeps {
   context: vscode.ExtensionContext;
@@ -62,6 +70,11 @@ export class InlineCompletions extends Disposable {
       vscode.commands.registerCommand(Command.inlineCompletionsMenu, () => this.menu()),
       deps.settings.onDidChange((change) => {
         if (change.affects(Setting.inlineEnabled) || change.affects(Setting.inlineModel)) this.sync();
+      }),
+      // A folder on another file system added or removed: its documents' scheme joins or leaves.
+      vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        this.unregister();
+        this.sync();
       }),
       { dispose: () => this.unregister() },
       { dispose: () => clearTimeout(this.snoozeTimer) },
@@ -123,7 +136,7 @@ export class InlineCompletions extends Disposable {
         provideInlineCompletionItems: (document, position, context, token) =>
           this.feature.get().provideInlineCompletionItems(document, position, context, token),
       };
-      this.registration = vscode.languages.registerInlineCompletionItemProvider(SELECTOR, provider);
+      this.registration = vscode.languages.registerInlineCompletionItemProvider(documentSelector(), provider);
     } else if (!active) {
       this.unregister();
     }
