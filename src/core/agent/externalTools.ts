@@ -181,9 +181,10 @@ function oneLine(value: unknown): string {
 
 function jsonText(value: unknown): string {
   try {
-    return JSON.stringify(value, null, 2) ?? String(value);
+    return JSON.stringify(value, null, 2) ?? '(no output)';
   } catch {
-    return String(value);
+    // Nested past the stack (a server's JSON parses at any depth): `String` would recurse too.
+    return '[a value nested too deeply to show]';
   }
 }
 
