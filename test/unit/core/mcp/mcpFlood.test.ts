@@ -4,6 +4,10 @@
  * holds at once.
  */
 import * as assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpHttpTransport } from '../../../../src/core/mcp/mcpHttp';
 import { McpSession, MAX_SERVER_REQUESTS_ANSWERING } from '../../../../src/core/mcp/mcpSession';
 import type { McpOutgoing } from '../../../../src/core/mcp/mcpSession';
 import { events, ScriptedServer, server } from './scriptedServer';
@@ -85,5 +89,52 @@ describe('MCP session: a flooding server', () => {
     await tick();
     assert.deepEqual(transport.received.at(-1), { jsonrpc: '2.0', id: 'late', result: {} });
     await session.close();
+  });
+
+  it('over HTTP: 100 pings on its own stream get 8 answers at once, each POST given up in time', async () => {
+    const held: { req: IncomingMessage; closed: boolean }[] = [];
+    const pings = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: `p${i}`, method: 'ping' }));
+    const server = createServer((req, res: ServerResponse) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += String(chunk)));
+      req.on('end', () => {
+        if (req.method === 'DELETE') return void res.writeHead(200).end();
+        if (req.method === 'GET') {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          return void res.write(`data: ${JSON.stringify(pings)}\n\n`);
+        }
+        const body = JSON.parse(text) as Record<string, unknown>;
+        if (body.method === 'initialize') {
+          res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+          return void res.end(
+            JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { protocolVersion: '2025-06-18' } }),
+          );
+        }
+        if (body.method === 'notifications/initialized') return void res.writeHead(202).end();
+        // An answer to its ping: held open, never answered.
+        const entry = { req, closed: false };
+        res.on('close', () => (entry.closed = true));
+        held.push(entry);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      const { seen, options } = events({ requestTimeoutMs: 300 });
+      const session = new McpSession(new McpHttpTransport(url, {}, (u, init) => fetch(u, init)), options);
+      await session.connect(5_000);
+      while (
+        seen.problems.length < 100 - MAX_SERVER_REQUESTS_ANSWERING ||
+        held.length < MAX_SERVER_REQUESTS_ANSWERING
+      )
+        await tick();
+      assert.equal(held.length, MAX_SERVER_REQUESTS_ANSWERING);
+      // Each held POST is given up by the client within the bound, not kept until close.
+      while (!held.every((h) => h.closed)) await tick();
+      await session.close();
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
