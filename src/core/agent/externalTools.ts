@@ -4,7 +4,7 @@
  * model calls are made from them, safe and unique; and what a tool gives back becomes text that
  * is never active (images, audio and resources are described, never fetched).
  */
-import { isRecord } from '../../api/json';
+import { isRecord, ownSlice } from '../../api/json';
 
 /** What the model is told of a tool, checked. */
 export interface ExternalToolInfo {
@@ -29,7 +29,7 @@ export function parseExternalTool(value: unknown): ExternalToolInfo | undefined 
   const name = value.name;
   if (typeof name !== 'string' || !name.trim() || name.length > 256) return undefined;
   const description =
-    typeof value.description === 'string' ? value.description.slice(0, MAX_TOOL_DESCRIPTION) : '';
+    typeof value.description === 'string' ? ownSlice(value.description, MAX_TOOL_DESCRIPTION) : '';
   const info: ExternalToolInfo = { name, description, inputSchema: parseSchema(value.inputSchema) };
   const annotations = value.annotations;
   if (isRecord(annotations) && typeof annotations.readOnlyHint === 'boolean')
@@ -181,9 +181,10 @@ function oneLine(value: unknown): string {
 
 function jsonText(value: unknown): string {
   try {
-    return JSON.stringify(value, null, 2) ?? String(value);
+    return JSON.stringify(value, null, 2) ?? '(no output)';
   } catch {
-    return String(value);
+    // Nested past the stack (a server's JSON parses at any depth): `String` would recurse too.
+    return '[a value nested too deeply to show]';
   }
 }
 

@@ -3,7 +3,7 @@
  * checked by shape. Everything a server sends is outside data; a message of the wrong size or shape
  * becomes a `{ ok: false, reason }` the client can say, never an exception.
  */
-import { isRecord } from '../../api/json';
+import { isRecord, ownSlice } from '../../api/json';
 
 /** The protocol versions this client speaks, newest first (the first is what it asks for). */
 export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
@@ -77,7 +77,7 @@ export function parseMcpMessage(value: unknown): McpServerMessage | string {
       kind: 'error',
       id: id ?? null,
       code,
-      message: clean(message).slice(0, MAX_ERROR_MESSAGE_CHARS) || '(no message)',
+      message: ownSlice(clean(message), MAX_ERROR_MESSAGE_CHARS) || '(no message)',
     };
   }
   if ('result' in value) {
@@ -109,7 +109,7 @@ export function parseInitializeResult(result: Record<string, unknown>): McpIniti
   if (result.capabilities !== undefined && !isRecord(result.capabilities))
     return 'its initialize reply has capabilities that are not an object';
   const info = result.serverInfo;
-  const name = isRecord(info) && typeof info.name === 'string' ? clean(info.name).slice(0, 100) : '';
+  const name = isRecord(info) && typeof info.name === 'string' ? ownSlice(clean(info.name), 100) : '';
   return { protocolVersion: version, serverName: name };
 }
 

@@ -77,6 +77,11 @@ export const MAX_TOOLS = 2_000;
 export const REQUEST_TIMEOUT_MS = 60_000;
 /** How long a tool call may run before the client gives up on it (Stop ends it sooner). */
 export const CALL_TIMEOUT_MS = 10 * 60_000;
+/**
+ * Most of the server's own requests answered at once: one that floods us with pings and never
+ * takes the answers (over HTTP, a POST each, held open) gets no more than this, the rest unanswered.
+ */
+export const MAX_SERVER_REQUESTS_ANSWERING = 8;
 
 interface Pending {
   method: string;
@@ -93,6 +98,11 @@ export class McpSession {
   private ended: string | undefined;
   /** The last message not understood, named in the error of a request that then gets no answer. */
   private lastProblem: string | undefined;
+  /** Our answers to the server's requests not yet sent. */
+  private answering = 0;
+  /** `tools/list` runs in progress, and whether the server said its tools changed since one began. */
+  private listing = 0;
+  private toolsChanged = false;
 
   constructor(
     private readonly transport: McpTransport,
@@ -139,6 +149,20 @@ export class McpSession {
 
   /** Every tool the server lists, over its pages (bounded), as raw entries for `parseExternalTools`. */
   async listTools(signal?: AbortSignal): Promise<unknown[]> {
+    this.listing++;
+    // What this listing reads is newer than any notice so far.
+    this.toolsChanged = false;
+    try {
+      return await this.listPages(signal);
+    } finally {
+      this.listing--;
+      // A notice heard while listing may be about tools the pages already read past: once more.
+      if (!this.listing && this.toolsChanged && !this.closing && this.ended === undefined)
+        this.options.onToolsChanged();
+    }
+  }
+
+  private async listPages(signal: AbortSignal | undefined): Promise<unknown[]> {
     const tools: unknown[] = [];
     let cursor: string | undefined;
     const seen = new Set<string>();
@@ -247,7 +271,12 @@ export class McpSession {
 
   private notify(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
     if (this.ended !== undefined) return Promise.resolve();
-    return this.transport.send({ jsonrpc: '2.0', method, params }, signal ?? new AbortController().signal);
+    return this.transport.send({ jsonrpc: '2.0', method, params }, signal ?? this.sendBound());
+  }
+
+  /** A message that expects no answer gets as long as a request would: a server cannot hold it open forever. */
+  private sendBound(): AbortSignal {
+    return AbortSignal.timeout(this.options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
   }
 
   private receive(text: string): void {
@@ -277,20 +306,38 @@ export class McpSession {
         return;
       }
       case 'request':
+        if (this.answering >= MAX_SERVER_REQUESTS_ANSWERING) {
+          this.problem(
+            `the server sent more than ${MAX_SERVER_REQUESTS_ANSWERING} requests at once; its "${message.method}" is left unanswered`,
+          );
+          return;
+        }
+        this.answering++;
         // We offer no capabilities, so the one request a server may send us is `ping`.
         void this.transport
           .send(
             message.method === 'ping'
               ? { jsonrpc: '2.0', id: message.id, result: {} }
               : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } },
-            new AbortController().signal,
+            this.sendBound(),
           )
-          .catch(() => undefined);
+          .catch(() => undefined)
+          .finally(() => this.answering--);
         return;
       case 'notification':
-        if (message.method === 'notifications/tools/list_changed') this.options.onToolsChanged();
+        if (message.method === 'notifications/tools/list_changed') this.heardToolsChanged();
         return;
     }
+  }
+
+  /**
+   * The server says its tools changed: heard once until a listing begins, and not while one runs
+   * (its end hears it then), so a flood of notices is one listing at a time, never one each.
+   */
+  private heardToolsChanged(): void {
+    if (this.toolsChanged) return;
+    this.toolsChanged = true;
+    if (!this.listing) this.options.onToolsChanged();
   }
 
   private problem(reason: string): void {

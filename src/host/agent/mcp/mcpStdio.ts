@@ -53,8 +53,10 @@ const CMD_META = /([()\][%!^"`<>&|;, *?])/g;
 
 /**
  * What `spawn` runs for `program args` on `platform`: itself, or on Windows a program that is not
- * an `.exe` or `.com` through `cmd.exe /d /s /c "…"` with every part quoted and escaped for it
- * (twice for an npm shim in `node_modules\.bin`, which hands its arguments to cmd.exe again).
+ * an `.exe` or `.com` through `cmd.exe /d /s /c "…"` with every part quoted and escaped for it;
+ * a batch file's arguments twice, since it hands them to cmd.exe's reading again (`%*` in npm's
+ * `npx.cmd` and in every npm shim, global or in `node_modules\.bin`). Escaped once, an argument
+ * `pkg"&calc&"` closes the batch file's quotes there and `calc` runs.
  */
 export function spawnCommand(
   program: string,
@@ -64,7 +66,7 @@ export function spawnCommand(
 ): { command: string; args: string[]; verbatim: boolean } {
   if (platform !== 'win32' || /\.(com|exe)$/i.test(program))
     return { command: program, args: [...args], verbatim: false };
-  const twice = /node_modules[\\/]\.bin[\\/][^\\/]+\.cmd$/i.test(program);
+  const twice = /\.(bat|cmd)$/i.test(program);
   const quote = (arg: string) => {
     let quoted = arg.replace(/(\\*)"/g, '$1$1\\"').replace(/(\\*)$/, '$1$1');
     quoted = `"${quoted}"`.replace(CMD_META, '^$1');

@@ -220,6 +220,15 @@ describe('External tools', () => {
       assert.equal(long, `${'x'.repeat(10)}\n[… 90 more characters cut]`);
     });
 
+    it("a server's result nested a million deep degrades to a note, never throws", () => {
+      const deep: unknown = JSON.parse(`${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`);
+      for (const result of [{ structuredContent: deep }, { toolResult: deep }])
+        assert.deepEqual(toolResultText(result), {
+          text: '[a value nested too deeply to show]',
+          isError: false,
+        });
+    });
+
     it('never throws, whatever the result', () => {
       fc.assert(
         fc.property(fc.anything(), fc.array(fc.anything()), (any, parts) => {

@@ -171,9 +171,9 @@ describe('MCP stdio launch rules', () => {
       '/d',
       '/s',
       '/c',
-      '"C:\\Program^ Files\\nodejs\\npx.cmd ^"-y^" ^"a^&b^ \\^"c\\^"\\\\^""',
+      '"C:\\Program^ Files\\nodejs\\npx.cmd ^^^"-y^^^" ^^^"a^^^&b^^^ \\^^^"c\\^^^"\\\\^^^""',
     ]);
-    // An npm shim hands its arguments to cmd.exe again: escaped twice.
+    // A batch file hands its arguments to cmd.exe again: escaped twice (npx.cmd above too).
     const shim = spawnCommand(
       'C:\\w\\node_modules\\.bin\\server.cmd',
       ['a&b'],
