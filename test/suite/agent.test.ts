@@ -274,9 +274,18 @@ describe('Agent: the panel reads, edits and runs with approvals, against a scrip
     assert.equal(await readText(NOTES), NOTES_TEXT);
     await decide(edit.turnId, edit.call.id, 'once');
 
-    // Commands always ask; by then the approved edit is on disk.
+    // Commands always ask; by then the approved edit is on disk, and no longer shown as proposed.
     const command = await waitForCall(postMark, 'run_command', 'awaitingApproval');
     assert.equal(await readText(NOTES), 'alpha\nBETA\ngamma\n');
+    await waitFor(
+      () =>
+        !vscode.window.tabGroups.all
+          .flatMap((group) => group.tabs)
+          .some(
+            (tab) => tab.input instanceof vscode.TabInputTextDiff && tab.label.endsWith('(proposed edit)'),
+          ),
+      "the decided edit's diff tab to close",
+    );
     assert.equal(command.call.confirmation?.kind, 'command');
     assert.match(
       command.call.confirmation?.kind === 'command' ? command.call.confirmation.command : '',

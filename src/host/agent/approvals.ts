@@ -149,6 +149,13 @@ export class Approvals extends Disposable {
           resolve(d);
         },
       });
+    }).finally(() => {
+      // Decided (or stopped): the edit is no longer a proposal, so its diff tab goes. The card's
+      // own button opens the diff again.
+      if (prepared.preview)
+        this.diffs
+          .close(call.id)
+          .catch((error: unknown) => this.logger.warn(`The edit's diff did not close: ${String(error)}`));
     });
     // A repeated call was asked about for being repeated, a sensitive edit for what it edits:
     // allowing either allows that once.
@@ -257,6 +264,15 @@ class DiffDocuments extends Disposable implements vscode.TextDocumentContentProv
       preview: true,
       preserveFocus,
     });
+  }
+
+  /** Closes the diff tabs `show` opened for `callId` (none of the user's own). */
+  async close(callId: string): Promise<void> {
+    const ours = (uri: vscode.Uri) => uri.scheme === DIFF_SCHEME && uri.path.startsWith(`/${callId}-`);
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && ours(tab.input.modified));
+    if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
   }
 
   private forget(callId: string): void {
