@@ -3,6 +3,12 @@ import type { Turn } from '../../src/core/protocol/chatProtocol';
 import { useChatPage } from './chatPageFixture';
 import { assistantTurn, initMessage, userTurn } from './harness';
 
+/** highlight.js in Node, typed here: its own types would bring the DOM's into the test build. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const hljs = require('highlight.js') as {
+  highlight(code: string, options: { language: string; ignoreIllegals: boolean }): { value: string };
+};
+
 /** Markdown touching every construct the incremental renderer splits between. */
 const REPLY = [
   '# Plan',
@@ -228,6 +234,57 @@ describe('chat webview: streaming replies', function () {
     });
     await chat.nextFrames();
     assert.ok((await code.locator('[class^="hljs-"]').count()) > 0);
+  });
+
+  it('colours long code later with the same nodes highlight.js renders as HTML', async () => {
+    const { chat } = fixture;
+    // Long enough to be coloured later, in idle time (over HIGHLIGHT_NOW_CHARS, one piece);
+    // embedded languages and tiered scopes ("title.class") included.
+    const blocks: Array<[string, string]> = [
+      [
+        'typescript',
+        'export class Loader<T> extends Base {\n  /** docs */\n  load(id: string): T { return this.map.get(id) as T; }\n}\n',
+      ],
+      [
+        'html',
+        '<div class="a">&amp; <b>x</b></div>\n<script>const x = "</div>" + 1;</script>\n<style>p { color: red; }</style>\n',
+      ],
+      [
+        'python',
+        'class Parser(Base):\n    def parse(self, text: str) -> list[str]:\n        return [t for t in text.split("\\n") if t]  # <b>\n',
+      ],
+    ];
+    const codes = blocks.map(([language, unit]) => ({
+      language,
+      code: unit.repeat(Math.ceil(2500 / unit.length)),
+    }));
+    const content = codes.map(({ language, code }) => `\`\`\`${language}\n${code}\`\`\``).join('\n\n');
+    await chat.send(initMessage([userTurn('code')]));
+    const turn = assistantTurn('', { status: 'streaming' });
+    await chat.send({ type: 'turnAdded', turn });
+    await chat.send({ type: 'turnUpdated', turn: { ...turn, status: 'complete', content } });
+    const reply = `[data-turn-id="${turn.id}"]`;
+    await chat.waitForCount(`${reply} pre code.hljs`, codes.length);
+    await chat.page.waitForSelector(`${reply} .hl-pending`, { state: 'detached' });
+    const shown = await chat.page
+      .locator(`${reply} pre code`)
+      .evaluateAll((elements) =>
+        elements.map((element) => (element as unknown as { innerHTML: string }).innerHTML),
+      );
+    for (const [index, { language, code }] of codes.entries()) {
+      const html = hljs.highlight(code, { language, ignoreIllegals: true }).value;
+      // The page's own serialization of that HTML, to compare like with like.
+      const expected = await chat.page.evaluate((markup) => {
+        type Element = { innerHTML: string };
+        const template = (
+          globalThis as unknown as { document: { createElement(tag: string): Element } }
+        ).document.createElement('template');
+        template.innerHTML = markup;
+        return template.innerHTML;
+      }, html);
+      assert.ok(html.includes('<span class="hljs-'), `${language} is coloured`);
+      assert.strictEqual(shown[index], expected, language);
+    }
   });
 
   it('shows reasoning open while it streams alone, folded once the answer starts', async () => {
